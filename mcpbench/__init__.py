@@ -1,0 +1,3 @@
+"""MCPBench: a benchmark and evaluation pipeline for LLM agents that use MCP servers."""
+
+__version__ = "0.1.0"

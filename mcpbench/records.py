@@ -1,0 +1,111 @@
+"""The records a run lands: one ``RunRecord`` per run, one ``CallRecord`` per MCP call the gateway saw.
+
+These are the contract between the harness (which writes them), the store (which lands them as
+Parquet) and the warehouse (which computes every metric from them). The Arrow schemas below are the
+Parquet schemas; change a field here and in ``warehouse/sql/staging`` together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict
+
+RunStatus = Literal["passed", "failed", "infra_error"]
+ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget"]
+
+#: What stands in for the goal text in stored records unless the submitter publishes full traces.
+REDACTED = "[redacted]"
+
+
+class CallRecord(BaseModel):
+    """One MCP ``tools/call`` as the gateway observed it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    submission_id: str
+    task_id: str
+    server: str
+    seq: int  # 1-based order of arrival within the run
+    ts: datetime  # UTC, when the call arrived
+    tool: str
+    arguments_json: str  # the arguments as received (truncated to 4 KiB, see ``truncated``)
+    arguments_bytes: int
+    truncated: bool
+    listed: bool  # the tool is in the task's available_tools
+    is_error: bool
+    error_kind: ErrorKind | None
+    error_message: str | None
+    latency_ms: float  # time inside the gateway, from arrival to answer
+    result_bytes: int
+
+
+class RunRecord(BaseModel):
+    """One agent run on one task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    submission_id: str
+    submitter: str
+    agent: str
+    split: str  # "dev", or a private month "YYYY-MM", or "historical-YYYY-MM"
+    month: str  # YYYY-MM the run belongs to (partition key)
+    task_id: str
+    task_hash: str
+    server: str
+    difficulty: str
+    category: str  # standard | recovery
+    goal: str  # REDACTED unless the submitter opted in to publishing traces
+    status: RunStatus
+    passed: bool
+    predicate_passed: bool | None  # None when the run never reached evaluation (infra error)
+    over_budget: bool  # max_steps exceeded
+    timed_out: bool  # killed at timeout_s
+    agent_error: bool  # non-zero exit, crash, or refused to start
+    exit_code: int | None
+    max_steps: int
+    timeout_s: float
+    tool_calls: int  # calls the gateway counted against max_steps
+    errors_observed: int  # calls answered with an error of any kind
+    faults_injected: int
+    infra_error: str | None  # what failed on our side
+    sandbox: str
+    started_at: datetime
+    ended_at: datetime
+    duration_s: float
+    agent_s: float  # wall time the agent process was alive
+    harness_ms: float  # our own overhead: duration less the agent's time
+    final_state_digest: str | None
+
+
+def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
+    mapping = {
+        str: pa.string(),
+        int: pa.int64(),
+        float: pa.float64(),
+        bool: pa.bool_(),
+        datetime: pa.timestamp("us", tz="UTC"),
+    }
+    fields = []
+    for name, info in model.model_fields.items():
+        ann = info.annotation
+        nullable = False
+        args = getattr(ann, "__args__", ())
+        if type(None) in args:
+            nullable = True
+            ann = next(a for a in args if a is not type(None))
+            args = getattr(ann, "__args__", ())
+        if getattr(ann, "__origin__", None) is Literal or (args and all(isinstance(a, str) for a in args)):
+            ann = str
+        fields.append(pa.field(name, mapping[ann], nullable=nullable))
+    return pa.schema(fields)
+
+
+CALL_SCHEMA = _arrow_schema(CallRecord)
+RUN_SCHEMA = _arrow_schema(RunRecord)
+
+__all__ = ["CALL_SCHEMA", "REDACTED", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]

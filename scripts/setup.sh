@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One-time setup of a fresh machine: system packages (bubblewrap, iproute2, Node for the TypeScript
+# verifier), then this project and its test dependencies. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v ip >/dev/null || need+=(iproute2)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+python -m pip install -q -e ".[dev]"

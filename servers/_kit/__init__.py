@@ -1,0 +1,19 @@
+"""The shared kit every mock server is built with: state model, tools, MCP server."""
+
+from servers._kit.spec import ServerSpec, build_mcp_server
+from servers._kit.state import Model, ServerState, StateError, format_validation_error, json_path
+from servers._kit.tools import MAX_ARGUMENT_CHARS, ToolError, Toolset, tool
+
+__all__ = [
+    "MAX_ARGUMENT_CHARS",
+    "Model",
+    "ServerSpec",
+    "ServerState",
+    "StateError",
+    "ToolError",
+    "Toolset",
+    "build_mcp_server",
+    "format_validation_error",
+    "json_path",
+    "tool",
+]

@@ -1,0 +1,59 @@
+"""A server is a name, a state model and a toolset; ``build_mcp_server`` turns one into an ``MCPServer``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from servers._kit.state import ServerState
+from servers._kit.tools import Toolset, as_async_tool
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """Everything the harness, the verifier and the CLI need to know about one mock server."""
+
+    name: str
+    description: str
+    toolset: type[Toolset]
+
+    @property
+    def state_model(self) -> type[ServerState]:
+        return self.toolset.state_model
+
+    def tool_names(self) -> list[str]:
+        return self.toolset.tool_names()
+
+    def load_state(self, data: dict[str, Any] | str) -> ServerState:
+        return self.state_model.load(data)
+
+    def open(self, state: ServerState | dict[str, Any]) -> Toolset:
+        """A fresh live backend over a copy of ``state``; close it when done (it is a context manager)."""
+        if not isinstance(state, ServerState):
+            state = self.load_state(state)
+        return self.toolset(state)
+
+
+def build_mcp_server(spec: ServerSpec, tools: Toolset, only: Iterable[str] | None = None):
+    """An ``MCPServer`` exposing ``tools`` (all of them, or just ``only``)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    wanted = None if only is None else set(only)
+    server = MCPServer(f"mcpbench-{spec.name}", instructions=spec.description, log_level="WARNING")
+    for name, mark in tools.tool_marks():
+        if wanted is not None and name not in wanted:
+            continue
+        server.add_tool(
+            as_async_tool(getattr(tools, name)),
+            name=name,
+            annotations=ToolAnnotations(
+                read_only_hint=mark.read_only,
+                destructive_hint=mark.destructive,
+                idempotent_hint=mark.idempotent,
+                open_world_hint=False,
+            ),
+            structured_output=False,
+        )
+    return server

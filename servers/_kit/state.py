@@ -1,0 +1,82 @@
+"""The state model every mock server keeps: the one source of truth a verifier reads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Self
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class Model(BaseModel):
+    """A strict model: unknown fields are errors, assignments are validated."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ServerState(Model):
+    """Base class of every server's state.
+
+    The state is plain data (JSON-serialisable), so it can be stored in a task file, dumped after a
+    run, evaluated by both verifiers, and hashed. ``digest()`` is SHA-256 over the RFC 8785
+    canonical JSON of the dump: two states with equal content have equal digests regardless of how
+    they were built.
+    """
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def digest(self) -> str:
+        return hashlib.sha256(rfc8785.dumps(self.dump())).hexdigest()
+
+    @classmethod
+    def load(cls, data: dict[str, Any] | str | Path) -> Self:
+        """Validate ``data`` (a dict, a JSON string or a path to a JSON file) into this model.
+
+        Raises ``StateError`` naming the offending field on bad input.
+        """
+        source = "state"
+        if isinstance(data, Path):
+            source = str(data)
+            try:
+                data = json.loads(data.read_text(encoding="utf-8"))
+            except OSError as exc:
+                raise StateError(f"{source}: cannot read: {exc.strerror}") from exc
+            except json.JSONDecodeError as exc:
+                raise StateError(f"{source}: not valid JSON: {exc}") from exc
+        elif isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise StateError(f"{source}: not valid JSON: {exc}") from exc
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise StateError(format_validation_error(exc, prefix=source)) from exc
+
+
+class StateError(ValueError):
+    """A server state that does not fit its model; the message names the field."""
+
+
+def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
+    """One line per problem: ``prefix.path.to.field: message``."""
+    lines = []
+    for err in exc.errors():
+        path = json_path(err["loc"], prefix)
+        lines.append(f"{path}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
+    """Render a location tuple as a JSON path: ``prefix.a.b[2].c``."""
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "$"

@@ -1,0 +1,120 @@
+"""Tools: typed methods on a ``Toolset``, marked read-only or destructive, turned into MCP tools."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from servers._kit.state import ServerState
+
+S = TypeVar("S", bound=ServerState)
+
+#: The largest string (or JSON-encoded argument) a tool accepts, in characters.
+MAX_ARGUMENT_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class ToolMark:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+def tool(*, read_only: bool = False, destructive: bool = False, idempotent: bool | None = None) -> Callable:
+    """Mark a ``Toolset`` method as an MCP tool.
+
+    The method's name is the tool's name, its docstring the description, its annotated parameters
+    the input schema. ``read_only`` tools never change state; ``destructive`` ones may remove or
+    overwrite data.
+    """
+    if read_only and destructive:
+        raise ValueError("a tool cannot be both read-only and destructive")
+
+    def mark(fn: Callable) -> Callable:
+        if not fn.__doc__:
+            raise TypeError(f"tool {fn.__name__} needs a docstring: it is the tool's description")
+        fn.__mcpbench_tool__ = ToolMark(read_only, destructive, read_only if idempotent is None else idempotent)
+        return fn
+
+    return mark
+
+
+class Toolset(Generic[S]):
+    """The tools of one server over one live state.
+
+    Subclasses set ``state_model`` and define methods decorated with ``@tool``. A tool raises
+    ``ToolError`` with a message saying what is wrong; anything else is a bug in the server.
+    ``snapshot()`` returns the current state as the model (servers with an external resource, such
+    as a directory or a database, read it back here).
+    """
+
+    state_model: ClassVar[type[ServerState]]
+
+    def __init__(self, state: S) -> None:
+        self.state: S = state.model_copy(deep=True)
+
+    def snapshot(self) -> S:
+        return self.state.model_copy(deep=True)
+
+    def close(self) -> None:
+        """Release external resources (temporary directories, database connections)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @classmethod
+    def tool_marks(cls) -> Iterator[tuple[str, ToolMark]]:
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            mark = getattr(member, "__mcpbench_tool__", None)
+            if mark is not None:
+                yield name, mark
+
+    @classmethod
+    def tool_names(cls) -> list[str]:
+        return sorted(name for name, _ in cls.tool_marks())
+
+
+def check_argument_sizes(tool_name: str, arguments: dict[str, Any]) -> None:
+    """Refuse an oversized argument before any work is done."""
+    for key, value in arguments.items():
+        if isinstance(value, str):
+            size = len(value)
+        elif isinstance(value, (dict, list)):
+            size = len(json.dumps(value, default=str))
+        else:
+            continue
+        if size > MAX_ARGUMENT_CHARS:
+            raise ToolError(
+                f"argument {key!r} of {tool_name} is {size} characters; the limit is {MAX_ARGUMENT_CHARS}"
+            )
+
+
+def as_async_tool(method: Callable) -> Callable:
+    """Wrap a bound tool method so it runs inline (no worker thread) and refuses oversized input.
+
+    Tools are quick in-memory operations on one state; running them on the event loop keeps calls
+    ordered and avoids a thread hop per call.
+    """
+
+    @functools.wraps(method)
+    async def run(**kwargs: Any) -> Any:
+        check_argument_sizes(method.__name__, kwargs)
+        result = method(**kwargs)
+        if isinstance(result, (dict, list)):
+            return json.dumps(result, indent=1, default=str)
+        return result
+
+    run.__signature__ = inspect.signature(method, eval_str=True)  # type: ignore[attr-defined]
+    return run
+
+
+__all__ = ["MAX_ARGUMENT_CHARS", "ToolError", "ToolMark", "Toolset", "tool"]
