@@ -1,0 +1,167 @@
+"""Success predicates: JSON trees of ``all``/``any``/``not`` over per-server primitives.
+
+``check`` validates a predicate statically (every problem, each with its JSON path);
+``evaluate`` decides it against a server's final state. The exact semantics of every primitive
+are in ``docs/predicates.md``, generated from the registry by ``python -m tasks_catalog.predicates``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from servers._kit import json_path
+from tasks_catalog.predicates._registry import (
+    NOT_IN_GOAL,
+    Args,
+    Name,
+    Pattern,
+    Primitive,
+    Scalar,
+    primitive,
+    primitives,
+    same,
+    search,
+)
+
+COMPOUNDS = ("all", "any", "not")
+
+
+@dataclass(frozen=True)
+class PredicateError:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class InvalidPredicate(ValueError):
+    def __init__(self, errors: list[PredicateError]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(str(e) for e in errors))
+
+
+def check(pred: Any, server: str, path: str = "$") -> list[PredicateError]:
+    """Every static problem of ``pred`` for a task on ``server`` (empty when it is well formed)."""
+    errors: list[PredicateError] = []
+    _check(pred, server, path, errors)
+    return errors
+
+
+def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> None:
+    if not isinstance(pred, dict) or len(pred) != 1:
+        errors.append(PredicateError(path, "a predicate is an object with exactly one key"))
+        return
+    (key, body), = pred.items()
+    here = f"{path}.{key}" if key.isidentifier() else f'{path}["{key}"]'
+    if key in ("all", "any"):
+        if not isinstance(body, list) or not body:
+            errors.append(PredicateError(here, f"'{key}' takes a non-empty list of predicates"))
+            return
+        for i, sub in enumerate(body):
+            _check(sub, server, f"{here}[{i}]", errors)
+        return
+    if key == "not":
+        _check(body, server, here, errors)
+        return
+    prims = primitives()
+    prim = prims.get(key)
+    if prim is None:
+        known_server = key.split(".", 1)[0]
+        if "." in key and known_server in {p.server for p in prims.values()}:
+            names = sorted(p.name for p in prims.values() if p.server == known_server)
+            errors.append(PredicateError(here, f"unknown primitive {key!r}; {known_server} has: {', '.join(names)}"))
+        else:
+            errors.append(PredicateError(here, f"unknown primitive {key!r}; expected all/any/not or <server>.<name>"))
+        return
+    if prim.server != server:
+        errors.append(PredicateError(here, f"primitive {key!r} belongs to server {prim.server!r}, not {server!r}"))
+        return
+    if not isinstance(body, dict):
+        errors.append(PredicateError(here, "a primitive's arguments are an object"))
+        return
+    try:
+        prim.args.model_validate(body)
+    except ValidationError as exc:
+        for err in exc.errors():
+            errors.append(PredicateError(json_path(err["loc"], here), err["msg"]))
+
+
+def evaluate(pred: dict[str, Any], state: Any) -> bool:
+    """Decide ``pred`` on ``state`` (the server's state model). The predicate must pass ``check``."""
+    (key, body), = pred.items()
+    if key == "all":
+        return all(evaluate(p, state) for p in body)
+    if key == "any":
+        return any(evaluate(p, state) for p in body)
+    if key == "not":
+        return not evaluate(body, state)
+    prim = primitives().get(key)
+    if prim is None:
+        raise InvalidPredicate([PredicateError("$", f"unknown primitive {key!r}")])
+    return prim.evaluate(state, body)
+
+
+def goal_literals(pred: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    """The values a goal must name: ``(path, value, is_pattern)`` for every string or number argument
+    outside a ``not`` (a ``not`` guards against side effects the goal need not spell out)."""
+    out: list[tuple[str, Any, bool]] = []
+
+    def walk(p: dict[str, Any], path: str) -> None:
+        (key, body), = p.items()
+        if key in ("all", "any"):
+            for i, sub in enumerate(body):
+                walk(sub, f"{path}.{key}[{i}]")
+            return
+        if key == "not":
+            return
+        prim = primitives()[key]
+        for name, field in prim.args.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            meta_extra = {}
+            for m in field.metadata:
+                if hasattr(m, "json_schema_extra") and isinstance(m.json_schema_extra, dict):
+                    meta_extra.update(m.json_schema_extra)
+            extra = {**meta_extra, **extra}
+            if extra.get("in_goal") is False or name not in body:
+                continue
+            _collect(body[name], f'{path}["{key}"].{name}', bool(extra.get("pattern_arg")), out)
+
+    walk(pred, "$")
+    return out
+
+
+def _collect(value: Any, path: str, is_pattern: bool, out: list) -> None:
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, (str, int, float)):
+        out.append((path, value, is_pattern))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _collect(v, f"{path}[{i}]", is_pattern, out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _collect(v, f"{path}.{k}", is_pattern, out)
+
+
+__all__ = [
+    "COMPOUNDS",
+    "NOT_IN_GOAL",
+    "Args",
+    "InvalidPredicate",
+    "Name",
+    "Pattern",
+    "Primitive",
+    "PredicateError",
+    "Scalar",
+    "check",
+    "evaluate",
+    "goal_literals",
+    "primitive",
+    "primitives",
+    "same",
+    "search",
+]

@@ -1,0 +1,124 @@
+"""The primitive registry: each primitive is a name, a strict argument model and a pure function.
+
+A primitive ``<server>.<name>`` is declared once, in ``tasks_catalog/predicates/<server>.py``::
+
+    class ChannelExists(Args):
+        '''True when a channel named `channel` exists (archived or not).'''
+        channel: Name
+
+    @primitive("slack", "channelExists", ChannelExists)
+    def channel_exists(state: SlackState, args: ChannelExists) -> bool:
+        ...
+
+The argument model's docstring and field descriptions are the primitive's documentation
+(``docs/predicates.md`` is generated from them), which the TypeScript verifier follows too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from servers import SERVER_NAMES
+
+
+class Args(BaseModel):
+    """Base of every primitive's arguments: strict types (no coercion of "1" to 1), no unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from None
+    if "(?<" in pattern.replace("(?<=", "(?<").replace("(?<!", "(?<") or "(?P" in pattern or "(?i" in pattern:
+        raise ValueError("use the portable regex subset: no lookbehind, named groups or inline flags")
+    return pattern
+
+
+#: A regular expression in the portable subset of Python ``re`` and ECMAScript, matched with search
+#: semantics (anywhere in the text unless anchored), case-sensitive.
+Pattern = Annotated[str, AfterValidator(_compiles), Field(min_length=1, json_schema_extra={"pattern_arg": True})]
+
+#: An identifier or exact value: matched by exact, case-sensitive string equality.
+Name = Annotated[str, Field(min_length=1)]
+
+#: A JSON scalar a state value is compared with (numbers by numeric value; no string/number coercion).
+Scalar = str | int | float | bool | None
+
+#: Mark a field as not something the goal must spell out (e.g. a SQL query text).
+NOT_IN_GOAL = {"in_goal": False}
+
+
+@dataclass(frozen=True)
+class Primitive:
+    server: str
+    name: str
+    args: type[Args]
+    fn: Callable[[Any, Any], bool]
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}.{self.name}"
+
+    def evaluate(self, state: Any, raw_args: dict[str, Any]) -> bool:
+        return bool(self.fn(state, self.args.model_validate(raw_args)))
+
+
+_PRIMITIVES: dict[str, Primitive] = {}
+_loaded = False
+
+
+def primitive(server: str, name: str, args: type[Args]) -> Callable:
+    """Register ``fn(state, args) -> bool`` as primitive ``server.name``."""
+    if server not in SERVER_NAMES:
+        raise ValueError(f"unknown server {server!r}")
+    if not args.__doc__:
+        raise TypeError(f"{server}.{name}: the argument model needs a docstring (it documents the primitive)")
+
+    def register(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+        key = f"{server}.{name}"
+        if key in _PRIMITIVES:
+            raise ValueError(f"primitive {key} registered twice")
+        _PRIMITIVES[key] = Primitive(server, name, args, fn)
+        return fn
+
+    return register
+
+
+def primitives() -> dict[str, Primitive]:
+    """Every registered primitive, keyed ``server.name`` (imports each server's module once)."""
+    global _loaded
+    if not _loaded:
+        for server in SERVER_NAMES:
+            try:
+                importlib.import_module(f"tasks_catalog.predicates.{server}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"tasks_catalog.predicates.{server}":
+                    raise
+        _loaded = True
+    return _PRIMITIVES
+
+
+# -- helpers shared by the primitive modules ---------------------------------------------------
+
+def search(pattern: str, text: str | None) -> bool:
+    """The one regex semantics of predicates: ``re.search``, case-sensitive; absent text never matches."""
+    return text is not None and re.search(pattern, text) is not None
+
+
+def same(expected: Any, actual: Any) -> bool:
+    """Value equality of predicates: exact for strings and booleans, numeric for numbers, no coercion
+    between kinds (``1 == 1.0`` is true, ``"1" == 1`` and ``True == 1`` are false)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return expected == actual
+    return type(expected) is type(actual) and expected == actual

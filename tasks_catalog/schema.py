@@ -1,0 +1,99 @@
+"""The task model. Its JSON Schema is exported to ``tasks_catalog/task.schema.json`` and referenced by
+``$schema`` from every task file, so editors validate task files as they are written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from servers import SERVER_NAMES
+
+SCHEMA_PATH = Path(__file__).with_name("task.schema.json")
+#: What a task file in the repository puts in ``$schema`` (relative to ``tasks_catalog/dev/<server>/``).
+SCHEMA_REF = "../../task.schema.json"
+
+Server = Literal[SERVER_NAMES]  # type: ignore[valid-type]
+TaskId = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{2,80}$", description="Unique id, e.g. 'slack-archive-standup'")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolCall(_Strict):
+    """One MCP tool call: a tool name and its arguments."""
+
+    tool: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class WrongSolution(_Strict):
+    """A plausible sequence of calls that must NOT satisfy the predicate (validation only)."""
+
+    why: str = Field(min_length=3, description="What is wrong with it, e.g. 'archives the wrong channel'")
+    calls: list[ToolCall]
+
+
+class Fault(_Strict):
+    """An error the gateway injects instead of executing a call (recovery tasks).
+
+    The ``on_call``-th call of ``tool`` (1-based, counting only calls of that tool) and the
+    ``times - 1`` calls of it after that are answered with an MCP tool error of ``kind``; the call
+    is not executed. An agent that retries succeeds afterwards.
+    """
+
+    tool: str
+    on_call: int = Field(default=1, ge=1, le=100)
+    times: int = Field(default=1, ge=1, le=10)
+    kind: Literal["rate_limit", "unavailable", "timeout"] = "rate_limit"
+
+
+class TemplateRef(_Strict):
+    """Where the task was rendered from a template: its id and the sampled parameters."""
+
+    id: str
+    params: dict[str, Any]
+
+
+class Task(BaseModel):
+    """A benchmark task. See DESIGN.md, "Tasks"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    id: str = TaskId
+    server: Server
+    difficulty: Literal["easy", "medium", "hard"]
+    category: Literal["standard", "recovery"]
+    goal: str = Field(min_length=10, max_length=4000)
+    initial_state: dict[str, Any]
+    faults: list[Fault] = Field(default_factory=list)
+    available_tools: list[str] = Field(min_length=1)
+    max_steps: int = Field(ge=1, le=1000)
+    timeout_s: float = Field(gt=0, le=3600)
+    success: dict[str, Any] = Field(description="The success predicate; see docs/predicates.md")
+    reference_solution: list[ToolCall] = Field(min_length=1)
+    wrong_solutions: list[WrongSolution] = Field(min_length=1)
+    template: TemplateRef | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The task as a JSON document (``$schema`` first, unset template left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def json_schema() -> dict[str, Any]:
+    schema = Task.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://mcpbench.dev/schema/task.schema.json"
+    return schema
+
+
+def write_json_schema(path: Path = SCHEMA_PATH) -> None:
+    path.write_text(json.dumps(json_schema(), indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_json_schema()
