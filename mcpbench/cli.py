@@ -14,6 +14,7 @@ import click
 LAZY_COMMANDS: dict[str, str] = {
     "servers": "mcpbench.commands.servers:servers",
     "serve": "mcpbench.commands.servers:serve",
+    "tasks": "mcpbench.commands.tasks:tasks",
 }
 
 

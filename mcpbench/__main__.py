@@ -1,0 +1,3 @@
+from mcpbench.cli import main
+
+main()

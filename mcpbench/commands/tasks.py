@@ -1,0 +1,101 @@
+"""``mcpbench tasks``: validate the catalog, hash tasks, export the task JSON Schema."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+DEV_DIR = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
+
+
+@click.group()
+def tasks() -> None:
+    """Work with task files: validate, hash, schema."""
+
+
+@tasks.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every task's verdict.")
+@click.option("--typescript/--no-typescript", default=None,
+              help="Also ask the TypeScript verifier for every verdict (default: when it is built).")
+def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) -> None:
+    """Run the acceptance gate over task files (default: the dev set).
+
+    A task passes when it loads, its predicate is false on the initial state, its reference
+    solution (through the real server, only available tools) makes it true, every wrong solution
+    leaves it false, and its goal names every literal the predicate checks. Exit 1 on any failure.
+
+    \b
+    Example:
+      mcpbench tasks validate tasks_catalog/dev/slack
+    """
+    from tasks_catalog.gate import validate_paths
+
+    extra = None
+    if typescript is not False:
+        from tasks_catalog import ts_verifier
+
+        if ts_verifier.available():
+            extra = ts_verifier.evaluate_many
+        elif typescript:
+            raise click.ClickException(ts_verifier.unavailable_reason())
+    results, total = validate_paths(list(paths) or [DEV_DIR], extra)
+    failed = [r for r in results if not r.ok]
+    if as_json:
+        click.echo(json.dumps({"tasks": total, "valid": total - len(failed), "failed": len(failed),
+                               "verifiers": ["python", "typescript"] if extra else ["python"],
+                               "results": [r.to_json() for r in results]}, indent=2))
+    else:
+        for r in failed:
+            for reason in r.reasons:
+                click.echo(f"FAIL {r.task_id}: {reason}")
+        verifiers = "python + typescript" if extra else "python"
+        click.echo(f"{total - len(failed)} valid, {len(failed)} failed, {total} tasks (verifiers: {verifiers})")
+    sys.exit(1 if failed or total == 0 else 0)
+
+
+@tasks.command(name="hash")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def hash_(files: tuple[Path, ...]) -> None:
+    """Print the attestation hash (SHA-256 of RFC 8785 canonical JSON) of each task file.
+
+    \b
+    Example:
+      mcpbench tasks hash tasks_catalog/dev/slack/*.json
+    """
+    from tasks_catalog.hashing import task_hash
+
+    bad = False
+    for f in files:
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+            click.echo(f"{task_hash(doc)}  {f}")
+        except (ValueError, OSError) as exc:
+            click.echo(f"error: {f}: {exc}", err=True)
+            bad = True
+    sys.exit(1 if bad else 0)
+
+
+@tasks.command()
+@click.option("--check", is_flag=True, help="Exit 1 if the committed schema is out of date instead of writing it.")
+def schema(check: bool) -> None:
+    """Write the task JSON Schema to tasks_catalog/task.schema.json.
+
+    \b
+    Example:
+      mcpbench tasks schema --check
+    """
+    from tasks_catalog.schema import SCHEMA_PATH, json_schema
+
+    text = json.dumps(json_schema(), indent=2) + "\n"
+    if check:
+        current = SCHEMA_PATH.read_text(encoding="utf-8") if SCHEMA_PATH.exists() else ""
+        if current != text:
+            raise click.ClickException(f"{SCHEMA_PATH} is out of date; run `mcpbench tasks schema`")
+        click.echo("schema is up to date")
+        return
+    SCHEMA_PATH.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {SCHEMA_PATH}")

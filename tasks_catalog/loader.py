@@ -1,0 +1,165 @@
+"""Loading tasks: every check that can be made without running anything, each error with the task id
+and the JSON path. One bad task never hides the others."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError, create_model
+
+from servers import SERVER_NAMES, get_spec
+from servers._kit import StateError, json_path
+from tasks_catalog.predicates import check as check_predicate
+from tasks_catalog.schema import Task
+
+
+@dataclass(frozen=True)
+class TaskError:
+    """One problem with one task: ``task`` is its id (or the file when the id is unknown)."""
+
+    task: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.task}: {self.path}: {self.message}"
+
+
+class TaskLoadError(ValueError):
+    def __init__(self, errors: list[TaskError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+def task_files(paths: list[Path]) -> list[Path]:
+    """The ``*.json`` task files under ``paths`` (files are taken as they are), sorted."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(sorted(q for q in p.rglob("*.json") if q.is_file()))
+        else:
+            out.append(p)
+    return out
+
+
+@cache
+def _argument_model(server: str, tool: str):
+    """A strict pydantic model of a tool's arguments, built from the tool method's signature."""
+    method = getattr(get_spec(server).toolset, tool)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(method, eval_str=True).parameters.items():
+        if name == "self":
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[name] = (param.annotation, default)
+    return create_model(f"{tool}Arguments", __config__={"extra": "forbid"}, **fields)
+
+
+def check_tool_calls(server: str, calls: list[Any], allowed: set[str], path: str) -> list[tuple[str, str]]:
+    """Problems with a list of tool calls: unknown tool, tool not allowed, bad arguments."""
+    problems = []
+    tools = set(get_spec(server).tool_names())
+    for i, call in enumerate(calls):
+        here = f"{path}[{i}]"
+        if call.tool not in tools:
+            problems.append((f"{here}.tool", f"{server} has no tool {call.tool!r}"))
+            continue
+        if call.tool not in allowed:
+            problems.append((f"{here}.tool", f"tool {call.tool!r} is not in available_tools"))
+        try:
+            _argument_model(server, call.tool).model_validate(call.arguments)
+        except ValidationError as exc:
+            for err in exc.errors():
+                problems.append((json_path(err["loc"], f"{here}.arguments"), err["msg"]))
+    return problems
+
+
+def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[TaskError]]:
+    """Validate one task document; returns the task (None if the model itself failed) and every error."""
+    task_id = doc.get("id") if isinstance(doc, dict) and isinstance(doc.get("id"), str) else source
+    try:
+        task = Task.model_validate(doc)
+    except ValidationError as exc:
+        return None, [TaskError(task_id, json_path(e["loc"], "$"), e["msg"]) for e in exc.errors()]
+    errors = [TaskError(task.id, p, m) for p, m in _deep_problems(task)]
+    return task, errors
+
+
+def _deep_problems(task: Task) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    spec = get_spec(task.server)
+    try:
+        spec.state_model.load(task.initial_state)
+    except StateError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ValidationError):
+            problems += [(json_path(e["loc"], "$.initial_state"), e["msg"]) for e in cause.errors()]
+        else:
+            problems.append(("$.initial_state", str(exc)))
+    tools = set(spec.tool_names())
+    for i, name in enumerate(task.available_tools):
+        if name not in tools:
+            problems.append((f"$.available_tools[{i}]", f"{task.server} has no tool {name!r}"))
+    if len(set(task.available_tools)) != len(task.available_tools):
+        problems.append(("$.available_tools", "lists a tool twice"))
+    problems += [(e.path, e.message) for e in check_predicate(task.success, task.server, "$.success")]
+    allowed = set(task.available_tools)
+    problems += check_tool_calls(task.server, list(task.reference_solution), allowed, "$.reference_solution")
+    for i, wrong in enumerate(task.wrong_solutions):
+        problems += check_tool_calls(task.server, list(wrong.calls), tools, f"$.wrong_solutions[{i}].calls")
+    for i, fault in enumerate(task.faults):
+        if fault.tool not in allowed:
+            problems.append((f"$.faults[{i}].tool", f"fault on {fault.tool!r}, which is not in available_tools"))
+    if task.category == "recovery" and not task.faults:
+        problems.append(("$.faults", "a recovery task needs at least one fault"))
+    if task.category == "standard" and task.faults:
+        problems.append(("$.faults", "only recovery tasks inject faults"))
+    if len(task.reference_solution) > task.max_steps:
+        problems.append(("$.max_steps", f"{task.max_steps} is less than the reference solution's "
+                                        f"{len(task.reference_solution)} calls"))
+    return problems
+
+
+def load_task_file(path: Path) -> tuple[Task | None, list[TaskError]]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [TaskError(str(path), "$", f"cannot read: {exc}")]
+    except json.JSONDecodeError as exc:
+        return None, [TaskError(str(path), "$", f"not valid JSON: {exc}")]
+    return validate_task(doc, str(path))
+
+
+def load_tasks(paths: list[Path]) -> tuple[list[Task], list[TaskError]]:
+    """Load every task under ``paths``: the valid ones and all errors (duplicate ids included)."""
+    tasks: list[Task] = []
+    errors: list[TaskError] = []
+    seen: dict[str, str] = {}
+    for f in task_files(paths):
+        task, errs = load_task_file(f)
+        errors += errs
+        if task is None or errs:
+            continue
+        if task.id in seen:
+            errors.append(TaskError(task.id, "$.id", f"duplicate id (also in {seen[task.id]})"))
+            continue
+        seen[task.id] = str(f)
+        tasks.append(task)
+    return tasks, errors
+
+
+def load_valid_tasks(paths: list[Path]) -> list[Task]:
+    """All tasks under ``paths``, or ``TaskLoadError`` listing every problem."""
+    tasks, errors = load_tasks(paths)
+    if errors:
+        raise TaskLoadError(errors)
+    return tasks
+
+
+__all__ = ["SERVER_NAMES", "TaskError", "TaskLoadError", "load_task_file", "load_tasks", "load_valid_tasks",
+           "task_files", "validate_task"]
