@@ -1,0 +1,110 @@
+"""Watching one spawned process: feed stdin, keep bounded output tails, enforce the deadline.
+
+Shared by the ``local`` and ``none`` backends. Output is read continuously and only the last
+``TAIL_BYTES`` of each stream are kept, so an agent printing gigabytes costs the harness a few KiB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .interface import TAIL_BYTES
+
+READ_CHUNK = 65536
+KILL_GRACE_S = 5.0  # how long a SIGKILLed tree may take to be reaped
+DRAIN_GRACE_S = 1.0  # how long to wait for pipes held open by stragglers after the process exits
+
+
+class OutputTail:
+    """The last ``limit`` bytes of a stream, and how many bytes it carried in all."""
+
+    def __init__(self, limit: int = TAIL_BYTES) -> None:
+        self.limit = limit
+        self.total = 0
+        self._buffer = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self._buffer += chunk[-self.limit :]
+        if len(self._buffer) > self.limit:
+            del self._buffer[: len(self._buffer) - self.limit]
+
+    def text(self) -> str:
+        return self._buffer.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Watched:
+    returncode: int | None
+    timed_out: bool
+    wall_s: float
+    stdout: OutputTail
+    stderr: OutputTail
+
+
+async def _collect(stream: asyncio.StreamReader | None, tail: OutputTail) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(READ_CHUNK):
+        tail.feed(chunk)
+
+
+async def _feed_stdin(proc: asyncio.subprocess.Process, text: str | None) -> None:
+    if proc.stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        if text:
+            proc.stdin.write(text.encode())
+            await proc.stdin.drain()
+        proc.stdin.close()
+        await proc.stdin.wait_closed()
+
+
+async def watch(
+    proc: asyncio.subprocess.Process,
+    *,
+    stdin: str | None,
+    timeout_s: float,
+    kill_tree: Callable[[], None],
+) -> Watched:
+    """Run ``proc`` to its end or its deadline; afterwards ``kill_tree`` sweeps anything it left behind."""
+    began = time.perf_counter()
+    stdout, stderr = OutputTail(), OutputTail()
+    readers = [
+        asyncio.create_task(_collect(proc.stdout, stdout)),
+        asyncio.create_task(_collect(proc.stderr, stderr)),
+    ]
+    feeder = asyncio.create_task(_feed_stdin(proc, stdin))
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            kill_tree()
+            await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+        wall_s = time.perf_counter() - began
+        kill_tree()  # stragglers: background children that outlived the agent
+        _, pending = await asyncio.wait(readers, timeout=DRAIN_GRACE_S)
+        for task in pending:
+            task.cancel()
+    finally:
+        for task in (*readers, feeder):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*readers, feeder, return_exceptions=True)
+        if proc.returncode is None:  # cancelled from outside: never leave the tree running
+            kill_tree()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+    return Watched(
+        returncode=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        wall_s=wall_s,
+        stdout=stdout,
+        stderr=stderr,
+    )

@@ -1,0 +1,3 @@
+class DockerSandbox:
+    name = "docker"
+    isolates = True

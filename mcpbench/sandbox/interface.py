@@ -1,0 +1,120 @@
+"""What every sandbox backend takes and gives back: an ``AgentProcess`` in, a ``ProcessOutcome`` out.
+
+A backend is anything with a ``name``, an ``isolates`` flag and ``async run(spec)``. The harness never
+looks past this interface: which backend ran an agent changes how it was contained, never what the
+outcome means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+MCP_URL_ENV = "MCPBENCH_MCP_URL"
+TAIL_BYTES = 4096
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested backend cannot contain an agent on this machine; the harness records an infra_error."""
+
+
+@dataclass(frozen=True)
+class ResourceLimits:
+    """Per-run ceilings, enforced by cgroups where available (rlimits otherwise)."""
+
+    memory_mb: int = 1024
+    pids: int = 256
+    cpu_cores: float = 1.0
+    file_size_mb: int = 1024  # RLIMIT_FSIZE: the largest single file the agent may write
+
+    def __post_init__(self) -> None:
+        if self.memory_mb < 16:
+            raise ValueError(f"memory_mb must be at least 16, got {self.memory_mb}")
+        if self.pids < 4:
+            raise ValueError(f"pids must be at least 4 (the sandbox needs a few itself), got {self.pids}")
+        if not 0.01 <= self.cpu_cores <= 1024:
+            raise ValueError(f"cpu_cores must be between 0.01 and 1024, got {self.cpu_cores}")
+
+
+@dataclass(frozen=True)
+class AgentProcess:
+    """One agent process to contain.
+
+    ``gateway_port`` is the host loopback port of this run's MCP gateway. Inside every backend the agent
+    reaches it at ``127.0.0.1:<gateway_port>`` and nothing else; unless ``env`` already sets it, the
+    backend puts ``MCPBENCH_MCP_URL=http://127.0.0.1:<gateway_port>/mcp`` in the agent's environment.
+    ``None`` means the agent gets no endpoint at all.
+
+    The agent's environment is ``env`` on top of a small neutral base (PATH, HOME, TMPDIR, LANG); nothing
+    of the harness's own environment leaks in. Its HOME and cwd is a private writable directory,
+    deleted when the run ends. ``readonly_paths`` are extra host paths it may read (e.g. the project
+    directory); the Python installation running the harness is always readable.
+    """
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    stdin: str | None = None
+    gateway_port: int | None = None
+    timeout_s: float = 600.0
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    readonly_paths: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise ValueError("argv must name a program to run")
+        if self.timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {self.timeout_s}")
+        if self.gateway_port is not None and not 0 < self.gateway_port < 65536:
+            raise ValueError(f"gateway_port must be a TCP port, got {self.gateway_port}")
+
+    @property
+    def mcp_url(self) -> str | None:
+        """The gateway URL as the agent sees it (the same in every backend)."""
+        if self.gateway_port is None:
+            return None
+        return f"http://127.0.0.1:{self.gateway_port}/mcp"
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """How a contained agent process ended.
+
+    ``exit_code`` is None when the harness killed the process (see ``killed_reason``); a process that
+    died of a signal it did not receive from the harness reports ``-signal``. ``startup_ms`` is the
+    harness-side setup before the process was spawned (cgroup, private directories, gateway link);
+    ``wall_s`` runs from spawn to exit, so it includes the backend's own start (bubblewrap's namespace
+    setup, the in-sandbox forwarder). The tails hold the last ``TAIL_BYTES`` of each stream, decoded
+    with replacement; ``*_bytes`` count everything the agent wrote.
+    """
+
+    sandbox: str
+    exit_code: int | None
+    timed_out: bool
+    killed_reason: str | None
+    stdout_tail: str
+    stderr_tail: str
+    stdout_bytes: int
+    stderr_bytes: int
+    started_at: datetime
+    ended_at: datetime
+    wall_s: float
+    startup_ms: float
+    oom: bool = False
+    pids_limited: bool = False
+    limits_enforced_by: str = "none"  # "cgroup-v1", "cgroup-v2", "rlimit", "docker" or "none"
+    notes: tuple[str, ...] = ()
+
+    @property
+    def succeeded(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and self.killed_reason is None
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """A way to run an agent process contained (or, for ``none``, not)."""
+
+    name: str
+    isolates: bool
+
+    async def run(self, spec: AgentProcess) -> ProcessOutcome: ...
