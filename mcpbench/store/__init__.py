@@ -1,0 +1,47 @@
+"""The object store where runs and calls land as Parquet: a local folder or ``s3://bucket/prefix``.
+
+Layout under the root::
+
+    runs/month=YYYY-MM/submission=<submission_id>/<run_id>.parquet    one row, RUN_SCHEMA
+    calls/month=YYYY-MM/submission=<submission_id>/<run_id>.parquet   the run's calls, CALL_SCHEMA
+    index/runs/<run_id>.json                                          where a run landed (the commit mark)
+    <anything else>                                                   artefacts via put_bytes/get_bytes
+
+A run counts as landed once its index entry exists; the entry is written last, after both Parquet
+files, so a crash mid-landing leaves a run that ``has_run`` reports as absent and a re-landing replaces.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mcpbench.store._base import Store, StoreError
+from mcpbench.store._local import LocalStore
+
+#: The store used when neither an argument nor ``MCPBENCH_STORE`` names one.
+DEFAULT_ROOT = ".mcpbench/store"
+
+
+def default_root() -> str:
+    """``MCPBENCH_STORE`` if set, else ``.mcpbench/store``."""
+    return os.environ.get("MCPBENCH_STORE") or DEFAULT_ROOT
+
+
+def open_store(root: str | None = None, **options) -> Store:
+    """Open the store at ``root``: a local folder, or ``s3://bucket/prefix``.
+
+    S3 endpoint, region and credentials come from the standard AWS settings (``AWS_ENDPOINT_URL``,
+    ``AWS_ACCESS_KEY_ID``, profiles, ...), so MinIO or moto work as well as AWS. ``options`` go to the
+    store's constructor (for S3: ``attempts``, ``backoff_s``, ``timeout_s``).
+    """
+    root = root or default_root()
+    if root.startswith("s3://"):
+        from mcpbench.store._s3 import S3Store
+
+        return S3Store(root, **options)
+    if "://" in root:
+        raise StoreError(f"unsupported store root {root!r}: use a local folder or s3://bucket/prefix")
+    return LocalStore(root, **options)
+
+
+__all__ = ["DEFAULT_ROOT", "LocalStore", "Store", "StoreError", "default_root", "open_store"]

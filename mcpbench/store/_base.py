@@ -1,0 +1,192 @@
+"""What every store does, on top of five primitives a backend provides (put, get, exists, list, delete)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from mcpbench.records import CALL_SCHEMA, RUN_SCHEMA, CallRecord, RunRecord
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+SCHEMAS = {"runs": RUN_SCHEMA, "calls": CALL_SCHEMA}
+
+
+class StoreError(RuntimeError):
+    """A store operation failed; the message names the key (or the record) and why."""
+
+
+def _check_id(what: str, value: str) -> None:
+    if not _ID.match(value):
+        raise StoreError(f"{what} {value!r} cannot be used in a storage key: use letters, digits, '.', '_', '-'")
+
+
+def partition(month: str, submission_id: str) -> str:
+    """``month=YYYY-MM/submission=<id>``: the partition a run's files live in."""
+    if not _MONTH.match(month):
+        raise StoreError(f"month {month!r} is not YYYY-MM")
+    _check_id("submission_id", submission_id)
+    return f"month={month}/submission={submission_id}"
+
+
+def parquet_bytes(rows: list[dict], schema: pa.Schema) -> bytes:
+    table = pa.Table.from_pylist(rows, schema=schema)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+class Store(ABC):
+    """Where runs, calls and other artefacts land. Open one with :func:`mcpbench.store.open_store`."""
+
+    root: str
+
+    # -- primitives a backend provides -------------------------------------------------------
+    @abstractmethod
+    def _put(self, key: str, data: bytes) -> None:
+        """Write ``data`` at ``key`` atomically: a reader sees the old object or the new, never half."""
+
+    @abstractmethod
+    def _get(self, key: str) -> bytes | None:
+        """The bytes at ``key``, or None if there is no such key."""
+
+    @abstractmethod
+    def _exists(self, key: str) -> bool: ...
+
+    @abstractmethod
+    def _list(self, prefix: str) -> list[str]:
+        """Every key under ``prefix`` (recursively), relative to the root."""
+
+    @abstractmethod
+    def _children(self, prefix: str) -> list[str]:
+        """The names one level below ``prefix`` (a folder-like prefix ending in '/')."""
+
+    @abstractmethod
+    def _delete(self, key: str) -> None: ...
+
+    @abstractmethod
+    def dataset(self, kind: str, submission_id: str | None = None) -> ds.Dataset | None:
+        """A pyarrow dataset over the landed ``runs`` or ``calls`` (optionally one submission's), or
+        None when nothing has landed."""
+
+    # -- artefacts -----------------------------------------------------------------------------
+    def put_bytes(self, key: str, data: bytes) -> None:
+        """Write an artefact (e.g. a published attestation list) atomically at ``key``."""
+        self._put(self._check_key(key), data)
+
+    def get_bytes(self, key: str) -> bytes:
+        data = self._get(self._check_key(key))
+        if data is None:
+            raise KeyError(f"no object at {self.url(key)}")
+        return data
+
+    def exists(self, key: str) -> bool:
+        return self._exists(self._check_key(key))
+
+    def list(self, prefix: str = "") -> list[str]:
+        """Keys under ``prefix``, sorted (temporary files of writes in progress are never listed)."""
+        return sorted(self._list(prefix))
+
+    def delete(self, key: str) -> None:
+        self._delete(self._check_key(key))
+
+    def url(self, key: str = "") -> str:
+        return f"{self.root.rstrip('/')}/{key}"
+
+    @staticmethod
+    def _check_key(key: str) -> str:
+        parts = key.split("/")
+        if not key or key.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise StoreError(f"bad key {key!r}: use a relative path like 'attestations/2026-05.json'")
+        return key
+
+    # -- runs and calls --------------------------------------------------------------------------
+    def land_run(self, run: RunRecord, calls: list[CallRecord]) -> None:
+        """Land one run and its calls. Atomic per file and idempotent: re-landing a ``run_id`` replaces
+        its files (also when it moves to another month or submission), never duplicates rows."""
+        _check_id("run_id", run.run_id)
+        where = partition(run.month, run.submission_id)
+        for call in calls:
+            if call.run_id != run.run_id or call.submission_id != run.submission_id:
+                raise StoreError(
+                    f"call seq={call.seq} of run {call.run_id!r} (submission {call.submission_id!r}) "
+                    f"does not belong to run {run.run_id!r} (submission {run.submission_id!r})"
+                )
+        index_key = f"index/runs/{run.run_id}.json"
+        previous = self._get(index_key)
+        old_where = json.loads(previous)["partition"] if previous else None
+        calls_bytes = parquet_bytes([c.model_dump() for c in calls], CALL_SCHEMA)
+        run_bytes = parquet_bytes([run.model_dump()], RUN_SCHEMA)
+        # calls first, the run row second (it marks the run landed), the locator last
+        self._put(f"calls/{where}/{run.run_id}.parquet", calls_bytes)
+        self._put(f"runs/{where}/{run.run_id}.parquet", run_bytes)
+        self._put(index_key, json.dumps({"partition": where}).encode())
+        if old_where and old_where != where:
+            self._delete(f"runs/{old_where}/{run.run_id}.parquet")
+            self._delete(f"calls/{old_where}/{run.run_id}.parquet")
+
+    def land_runs(self, batch: Iterable[tuple[RunRecord, list[CallRecord]]], *, workers: int = 8) -> list[str]:
+        """Land many runs, ``workers`` at a time (worth it on S3, where each write is a round trip).
+
+        Every run that can land does; if any fail, a :class:`StoreError` lists them after the rest
+        have landed. Returns the run ids landed."""
+        batch = list(batch)
+        failures: list[str] = []
+        landed: list[str] = []
+
+        def one(item: tuple[RunRecord, list[CallRecord]]) -> str:
+            self.land_run(*item)
+            return item[0].run_id
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = [(item[0].run_id, pool.submit(one, item)) for item in batch]
+            for run_id, future in futures:
+                try:
+                    landed.append(future.result())
+                except StoreError as exc:
+                    failures.append(f"{run_id}: {exc}")
+        if failures:
+            raise StoreError(f"{len(failures)} of {len(batch)} runs did not land:\n  " + "\n  ".join(failures))
+        return landed
+
+    def has_run(self, run_id: str) -> bool:
+        """Whether ``run_id`` has landed (one lookup, whatever the store's size)."""
+        _check_id("run_id", run_id)
+        return self._exists(f"index/runs/{run_id}.json")
+
+    def landed_run_ids(self, submission_id: str) -> set[str]:
+        """The run ids of one submission that have landed, in every month (for resuming)."""
+        _check_id("submission_id", submission_id)
+        ids: set[str] = set()
+        for month in self._children("runs/"):
+            for key in self._list(f"runs/{month}/submission={submission_id}/"):
+                if key.endswith(".parquet"):
+                    ids.add(key.rsplit("/", 1)[1].removesuffix(".parquet"))
+        return ids
+
+    def read_runs(self, submission_id: str | None = None) -> pa.Table:
+        """Landed runs (one submission's, or all) as an Arrow table with ``RUN_SCHEMA``."""
+        return self._read("runs", submission_id)
+
+    def read_calls(self, submission_id: str | None = None) -> pa.Table:
+        """Landed calls (one submission's, or all) as an Arrow table with ``CALL_SCHEMA``."""
+        return self._read("calls", submission_id)
+
+    def _read(self, kind: str, submission_id: str | None) -> pa.Table:
+        if submission_id is not None:
+            _check_id("submission_id", submission_id)
+        data = self.dataset(kind, submission_id)
+        if data is None:
+            return SCHEMAS[kind].empty_table()
+        return data.to_table()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.root!r})"

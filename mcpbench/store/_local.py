@@ -1,0 +1,101 @@
+"""The embedded store: a folder on the local disk."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pyarrow.dataset as ds
+
+from mcpbench.store._base import SCHEMAS, Store, StoreError
+
+_TMP_PREFIX = "."  # temporary files start with a dot: never listed, never read by a dataset or a glob
+
+
+class LocalStore(Store):
+    """Runs, calls and artefacts under a local folder; each write goes to a temporary file in the
+    target's folder, then ``os.replace`` swaps it in (atomic on POSIX)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.path = Path(root).expanduser().resolve()
+        self.root = str(self.path)
+
+    def _put(self, key: str, data: bytes) -> None:
+        target = self.path / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.parent / f"{_TMP_PREFIX}{target.name}.{uuid.uuid4().hex}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(f"could not write {target}: {exc}") from exc
+
+    def _get(self, key: str) -> bytes | None:
+        try:
+            return (self.path / key).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def _exists(self, key: str) -> bool:
+        return (self.path / key).is_file()
+
+    def _list(self, prefix: str) -> list[str]:
+        base = self.path / prefix
+        folder = base if prefix.endswith("/") or base.is_dir() else base.parent
+        if not folder.is_dir():
+            return []
+        keys = []
+        for dirpath, _dirs, files in os.walk(folder):
+            for name in files:
+                if name.startswith(_TMP_PREFIX):
+                    continue
+                key = Path(dirpath, name).relative_to(self.path).as_posix()
+                if key.startswith(prefix):
+                    keys.append(key)
+        return keys
+
+    def _children(self, prefix: str) -> list[str]:
+        folder = self.path / prefix
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_TMP_PREFIX))
+
+    def _delete(self, key: str) -> None:
+        (self.path / key).unlink(missing_ok=True)
+
+    def parquet_glob(self, kind: str, submission_id: str | None = None) -> str:
+        """The glob DuckDB's ``read_parquet`` reads for ``runs`` or ``calls``."""
+        sub = f"submission={submission_id}" if submission_id else "submission=*"
+        return str(self.path / kind / "month=*" / sub / "*.parquet")
+
+    def files(self, kind: str, submission_id: str | None = None) -> list[str]:
+        return sorted(str(p) for p in Path("/").glob(self.parquet_glob(kind, submission_id).lstrip("/")))
+
+    def dataset(self, kind: str, submission_id: str | None = None) -> ds.Dataset | None:
+        files = self.files(kind, submission_id)
+        if not files:
+            return None
+        return ds.dataset(files, schema=SCHEMAS[kind], format="parquet")
+
+    def ensure_schema_file(self, kind: str) -> Path:
+        """``<kind>/_schema.parquet``: an empty file with the canonical schema, so a glob over the
+        store always matches something and always carries the contract's column types."""
+        path = self.path / kind / "_schema.parquet"
+        if not path.exists():
+            import io
+
+            import pyarrow.parquet as pq
+
+            buf = io.BytesIO()
+            pq.write_table(SCHEMAS[kind].empty_table(), buf)
+            try:
+                self._put(f"{kind}/_schema.parquet", buf.getvalue())
+            except StoreError:
+                if not path.exists():
+                    raise
+        return path

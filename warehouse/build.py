@@ -1,0 +1,205 @@
+"""Build the DuckDB warehouse: the SQL files of ``warehouse/sql`` as views over a store's Parquet.
+
+Staging files name their input as ``{{ source('runs') }}`` / ``{{ source('calls') }}``; the build
+fills that with where the Parquet lives:
+
+* a local store: ``read_parquet('<root>/runs/**/*.parquet')``, so the views are live: runs landed
+  after the build show up without rebuilding;
+* any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` table,
+  since DuckDB's httpfs is not available; rebuild to see newly landed runs.
+
+Marts are views over staging, one per file, named after the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from mcpbench.records import CALL_SCHEMA, RUN_SCHEMA
+from mcpbench.store import LocalStore, Store, open_store
+
+SQL_DIR = Path(__file__).with_name("sql")
+LAYERS = ("staging", "marts")
+DEFAULT_DB = ".mcpbench/warehouse.duckdb"
+KINDS = {"runs": RUN_SCHEMA, "calls": CALL_SCHEMA}
+_SOURCE = re.compile(r"\{\{\s*source\('(\w+)'\)\s*\}\}")
+
+
+def default_db_path() -> Path:
+    """``MCPBENCH_WAREHOUSE`` if set, else ``.mcpbench/warehouse.duckdb``."""
+    return Path(os.environ.get("MCPBENCH_WAREHOUSE") or DEFAULT_DB)
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    layer: str
+    path: Path
+    sql: str
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    path: Path
+    views: list[str]
+    runs: int
+    calls: int
+    seconds: float
+
+
+def load_views() -> list[View]:
+    """Every view, staging before marts, each after the views it reads."""
+    found = [
+        View(p.stem, layer, p, p.read_text())
+        for layer in LAYERS
+        for p in sorted((SQL_DIR / layer).glob("*.sql"))
+    ]
+    by_name = {v.name: v for v in found}
+    ordered: list[View] = []
+    state: dict[str, str] = {}
+
+    def visit(view: View, trail: tuple[str, ...]) -> None:
+        if state.get(view.name) == "done":
+            return
+        if state.get(view.name) == "visiting":
+            raise ValueError(f"views reference each other in a cycle: {' -> '.join(trail + (view.name,))}")
+        state[view.name] = "visiting"
+        body = re.sub(r"--[^\n]*", "", view.sql)
+        for other in by_name.values():
+            if other.name != view.name and re.search(rf"\b{other.name}\b", body):
+                visit(other, trail + (view.name,))
+        state[view.name] = "done"
+        ordered.append(view)
+
+    for view in found:
+        visit(view, ())
+    return ordered
+
+
+def _resolve_store(store: Store | str | None) -> Store:
+    return store if isinstance(store, Store) else open_store(store)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def attach_sources(
+    con: duckdb.DuckDBPyConnection, store: Store, *, submission_id: str | None = None, copy: bool = True
+) -> dict[str, str]:
+    """Make the store's runs and calls readable in ``con``; return what fills ``source(kind)``.
+
+    A local store is read in place. Any other store's pyarrow dataset is copied into a table (``copy``,
+    for a database file that must outlive this process) or registered (an in-memory connection)."""
+    sources: dict[str, str] = {}
+    for kind, schema in KINDS.items():
+        if isinstance(store, LocalStore):
+            schema_file = store.ensure_schema_file(kind)
+            if submission_id is None:
+                pattern = str(store.path / kind / "**" / "*.parquet")  # always matches the schema file
+                sources[kind] = f"read_parquet({_quote(pattern)}, union_by_name = true, hive_partitioning = false)"
+            else:
+                patterns = [str(schema_file)]
+                if store.files(kind, submission_id):
+                    patterns.append(store.parquet_glob(kind, submission_id))
+                listed = ", ".join(_quote(p) for p in patterns)
+                sources[kind] = f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+            continue
+        data = store.dataset(kind, submission_id)
+        arrow = data if data is not None else schema.empty_table()
+        name = f"source_{kind}"
+        if copy:
+            con.register("_arrow_source", arrow)
+            con.execute(f"create or replace table {name} as select * from _arrow_source")
+            con.unregister("_arrow_source")
+        else:
+            con.register(name, arrow)
+        sources[kind] = name
+    return sources
+
+
+def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> list[str]:
+    """Create every view of ``warehouse/sql`` in ``con``; return their names in creation order."""
+    names = []
+    for view in load_views():
+        def fill(match: re.Match) -> str:
+            kind = match.group(1)
+            if view.layer != "staging":
+                raise ValueError(f"{view.path}: only staging may name a source, found source('{kind}')")
+            if kind not in sources:
+                raise ValueError(f"{view.path}: unknown source('{kind}'); known: {sorted(sources)}")
+            return sources[kind]
+
+        sql = _SOURCE.sub(fill, view.sql).strip().rstrip(";")
+        try:
+            con.execute(f"create or replace view {view.name} as\n{sql}")
+        except duckdb.Error as exc:
+            raise ValueError(f"{view.path}: {exc}") from exc
+        names.append(view.name)
+    return names
+
+
+def connect(store: Store | str | None = None, *, submission_id: str | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with every view over ``store`` (optionally only one submission's
+    runs, which is what a score card needs and is fast on a large store)."""
+    store = _resolve_store(store)
+    con = duckdb.connect()
+    create_views(con, attach_sources(con, store, submission_id=submission_id, copy=False))
+    return con
+
+
+def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | None = None, *,
+          check: bool = True, published_submissions: tuple[str, ...] = ()) -> BuildResult:
+    """Build the warehouse database file at ``db_path`` (default ``.mcpbench/warehouse.duckdb``).
+
+    With ``check``, the landed data is first validated (:mod:`warehouse.quality`); if a suite fails,
+    :class:`warehouse.quality.QualityError` is raised with the report, the store is left untouched and
+    the previous database file, if any, stays in place. The file is written beside the target and
+    renamed over it, so a reader never opens a half-built warehouse."""
+    started = time.perf_counter()
+    store = _resolve_store(store)
+    target = Path(db_path) if db_path else default_db_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.building")
+    tmp.unlink(missing_ok=True)
+    con = duckdb.connect(str(tmp))
+    try:
+        names = create_views(con, attach_sources(con, store, copy=True))
+        if check:
+            from warehouse.quality import QualityError, validate
+
+            report = validate(con, published_submissions=published_submissions)
+            if not report.ok:
+                raise QualityError(report)
+        runs = con.execute("select count(*) from stg_runs").fetchone()[0]
+        calls = con.execute("select count(*) from stg_calls").fetchone()[0]
+        con.execute("create or replace table warehouse_build as select ? as store, ? as built_at, "
+                    "? as runs, ? as calls", [store.root, datetime.now(timezone.utc), runs, calls])
+        con.close()
+        os.replace(tmp, target)
+    except BaseException:
+        con.close()
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        raise
+    return BuildResult(target, names, runs, calls, time.perf_counter() - started)
+
+
+def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Store | str | None = None,
+                   read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse database file, building it first (without the quality check) if missing."""
+    path = Path(db_path) if db_path else default_db_path()
+    if not path.exists():
+        build(store, path, check=False)
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+__all__ = ["DEFAULT_DB", "BuildResult", "View", "attach_sources", "build", "connect", "create_views",
+           "default_db_path", "load_views", "open_warehouse"]

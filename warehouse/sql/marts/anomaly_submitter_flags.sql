@@ -1,0 +1,69 @@
+-- anomaly_submitter_flags: private-month submissions whose success rate is more than 2 sigma above
+-- the same submitter's earlier private-month submissions. Flagged for review, with the numbers.
+-- Minimum history: 3 earlier scored submissions. Sigma is the sample standard deviation of those
+-- earlier success rates, floored at 0.025 (4 of 160 tasks) so a run of identical scores does not
+-- turn a one-task gain into a flag.
+with submissions as (
+    select * from metrics_by_submission
+    where split_kind = 'private' and attempted > 0
+),
+
+params as (
+    select 3 as min_prior_submissions, 2.0 as sigmas, 0.025 as sigma_floor
+),
+
+history as (
+    select
+        submission_id,
+        submitter,
+        agent,
+        split,
+        submitted_at,
+        attempted,
+        success_rate,
+        count(success_rate) over prior as prior_submissions,
+        avg(success_rate) over prior as prior_mean,
+        stddev_samp(success_rate) over prior as prior_sd
+    from submissions
+    window prior as (
+        partition by submitter order by submitted_at, submission_id
+        rows between unbounded preceding and 1 preceding
+    )
+),
+
+scored as (
+    select
+        history.*,
+        greatest(coalesce(history.prior_sd, 0), params.sigma_floor) as sigma,
+        history.prior_mean + params.sigmas * greatest(coalesce(history.prior_sd, 0), params.sigma_floor)
+            as threshold,
+        (history.success_rate - history.prior_mean)
+            / greatest(coalesce(history.prior_sd, 0), params.sigma_floor) as z_score
+    from history, params
+    where history.prior_submissions >= params.min_prior_submissions
+),
+
+final as (
+    select
+        submission_id,
+        submitter,
+        agent,
+        split,
+        submitted_at,
+        attempted,
+        success_rate,
+        prior_submissions,
+        prior_mean,
+        prior_sd,
+        sigma,
+        threshold,
+        z_score,
+        printf(
+            'success rate %.3f is %.1f sigma above %d prior submissions (mean %.3f, sd %.3f; threshold %.3f)',
+            success_rate, z_score, prior_submissions, prior_mean, coalesce(prior_sd, 0), threshold
+        ) as reason
+    from scored
+    where success_rate > threshold
+)
+
+select * from final

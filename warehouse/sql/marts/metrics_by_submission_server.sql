@@ -1,0 +1,42 @@
+-- metrics_by_submission_server: the design's metrics for each submission on each server.
+-- Counts are kept beside the rates so coarser views can re-aggregate them exactly.
+with facts as (
+    select * from run_facts
+),
+
+counts as (
+    select
+        submission_id,
+        submitter,
+        agent,
+        split,
+        split_kind,
+        server,
+        count(*) as runs,
+        count(*) filter (where attempted) as attempted,
+        count(*) filter (where passed) as passed,
+        count(*) filter (where not attempted) as infra_errors,
+        coalesce(sum(steps_used_ratio) filter (where passed), 0) as passed_steps_ratio_sum,
+        coalesce(sum(calls) filter (where attempted), 0)::bigint as calls,
+        coalesce(sum(unlisted_calls) filter (where attempted), 0)::bigint as unlisted_calls,
+        count(*) filter (where attempted and is_recovery) as recovery_attempted,
+        count(*) filter (where passed and is_recovery and observed_error) as recovery_passed_after_error,
+        count(*) filter (where passed and is_recovery and not observed_error) as recovery_passed_without_error,
+        min(started_at) as first_started_at,
+        max(ended_at) as last_ended_at
+    from facts
+    group by submission_id, submitter, agent, split, split_kind, server
+),
+
+final as (
+    select
+        *,
+        passed / nullif(attempted, 0) as success_rate,
+        100 * passed_steps_ratio_sum / nullif(passed, 0) as efficiency,
+        unlisted_calls / nullif(calls, 0) as hallucination_rate,
+        recovery_passed_after_error
+            / nullif(recovery_attempted - recovery_passed_without_error, 0) as recovery_rate
+    from counts
+)
+
+select * from final

@@ -1,0 +1,56 @@
+-- stg_runs: one row per landed run (RunRecord), with the split decoded.
+-- The build fills {{ source('runs') }} with where the run Parquet lives (a local glob or a table
+-- copied from a pyarrow dataset on S3); no other file knows.
+with source as (
+    select * from {{ source('runs') }}
+),
+
+decoded as (
+    select
+        run_id,
+        submission_id,
+        submitter,
+        agent,
+        split,
+        month,
+        task_id,
+        task_hash,
+        server,
+        difficulty,
+        category,
+        goal,
+        status,
+        passed,
+        predicate_passed,
+        over_budget,
+        timed_out,
+        agent_error,
+        exit_code,
+        max_steps,
+        timeout_s,
+        tool_calls,
+        errors_observed,
+        faults_injected,
+        infra_error,
+        sandbox,
+        started_at,
+        ended_at,
+        duration_s,
+        agent_s,
+        harness_ms,
+        final_state_digest,
+        case
+            when split = 'dev' then 'dev'
+            when regexp_full_match(split, '\d{4}-\d{2}') then 'private'
+            when regexp_full_match(split, 'historical-\d{4}-\d{2}') then 'historical'
+            else 'unknown'
+        end as split_kind,
+        status <> 'infra_error' as attempted
+    from source
+),
+
+final as (
+    select * from decoded
+)
+
+select * from final
