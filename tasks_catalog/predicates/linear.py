@@ -1,0 +1,77 @@
+"""Linear primitives. An issue is identified by its identifier (``ENG-142``), matched exactly; a
+missing issue makes every primitive false."""
+
+from __future__ import annotations
+
+from servers.linear import LinearState
+from servers.linear.state import PRIORITY_NAMES
+from tasks_catalog.predicates._registry import Args, Name, primitive, same
+
+
+class IssueState(Args):
+    """True when issue `issue` exists and its workflow state's name equals `state` (exact,
+    case-sensitive string equality, e.g. "In Review"; a state type such as "completed" does not match
+    a state named "Done")."""
+
+    issue: Name
+    state: Name
+
+
+class IssueHasLabel(Args):
+    """True when issue `issue` exists and carries a label whose name equals `label` (exact,
+    case-sensitive); other labels may be there too."""
+
+    issue: Name
+    label: Name
+
+
+class IssueAssignee(Args):
+    """True when issue `issue` exists and is assigned to the user whose `id`, `name` or `email` equals
+    `assignee` (exact, case-sensitive string equality with any of the three). `assignee` null means the
+    issue has no assignee."""
+
+    issue: Name
+    assignee: Name | None
+
+
+class IssuePriority(Args):
+    """True when issue `issue` exists and its priority equals `priority`. A number is compared with the
+    stored priority numerically (0 No priority, 1 Urgent, 2 High, 3 Medium, 4 Low); a string is compared
+    exactly (case-sensitive) with the priority's name ("Urgent", "High", "Medium", "Low", "No priority"),
+    so the string "2" matches nothing."""
+
+    issue: Name
+    priority: int | Name
+
+
+@primitive("linear", "issueState", IssueState)
+def issue_state(state: LinearState, args: IssueState) -> bool:
+    issue = state.issue(args.issue)
+    return issue is not None and issue.state == args.state
+
+
+@primitive("linear", "issueHasLabel", IssueHasLabel)
+def issue_has_label(state: LinearState, args: IssueHasLabel) -> bool:
+    issue = state.issue(args.issue)
+    return issue is not None and args.label in issue.labels
+
+
+@primitive("linear", "issueAssignee", IssueAssignee)
+def issue_assignee(state: LinearState, args: IssueAssignee) -> bool:
+    issue = state.issue(args.issue)
+    if issue is None:
+        return False
+    if args.assignee is None:
+        return issue.assignee is None
+    user = state.user(issue.assignee) if issue.assignee is not None else None
+    return user is not None and args.assignee in (user.id, user.name, user.email)
+
+
+@primitive("linear", "issuePriority", IssuePriority)
+def issue_priority(state: LinearState, args: IssuePriority) -> bool:
+    issue = state.issue(args.issue)
+    if issue is None:
+        return False
+    if isinstance(args.priority, str):
+        return PRIORITY_NAMES[issue.priority] == args.priority
+    return same(args.priority, issue.priority)

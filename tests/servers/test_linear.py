@@ -1,0 +1,164 @@
+import pytest
+
+from servers._kit import StateError
+from servers.linear import LinearState
+
+STATE = {
+    "teams": [
+        {"key": "ENG", "name": "Engineering", "states": [
+            {"name": "Backlog", "type": "backlog"},
+            {"name": "Todo", "type": "unstarted"},
+            {"name": "In Progress", "type": "started"},
+            {"name": "In Review", "type": "started"},
+            {"name": "Done", "type": "completed"},
+            {"name": "Canceled", "type": "canceled"},
+        ]},
+        {"key": "OPS", "name": "Platform Ops", "states": [
+            {"name": "Triage", "type": "triage"},
+            {"name": "Resolved", "type": "completed"},
+        ]},
+    ],
+    "users": [
+        {"id": "u-priya", "name": "Priya Raman", "email": "priya@northwind.io"},
+        {"id": "u-tomas", "name": "Tomás Ferreira", "email": "tomas@northwind.io"},
+        {"id": "u-tomas2", "name": "Tomás Ferreira", "email": "tomas.f@contractors.io"},
+        {"id": "u-ines", "name": "Inês Duarte", "email": "ines@northwind.io", "active": False},
+    ],
+    "labels": [{"name": "Bug", "color": "#eb5757"}, {"name": "Feature", "color": "#bb87fc"}],
+    "issues": [
+        {"id": "ENG-142", "title": "Checkout button unresponsive on Safari 17", "state": "In Progress",
+         "assignee": "u-priya", "priority": 1, "labels": ["Bug"],
+         "comments": [{"id": "ENG-142-c1", "author": "u-tomas", "body": "Reproduced on iPad too."}]},
+        {"id": "ENG-143", "title": "Export invoices as CSV", "description": "Finance wants monthly exports.",
+         "state": "Todo", "priority": 3, "labels": ["Feature"]},
+        {"id": "OPS-9", "title": "Disk alert on db-replica-2", "state": "Triage", "priority": 2},
+    ],
+}
+
+
+def test_reading_tools_show_teams_users_statuses_and_labels(live):
+    ln = live("linear", STATE)
+    assert ln.ok_json("list_teams") == [{"key": "ENG", "name": "Engineering"}, {"key": "OPS", "name": "Platform Ops"}]
+    assert [u["id"] for u in ln.ok_json("list_users", query="northwind")] == ["u-priya", "u-tomas", "u-ines"]
+    statuses = ln.ok_json("list_issue_statuses", team="Platform Ops")
+    assert statuses == [{"name": "Triage", "type": "triage"}, {"name": "Resolved", "type": "completed"}]
+    assert [lb["name"] for lb in ln.ok_json("list_issue_labels")] == ["Bug", "Feature"]
+
+
+def test_listing_issues_filters_by_team_assignee_state_label_priority_and_text(live):
+    ln = live("linear", STATE)
+    assert [i["id"] for i in ln.ok_json("list_issues")] == ["ENG-142", "ENG-143", "OPS-9"]
+    assert [i["id"] for i in ln.ok_json("list_issues", team="ops")] == ["OPS-9"]
+    assert [i["id"] for i in ln.ok_json("list_issues", assignee="priya@northwind.io")] == ["ENG-142"]
+    assert [i["id"] for i in ln.ok_json("list_issues", state="started")] == ["ENG-142"]
+    assert [i["id"] for i in ln.ok_json("list_issues", state="todo")] == ["ENG-143"]
+    assert [i["id"] for i in ln.ok_json("list_issues", label="feature")] == ["ENG-143"]
+    assert [i["id"] for i in ln.ok_json("list_issues", priority=2)] == ["OPS-9"]
+    assert [i["id"] for i in ln.ok_json("list_issues", query="monthly")] == ["ENG-143"]
+    assert len(ln.ok_json("list_issues", limit=1)) == 1
+    assert ln.ok_json("list_issues", team="ENG", query="nothing like this") == []
+
+
+def test_getting_an_issue_shows_every_field_and_its_comments(live):
+    ln = live("linear", STATE)
+    issue = ln.ok_json("get_issue", id="eng-142")
+    assert issue["id"] == "ENG-142"
+    assert issue["assignee"] == {"id": "u-priya", "name": "Priya Raman", "email": "priya@northwind.io"}
+    assert issue["priority"] == {"value": 1, "name": "Urgent"}
+    assert issue["team"] == {"key": "ENG", "name": "Engineering"}
+    assert issue["comments"] == [{"id": "ENG-142-c1", "author": "Tomás Ferreira", "body": "Reproduced on iPad too."}]
+    assert ln.ok_json("list_comments", issueId="ENG-142") == issue["comments"]
+
+
+def test_updating_an_issue_changes_state_assignee_priority_and_labels(live):
+    ln = live("linear", STATE)
+    ln.ok("update_issue", id="ENG-143", state="in review", assignee="Priya Raman", priority=2, labels=["Feature", "bug"])
+    issue = ln.state().issue("ENG-143")
+    assert (issue.state, issue.assignee, issue.priority, issue.labels) == ("In Review", "u-priya", 2, ["Feature", "Bug"])
+    ln.ok("update_issue", id="ENG-143", state="completed", title="Export invoices as CSV and XLSX", description="")
+    issue = ln.state().issue("ENG-143")
+    assert (issue.state, issue.title, issue.description) == ("Done", "Export invoices as CSV and XLSX", "")
+
+
+def test_an_empty_assignee_unassigns_and_empty_labels_clear(live):
+    ln = live("linear", STATE)
+    ln.ok("update_issue", id="ENG-142", assignee="", labels=[])
+    issue = ln.state().issue("ENG-142")
+    assert issue.assignee is None and issue.labels == []
+    assert issue.state == "In Progress" and issue.priority == 1
+
+
+def test_creating_an_issue_numbers_it_after_the_team_s_last_issue(live):
+    ln = live("linear", STATE)
+    created = ln.ok_json("create_issue", title="Flaky payment webhook test", team="Engineering",
+                         description="Fails 1 in 20 runs on CI.", assignee="u-priya", priority=3, labels=["Bug"])
+    assert created["id"] == "ENG-144"
+    again = ln.ok_json("create_issue", title="Renew status page domain", team="OPS")
+    assert again["id"] == "OPS-10" and again["state"] == "Triage" and again["assignee"] is None
+    issue = ln.state().issue("ENG-144")
+    assert (issue.state, issue.assignee, issue.priority, issue.labels) == ("Backlog", "u-priya", 3, ["Bug"])
+
+
+def test_comments_and_labels_are_created(live):
+    ln = live("linear", STATE)
+    c = ln.ok_json("create_comment", issueId="OPS-9", body="Cleared 40 GB of old WAL files.", author="tomas@northwind.io")
+    assert c == {"id": "OPS-9-c1", "author": "Tomás Ferreira", "body": "Cleared 40 GB of old WAL files."}
+    ln.ok("create_comment", issueId="OPS-9", body="Thanks!")
+    assert [x.author for x in ln.state().issue("OPS-9").comments] == ["u-tomas", "u-priya"]
+    ln.ok("create_issue_label", name="customer-reported", color="#F2C94C")
+    assert ln.state().labels[-1].model_dump() == {"name": "customer-reported", "color": "#f2c94c"}
+    ln.ok("update_issue", id="OPS-9", labels=["customer-reported"])
+    assert ln.state().issue("OPS-9").labels == ["customer-reported"]
+
+
+def test_unknown_references_are_errors_that_say_what_exists(live):
+    ln = live("linear", STATE)
+    assert "unknown issue 'ENG-999'" in ln.error("get_issue", id="ENG-999")
+    assert "unknown team 'Marketing'" in ln.error("create_issue", title="Launch post", team="Marketing")
+    assert "ENG (Engineering)" in ln.error("list_issues", team="Marketing")
+    msg = ln.error("update_issue", id="ENG-143", state="Shipped")
+    assert "unknown workflow state 'Shipped'" in msg and "'In Review'" in msg
+    assert "ambiguous" in ln.error("update_issue", id="ENG-143", state="started")
+    assert "unknown user 'Zoe'" in ln.error("update_issue", id="ENG-143", assignee="Zoe")
+    assert "unknown label 'Urgent'" in ln.error("update_issue", id="ENG-143", labels=["Urgent"])
+    assert "ambiguous" in ln.error("update_issue", id="ENG-143", assignee="Tomás Ferreira")
+    assert "deactivated" in ln.error("update_issue", id="ENG-143", assignee="ines@northwind.io")
+    assert ln.state().digest() == LinearState.load(STATE).digest()
+
+
+def test_bad_arguments_are_refused_without_changing_anything(live):
+    ln = live("linear", STATE)
+    assert "nothing to update" in ln.error("update_issue", id="ENG-143")
+    ln.error("update_issue", id="ENG-143", priority=7)
+    assert "blank" in ln.error("update_issue", id="ENG-143", title="   ")
+    assert "blank" in ln.error("create_issue", title="  ", team="ENG")
+    assert "blank" in ln.error("create_comment", issueId="ENG-143", body="   ")
+    assert "already exists" in ln.error("create_issue_label", name="bug")
+    ln.error("create_issue_label", name="Docs", color="blue")
+    assert ln.state().digest() == LinearState.load(STATE).digest()
+
+
+def test_dump_and_reload_keep_the_digest(live):
+    ln = live("linear", STATE)
+    ln.ok("update_issue", id="ENG-142", state="Done")
+    ln.ok("create_issue", title="Écran de connexion lent", team="ENG")
+    state = ln.state()
+    assert LinearState.load(state.dump()).digest() == state.digest()
+    assert LinearState.load(STATE).digest() != state.digest()
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"issues": [{"id": "ENG-1", "title": "x", "state": "Shipped"}]}, "not a workflow state"),
+        ({"issues": [{"id": "MKT-1", "title": "x", "state": "Todo"}]}, "no team"),
+        ({"issues": [{"id": "ENG-1", "title": "x", "state": "Todo", "assignee": "u-ghost"}]}, "not a user"),
+        ({"issues": [{"id": "ENG-1", "title": "x", "state": "Todo", "labels": ["P0"]}]}, "does not exist"),
+        ({"issues": [{"id": "eng1", "title": "x", "state": "Todo"}]}, "must look like"),
+        ({"issues": [{"id": "ENG-1", "title": "x", "state": "Todo", "priority": 5}]}, "priority"),
+        ({"projects": []}, "projects"),
+    ],
+)
+def test_a_bad_state_names_the_problem(patch, field):
+    with pytest.raises(StateError, match=field):
+        LinearState.load({**STATE, **patch})
