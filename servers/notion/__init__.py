@@ -1,0 +1,14 @@
+"""The notion server: pages, databases with typed columns, content blocks and comments."""
+
+from servers._kit import ServerSpec
+from servers.notion.state import NotionState
+from servers.notion.tools import NotionTools
+
+SPEC = ServerSpec(
+    name="notion",
+    description="A Notion workspace: pages, databases (tables of row pages with typed properties), "
+    "page content blocks and comments. Find ids with search, then read or change objects by id.",
+    toolset=NotionTools,
+)
+
+__all__ = ["SPEC", "NotionState", "NotionTools"]

@@ -1,0 +1,452 @@
+"""Notion tools, named after Notion's MCP server (search, retrieve/create/update a page, query and
+create a database, read and append block children, comments).
+
+Ids of new objects are deterministic (a UUID derived from the kind of object and a counter), so a
+reference solution can name an object it created.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from servers._kit import ToolError, Toolset, tool
+from servers.notion.state import (
+    Block,
+    BlockType,
+    Comment,
+    Database,
+    NotionState,
+    Page,
+    PropertySchema,
+    PropertyType,
+    Value,
+    check_value,
+    empty_value,
+)
+
+_NAMESPACE = uuid.UUID("6f1d3c2a-8b4e-4f7a-9c1d-2e5b7a9f0c31")
+
+PageId = Annotated[str, Field(min_length=1, description="A page id, as returned by search or query_database")]
+DatabaseId = Annotated[str, Field(min_length=1, description="A database id, as returned by search")]
+Properties = Annotated[
+    dict[str, Value] | None,
+    Field(description="Property values by property name: text, number, true/false, null, or a list for multi_select"),
+]
+
+
+class BlockInput(BaseModel):
+    type: BlockType = Field(default="paragraph", description="Block type, e.g. paragraph, heading_2, to_do")
+    text: str = ""
+    checked: bool | None = Field(default=None, description="For to_do blocks: whether it is ticked")
+
+
+class PropertySpec(BaseModel):
+    type: PropertyType
+    options: list[str] | None = Field(default=None, description="Option names for select, multi_select, status")
+
+
+class Condition(BaseModel):
+    property: str = Field(min_length=1, description="Property name (the title column counts too)")
+    equals: Value = Field(default=None, description="Keep rows whose value equals this (null: the value is empty)")
+    contains: str | None = Field(
+        default=None, description="Instead of equals: text contains this (case-insensitive), or a multi_select has this option"
+    )
+
+
+class Sort(BaseModel):
+    property: str
+    direction: Literal["ascending", "descending"] = "ascending"
+
+
+class NotionTools(Toolset[NotionState]):
+    state_model = NotionState
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _new_id(self, kind: str, also_taken: set[str] = frozenset()) -> str:
+        s = self.state
+        taken = {d.id for d in s.databases} | {p.id for p in s.pages} | {c.id for c in s.comments}
+        taken |= {b.id for p in s.pages for b in p.content} | also_taken
+        n = len(taken) + 1
+        while (new := str(uuid.uuid5(_NAMESPACE, f"{kind}:{n}"))) in taken:
+            n += 1
+        return new
+
+    def _page(self, page_id: str, *, writable: bool = False) -> Page:
+        page = self.state.page(page_id)
+        if page is None:
+            hint = " (that is a database id; use retrieve_database or query_database)" if self.state.database(page_id) else ""
+            raise ToolError(f"no page with id {page_id!r}{hint}")
+        if writable and page.archived:
+            raise ToolError(f"page {page_id!r} is archived; restore it first with update_page(archived=false)")
+        return page
+
+    def _database(self, database_id: str, *, writable: bool = False) -> Database:
+        db = self.state.database(database_id)
+        if db is None:
+            hint = " (that is a page id)" if self.state.page(database_id) else ""
+            raise ToolError(f"no database with id {database_id!r}{hint}")
+        if writable and db.archived:
+            raise ToolError(f"database {database_id!r} is archived; restore it first with update_database(archived=false)")
+        return db
+
+    def _row_values(self, db: Database, given: dict[str, Value], current: dict[str, Value]) -> dict[str, Value]:
+        """``current`` updated with ``given`` after checking every name and value against ``db``'s schema.
+        New select/multi_select options are added to the schema (only once every value is valid); a
+        status must be one of the existing options."""
+        out = dict(current)
+        new_options: dict[str, list[str]] = {}
+        for name, value in given.items():
+            schema = db.properties.get(name)
+            if schema is None:
+                names = ", ".join(n for n in db.properties if n != db.title_property)
+                raise ToolError(f"database {db.title!r} has no property {name!r}; its properties are: {names}")
+            if schema.type == "title":
+                raise ToolError(f"{name!r} is the title property; pass it as the 'title' argument")
+            try:
+                out[name] = check_value(name, schema.type, value)
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
+            if schema.type not in ("select", "multi_select", "status") or value is None:
+                continue
+            unknown = [v for v in ([value] if isinstance(value, str) else value) if v not in schema.options]
+            if unknown and schema.type == "status":
+                raise ToolError(f"{unknown[0]!r} is not a status of {name!r}; the statuses are: {', '.join(schema.options)}")
+            if unknown:
+                new_options[name] = unknown
+        for name, unknown in new_options.items():
+            db.properties[name].options = db.properties[name].options + unknown
+        return out
+
+    def _page_json(self, page: Page) -> dict:
+        parent = self._parent_json(page.parent_id)
+        return {"object": "page", "id": page.id, "title": page.title, "parent": parent,
+                "properties": self.state.values_of(page), "archived": page.archived}
+
+    def _parent_json(self, parent_id: str | None) -> dict:
+        if parent_id is None:
+            return {"type": "workspace"}
+        if self.state.database(parent_id) is not None:
+            return {"type": "database_id", "database_id": parent_id}
+        return {"type": "page_id", "page_id": parent_id}
+
+    def _database_json(self, db: Database) -> dict:
+        return {"object": "database", "id": db.id, "title": db.title, "parent": self._parent_json(db.parent_id),
+                "title_property": db.title_property,
+                "properties": {n: p.model_dump(exclude_defaults=True) | {"type": p.type} for n, p in db.properties.items()},
+                "archived": db.archived}
+
+    def _blocks(self, children: list[BlockInput]) -> list[Block]:
+        blocks: list[Block] = []
+        for i, child in enumerate(children):
+            if child.type != "to_do" and child.checked is not None:
+                raise ToolError(f"children[{i}]: only to_do blocks can be checked")
+            checked = bool(child.checked) if child.type == "to_do" else None
+            new_id = self._new_id("block", also_taken={b.id for b in blocks})
+            blocks.append(Block(id=new_id, type=child.type, text=child.text, checked=checked))
+        return blocks
+
+    # -- search and pages ----------------------------------------------------------------------
+    @tool(read_only=True)
+    def search(
+        self,
+        query: Annotated[str, Field(description="Text to find in titles (case-insensitive); empty lists everything")] = "",
+        filter: Annotated[Literal["page", "database"] | None, Field(description="Only pages or only databases")] = None,
+    ) -> list:
+        """Search the workspace by title for pages (including database rows) and databases. Archived
+        objects are left out."""
+        q = query.casefold()
+        hits: list[dict] = []
+        if filter in (None, "database"):
+            hits += [{"object": "database", "id": d.id, "title": d.title, "parent": self._parent_json(d.parent_id)}
+                     for d in self.state.databases if not d.archived and q in d.title.casefold()]
+        if filter in (None, "page"):
+            hits += [{"object": "page", "id": p.id, "title": p.title, "parent": self._parent_json(p.parent_id)}
+                     for p in self.state.pages if not p.archived and q in p.title.casefold()]
+        return hits
+
+    @tool(read_only=True)
+    def retrieve_page(self, page_id: PageId) -> dict:
+        """A page's title, parent and property values (a database row's values are keyed by column name)."""
+        return self._page_json(self._page(page_id))
+
+    @tool()
+    def create_page(
+        self,
+        parent_id: Annotated[str, Field(min_length=1, description="Id of the parent page, or of the database to add a row to")],
+        title: Annotated[str, Field(min_length=1, description="The page title (a row's title column)")],
+        properties: Properties = None,
+        children: Annotated[list[BlockInput] | None, Field(description="Content blocks of the new page")] = None,
+    ) -> dict:
+        """Create a page under a page, or a new row in a database (then `properties` sets its columns;
+        unset columns are left empty). Returns the new page with its id."""
+        blocks = self._blocks(children or [])
+        db = self.state.database(parent_id)
+        if db is not None:
+            self._database(parent_id, writable=True)
+            defaults = {n: empty_value(p.type) for n, p in db.properties.items() if p.type != "title"}
+            values = self._row_values(db, properties or {}, defaults)
+        else:
+            if self.state.page(parent_id) is None:
+                raise ToolError(f"no page or database with id {parent_id!r} to be the parent")
+            self._page(parent_id, writable=True)
+            if properties:
+                raise ToolError("only database rows have properties; a page under a page has just a title")
+            values = {}
+        page = Page(id=self._new_id("page", {b.id for b in blocks}), title=title, parent_id=parent_id,
+                    properties=values, content=blocks)
+        self.state.pages.append(page)
+        return self._page_json(page)
+
+    @tool(destructive=True)
+    def update_page(
+        self,
+        page_id: PageId,
+        title: Annotated[str | None, Field(min_length=1, description="A new title")] = None,
+        properties: Properties = None,
+        archived: Annotated[bool | None, Field(description="true moves the page to the trash; false restores it")] = None,
+    ) -> dict:
+        """Change a page's title or (for a database row) property values, or archive/restore it.
+        Properties not named are left as they are; null empties one."""
+        page = self._page(page_id)
+        if title is None and not properties and archived is None:
+            raise ToolError("nothing to update: give title, properties or archived")
+        if page.archived and archived is not False and (title is not None or properties):
+            raise ToolError(f"page {page_id!r} is archived; restore it first with update_page(archived=false)")
+        db = self.state.database(page.parent_id) if page.parent_id else None
+        if properties:
+            if db is None:
+                raise ToolError("only database rows have properties; change a page's title with 'title'")
+            if db.archived:
+                raise ToolError(f"database {db.title!r} is archived; restore it before editing its rows")
+            page.properties = self._row_values(db, properties, page.properties)
+        if title is not None:
+            page.title = title
+        if archived is not None:
+            page.archived = archived
+        return self._page_json(page)
+
+    # -- databases -----------------------------------------------------------------------------
+    @tool(read_only=True)
+    def retrieve_database(self, database_id: DatabaseId) -> dict:
+        """A database's title, parent and schema: each property's type and, for select, multi_select
+        and status, its options."""
+        return self._database_json(self._database(database_id))
+
+    @tool(read_only=True)
+    def query_database(
+        self,
+        database_id: DatabaseId,
+        filter: Annotated[list[Condition] | None, Field(description="Conditions that must all hold")] = None,
+        sorts: list[Sort] | None = None,
+    ) -> list:
+        """The rows of a database (archived rows left out), optionally filtered and sorted. Each row has
+        its page id, title and every property value."""
+        db = self._database(database_id)
+        if db.archived:
+            raise ToolError(f"database {db.title!r} is archived; restore it first with update_database(archived=false)")
+        for c in (filter or []) + (sorts or []):
+            if c.property not in db.properties:
+                raise ToolError(f"database {db.title!r} has no property {c.property!r}; its properties are: "
+                                f"{', '.join(db.properties)}")
+        rows = [p for p in self.state.pages if p.parent_id == db.id and not p.archived]
+        for i, cond in enumerate(filter or []):
+            rows = [p for p in rows if _holds(cond, self.state.values_of(p).get(cond.property), f"filter[{i}]")]
+        for sort in reversed(sorts or []):
+            present = [p for p in rows if self.state.values_of(p).get(sort.property) not in (None, [])]
+            empty = [p for p in rows if p not in present]
+            try:
+                present.sort(key=lambda p: _sort_key(self.state.values_of(p)[sort.property]),
+                             reverse=sort.direction == "descending")
+            except TypeError:
+                raise ToolError(f"cannot sort by {sort.property!r}") from None
+            rows = present + empty
+        return [{"id": p.id, "title": p.title, "properties": self.state.values_of(p)} for p in rows]
+
+    @tool()
+    def create_database(
+        self,
+        parent_page_id: Annotated[str, Field(min_length=1, description="Id of the page the database goes in")],
+        title: Annotated[str, Field(min_length=1)],
+        properties: Annotated[
+            dict[str, PropertySpec],
+            Field(description="Columns by name, e.g. {'Name': {'type': 'title'}, 'Status': {'type': 'select', "
+                              "'options': ['Todo', 'Done']}}; exactly one must be of type title"),
+        ],
+    ) -> dict:
+        """Create a database (a table of row pages) inside a page. Returns it with its id."""
+        self._page(parent_page_id, writable=True)
+        schema = {}
+        for name, spec in properties.items():
+            try:
+                schema[name] = PropertySchema(type=spec.type, options=spec.options or [])
+            except ValueError as exc:
+                raise ToolError(f"property {name!r}: {_first_error(exc)}") from None
+        try:
+            db = Database(id=self._new_id("database"), title=title, parent_id=parent_page_id, properties=schema)
+        except ValueError as exc:
+            raise ToolError(_first_error(exc)) from None
+        self.state.databases.append(db)
+        return self._database_json(db)
+
+    @tool(destructive=True)
+    def update_database(
+        self,
+        database_id: DatabaseId,
+        title: Annotated[str | None, Field(min_length=1)] = None,
+        properties: Annotated[
+            dict[str, PropertySpec | None] | None,
+            Field(description="Columns to add (name: spec), to extend with more options (same type), or to "
+                              "remove (name: null; their values are dropped from every row)"),
+        ] = None,
+        archived: Annotated[bool | None, Field(description="true moves the database to the trash; false restores it")] = None,
+    ) -> dict:
+        """Rename a database, add, extend or remove columns, or archive/restore it."""
+        db = self._database(database_id)
+        if title is None and not properties and archived is None:
+            raise ToolError("nothing to update: give title, properties or archived")
+        if db.archived and archived is not False and (title is not None or properties):
+            raise ToolError(f"database {database_id!r} is archived; restore it first with update_database(archived=false)")
+        schema = {n: p.model_copy() for n, p in db.properties.items()}
+        for name, spec in (properties or {}).items():
+            old = schema.get(name)
+            if spec is None:
+                if old is None:
+                    raise ToolError(f"database {db.title!r} has no property {name!r} to remove")
+                if old.type == "title":
+                    raise ToolError(f"{name!r} is the title property; it cannot be removed")
+                del schema[name]
+            elif old is not None and old.type != spec.type:
+                raise ToolError(f"property {name!r} is {old.type}; changing its type is not supported "
+                                "(remove it and add a new one)")
+            elif spec.type == "title" and old is None:
+                raise ToolError(f"a database has one title property ({db.title_property!r}); it cannot get another")
+            else:
+                extra = [o for o in spec.options or [] if old is None or o not in old.options]
+                try:
+                    schema[name] = PropertySchema(type=spec.type, options=(old.options if old else []) + extra)
+                except ValueError as exc:
+                    raise ToolError(f"property {name!r}: {_first_error(exc)}") from None
+        added = [n for n in schema if n not in db.properties]
+        removed = [n for n in db.properties if n not in schema]
+        db.properties = schema
+        for row in self.state.pages:
+            if row.parent_id == db.id and (added or removed):
+                values = {n: v for n, v in row.properties.items() if n not in removed}
+                row.properties = values | {n: empty_value(schema[n].type) for n in added}
+        if title is not None:
+            db.title = title
+        if archived is not None:
+            db.archived = archived
+        return self._database_json(db)
+
+    # -- content -------------------------------------------------------------------------------
+    def _block(self, block_id: str) -> tuple[Page, Block]:
+        for page in self.state.pages:
+            for block in page.content:
+                if block.id == block_id:
+                    return page, block
+        raise ToolError(f"no block with id {block_id!r}")
+
+    @tool(read_only=True)
+    def get_block_children(
+        self, block_id: Annotated[str, Field(min_length=1, description="The page whose content to read")]
+    ) -> list:
+        """The content blocks of a page, in order: id, type, text and (for to_do) checked."""
+        return [b.model_dump(exclude_none=True) for b in self._page(block_id).content]
+
+    @tool()
+    def append_block_children(
+        self,
+        block_id: Annotated[str, Field(min_length=1, description="The page to add content to")],
+        children: Annotated[list[BlockInput], Field(min_length=1)],
+    ) -> list:
+        """Add content blocks at the end of a page. Returns the new blocks with their ids."""
+        page = self._page(block_id, writable=True)
+        blocks = self._blocks(children)
+        page.content = page.content + blocks
+        return [b.model_dump(exclude_none=True) for b in blocks]
+
+    @tool(destructive=True)
+    def update_block(
+        self,
+        block_id: Annotated[str, Field(min_length=1)],
+        text: str | None = None,
+        checked: Annotated[bool | None, Field(description="Tick or untick a to_do block")] = None,
+    ) -> dict:
+        """Change a content block's text, or tick/untick a to_do block."""
+        page, block = self._block(block_id)
+        self._page(page.id, writable=True)
+        if text is None and checked is None:
+            raise ToolError("nothing to update: give text or checked")
+        if checked is not None and block.type != "to_do":
+            raise ToolError(f"block {block_id!r} is a {block.type}, not a to_do; it cannot be checked")
+        if text is not None:
+            block.text = text
+        if checked is not None:
+            block.checked = checked
+        return block.model_dump(exclude_none=True)
+
+    @tool(destructive=True)
+    def delete_block(self, block_id: Annotated[str, Field(min_length=1)]) -> str:
+        """Delete a content block from its page."""
+        page, block = self._block(block_id)
+        self._page(page.id, writable=True)
+        page.content = [b for b in page.content if b.id != block_id]
+        return f"Deleted block {block_id} from page {page.title!r}"
+
+    # -- comments ------------------------------------------------------------------------------
+    @tool()
+    def create_comment(self, page_id: PageId, text: Annotated[str, Field(min_length=1)]) -> dict:
+        """Add a comment to a page, as the integration."""
+        self._page(page_id, writable=True)
+        comment = Comment(id=self._new_id("comment"), page_id=page_id, author=INTEGRATION, text=text)
+        self.state.comments.append(comment)
+        return comment.model_dump()
+
+    @tool(read_only=True)
+    def get_comments(self, page_id: PageId) -> list:
+        """The comments on a page, oldest first: id, author and text."""
+        self._page(page_id)
+        return [c.model_dump() for c in self.state.comments if c.page_id == page_id]
+
+
+#: The author of comments the tools create.
+INTEGRATION = "MCP integration"
+
+
+def _equal(expected: Value, actual: Value) -> bool:
+    if isinstance(expected, list) or isinstance(actual, list):
+        return isinstance(expected, list) and isinstance(actual, list) and sorted(expected) == sorted(actual)
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return expected == actual
+    return type(expected) is type(actual) and expected == actual
+
+
+def _holds(cond: Condition, actual: Value, where: str) -> bool:
+    if "contains" in cond.model_fields_set and cond.contains is not None:
+        if isinstance(actual, list):
+            return cond.contains in actual
+        if isinstance(actual, str) or actual is None:
+            return actual is not None and cond.contains.casefold() in actual.casefold()
+        raise ToolError(f"{where}: 'contains' works on text and multi_select properties, not on {cond.property!r}")
+    if "equals" not in cond.model_fields_set:
+        raise ToolError(f"{where}: give 'equals' or 'contains'")
+    if cond.equals is None:
+        return actual is None or actual == []
+    return _equal(cond.equals, actual)
+
+
+def _sort_key(value: Value):
+    return sorted(value) if isinstance(value, list) else value.casefold() if isinstance(value, str) else value
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return "; ".join(e["msg"].removeprefix("Value error, ") for e in errors())
+    return str(exc)

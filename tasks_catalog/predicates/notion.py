@@ -1,0 +1,110 @@
+"""Notion primitives. Pages and databases are identified by their exact title (case-sensitive), never
+by id, and only objects that are not archived count. Where several live objects share a title, a
+primitive holds when it holds for any of them.
+
+A page's property values are its ``properties`` plus its title, under the name of its title
+property: the database's title column for a row (e.g. ``Name``), ``title`` for other pages. A
+property absent from ``properties`` has no value: it equals nothing, not even null.
+
+Values are compared with ``same`` (strings exactly, numbers numerically, no coercion between
+strings, numbers and booleans; ``null`` equals only ``null``); a list (multi_select) equals a list
+with the same members in any order, and never a scalar.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from servers.notion import NotionState
+from servers.notion.state import Page
+from tasks_catalog.predicates._registry import Args, Name, Scalar, primitive, same
+
+#: An expected property value: a JSON scalar, or a list of option names for a multi_select.
+Value = Scalar | list[str]
+
+
+class PageExists(Args):
+    """True when a page (free-standing or a database row) that is not archived has title exactly
+    `title`. With `parent`, that page's parent must be a page or database, not archived, whose title is
+    exactly `parent` (a page at the top of the workspace has no parent and never matches)."""
+
+    title: Name
+    parent: Name | None = None
+
+
+class DatabaseHasRow(Args):
+    """True when a database titled exactly `database`, not archived, has a row (a page whose parent is
+    that database, not archived) whose value equals the given value for every property named in
+    `where` (the title column included). An empty `where` asks for any row."""
+
+    database: Name
+    where: dict[str, Value] = Field(description="Property name to expected value")
+
+
+class PagePropertyEquals(Args):
+    """True when a page titled exactly `page`, not archived, has property `property` equal to `value`.
+    `property` may be the page's title property (``title`` outside a database)."""
+
+    page: Name
+    property: Name
+    value: Value
+
+
+class DatabaseExists(Args):
+    """True when a database titled exactly `title` exists and is not archived."""
+
+    title: Name
+
+
+def equal(expected: Value, actual: object) -> bool:
+    """Property value equality: ``same`` for scalars; lists have the same members in any order."""
+    if isinstance(expected, list) or isinstance(actual, list):
+        if not (isinstance(expected, list) and isinstance(actual, list)) or len(expected) != len(actual):
+            return False
+        return sorted(expected) == sorted(actual)
+    return same(expected, actual)
+
+
+def _live_pages(state: NotionState, title: str) -> list[Page]:
+    return [p for p in state.pages if p.title == title and not p.archived]
+
+
+def _has(values: dict, name: str, expected: Value) -> bool:
+    return name in values and equal(expected, values[name])
+
+
+@primitive("notion", "pageExists", PageExists)
+def page_exists(state: NotionState, args: PageExists) -> bool:
+    for page in _live_pages(state, args.title):
+        if args.parent is None:
+            return True
+        if page.parent_id is None:
+            continue
+        parent = state.page(page.parent_id) or state.database(page.parent_id)
+        if parent is not None and parent.title == args.parent and not parent.archived:
+            return True
+    return False
+
+
+@primitive("notion", "databaseHasRow", DatabaseHasRow)
+def database_has_row(state: NotionState, args: DatabaseHasRow) -> bool:
+    for db in state.databases:
+        if db.title != args.database or db.archived:
+            continue
+        for row in state.pages:
+            if row.parent_id != db.id or row.archived:
+                continue
+            values = state.values_of(row)
+            if all(_has(values, name, expected) for name, expected in args.where.items()):
+                return True
+    return False
+
+
+@primitive("notion", "pagePropertyEquals", PagePropertyEquals)
+def page_property_equals(state: NotionState, args: PagePropertyEquals) -> bool:
+    return any(_has(state.values_of(p), args.property, args.value) for p in _live_pages(state, args.page))
+
+
+@primitive("notion", "databaseExists", DatabaseExists)
+def database_exists(state: NotionState, args: DatabaseExists) -> bool:
+    return any(db.title == args.title and not db.archived for db in state.databases)
