@@ -111,7 +111,7 @@ class LocalSandbox:
         if link_dir is None:
             return args + list(spec.argv)
         args = args[:-1] + ["--ro-bind", str(FORWARDER_SOURCE), INSIDE_FORWARDER]
-        args += ["--bind", str(link_dir), os.path.dirname(INSIDE_SOCKET), "--"]
+        args += ["--ro-bind", str(link_dir), os.path.dirname(INSIDE_SOCKET), "--"]
         link = f"{spec.gateway_port}:{INSIDE_SOCKET}"
         return args + [self.python, "-I", "-S", INSIDE_FORWARDER, link, "--", *spec.argv]
 

@@ -1,0 +1,132 @@
+"""Agents that hang, crash, fork, hog memory or flood their output end, bounded, and leave nothing behind."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from mcpbench.sandbox import ResourceLimits, get_sandbox
+from mcpbench.sandbox import _cgroup
+
+from .conftest import python_agent, processes_with_marker, run_agent
+
+
+@pytest.fixture
+def created_cgroups(monkeypatch) -> list:
+    """Every RunCgroup the sandbox creates during the test, to check that each is gone afterwards."""
+    created = []
+    original = _cgroup.RunCgroup.create.__func__
+
+    def spy(cls, *args, **kwargs):
+        group = original(cls, *args, **kwargs)
+        created.append(group)
+        return group
+
+    monkeypatch.setattr(_cgroup.RunCgroup, "create", classmethod(spy))
+    return created
+
+
+def test_a_hanging_agent_is_killed_at_its_deadline(created_cgroups):
+    marker = f"mcpbench-hang-{secrets.token_hex(4)}"
+    source = (
+        "import subprocess, time\n"
+        f"subprocess.Popen(['sleep', '1000', '{marker}'])\n"
+        f"subprocess.Popen(['setsid', 'sleep', '1000', '{marker}'])\n"
+        "print('spawned', flush=True)\n"
+        "time.sleep(1000)\n"
+    )
+    outcome = run_agent(get_sandbox("local"), python_agent(source, marker, timeout_s=1.5))
+    assert outcome.timed_out and outcome.killed_reason == "timeout"
+    assert outcome.exit_code is None
+    assert outcome.wall_s < 4
+    assert outcome.stdout_tail == "spawned\n"
+    assert processes_with_marker(marker) == []
+    assert created_cgroups and all(not d.exists() for group in created_cgroups for d in group.dirs)
+
+
+def test_background_children_do_not_outlive_an_agent_that_exits(created_cgroups):
+    marker = f"mcpbench-orphan-{secrets.token_hex(4)}"
+    source = f"import subprocess; subprocess.Popen(['setsid', 'sleep', '1000', '{marker}'], start_new_session=True)"
+    outcome = run_agent(get_sandbox("local"), python_agent(source, marker, timeout_s=10))
+    assert outcome.exit_code == 0 and not outcome.timed_out
+    assert processes_with_marker(marker) == []
+    assert all(not d.exists() for group in created_cgroups for d in group.dirs)
+
+
+def test_a_crashing_agent_reports_its_exit_status():
+    sandbox = get_sandbox("local")
+    exited = run_agent(sandbox, python_agent("raise SystemExit(7)", timeout_s=10))
+    assert exited.exit_code == 7 and exited.killed_reason is None
+    segfault = run_agent(sandbox, python_agent("import ctypes; ctypes.string_at(0)", timeout_s=10))
+    assert segfault.exit_code not in (0, None)
+    assert not segfault.timed_out
+
+
+def test_a_fork_bomb_is_bounded_by_the_pids_limit(created_cgroups):
+    marker = f"mcpbench-forkbomb-{secrets.token_hex(4)}"
+    source = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    spec = python_agent(source, marker, timeout_s=2, limits=ResourceLimits(pids=32, cpu_cores=0.5))
+    outcome = run_agent(get_sandbox("local"), spec)
+    assert outcome.pids_limited
+    assert outcome.timed_out
+    assert processes_with_marker(marker) == []
+    assert all(not d.exists() for group in created_cgroups for d in group.dirs)
+
+
+def test_a_memory_hog_is_killed_by_the_memory_limit():
+    source = "chunks = []\nwhile True:\n    chunks.append(bytearray(8 << 20))\n"
+    spec = python_agent(source, timeout_s=20, limits=ResourceLimits(memory_mb=64))
+    outcome = run_agent(get_sandbox("local"), spec)
+    assert outcome.oom
+    assert outcome.killed_reason == "memory limit"
+    assert outcome.exit_code != 0 and not outcome.timed_out
+
+
+def test_a_flood_of_output_keeps_only_a_bounded_tail():
+    source = (
+        "import sys\n"
+        "block = b'x' * (1 << 20)\n"
+        "for _ in range(100):\n    sys.stdout.buffer.write(block)\n"
+        "sys.stdout.buffer.write(b'END')\n"
+        "sys.stderr.write('e' * 10000 + 'DONE')\n"
+    )
+    outcome = run_agent(get_sandbox("local"), python_agent(source, timeout_s=30))
+    assert outcome.exit_code == 0
+    assert outcome.stdout_bytes == 100 * (1 << 20) + 3
+    assert outcome.stdout_tail.endswith("xxxEND") and len(outcome.stdout_tail) == 4096
+    assert outcome.stderr_bytes == 10004 and outcome.stderr_tail.endswith("eeeDONE")
+    assert len(outcome.stderr_tail) == 4096
+
+
+def test_without_cgroups_the_limits_fall_back_to_rlimits_and_say_so(monkeypatch):
+    def no_cgroups(*args, **kwargs):
+        raise _cgroup.CgroupError("cgroups switched off for this test")
+
+    monkeypatch.setattr(_cgroup.RunCgroup, "create", no_cgroups)
+    source = "chunks = []\nwhile True:\n    chunks.append(bytearray(8 << 20))\n"
+    spec = python_agent(source, timeout_s=20, limits=ResourceLimits(memory_mb=128))
+    outcome = run_agent(get_sandbox("local"), spec)
+    assert outcome.limits_enforced_by == "rlimit"
+    assert any("cgroups unavailable" in note for note in outcome.notes)
+    assert outcome.exit_code != 0 and "MemoryError" in outcome.stderr_tail
+
+
+def test_a_sandbox_that_requires_cgroups_refuses_without_them(monkeypatch):
+    from mcpbench.sandbox import SandboxUnavailable
+
+    def no_cgroups(*args, **kwargs):
+        raise _cgroup.CgroupError("cgroups switched off for this test")
+
+    monkeypatch.setattr(_cgroup.RunCgroup, "create", no_cgroups)
+    with pytest.raises(SandboxUnavailable, match="cannot create a cgroup"):
+        run_agent(get_sandbox("local", require_cgroups=True), python_agent("pass", timeout_s=5))
+
+
+def test_the_unisolated_backend_also_kills_a_hanging_process_group():
+    marker = f"mcpbench-none-hang-{secrets.token_hex(4)}"
+    source = f"import subprocess, time\nsubprocess.Popen(['sleep', '1000', '{marker}'])\ntime.sleep(1000)\n"
+    outcome = run_agent(get_sandbox("none", allow_unisolated=True), python_agent(source, marker, timeout_s=1))
+    assert outcome.timed_out and outcome.killed_reason == "timeout"
+    assert outcome.wall_s < 4
+    assert processes_with_marker(marker) == []
