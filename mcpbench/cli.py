@@ -14,6 +14,9 @@ import click
 LAZY_COMMANDS: dict[str, str] = {
     "servers": "mcpbench.commands.servers:servers",
     "serve": "mcpbench.commands.servers:serve",
+    "warehouse": "mcpbench.commands.warehouse:warehouse",
+    "leaderboard": "mcpbench.commands.warehouse:leaderboard",
+    "report": "mcpbench.commands.warehouse:report",
     "tasks": "mcpbench.commands.tasks:tasks",
 }
 

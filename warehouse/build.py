@@ -194,9 +194,16 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
 
 def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Store | str | None = None,
                    read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse database file, building it first (without the quality check) if missing."""
+    """Open the warehouse database file, building it first (without the quality check) if it is missing
+    or was built over another store than ``store``."""
     path = Path(db_path) if db_path else default_db_path()
-    if not path.exists():
+    if path.exists() and store is not None:
+        wanted = _resolve_store(store).root
+        with duckdb.connect(str(path), read_only=True) as con:
+            built_over = con.execute("select store from warehouse_build").fetchone()[0]
+        if built_over != wanted:  # asked for another store than the file was built over
+            build(store, path, check=False)
+    elif not path.exists():
         build(store, path, check=False)
     return duckdb.connect(str(path), read_only=read_only)
 

@@ -1,0 +1,174 @@
+"""``mcpbench warehouse build|query``, ``mcpbench leaderboard`` and ``mcpbench report``: thin calls into
+the ``warehouse`` package. DuckDB is imported when a command runs, never at ``mcpbench --help``."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import click
+
+_store_option = click.option("--store", metavar="ROOT", default=None,
+                             help="Store root: a folder or s3://bucket/prefix [default: $MCPBENCH_STORE or "
+                                  ".mcpbench/store].")
+_db_option = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                          help="Warehouse database file [default: $MCPBENCH_WAREHOUSE or .mcpbench/warehouse.duckdb]; "
+                               "built if missing.")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON rows instead of a table.")
+
+
+def _json_default(value):
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
+
+
+def _print_table(table, as_json: bool, *, limit: int | None = None) -> None:
+    """Print an Arrow table as JSON rows or a rich table (at most ``limit`` rows shown)."""
+    if as_json:
+        click.echo(json.dumps(table.to_pylist(), default=_json_default, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = table if limit is None else table.slice(0, limit)
+    out = Table(show_edge=False, header_style="bold")
+    for name in table.column_names:
+        out.add_column(name, overflow="fold")
+    for row in shown.to_pylist():
+        out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row.values()))
+    console = Console()
+    console.print(out)
+    if shown.num_rows < table.num_rows:
+        console.print(f"({table.num_rows} rows, {shown.num_rows} shown; use --json or LIMIT for the rest)")
+
+
+def _open(db_path: Path | None, store: str | None):
+    from warehouse.build import open_warehouse
+
+    return open_warehouse(db_path, store=store)
+
+
+@click.group()
+def warehouse() -> None:
+    """Build and query the DuckDB warehouse of landed runs and calls.
+
+    Views (see docs/warehouse.md): stg_runs, stg_calls, run_facts, metrics_by_submission,
+    metrics_by_submission_server, metrics_aggregate, anomaly_submitter_flags, anomaly_task_flags,
+    leaderboard_contemporary, leaderboard_historical.
+
+    \b
+    Example:
+      mcpbench warehouse build
+      mcpbench warehouse query "select * from metrics_by_submission"
+    """
+
+
+@warehouse.command()
+@_store_option
+@_db_option
+@click.option("--check/--no-check", default=True, show_default=True,
+              help="Validate the landed data with the Great Expectations suites first.")
+@click.option("--published", multiple=True, metavar="SUBMISSION",
+              help="A submission that opted in to publishing full traces (its goals may be stored); repeatable.")
+def build(store: str | None, db_path: Path | None, check: bool, published: tuple[str, ...]) -> None:
+    """Build the warehouse database file from the store's Parquet.
+
+    A failed quality suite stops the build with a report of what failed; the landed data and the
+    previous database file are kept.
+
+    \b
+    Example:
+      mcpbench warehouse build --store s3://bench/traces --db warehouse.duckdb
+    """
+    from warehouse.build import build as build_warehouse
+    from warehouse.quality import QualityError
+
+    try:
+        result = build_warehouse(store, db_path, check=check, published_submissions=published)
+    except QualityError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"built {result.path}: {len(result.views)} views over {result.runs} runs and {result.calls} calls "
+               f"in {result.seconds:.2f}s")
+
+
+@warehouse.command()
+@click.argument("sql")
+@_store_option
+@_db_option
+@_json_option
+@click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Rows shown in a table (JSON prints every row).")
+def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, limit: int) -> None:
+    """Run one SQL query on the warehouse and print the result.
+
+    \b
+    Examples:
+      mcpbench warehouse query "select * from metrics_by_submission"
+      mcpbench warehouse query --json "select server, success_rate from metrics_aggregate"
+    """
+    import duckdb
+
+    con = _open(db_path, store)
+    try:
+        table = con.sql(sql).to_arrow_table()
+    except duckdb.Error as exc:
+        raise click.ClickException(f"query failed: {exc}") from None
+    finally:
+        con.close()
+    _print_table(table, as_json, limit=limit)
+
+
+@click.command()
+@click.option("--historical", is_flag=True, help="Rank the retired public months instead of the current one.")
+@_store_option
+@_db_option
+@_json_option
+def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_json: bool) -> None:
+    """Print the leaderboard: the current private month, or --historical for retired public months.
+
+    Dev-set scores never rank.
+
+    \b
+    Examples:
+      mcpbench leaderboard
+      mcpbench leaderboard --historical --json
+    """
+    view = "leaderboard_historical" if historical else "leaderboard_contemporary"
+    con = _open(db_path, store)
+    try:
+        table = con.sql(f"select * from {view}").to_arrow_table()
+    finally:
+        con.close()
+    if table.num_rows == 0 and not as_json:
+        click.echo("no ranked submissions yet (dev-set runs never rank)")
+        return
+    _print_table(table, as_json)
+
+
+@click.command()
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the page.")
+@_store_option
+@_db_option
+def report(html_path: Path, store: str | None, db_path: Path | None) -> None:
+    """Write a static HTML report: leaderboards, per-server charts, anomaly flags.
+
+    The page is self-contained (inline CSS and SVG, no scripts) and opens in a browser with no server.
+
+    \b
+    Example:
+      mcpbench report --html report.html
+    """
+    from warehouse.report import write_report
+
+    con = _open(db_path, store)
+    try:
+        path = write_report(html_path, con)
+    finally:
+        con.close()
+    click.echo(f"wrote {path}")

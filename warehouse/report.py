@@ -1,0 +1,151 @@
+"""``mcpbench report --html FILE``: one static, self-contained HTML page (inline CSS and SVG, no
+scripts) with the leaderboards, per-server success and efficiency charts and the anomaly flags."""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+_PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6"]
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width: 1100px; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: left; }
+th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.flag { color: #b00; font-weight: 600; } .muted { color: #777; } svg { display: block; margin: 0.5rem 0 1.5rem; }
+"""
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params or [])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def _cell(key: str, value: Any) -> str:
+    if value is None:
+        return '<td class="num muted">-</td>'
+    if isinstance(value, bool):
+        return f'<td class="{"flag" if value else "muted"}">{"yes" if value else "no"}</td>'
+    if isinstance(value, float):
+        text = f"{value:.1f}%" if key == "efficiency" else (f"{100 * value:.1f}%" if key.endswith("rate") else f"{value:.3f}")
+        return f'<td class="num">{text}</td>'
+    if isinstance(value, int):
+        return f'<td class="num">{value}</td>'
+    if isinstance(value, datetime):
+        return f"<td>{value:%Y-%m-%d %H:%M}</td>"
+    return f"<td>{html.escape(str(value))}</td>"
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str], empty: str) -> str:
+    if not rows:
+        return f'<p class="muted">{html.escape(empty)}</p>'
+    head = "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(_cell(c, r[c]) for c in columns) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float | None]], *,
+              max_value: float, unit: str) -> str:
+    """A grouped bar chart as inline SVG: one group per entry of ``groups`` (e.g. servers), one bar
+    per series (e.g. submissions); ``series[name][group]`` is the bar's value (None: no bar)."""
+    names = list(series)
+    bar_w, gap, chart_h, left, top = 14, 18, 180, 44, 28
+    group_w = max(1, len(names)) * bar_w + gap
+    width = left + len(groups) * group_w + 10
+    legend_h = 18 * len(names)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + chart_h + 60 + legend_h}" '
+             f'role="img" aria-label="{html.escape(title)}">',
+             f'<text x="0" y="16" font-size="14" font-weight="600">{html.escape(title)}</text>']
+    for tick in range(0, 5):
+        value = max_value * tick / 4
+        y = top + chart_h - chart_h * tick / 4
+        parts.append(f'<line x1="{left}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
+                     f'<text x="{left - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">'
+                     f'{value:g}{html.escape(unit)}</text>')
+    for gi, group in enumerate(groups):
+        x0 = left + gi * group_w + gap / 2
+        for si, name in enumerate(names):
+            value = series[name].get(group)
+            if value is None:
+                continue
+            h = chart_h * min(value, max_value) / max_value
+            parts.append(f'<rect x="{x0 + si * bar_w:.1f}" y="{top + chart_h - h:.1f}" width="{bar_w - 2}" '
+                         f'height="{h:.1f}" fill="{_PALETTE[si % len(_PALETTE)]}">'
+                         f'<title>{html.escape(name)} on {html.escape(group)}: {value:.1f}{html.escape(unit)}'
+                         f'</title></rect>')
+        parts.append(f'<text x="{x0 + len(names) * bar_w / 2:.1f}" y="{top + chart_h + 14}" font-size="11" '
+                     f'text-anchor="middle">{html.escape(group)}</text>')
+    for si, name in enumerate(names):
+        y = top + chart_h + 34 + 18 * si
+        parts.append(f'<rect x="{left}" y="{y - 10}" width="10" height="10" fill="{_PALETTE[si % len(_PALETTE)]}"/>'
+                     f'<text x="{left + 16}" y="{y}" font-size="11">{html.escape(name)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
+    """The report page for the warehouse in ``con``; charts show the ``top`` contemporary submissions."""
+    board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate", "efficiency",
+                  "hallucination_rate", "recovery_rate", "infra_errors", "under_review"]
+    board = _records(con, "select * from leaderboard_contemporary")
+    month = board[0]["month"] if board else None
+    historical = _records(con, "select * from leaderboard_historical")
+    leaders = [r["submission_id"] for r in board[:top]]
+    per_server = _records(con, "select submission_id, agent, server, success_rate, efficiency "
+                               "from metrics_by_submission_server where submission_id in "
+                               "(select unnest(?::varchar[])) order by server", [leaders])
+    servers = sorted({r["server"] for r in per_server})
+    label = {r["submission_id"]: f'{r["agent"]} ({r["submission_id"]})' for r in per_server}
+    success = {label[s]: {} for s in leaders if s in label}
+    efficiency = {label[s]: {} for s in leaders if s in label}
+    for r in per_server:
+        success[label[r["submission_id"]]][r["server"]] = None if r["success_rate"] is None else 100 * r["success_rate"]
+        efficiency[label[r["submission_id"]]][r["server"]] = r["efficiency"]
+    submitter_flags = _records(con, "select * from anomaly_submitter_flags order by submitted_at desc")
+    task_flags = _records(con, "select * from anomaly_task_flags order by month desc, jump desc")
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+    sections = [
+        "<h1>MCPBench leaderboard</h1>",
+        f'<p class="muted">Generated {generated}. Success rate = passed / attempted (infra errors are not '
+        "attempted); efficiency = mean tool calls / max steps over passed runs (lower is better). "
+        "Dev-set scores never rank.</p>",
+        f"<h2>Contemporary: {html.escape(month or 'no private month yet')}</h2>",
+        _table(board, board_cols, "No submissions on a private month yet."),
+        "<h2>Per server (top submissions)</h2>",
+    ]
+    if servers:
+        sections.append(bar_chart("Success rate by server", servers, success, max_value=100, unit="%"))
+        sections.append(bar_chart("Efficiency by server (lower is better)", servers, efficiency,
+                                  max_value=max([v for s in efficiency.values() for v in s.values() if v] or [100]),
+                                  unit="%"))
+    else:
+        sections.append('<p class="muted">No per-server results yet.</p>')
+    sections += [
+        "<h2>Anomaly flags</h2><h3>Submissions under review</h3>",
+        _table(submitter_flags, ["submission_id", "submitter", "split", "success_rate", "prior_submissions",
+                                 "prior_mean", "prior_sd", "z_score", "reason"], "No submission flagged."),
+        "<h3>Tasks suspected leaked</h3>",
+        _table(task_flags, ["task_id", "server", "month", "success_rate", "prior_success_rate", "submitters_passed",
+                            "reason"], "No task flagged."),
+        "<h2>Historical (retired public months)</h2>",
+        _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate",
+                            "efficiency", "hallucination_rate", "recovery_rate"], "No historical submissions yet."),
+    ]
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>MCPBench report</title>"
+            f"<style>{_CSS}</style></head><body>{''.join(sections)}</body></html>\n")
+
+
+def write_report(path: str | Path, con: duckdb.DuckDBPyConnection) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(con), encoding="utf-8")
+    return path
+
+
+__all__ = ["bar_chart", "render_html", "write_report"]
