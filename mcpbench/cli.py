@@ -18,6 +18,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "leaderboard": "mcpbench.commands.warehouse:leaderboard",
     "report": "mcpbench.commands.warehouse:report",
     "tasks": "mcpbench.commands.tasks:tasks",
+    "run": "mcpbench.commands.run:run",
 }
 
 

@@ -1,0 +1,131 @@
+"""Agent specs: how ``--agent`` strings become agents.
+
+- ``command:<argv>``  any executable, run in the sandbox. It gets ``MCPBENCH_MCP_URL``, the goal
+  (``MCPBENCH_GOAL`` and on stdin), ``MCPBENCH_MAX_STEPS``, ``MCPBENCH_TIMEOUT_S`` and
+  ``MCPBENCH_DEADLINE`` (Unix time) in its environment. Exit 0 means finished; anything else is the
+  agent's error.
+- ``http:<url>``      a hosted agent: POSTed ``{run_id, goal, mcp_url, max_steps, timeout_s, deadline}``;
+  a 2xx answer means finished. It reaches the gateway over loopback, so it runs beside the harness.
+- ``openai[:model]``  the built-in tool-calling loop for any OpenAI-compatible chat endpoint
+  (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; model from the spec or ``MCPBENCH_OPENAI_MODEL``).
+- ``oracle``, ``noop``, ``liar``, ``random``  the built-in baselines (``mcpbench.agents.baselines``),
+  each a real MCP client run in the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpbench.sandbox.interface import AgentProcess, ResourceLimits
+from tasks_catalog.schema import Task
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+BASELINES = ("oracle", "noop", "liar", "random")
+
+
+class AgentSpecError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class AgentJob:
+    """What an agent is given for one run. ``mcp_url`` is the gateway as the agent reaches it."""
+
+    task: Task
+    run_id: str
+    mcp_url: str
+    deadline: float  # Unix time
+    seed: str
+
+    def env(self) -> dict[str, str]:
+        return {
+            "MCPBENCH_MCP_URL": self.mcp_url,
+            "MCPBENCH_GOAL": self.task.goal,
+            "MCPBENCH_MAX_STEPS": str(self.task.max_steps),
+            "MCPBENCH_TIMEOUT_S": str(self.task.timeout_s),
+            "MCPBENCH_DEADLINE": f"{self.deadline:.3f}",
+            "MCPBENCH_RUN_ID": self.run_id,
+            "MCPBENCH_SEED": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class ProcessAgent:
+    """An agent that is a process, contained by the sandbox."""
+
+    name: str
+    argv: tuple[str, ...]
+    baseline: str | None = None
+    limits: ResourceLimits = ResourceLimits()
+
+    def process(self, job: AgentJob, gateway_port: int) -> AgentProcess:
+        if self.baseline is not None:
+            payload = {"goal": job.task.goal, "max_steps": job.task.max_steps}
+            if self.baseline == "oracle":
+                payload["reference_solution"] = [c.model_dump(mode="json") for c in job.task.reference_solution]
+            stdin = json.dumps(payload)
+            env = {**job.env(), "PYTHONPATH": str(PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+            readonly: tuple[str, ...] = (str(PROJECT_ROOT),)
+        else:
+            stdin = job.task.goal
+            env = job.env()
+            exe = Path(self.argv[0])
+            readonly = (str(exe.resolve().parent),) if exe.is_absolute() or "/" in self.argv[0] else ()
+        return AgentProcess(argv=list(self.argv), env=env, stdin=stdin, gateway_port=gateway_port,
+                            timeout_s=job.task.timeout_s, limits=self.limits, readonly_paths=readonly)
+
+
+@dataclass(frozen=True)
+class HostedAgent:
+    """An agent behind an HTTP endpoint (``http:<url>``)."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
+class OpenAIAgent:
+    """The built-in tool-calling loop over an OpenAI-compatible chat-completions endpoint."""
+
+    name: str
+    model: str
+    base_url: str
+    api_key: str
+
+
+Agent = ProcessAgent | HostedAgent | OpenAIAgent
+
+
+def parse_agent(spec: str) -> Agent:
+    """The agent an ``--agent`` string names; ``AgentSpecError`` says what is wrong."""
+    spec = spec.strip()
+    if spec in BASELINES:
+        return ProcessAgent(spec, (sys.executable, "-S", "-m", "mcpbench.agents.baselines", spec), baseline=spec)
+    kind, _, rest = spec.partition(":")
+    if kind == "command":
+        try:
+            argv = tuple(shlex.split(rest))
+        except ValueError as exc:
+            raise AgentSpecError(f"--agent {spec!r}: cannot split the command: {exc}") from None
+        if not argv:
+            raise AgentSpecError("--agent command:<argv> needs a command, e.g. command:'python my_agent.py'")
+        return ProcessAgent(f"command:{Path(argv[0]).name}", argv)
+    if kind == "http":
+        if not rest.startswith(("http://", "https://")):
+            raise AgentSpecError(f"--agent {spec!r}: expected http:<url>, e.g. http:http://127.0.0.1:9000/run")
+        return HostedAgent(f"http:{rest}", rest)
+    if kind == "openai":
+        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+        key = os.environ.get("OPENAI_API_KEY", "")
+        model = rest or os.environ.get("MCPBENCH_OPENAI_MODEL", "")
+        if not model:
+            raise AgentSpecError("--agent openai needs a model: openai:<model> or MCPBENCH_OPENAI_MODEL")
+        return OpenAIAgent(f"openai:{model}", model, base, key)
+    raise AgentSpecError(
+        f"--agent {spec!r} is not an agent; use one of {', '.join(BASELINES)}, command:<argv>, http:<url>, openai[:model]"
+    )

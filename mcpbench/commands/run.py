@@ -1,0 +1,134 @@
+"""``mcpbench run``: evaluate an agent on a task set and print its score card."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+DEV_DIR = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
+
+
+@click.command()
+@click.option("--agent", "agent_spec", required=True,
+              help="oracle | noop | liar | random | command:<argv> | http:<url> | openai[:model]")
+@click.option("--split", default="dev", show_default=True, help="Task set: 'dev' (the public dev set).")
+@click.option("--tasks-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Run the tasks under this folder instead of a split.")
+@click.option("--tasks", "task_ids", multiple=True, help="Only these task ids (repeatable).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option("--sandbox", "sandbox_name", type=click.Choice(["local", "docker", "none"]), default="local",
+              show_default=True, help="'none' runs the agent unisolated (trusted agents only).")
+@click.option("--store", "store_root", default=None, help="Store root: a folder or s3://bucket/prefix "
+              "(default: $MCPBENCH_STORE or .mcpbench/store).")
+@click.option("--submission-id", default=None, help="Default: local-<agent>-<UTC timestamp>.")
+@click.option("--submitter", default=None, help="Default: $USER or 'local'.")
+@click.option("--publish-goals", is_flag=True, help="Store goal text in the trace (redacted by default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the score card as one JSON object.")
+def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str, ...], concurrency: int,
+        sandbox_name: str, store_root: str | None, submission_id: str | None, submitter: str | None,
+        publish_goals: bool, as_json: bool) -> None:
+    """Run an agent on every task of a split, land the trace, print the score card.
+
+    Pass or fail is decided from each server's final state; every metric comes from the calls the
+    gateway observed. Runs and calls land as Parquet in the store.
+
+    \b
+    Examples:
+      mcpbench run --agent oracle --split dev
+      mcpbench run --agent "command:python my_agent.py" --tasks slack-archive-standup --json
+    """
+    import anyio
+
+    from mcpbench.agents.spec import AgentSpecError, ProcessAgent, parse_agent
+    from mcpbench.runner import Submission, run_tasks
+    from mcpbench.sandbox import SandboxUnavailable, get_sandbox
+    from mcpbench.store import open_store
+    from tasks_catalog.loader import TaskLoadError, load_valid_tasks
+
+    try:
+        agent = parse_agent(agent_spec)
+    except AgentSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agent") from None
+    if tasks_dir is None:
+        if split != "dev":
+            raise click.BadParameter(f"unknown split {split!r}; the public split is 'dev' "
+                                     "(private months are evaluated with `mcpbench evaluate`)", param_hint="--split")
+        tasks_dir = DEV_DIR
+    try:
+        tasks = load_valid_tasks([tasks_dir])
+    except TaskLoadError as exc:
+        raise click.ClickException(f"the task set does not load:\n{exc}") from None
+    if task_ids:
+        unknown = sorted(set(task_ids) - {t.id for t in tasks})
+        if unknown:
+            raise click.BadParameter(f"no such task: {', '.join(unknown)}", param_hint="--tasks")
+        tasks = [t for t in tasks if t.id in set(task_ids)]
+
+    sandbox = None
+    if isinstance(agent, ProcessAgent):
+        try:
+            sandbox = get_sandbox(sandbox_name, allow_unisolated=sandbox_name == "none")
+        except SandboxUnavailable as exc:
+            raise click.ClickException(f"sandbox {sandbox_name!r} is unavailable: {exc}") from None
+        if not sandbox.isolates:
+            click.echo("warning: --sandbox none runs the agent with no isolation; use it only for agents "
+                       "you trust", err=True)
+
+    now = datetime.now(UTC)
+    submission = Submission(
+        submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}",
+        submitter=submitter or os.environ.get("USER") or "local",
+        agent=agent.name, split=split if tasks_dir == DEV_DIR else f"dir:{tasks_dir.name}",
+        month=f"{now:%Y-%m}", publish_goals=publish_goals,
+    )
+    store = open_store(store_root)
+
+    def land(result) -> None:
+        store.land_run(result.run, result.calls)
+
+    with _progress(len(tasks), quiet=as_json) as advance:
+        anyio.run(lambda: run_tasks(tasks, agent, sandbox=sandbox, submission=submission,
+                                    concurrency=concurrency, land=land, on_result=advance))
+
+    from warehouse.scorecard import format_scorecard, scorecard
+
+    card = scorecard(submission.submission_id, store=store)
+    if as_json:
+        click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
+                               "split": card["split"], "by_server": card["by_server"]}, indent=2))
+    else:
+        click.echo(format_scorecard(card))
+        click.echo(f"landed in {store.url()}")
+
+
+class _progress:
+    """A progress bar on stderr (nothing when quiet or not a terminal-friendly run)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.quiet = total, quiet
+
+    def __enter__(self):
+        if self.quiet:
+            return lambda result: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from rich.console import Console
+
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                             TimeElapsedColumn(), console=Console(stderr=True), transient=not sys.stderr.isatty())
+        self._bar.__enter__()
+        task = self._bar.add_task("running", total=self.total)
+
+        def advance(result) -> None:
+            self._bar.update(task, advance=1, description=f"{result.run.task_id}: {result.run.status}")
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if not self.quiet:
+            self._bar.__exit__(*exc)

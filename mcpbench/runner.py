@@ -1,0 +1,157 @@
+"""One run: a task in, a ``RunResult`` (the run record and the gateway's call records) out; and
+``run_tasks``, which runs a set with bounded concurrency and lands each result as it finishes.
+
+``passed`` = the predicate holds on the final state, no budget was exceeded, and the agent did not
+error (exit 0, not killed). A failure of ours to dispatch the run — the backend could not be built,
+the sandbox could not start — is an ``infra_error``: not attempted, counted apart. An agent's crash,
+hang or garbage is the agent's failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import anyio
+
+from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
+from mcpbench.gateway import Gateway, GatewayHost
+from mcpbench.records import REDACTED, CallRecord, RunRecord
+from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
+from servers import get_spec
+from tasks_catalog.hashing import task_hash
+from tasks_catalog.predicates import evaluate
+from tasks_catalog.schema import Task
+
+log = logging.getLogger("mcpbench.runner")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """Who is being evaluated on what: the labels every record of the evaluation carries."""
+
+    submission_id: str
+    submitter: str
+    agent: str
+    split: str
+    month: str
+    publish_goals: bool = False
+
+    def run_id(self, task: Task) -> str:
+        """Stable per (submission, task), so a re-run replaces its records instead of duplicating them."""
+        return f"{self.submission_id}--{task.id}"
+
+
+@dataclass
+class RunResult:
+    run: RunRecord
+    calls: list[CallRecord] = field(default_factory=list)
+    outcome: ProcessOutcome | None = None
+
+
+def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status: str, **fields) -> RunRecord:
+    ended = datetime.now(UTC)
+    duration = time.perf_counter() - t0
+    agent_s = fields.pop("agent_s", 0.0)
+    base = dict(
+        run_id=sub.run_id(task), submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
+        split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
+        difficulty=task.difficulty, category=task.category,
+        goal=task.goal if sub.publish_goals else REDACTED, status=status, passed=status == "passed",
+        predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
+        max_steps=task.max_steps, timeout_s=task.timeout_s, tool_calls=0, errors_observed=0, faults_injected=0,
+        infra_error=None, sandbox="", started_at=started, ended_at=ended, duration_s=duration, agent_s=agent_s,
+        harness_ms=max(0.0, (duration - agent_s) * 1000), final_state_digest=None,
+    )
+    base.update(fields)
+    return RunRecord(**base)
+
+
+async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sandbox | None,
+                   submission: Submission) -> RunResult:
+    """Run ``agent`` on ``task`` once. Never raises for the agent's behaviour; our own failures
+    become an ``infra_error`` record."""
+    started, t0 = datetime.now(UTC), time.perf_counter()
+    sandbox_name = sandbox.name if sandbox is not None and isinstance(agent, ProcessAgent) else "host"
+
+    def infra(message: str, **extra) -> RunResult:
+        log.warning("infra error on %s: %s", task.id, message)
+        return RunResult(_record(task, submission, started=started, t0=t0, status="infra_error",
+                                 infra_error=message[:2000], sandbox=sandbox_name, **extra))
+
+    spec = get_spec(task.server)
+    try:
+        tools = spec.open(task.initial_state)
+    except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
+        return infra(f"backend {task.server} could not be built: {exc}")
+    with tools:
+        gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id)
+        try:
+            async with host.serve(gateway) as path:
+                job = AgentJob(task=task, run_id=submission.run_id(task),
+                               mcp_url=f"http://127.0.0.1:{host.port}{path}",
+                               deadline=time.time() + task.timeout_s, seed=submission.run_id(task))
+                outcome = await _dispatch(agent, job, host.port, sandbox)
+        except SandboxUnavailable as exc:
+            return infra(f"sandbox {sandbox_name} could not start: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
+            return infra(f"harness error: {exc!r}\n{traceback.format_exc(limit=5)}")
+        final = tools.snapshot()
+    verdict = evaluate(task.success, final)
+    agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
+    passed = verdict and agent_ok and not gateway.over_budget
+    record = _record(
+        task, submission, started=started, t0=t0, status="passed" if passed else "failed",
+        predicate_passed=verdict, over_budget=gateway.over_budget, timed_out=outcome.timed_out,
+        agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
+        errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
+        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(),
+    )
+    return RunResult(record, gateway.calls, outcome)
+
+
+async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None) -> ProcessOutcome:
+    if isinstance(agent, ProcessAgent):
+        if sandbox is None:
+            raise SandboxUnavailable("no sandbox was given for a process agent")
+        return await sandbox.run(agent.process(job, port))
+    from mcpbench.agents.hosted import run_hosted, run_openai
+
+    if isinstance(agent, HostedAgent):
+        return await run_hosted(agent, job)
+    if isinstance(agent, OpenAIAgent):
+        return await run_openai(agent, job)
+    raise TypeError(f"not an agent: {agent!r}")
+
+
+async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
+                    concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
+                    on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+    """Run every task with at most ``concurrency`` at once. Each result is landed (``land``, run in a
+    worker thread) as soon as it finishes, so an interruption loses only the runs in flight."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    results: list[RunResult] = []
+    limiter = anyio.Semaphore(concurrency)
+
+    async def one(task: Task) -> None:
+        async with limiter:
+            result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission)
+        if land is not None:
+            await anyio.to_thread.run_sync(land, result)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    async with GatewayHost().running() as host, anyio.create_task_group() as tg:
+        for task in tasks:
+            tg.start_soon(one, task)
+    order = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(results, key=lambda r: order[r.run.task_id])
+
+
+__all__ = ["RunResult", "Submission", "run_task", "run_tasks"]
