@@ -1,0 +1,17 @@
+"""The Stripe server: customers, products and prices, invoices, charges and refunds."""
+
+from servers._kit import ServerSpec
+from servers.stripe.state import StripeState
+from servers.stripe.tools import StripeTools
+
+SPEC = ServerSpec(
+    name="stripe",
+    description=(
+        "A Stripe account: customers with metadata, products and prices, invoices, charges and refunds. "
+        "Objects are referenced by id (cus_..., in_..., ch_...); amounts are integers in the smallest "
+        "currency unit (cents)."
+    ),
+    toolset=StripeTools,
+)
+
+__all__ = ["SPEC", "StripeState", "StripeTools"]

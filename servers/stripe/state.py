@@ -1,0 +1,186 @@
+"""Stripe state: customers (with metadata), products and prices, invoices with line items, charges
+and refunds. Amounts are integers in the currency's smallest unit (cents for USD/EUR), as in Stripe's
+API; an invoice's total is the sum of its lines' amounts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from servers._kit import Model, ServerState
+
+Currency = Literal["usd", "eur", "gbp", "cad", "aud", "jpy", "chf"]
+InvoiceStatus = Literal["draft", "open", "paid", "void", "uncollectible"]
+RefundReason = Literal["duplicate", "fraudulent", "requested_by_customer"]
+
+MAX_METADATA_KEYS = 50
+MAX_METADATA_KEY = 40
+MAX_METADATA_VALUE = 500
+
+
+def check_metadata(metadata: dict[str, str]) -> dict[str, str]:
+    if len(metadata) > MAX_METADATA_KEYS:
+        raise ValueError(f"metadata has {len(metadata)} keys; the limit is {MAX_METADATA_KEYS}")
+    for key, value in metadata.items():
+        if not key or len(key) > MAX_METADATA_KEY or "[" in key or "]" in key:
+            raise ValueError(f"metadata key {key!r} must be 1-{MAX_METADATA_KEY} characters without square brackets")
+        if not value or len(value) > MAX_METADATA_VALUE:
+            raise ValueError(f"metadata value of {key!r} must be 1-{MAX_METADATA_VALUE} characters")
+    return dict(sorted(metadata.items()))
+
+
+class Customer(Model):
+    id: str = Field(pattern=r"^cus_[A-Za-z0-9]+$")
+    email: str = Field(min_length=3)
+    name: str = ""
+    description: str = ""
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_ok(cls, metadata: dict[str, str]) -> dict[str, str]:
+        return check_metadata(metadata)
+
+
+class Product(Model):
+    id: str = Field(pattern=r"^prod_[A-Za-z0-9]+$")
+    name: str = Field(min_length=1)
+    description: str = ""
+    active: bool = True
+
+
+class Price(Model):
+    id: str = Field(pattern=r"^price_[A-Za-z0-9]+$")
+    product: str
+    unit_amount: int = Field(ge=0)
+    currency: Currency = "usd"
+    active: bool = True
+
+
+class InvoiceLine(Model):
+    id: str = Field(pattern=r"^il_[A-Za-z0-9]+$")
+    description: str = ""
+    quantity: int = Field(default=1, ge=1)
+    amount: int = Field(description="Line total in the smallest currency unit (unit amount x quantity)")
+    price: str | None = None
+
+
+class Invoice(Model):
+    id: str = Field(pattern=r"^in_[A-Za-z0-9]+$")
+    customer: str
+    status: InvoiceStatus = "draft"
+    currency: Currency = "usd"
+    description: str = ""
+    days_until_due: int | None = Field(default=30, ge=0, le=365)
+    lines: list[InvoiceLine] = Field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(line.amount for line in self.lines)
+
+
+class Charge(Model):
+    id: str = Field(pattern=r"^ch_[A-Za-z0-9]+$")
+    amount: int = Field(gt=0)
+    currency: Currency = "usd"
+    customer: str | None = None
+    description: str = ""
+    status: Literal["succeeded", "pending", "failed"] = "succeeded"
+    invoice: str | None = None
+
+
+class Refund(Model):
+    id: str = Field(pattern=r"^re_[A-Za-z0-9]+$")
+    charge: str
+    amount: int = Field(gt=0)
+    reason: RefundReason | None = None
+    status: Literal["succeeded", "pending", "failed", "canceled"] = "succeeded"
+
+
+class StripeState(ServerState):
+    customers: list[Customer] = Field(default_factory=list)
+    products: list[Product] = Field(default_factory=list)
+    prices: list[Price] = Field(default_factory=list)
+    invoices: list[Invoice] = Field(default_factory=list)
+    charges: list[Charge] = Field(default_factory=list)
+    refunds: list[Refund] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "StripeState":
+        ids: set[str] = set()
+        for kind in ("customers", "products", "prices", "invoices", "charges", "refunds"):
+            for obj in getattr(self, kind):
+                if obj.id in ids:
+                    raise ValueError(f"id {obj.id!r} is used twice")
+                ids.add(obj.id)
+        for inv in self.invoices:
+            for line in inv.lines:
+                if line.id in ids:
+                    raise ValueError(f"id {line.id!r} is used twice")
+                ids.add(line.id)
+        customers = {c.id for c in self.customers}
+        products = {p.id for p in self.products}
+        prices = {p.id for p in self.prices}
+        for price in self.prices:
+            if price.product not in products:
+                raise ValueError(f"price {price.id}: product {price.product!r} does not exist")
+        for inv in self.invoices:
+            if inv.customer not in customers:
+                raise ValueError(f"invoice {inv.id}: customer {inv.customer!r} does not exist")
+            for line in inv.lines:
+                if line.price is not None and line.price not in prices:
+                    raise ValueError(f"invoice {inv.id}: line {line.id} price {line.price!r} does not exist")
+        invoices = {i.id for i in self.invoices}
+        for ch in self.charges:
+            if ch.customer is not None and ch.customer not in customers:
+                raise ValueError(f"charge {ch.id}: customer {ch.customer!r} does not exist")
+            if ch.invoice is not None and ch.invoice not in invoices:
+                raise ValueError(f"charge {ch.id}: invoice {ch.invoice!r} does not exist")
+        charges = {c.id: c for c in self.charges}
+        for ref in self.refunds:
+            if ref.charge not in charges:
+                raise ValueError(f"refund {ref.id}: charge {ref.charge!r} does not exist")
+        for ch in self.charges:
+            if self.refunded(ch.id) > ch.amount:
+                raise ValueError(f"charge {ch.id}: refunds exceed the charged amount {ch.amount}")
+        return self
+
+    # -- lookups shared by the tools and the predicates ------------------------------------------
+    def customers_matching(self, ref: str) -> list[Customer]:
+        """Customers whose id or email equals ``ref`` exactly."""
+        return [c for c in self.customers if ref in (c.id, c.email)]
+
+    def refunded(self, charge_id: str) -> int:
+        """The amount of a charge refunded so far (succeeded and pending refunds)."""
+        return sum(r.amount for r in self.refunds if r.charge == charge_id and r.status in ("succeeded", "pending"))
+
+    def all_ids(self) -> set[str]:
+        ids = {o.id for kind in (self.customers, self.products, self.prices, self.invoices, self.charges, self.refunds) for o in kind}
+        return ids | {line.id for inv in self.invoices for line in inv.lines}
+
+    def new_id(self, prefix: str) -> str:
+        """A fresh Stripe-looking id (``cus_...``), derived deterministically from the objects that exist,
+        so replaying the same calls on the same state gives the same ids."""
+        taken = self.all_ids()
+        n = len(taken)
+        while True:
+            digest = hashlib.sha256(f"{prefix}:{n}".encode()).digest()
+            candidate = f"{prefix}_{_base62(digest)[:14]}"
+            if candidate not in taken:
+                return candidate
+            n += 1
+
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _base62(data: bytes) -> str:
+    n = int.from_bytes(data, "big")
+    out = []
+    while n:
+        n, r = divmod(n, 62)
+        out.append(_ALPHABET[r])
+    return "".join(out) or "0"
