@@ -1,0 +1,140 @@
+"""Calendar state: one account's calendars and their events.
+
+Times are wall-clock times in the account's ``time_zone``, stored in one canonical form so they
+compare as strings: ``YYYY-MM-DDTHH:MM`` for timed events, ``YYYY-MM-DD`` for all-day events (whose
+``end`` is the day after the last day, as in Google Calendar).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, field_validator, model_validator
+
+from servers._kit import Model, ServerState
+
+_ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
+_TIMED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def check_address(address: str) -> str:
+    if not isinstance(address, str) or not _ADDRESS.match(address):
+        raise ValueError(f"{address!r} is not a bare email address like name@example.com")
+    return address
+
+
+def check_time(value: str) -> str:
+    """A canonical time (``2026-03-18T10:00`` or, all-day, ``2026-03-18``), or ``ValueError``."""
+    try:
+        if _TIMED.match(value):
+            datetime.strptime(value, "%Y-%m-%dT%H:%M")
+            return value
+        if _DAY.match(value):
+            date.fromisoformat(value)
+            return value
+    except ValueError:
+        pass
+    raise ValueError(f"time {value!r} must look like 2026-03-18T10:00 (or 2026-03-18 for all-day)")
+
+
+def is_all_day(value: str) -> bool:
+    return len(value) == 10
+
+
+def as_datetime(value: str) -> datetime:
+    """A canonical time as a naive datetime (an all-day time is midnight of that day)."""
+    return datetime.fromisoformat(value)
+
+
+class Attendee(Model):
+    email: str
+    response_status: Literal["needsAction", "accepted", "declined", "tentative"] = "needsAction"
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, value: str) -> str:
+        return check_address(value)
+
+
+class Calendar(Model):
+    """A calendar. ``name`` is unique in the account; the one ``primary`` calendar cannot be deleted."""
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    description: str = ""
+    primary: bool = False
+
+
+class Event(Model):
+    """An event of calendar ``calendar_id``; ``end`` is after ``start`` and of the same kind."""
+
+    id: str = Field(min_length=1)
+    calendar_id: str
+    title: str = Field(min_length=1)
+    start: str
+    end: str
+    description: str = ""
+    location: str = ""
+    attendees: list[Attendee] = Field(default_factory=list)
+
+    @field_validator("start", "end")
+    @classmethod
+    def _time(cls, value: str) -> str:
+        return check_time(value)
+
+    @model_validator(mode="after")
+    def _ends_after_start(self) -> "Event":
+        if is_all_day(self.start) != is_all_day(self.end):
+            raise ValueError(f"event {self.id!r}: start and end must both be all-day dates or both times")
+        if self.end <= self.start:
+            raise ValueError(f"event {self.id!r}: end {self.end} is not after start {self.start}")
+        emails = [a.email for a in self.attendees]
+        dupes = sorted({e for e in emails if emails.count(e) > 1})
+        if dupes:
+            raise ValueError(f"event {self.id!r}: attendee {dupes[0]!r} is listed twice")
+        return self
+
+
+class CalendarState(ServerState):
+    """The calendars of ``owner``; all times are local to ``time_zone`` (an IANA zone name)."""
+
+    owner: str = "me@example.com"
+    time_zone: str = "Europe/Lisbon"
+    calendars: list[Calendar] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+
+    @field_validator("owner")
+    @classmethod
+    def _owner(cls, value: str) -> str:
+        return check_address(value)
+
+    @field_validator("time_zone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}; use an IANA name like Europe/Lisbon") from None
+        return value
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "CalendarState":
+        for what, values in (
+            ("calendar id", [c.id for c in self.calendars]),
+            ("calendar name", [c.name for c in self.calendars]),
+            ("event id", [e.id for e in self.events]),
+        ):
+            dupes = sorted({v for v in values if values.count(v) > 1})
+            if dupes:
+                raise ValueError(f"{what} {dupes[0]!r} is used twice")
+        if sum(c.primary for c in self.calendars) > 1:
+            raise ValueError("only one calendar can be primary")
+        ids = {c.id for c in self.calendars}
+        for event in self.events:
+            if event.calendar_id not in ids:
+                raise ValueError(f"event {event.id!r} is in unknown calendar {event.calendar_id!r}")
+        return self

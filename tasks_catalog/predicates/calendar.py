@@ -1,0 +1,88 @@
+"""Calendar primitives. A calendar is identified by its name (unique in the account); an event by its
+title (or, in eventHasAttendee, its id). Times are the state's canonical strings: ``2026-03-18T10:00``
+(local to the account's time zone) or ``2026-03-18`` for an all-day event."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from servers.calendar import CalendarState
+from servers.calendar.state import Event
+from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
+
+
+class EventExists(Args):
+    """True when some event's title equals `title` exactly (case-sensitive) and, if given, it is in the
+    calendar whose name equals `calendar` exactly, and its start equals `start` exactly as a canonical
+    time string (`2026-03-18T10:00`, or `2026-03-18` for an all-day event; no seconds, no offset)."""
+
+    title: Name
+    calendar: Name | None = None
+    start: Name | None = None
+
+
+class EventHasAttendee(Args):
+    """True when some event whose id or title equals `event` exactly lists `attendee` (an email
+    address, compared exactly and case-sensitively) among its attendees, whatever their response
+    status (a declined attendee is still listed). False when no such event exists."""
+
+    event: Name
+    attendee: Name
+
+
+class CalendarExists(Args):
+    """True when a calendar whose name equals `calendar` exactly (case-sensitive) exists."""
+
+    calendar: Name
+
+
+class EventCount(Args):
+    """True when the number of events that are in the calendar named `calendar` (if given; all
+    calendars otherwise) and whose title matches regex `title_pattern` (if given; search semantics,
+    case-sensitive) equals `count` (a number, compared numerically). False when `calendar` is given and
+    no calendar has that name, whatever `count` is."""
+
+    count: Annotated[int | float, Field(ge=0)]
+    calendar: Name | None = None
+    title_pattern: Pattern | None = None
+
+
+def _calendar_id(state: CalendarState, name: str) -> str | None:
+    return next((c.id for c in state.calendars if c.name == name), None)
+
+
+def _in_calendar(state: CalendarState, event: Event, name: str | None) -> bool:
+    return name is None or event.calendar_id == _calendar_id(state, name)
+
+
+@primitive("calendar", "eventExists", EventExists)
+def event_exists(state: CalendarState, args: EventExists) -> bool:
+    return any(
+        e.title == args.title and _in_calendar(state, e, args.calendar) and (args.start is None or e.start == args.start)
+        for e in state.events
+    )
+
+
+@primitive("calendar", "eventHasAttendee", EventHasAttendee)
+def event_has_attendee(state: CalendarState, args: EventHasAttendee) -> bool:
+    return any(
+        args.event in (e.id, e.title) and any(a.email == args.attendee for a in e.attendees) for e in state.events
+    )
+
+
+@primitive("calendar", "calendarExists", CalendarExists)
+def calendar_exists(state: CalendarState, args: CalendarExists) -> bool:
+    return _calendar_id(state, args.calendar) is not None
+
+
+@primitive("calendar", "eventCount", EventCount)
+def event_count(state: CalendarState, args: EventCount) -> bool:
+    if args.calendar is not None and _calendar_id(state, args.calendar) is None:
+        return False
+    n = sum(
+        _in_calendar(state, e, args.calendar) and (args.title_pattern is None or search(args.title_pattern, e.title))
+        for e in state.events
+    )
+    return same(args.count, n)

@@ -1,0 +1,167 @@
+import pytest
+
+from servers._kit import StateError
+from servers.calendar import CalendarState
+
+ME = "ana.silva@northwind.example"
+STATE = {
+    "owner": ME,
+    "time_zone": "Europe/Lisbon",
+    "calendars": [
+        {"id": ME, "name": "Ana Silva", "primary": True},
+        {"id": "cal_2", "name": "Sintra Offsite 2026"},
+    ],
+    "events": [
+        {"id": "evt_1", "calendar_id": ME, "title": "Budget review", "start": "2026-03-18T10:00", "end": "2026-03-18T11:00",
+         "location": "Room Tejo", "attendees": [{"email": "priya.raman@northwind.example", "response_status": "accepted"}]},
+        {"id": "evt_2", "calendar_id": ME, "title": "1:1 with Tomás", "start": "2026-03-19T15:30", "end": "2026-03-19T16:00"},
+        {"id": "evt_3", "calendar_id": "cal_2", "title": "Offsite", "start": "2026-05-12", "end": "2026-05-14"},
+    ],
+}
+
+
+def titles(events):
+    return [e["summary"] for e in events]
+
+
+def test_calendars_are_listed_created_and_deleted_with_their_events(live):
+    cal = live("calendar", STATE)
+    listed = cal.ok_json("list_calendars")
+    assert [(c["id"], c["summary"], c["primary"]) for c in listed] == [(ME, "Ana Silva", True), ("cal_2", "Sintra Offsite 2026", False)]
+    assert listed[0]["timeZone"] == "Europe/Lisbon"
+    assert cal.ok("create_calendar", summary="On-call rota") == "Calendar 'On-call rota' created with id cal_3"
+    assert "already exists (id cal_2)" in cal.error("create_calendar", summary="Sintra Offsite 2026")
+    assert cal.ok("delete_calendar", calendarId="cal_2") == "Calendar 'Sintra Offsite 2026' deleted with its 1 event(s)"
+    state = cal.state()
+    assert [c.name for c in state.calendars] == ["Ana Silva", "On-call rota"]
+    assert [e.id for e in state.events] == ["evt_1", "evt_2"]
+    assert "primary calendar cannot be deleted" in cal.error("delete_calendar", calendarId="primary")
+
+
+def test_list_events_filters_by_window_and_query_earliest_first(live):
+    cal = live("calendar", STATE)
+    assert titles(cal.ok_json("list_events", calendarId="primary")) == ["Budget review", "1:1 with Tomás"]
+    assert titles(cal.ok_json("list_events", calendarId="primary", timeMin="2026-03-18T11:00")) == ["1:1 with Tomás"]
+    assert titles(cal.ok_json("list_events", calendarId=ME, timeMax="2026-03-18T10:30")) == ["Budget review"]
+    assert titles(cal.ok_json("list_events", calendarId=ME, query="priya")) == ["Budget review"]
+    assert titles(cal.ok_json("list_events", calendarId="cal_2", timeMin="2026-05-13", timeMax="2026-05-14")) == ["Offsite"]
+    assert cal.ok_json("list_events", calendarId=ME, maxResults=1)[0]["id"] == "evt_1"
+
+
+def test_search_events_looks_in_every_calendar(live):
+    cal = live("calendar", STATE)
+    assert [e["id"] for e in cal.ok_json("search_events", query="offsite")] == ["evt_3"]
+    assert [e["id"] for e in cal.ok_json("search_events", query="room tejo")] == ["evt_1"]
+    assert cal.ok_json("search_events", query="offsite", timeMax="2026-04-01") == []
+
+
+def test_get_event_shows_attendees_and_response(live):
+    cal = live("calendar", STATE)
+    event = cal.ok_json("get_event", calendarId="primary", eventId="evt_1")
+    assert event["attendees"] == [{"email": "priya.raman@northwind.example", "responseStatus": "accepted"}]
+    assert event["allDay"] is False
+    assert "it is in 'cal_2'" in cal.error("get_event", calendarId="primary", eventId="evt_3")
+    assert "unknown event id 'evt_9'" in cal.error("get_event", calendarId="primary", eventId="evt_9")
+    assert "unknown calendar id 'cal_9'" in cal.error("get_event", calendarId="cal_9", eventId="evt_1")
+
+
+def test_create_event_normalises_times_to_the_account_zone(live):
+    cal = live("calendar", STATE)
+    text = cal.ok("create_event", calendarId="cal_2", summary="Venue visit", start="2026-04-02T08:00:00Z",
+                  end="2026-04-02T11:00:00+01:00", location="Sintra", attendees=["tomas.ferreira@northwind.example"])
+    assert text.startswith("Event 'Venue visit' created with id evt_4 in calendar cal_2")
+    event = cal.state().events[-1]
+    assert (event.start, event.end) == ("2026-04-02T09:00", "2026-04-02T11:00")
+    assert [a.email for a in event.attendees] == ["tomas.ferreira@northwind.example"]
+    cal.ok("create_event", calendarId="primary", summary="Carnival", start="2026-02-17", end="2026-02-18")
+    assert cal.state().events[-1].start == "2026-02-17"
+
+
+def test_create_event_refuses_bad_times_and_attendees(live):
+    cal = live("calendar", STATE)
+    assert "bad start" in cal.error("create_event", calendarId="primary", summary="x", start="next Tuesday", end="2026-03-18T11:00")
+    assert "end 2026-03-18T09:00 must be after start" in cal.error(
+        "create_event", calendarId="primary", summary="Standup", start="2026-03-18T10:00", end="2026-03-18T09:00")
+    assert "both be dates" in cal.error("create_event", calendarId="primary", summary="Standup", start="2026-03-18", end="2026-03-18T09:00")
+    assert "to the minute" in cal.error("create_event", calendarId="primary", summary="Standup", start="2026-03-18T10:00:30", end="2026-03-18T11:00")
+    assert "invalid attendee 'priya'" in cal.error(
+        "create_event", calendarId="primary", summary="Standup", start="2026-03-18T10:00", end="2026-03-18T10:15", attendees=["priya"])
+    assert len(cal.state().events) == 3
+
+
+def test_update_event_replaces_attendees_and_keeps_known_responses(live):
+    cal = live("calendar", STATE)
+    cal.ok("update_event", calendarId="primary", eventId="evt_1",
+           attendees=["priya.raman@northwind.example", "lena.vogt@kestrel.example"])
+    assert [(a.email, a.response_status) for a in cal.state().events[0].attendees] == [
+        ("priya.raman@northwind.example", "accepted"), ("lena.vogt@kestrel.example", "needsAction")]
+    cal.ok("update_event", calendarId="primary", eventId="evt_1", attendees=["lena.vogt@kestrel.example"])
+    assert [a.email for a in cal.state().events[0].attendees] == ["lena.vogt@kestrel.example"]
+
+
+def test_moving_only_the_start_keeps_the_duration(live):
+    cal = live("calendar", STATE)
+    cal.ok("update_event", calendarId="primary", eventId="evt_2", start="2026-03-20T09:00", summary="1:1 with Tomás (moved)")
+    event = cal.state().events[1]
+    assert (event.title, event.start, event.end) == ("1:1 with Tomás (moved)", "2026-03-20T09:00", "2026-03-20T09:30")
+    cal.ok("update_event", calendarId="cal_2", eventId="evt_3", start="2026-05-19")
+    assert (cal.state().events[2].start, cal.state().events[2].end) == ("2026-05-19", "2026-05-21")
+    cal.ok("update_event", calendarId="primary", eventId="evt_2", end="2026-03-20T10:00", description="Quarterly goals", location="Café")
+    event = cal.state().events[1]
+    assert (event.end, event.description, event.location) == ("2026-03-20T10:00", "Quarterly goals", "Café")
+
+
+def test_update_event_refuses_an_end_before_the_start(live):
+    cal = live("calendar", STATE)
+    assert "must be after start" in cal.error("update_event", calendarId="primary", eventId="evt_1", end="2026-03-18T09:00")
+    assert "blank" in cal.error("update_event", calendarId="primary", eventId="evt_1", summary="  ")
+    assert cal.state().events[0].end == "2026-03-18T11:00"
+
+
+def test_events_are_moved_between_calendars_and_deleted(live):
+    cal = live("calendar", STATE)
+    cal.ok("move_event", calendarId="primary", eventId="evt_2", destinationCalendarId="cal_2")
+    assert cal.state().events[1].calendar_id == "cal_2"
+    assert "already in calendar" in cal.error("move_event", calendarId="cal_2", eventId="evt_2", destinationCalendarId="cal_2")
+    assert "unknown calendar id" in cal.error("move_event", calendarId="cal_2", eventId="evt_2", destinationCalendarId="cal_7")
+    cal.ok("delete_event", calendarId="cal_2", eventId="evt_2")
+    assert [e.id for e in cal.state().events] == ["evt_1", "evt_3"]
+    assert "unknown event id" in cal.error("delete_event", calendarId="cal_2", eventId="evt_2")
+
+
+def test_freebusy_reports_busy_intervals_per_calendar(live):
+    cal = live("calendar", STATE)
+    busy = cal.ok_json("get_freebusy", timeMin="2026-03-18T00:00", timeMax="2026-03-20T00:00")
+    assert busy == {ME: [{"start": "2026-03-18T10:00", "end": "2026-03-18T11:00"},
+                         {"start": "2026-03-19T15:30", "end": "2026-03-19T16:00"}], "cal_2": []}
+    assert list(cal.ok_json("get_freebusy", timeMin="2026-05-01", timeMax="2026-06-01", calendarIds=["cal_2"])) == ["cal_2"]
+    assert "timeMax must be after timeMin" in cal.error("get_freebusy", timeMin="2026-03-20", timeMax="2026-03-18")
+
+
+def test_without_a_primary_calendar_primary_is_an_error(live):
+    cal = live("calendar", {"calendars": [{"id": "cal_1", "name": "Shared"}]})
+    assert "no primary calendar" in cal.error("list_events", calendarId="primary")
+
+
+def test_dump_and_reload_keep_the_digest(live):
+    cal = live("calendar", STATE)
+    cal.ok("create_event", calendarId="primary", summary="Almoço com a Joana", start="2026-03-21T13:00", end="2026-03-21T14:00")
+    state = cal.state()
+    assert CalendarState.load(state.dump()).digest() == state.digest()
+    assert CalendarState.load(STATE).digest() != state.digest()
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"time_zone": "Mars/Olympus"}, "unknown time zone"),
+        ({"events": [{**STATE["events"][0], "start": "18/03/2026 10:00"}]}, "must look like"),
+        ({"events": [{**STATE["events"][0], "end": "2026-03-18T09:00"}]}, "is not after start"),
+        ({"events": [{**STATE["events"][0], "calendar_id": "cal_9"}]}, "unknown calendar 'cal_9'"),
+        ({"calendars": STATE["calendars"] + [{"id": "cal_5", "name": "Ana Silva"}]}, "calendar name 'Ana Silva'"),
+        ({"agenda": []}, "agenda"),
+    ],
+)
+def test_a_bad_state_names_the_problem(change, problem):
+    with pytest.raises(StateError, match=problem):
+        CalendarState.load({**STATE, **change})
