@@ -154,17 +154,23 @@ class NotionTools(Toolset[NotionState]):
         self,
         query: Annotated[str, Field(description="Text to find in titles (case-insensitive); empty lists everything")] = "",
         filter: Annotated[Literal["page", "database"] | None, Field(description="Only pages or only databases")] = None,
+        include_archived: Annotated[bool, Field(description="Also list archived (trashed) objects")] = False,
     ) -> list:
         """Search the workspace by title for pages (including database rows) and databases. Archived
-        objects are left out."""
+        objects are left out unless include_archived is true."""
         q = query.casefold()
         hits: list[dict] = []
+
+        def hit(kind: str, obj: Database | Page) -> dict:
+            out = {"object": kind, "id": obj.id, "title": obj.title, "parent": self._parent_json(obj.parent_id)}
+            return out | {"archived": True} if obj.archived else out
+
         if filter in (None, "database"):
-            hits += [{"object": "database", "id": d.id, "title": d.title, "parent": self._parent_json(d.parent_id)}
-                     for d in self.state.databases if not d.archived and q in d.title.casefold()]
+            hits += [hit("database", d) for d in self.state.databases
+                     if (include_archived or not d.archived) and q in d.title.casefold()]
         if filter in (None, "page"):
-            hits += [{"object": "page", "id": p.id, "title": p.title, "parent": self._parent_json(p.parent_id)}
-                     for p in self.state.pages if not p.archived and q in p.title.casefold()]
+            hits += [hit("page", p) for p in self.state.pages
+                     if (include_archived or not p.archived) and q in p.title.casefold()]
         return hits
 
     @tool(read_only=True)

@@ -45,6 +45,8 @@ def test_search_leaves_archived_pages_out(live):
     notion = live("notion", STATE)
     notion.ok("update_page", page_id="row-sign", archived=True)
     assert notion.ok_json("search", query="signage") == []
+    found = notion.ok_json("search", query="signage", include_archived=True)
+    assert [(h["id"], h["archived"]) for h in found] == [("row-sign", True)]
 
 
 def test_retrieving_a_row_shows_its_title_column_and_values(live):
