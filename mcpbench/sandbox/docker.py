@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -37,6 +38,7 @@ DEFAULT_RELAY_IMAGE = "alpine/socat"  # operators should pin a digest
 INSIDE_HOME = "/home/agent"
 INSIDE_LINK_DIR = "/run/mcpbench/link"
 AGENT_USER = "65534:65534"
+DEFAULT_ENGINE_SOCKET = "/var/run/docker.sock"
 RELAY_READY_S = 10.0
 LOCKDOWN: dict[str, Any] = {
     "cap_drop": ["ALL"],
@@ -112,10 +114,17 @@ def _docker_client():
         raise SandboxUnavailable(
             "the docker sandbox needs the `docker` Python package (pip install docker)"
         ) from exc
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists(DEFAULT_ENGINE_SOCKET):
+        raise SandboxUnavailable(
+            f"the docker sandbox needs a Docker engine: {DEFAULT_ENGINE_SOCKET} does not exist and DOCKER_HOST is not set"
+        )
+    client = None
     try:
         client = docker.from_env()
         client.ping()
     except Exception as exc:
+        if client is not None:
+            client.close()
         raise SandboxUnavailable(f"the docker sandbox needs a reachable Docker engine: {exc}") from exc
     return client
 
