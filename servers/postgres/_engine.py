@@ -1,0 +1,232 @@
+"""The embedded SQL engine: a hardened in-memory DuckDB database loaded from, and dumped to, the state.
+
+The connection cannot reach the host: external access is disabled (no file reads or writes, no
+``COPY``, no ``ATTACH`` of files, no extension installs) and the configuration is locked so SQL
+cannot turn it back on. Every statement batch runs under a wall-clock deadline.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+from pydantic import ValidationError
+
+from servers._kit import format_validation_error
+from servers.postgres.state import PostgresState, Table, is_supported_type, supported_types_text
+
+#: Wall-clock budget of one tool call's SQL, in seconds.
+STATEMENT_TIMEOUT_S = 5.0
+#: The most rows the whole database may hold (the state is dumped after every write).
+MAX_TOTAL_ROWS = 50_000
+
+_HARDENING = (
+    "SET enable_external_access = false",
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
+    "SET allow_community_extensions = false",
+    "SET memory_limit = '256MB'",
+    "SET threads = 1",
+    "SET lock_configuration = true",
+)
+
+
+class SQLError(Exception):
+    """A statement the engine refused or failed; the message is meant for the agent."""
+
+
+def quote(identifier: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """A fresh, empty, hardened in-memory database."""
+    conn = duckdb.connect(":memory:")
+    for setting in _HARDENING:
+        conn.execute(setting)
+    return conn
+
+
+def open_database(state: PostgresState) -> duckdb.DuckDBPyConnection:
+    """A hardened database holding exactly ``state``'s tables and rows."""
+    conn = connect()
+    try:
+        for table in state.tables:
+            ddl = create_table_sql(table)
+            statements = conn.extract_statements(ddl)
+            if len(statements) != 1 or statements[0].type != duckdb.StatementType.CREATE:
+                raise SQLError(f"table {table.name!r}: a column default is not a single SQL expression")
+            conn.execute(ddl)
+            if table.rows:
+                marks = ", ".join("?" for _ in table.columns)
+                conn.executemany(f"INSERT INTO {quote(table.name)} VALUES ({marks})", table.rows)
+    except duckdb.Error as exc:
+        conn.close()
+        raise SQLError(f"the state cannot be loaded: {first_line(exc)}") from None
+    except SQLError:
+        conn.close()
+        raise
+    return conn
+
+
+def create_table_sql(table: Table) -> str:
+    parts = []
+    for column in table.columns:
+        part = f"{quote(column.name)} {column.type}"
+        if not column.nullable:
+            part += " NOT NULL"
+        if column.default is not None:
+            part += f" DEFAULT ({column.default})"
+        parts.append(part)
+    if table.primary_key:
+        parts.append(f"PRIMARY KEY ({', '.join(quote(k) for k in table.primary_key)})")
+    return f"CREATE TABLE {quote(table.name)} ({', '.join(parts)})"
+
+
+def first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+@contextmanager
+def deadline(conn: duckdb.DuckDBPyConnection, seconds: float | None = None) -> Iterator[None]:
+    """Interrupt whatever ``conn`` runs once ``seconds`` (default ``STATEMENT_TIMEOUT_S``) have passed;
+    the interruption is reported as an ``SQLError``."""
+    seconds = STATEMENT_TIMEOUT_S if seconds is None else seconds
+    timer = threading.Timer(seconds, conn.interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    except duckdb.InterruptException:
+        raise SQLError(f"cancelled: the statement ran longer than {seconds:g} s") from None
+    finally:
+        timer.cancel()
+
+
+def split(conn: duckdb.DuckDBPyConnection, sql: str) -> list[Any]:
+    """The statements of ``sql`` (an ``SQLError`` on a syntax error or when there are none)."""
+    try:
+        statements = conn.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise SQLError(str(exc).strip()) from None
+    if not statements:
+        raise SQLError("no SQL statement given")
+    return statements
+
+
+def statement_kind(statement: Any) -> str:
+    return statement.type.name
+
+
+def run_read_only(conn: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run one SELECT in a transaction that is always rolled back: ``(column names, rows)``."""
+    statements = split(conn, sql)
+    if len(statements) != 1:
+        raise SQLError(f"give exactly one statement; got {len(statements)}")
+    kind = statement_kind(statements[0])
+    if kind != "SELECT":
+        raise SQLError(f"only SELECT is allowed here (read-only); got {kind}")
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        with deadline(conn):
+            result = conn.execute(statements[0].query)
+            columns = [d[0] for d in result.description or []]
+            return columns, result.fetchall()
+    except duckdb.Error as exc:
+        raise SQLError(str(exc).strip()) from None
+    finally:
+        conn.execute("ROLLBACK")
+
+
+def catalog_problem(conn: duckdb.DuckDBPyConnection) -> str | None:
+    """Why the database holds something the state cannot represent (None when all is well)."""
+    checks = (
+        ("select schema_name from duckdb_schemas() where not internal",
+         "only the main schema is supported; CREATE SCHEMA is not"),
+        ("select table_name from duckdb_tables() where temporary or database_name <> 'memory' "
+         "or schema_name <> 'main'", "temporary tables and other schemas are not supported"),
+        ("select view_name from duckdb_views() where not internal", "views are not supported"),
+        ("select sequence_name from duckdb_sequences()", "sequences are not supported"),
+        ("select index_name from duckdb_indexes()", "indexes are not supported (tables are small)"),
+        ("select function_name from duckdb_functions() where not internal", "macros are not supported"),
+        ("select type_name from duckdb_types() where not internal", "user-defined types are not supported"),
+        ("select constraint_type from duckdb_constraints() where database_name = 'memory' "
+         "and constraint_type not in ('PRIMARY KEY', 'NOT NULL')",
+         "only PRIMARY KEY and NOT NULL constraints are supported"),
+    )
+    for sql, message in checks:
+        found = conn.execute(sql).fetchall()
+        if found:
+            return f"{message} (found {found[0][0]})"
+    for table, column, type_name in conn.execute(
+        "select table_name, column_name, data_type from duckdb_columns() "
+        "where database_name = 'memory' and schema_name = 'main'"
+    ).fetchall():
+        if not is_supported_type(type_name):
+            return (f"column {table}.{column} has type {type_name}, which this server does not store; "
+                    f"supported: {supported_types_text()}")
+    return None
+
+
+def dump(conn: duckdb.DuckDBPyConnection) -> PostgresState:
+    """The database's tables, read back into the state model (an ``SQLError`` if it does not fit)."""
+    problem = catalog_problem(conn)
+    if problem:
+        raise SQLError(problem)
+    names = [r[0] for r in conn.execute(
+        "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main' "
+        "order by table_name").fetchall()]
+    total = 0
+    tables = []
+    for name in names:
+        total += conn.execute(f"select count(*) from {quote(name)}").fetchone()[0]
+        if total > MAX_TOTAL_ROWS:
+            raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
+        columns = [
+            {"name": c, "type": t, "nullable": n, "default": d}
+            for c, t, n, d in conn.execute(
+                "select column_name, data_type, is_nullable, column_default from duckdb_columns() "
+                "where database_name = 'memory' and schema_name = 'main' and table_name = ? "
+                "order by column_index", [name]).fetchall()
+        ]
+        keys = conn.execute(
+            "select constraint_column_names from duckdb_constraints() where database_name = 'memory' "
+            "and table_name = ? and constraint_type = 'PRIMARY KEY'", [name]).fetchall()
+        rows = conn.execute(f"select * from {quote(name)} order by rowid").fetchall()
+        tables.append({"name": name, "columns": columns, "primary_key": list(keys[0][0]) if keys else [],
+                       "rows": [[to_json(v) for v in row] for row in rows]})
+    try:
+        return PostgresState.model_validate({"tables": tables})
+    except ValidationError as exc:
+        raise SQLError("the result cannot be stored: " + format_validation_error(exc, "tables")) from None
+
+
+def to_json(value: Any) -> Any:
+    """A value the engine returned, as plain JSON data (dates and times as ISO text, decimals as numbers)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, dt.timedelta)):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return str(value)

@@ -1,0 +1,144 @@
+"""Postgres state: the tables of the database, each with its typed columns and its rows.
+
+The state is what the embedded engine holds, dumped back as plain JSON: a table is a name, its
+columns (name, canonical DuckDB type, nullability, default expression), an optional primary key,
+and its rows in insertion order, each a list of JSON values aligned with the columns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated
+
+from pydantic import Field, field_validator, model_validator
+
+from servers._kit import Model, ServerState
+
+#: Column types the server stores (the canonical names DuckDB reports), besides ``DECIMAL(p,s)``.
+INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"})
+FLOAT_TYPES = frozenset({"FLOAT", "DOUBLE"})
+TEXT_TYPES = frozenset({"VARCHAR", "DATE", "TIME", "TIMESTAMP", "UUID"})
+SCALAR_TYPES = INTEGER_TYPES | FLOAT_TYPES | TEXT_TYPES | {"BOOLEAN"}
+DECIMAL = re.compile(r"^DECIMAL\(([1-9]|[1-3][0-9]),([0-9]|[1-3][0-9])\)$")
+#: The largest integer magnitude a value may have: JSON numbers are exact only up to 2**53 - 1.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+Value = int | float | str | bool | None
+Identifier = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+def is_supported_type(name: str) -> bool:
+    """True for a canonical type name this server stores, e.g. ``INTEGER`` or ``DECIMAL(10,2)``."""
+    match = DECIMAL.match(name)
+    if match:
+        return int(match.group(2)) <= int(match.group(1)) <= 38
+    return name in SCALAR_TYPES
+
+
+def supported_types_text() -> str:
+    return ", ".join(sorted(SCALAR_TYPES)) + ", DECIMAL(p,s)"
+
+
+def fold(name: str) -> str:
+    """An identifier folded for comparison: ASCII letters lower-cased, as the engine resolves names."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def value_fits(type_name: str, value: Value) -> str | None:
+    """Why ``value`` cannot be stored in a column of ``type_name`` (None when it can)."""
+    if value is None:
+        return None
+    if type_name == "BOOLEAN":
+        return None if isinstance(value, bool) else "expected true or false"
+    if isinstance(value, bool):
+        return "expected a number or string, not a boolean"
+    if type_name in INTEGER_TYPES:
+        if not isinstance(value, int):
+            return "expected an integer"
+        return None if abs(value) <= MAX_SAFE_INTEGER else f"integer beyond ±{MAX_SAFE_INTEGER}"
+    if type_name in FLOAT_TYPES or DECIMAL.match(type_name):
+        if not isinstance(value, (int, float)):
+            return "expected a number"
+        if isinstance(value, float) and not math.isfinite(value):
+            return "expected a finite number"
+        if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+            return f"integer beyond ±{MAX_SAFE_INTEGER}"
+        return None
+    return None if isinstance(value, str) else "expected a string"
+
+
+class Column(Model):
+    """One column: its name, canonical type, whether it may hold NULL, and its default (SQL text)."""
+
+    name: Identifier
+    type: str = Field(description="Canonical DuckDB type name, e.g. INTEGER, VARCHAR, DATE, DECIMAL(10,2)")
+    nullable: bool = True
+    default: str | None = Field(default=None, description="SQL expression of the column default, e.g. 'pending'")
+
+    @field_validator("type")
+    @classmethod
+    def _type_is_supported(cls, value: str) -> str:
+        if not is_supported_type(value):
+            raise ValueError(f"unsupported column type {value!r}; supported: {supported_types_text()}")
+        return value
+
+
+class Table(Model):
+    """A table: columns in order, an optional primary key, and rows aligned with the columns."""
+
+    name: Identifier
+    columns: list[Column] = Field(min_length=1)
+    primary_key: list[Identifier] = Field(default_factory=list)
+    rows: list[list[Value]] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Table":
+        names = [fold(c.name) for c in self.columns]
+        if len(set(names)) != len(names):
+            raise ValueError(f"table {self.name!r} has two columns with the same name")
+        for key in self.primary_key:
+            if fold(key) not in names:
+                raise ValueError(f"primary key column {key!r} is not a column of {self.name!r}")
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.columns):
+                raise ValueError(f"rows[{i}] of {self.name!r} has {len(row)} values for {len(self.columns)} columns")
+            for column, value in zip(self.columns, row):
+                problem = value_fits(column.type, value)
+                if value is None and not column.nullable:
+                    problem = "NULL in a NOT NULL column"
+                if problem:
+                    raise ValueError(f"rows[{i}] of {self.name!r}, column {column.name!r}: {problem}")
+        return self
+
+    def column_index(self, name: str) -> int | None:
+        """The position of column ``name`` (matched case-insensitively), or None."""
+        wanted = fold(name)
+        for i, column in enumerate(self.columns):
+            if fold(column.name) == wanted:
+                return i
+        return None
+
+
+class PostgresState(ServerState):
+    """``tables``: every table of the database's ``main`` schema, sorted by name."""
+
+    tables: list[Table] = Field(default_factory=list)
+
+    @field_validator("tables")
+    @classmethod
+    def _unique_and_sorted(cls, tables: list[Table]) -> list[Table]:
+        seen: set[str] = set()
+        for table in tables:
+            if fold(table.name) in seen:
+                raise ValueError(f"two tables are named {table.name!r} (names are case-insensitive)")
+            seen.add(fold(table.name))
+        return sorted(tables, key=lambda t: t.name)
+
+    def table(self, name: str) -> Table | None:
+        """The table called ``name`` (matched case-insensitively), or None."""
+        wanted = fold(name)
+        return next((t for t in self.tables if fold(t.name) == wanted), None)

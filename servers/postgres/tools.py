@@ -1,0 +1,154 @@
+"""Postgres tools, named after the reference Postgres MCP servers, over a real embedded SQL engine.
+
+``query`` runs one read-only SELECT; ``execute`` runs DDL/DML in one transaction that is rolled back
+as a whole on any error. The engine is DuckDB in memory with no access to the host (see ``_engine``),
+so the SQL dialect is DuckDB's, which follows PostgreSQL closely.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import duckdb
+from pydantic import Field
+
+from servers._kit import ToolError, Toolset, tool
+from servers.postgres import _engine
+from servers.postgres._engine import SQLError
+from servers.postgres.state import PostgresState, fold
+
+Sql = Annotated[str, Field(min_length=1, description="SQL text (DuckDB dialect, close to PostgreSQL)")]
+TableName = Annotated[str, Field(min_length=1, description="Table name, e.g. 'orders' (case-insensitive)")]
+
+#: Rows a read returns at most; the answer says when it was cut.
+MAX_RESULT_ROWS = 500
+#: Statement kinds ``execute`` accepts.
+WRITE_KINDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "MERGE_INTO"})
+
+
+class PostgresTools(Toolset[PostgresState]):
+    state_model = PostgresState
+
+    def __init__(self, state: PostgresState) -> None:
+        super().__init__(state)
+        try:
+            self.conn = _engine.open_database(self.state)
+        except SQLError as exc:
+            raise ValueError(str(exc)) from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _table(self, name: str):
+        table = self.state.table(name)
+        if table is None:
+            known = ", ".join(t.name for t in self.state.tables) or "none"
+            raise ToolError(f"unknown table {name!r}; tables: {known}")
+        return table
+
+    @staticmethod
+    def _rows(columns: list[str], rows: list[tuple]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "columns": columns,
+            "rows": [[_engine.to_json(v) for v in row] for row in rows[:MAX_RESULT_ROWS]],
+            "row_count": len(rows),
+        }
+        if len(rows) > MAX_RESULT_ROWS:
+            out["truncated"] = f"only the first {MAX_RESULT_ROWS} rows are shown; add LIMIT/OFFSET or a WHERE"
+        return out
+
+    # -- tools -------------------------------------------------------------------------------
+    @tool(read_only=True)
+    def query(self, sql: Sql) -> dict:
+        """Run one read-only SELECT (WITH ... SELECT allowed) and return its columns and rows as JSON.
+        Writes are refused here; use execute for INSERT/UPDATE/DELETE/CREATE/ALTER/DROP."""
+        try:
+            columns, rows = _engine.run_read_only(self.conn, sql)
+        except SQLError as exc:
+            raise ToolError(f"SQL error: {exc}") from None
+        return self._rows(columns, rows)
+
+    @tool(destructive=True)
+    def execute(self, sql: Sql) -> dict:
+        """Run one or more SQL statements (INSERT, UPDATE, DELETE, CREATE TABLE, ALTER TABLE, DROP TABLE,
+        SELECT) separated by semicolons, in a single transaction: if any statement fails, nothing is
+        changed. Reports rows affected per statement (and the rows of a SELECT). Transaction control,
+        COPY, ATTACH, SET, views, indexes and sequences are not supported."""
+        try:
+            statements = _engine.split(self.conn, sql)
+        except SQLError as exc:
+            raise ToolError(f"SQL error: {exc}") from None
+        for i, statement in enumerate(statements, 1):
+            kind = _engine.statement_kind(statement)
+            if kind not in WRITE_KINDS:
+                raise ToolError(
+                    f"statement {i} is {kind}, which execute does not accept; allowed: "
+                    f"{', '.join(sorted(WRITE_KINDS))} (each call already runs in its own transaction)"
+                )
+        report = []
+        self.conn.execute("BEGIN TRANSACTION")
+        try:
+            with _engine.deadline(self.conn):
+                for statement in statements:
+                    kind = _engine.statement_kind(statement)
+                    result = self.conn.execute(statement.query)
+                    if kind == "SELECT":
+                        columns = [d[0] for d in result.description or []]
+                        report.append({"statement": kind, **self._rows(columns, result.fetchall())})
+                    elif kind in ("INSERT", "UPDATE", "DELETE", "MERGE_INTO"):
+                        report.append({"statement": kind, "rows_affected": result.fetchone()[0]})
+                    else:
+                        report.append({"statement": kind, "status": "ok"})
+            new_state = _engine.dump(self.conn)
+        except (duckdb.Error, SQLError) as exc:
+            self.conn.execute("ROLLBACK")
+            message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)
+            raise ToolError(f"SQL error: {message}; the transaction was rolled back, nothing changed") from None
+        self.conn.execute("COMMIT")
+        self.state = new_state
+        return {"executed": len(statements), "results": report}
+
+    @tool(read_only=True)
+    def list_schemas(self) -> list:
+        """List the database's schemas with their table counts (this database has one schema, main)."""
+        return [{"schema": "main", "tables": len(self.state.tables)}]
+
+    @tool(read_only=True)
+    def list_tables(self) -> list:
+        """List every table with its number of columns and rows."""
+        return [{"table": t.name, "columns": len(t.columns), "rows": len(t.rows)} for t in self.state.tables]
+
+    @tool(read_only=True)
+    def describe_table(self, table: TableName) -> dict:
+        """Describe a table: its columns (name, type, nullable, default, primary key) and its row count."""
+        found = self._table(table)
+        keys = {fold(k) for k in found.primary_key}
+        return {
+            "table": found.name,
+            "columns": [
+                {"name": c.name, "type": c.type, "nullable": c.nullable, "default": c.default,
+                 "primary_key": fold(c.name) in keys}
+                for c in found.columns
+            ],
+            "rows": len(found.rows),
+        }
+
+    @tool(read_only=True)
+    def explain_query(self, sql: Sql) -> str:
+        """Show the engine's execution plan for one SELECT, without running it."""
+        try:
+            statements = _engine.split(self.conn, sql)
+        except SQLError as exc:
+            raise ToolError(f"SQL error: {exc}") from None
+        if len(statements) != 1 or _engine.statement_kind(statements[0]) != "SELECT":
+            raise ToolError("explain_query takes exactly one SELECT statement")
+        try:
+            with _engine.deadline(self.conn):
+                rows = self.conn.execute("EXPLAIN " + statements[0].query.rstrip().rstrip(";")).fetchall()
+        except (duckdb.Error, SQLError) as exc:
+            raise ToolError(f"SQL error: {str(exc).strip()}") from None
+        return "\n".join(str(r[1]) for r in rows)
+
+    def snapshot(self) -> PostgresState:
+        return self.state.model_copy(deep=True)

@@ -1,0 +1,136 @@
+"""Postgres primitives, over the state's tables (see ``servers/postgres/state.py``).
+
+Identifiers: table and column names are matched case-insensitively (ASCII letters only are folded),
+as the SQL engine resolves unquoted names. Values: a cell is compared with ``same`` (numbers by
+numeric value, strings exactly, no coercion between kinds; JSON ``null`` matches a NULL cell).
+Cells of DATE/TIME/TIMESTAMP/UUID columns are ISO text in the state (``"2026-03-14"``,
+``"2026-03-14 09:30:00"``); DECIMAL cells are numbers. A missing table or column makes a
+primitive false, never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from servers.postgres import PostgresState
+from servers.postgres import _engine
+from servers.postgres.state import Table, is_supported_type, supported_types_text
+from tasks_catalog.predicates._registry import NOT_IN_GOAL, Args, Name, Scalar, primitive, same
+
+
+def _canonical_type(value: str) -> str:
+    if not is_supported_type(value):
+        raise ValueError(f"not a canonical column type; use one of {supported_types_text()} (upper case, no spaces)")
+    return value
+
+
+Where = Annotated[dict[str, Scalar], Field(description="column name -> value; every pair must hold")]
+
+
+class RowExists(Args):
+    """True when table `table` exists and has at least one row in which every column named in `where`
+    holds the given value (by `same`). An empty `where` asks for any row. A `where` column the table
+    lacks makes it false."""
+
+    table: Name
+    where: Where
+
+
+class TableExists(Args):
+    """True when a table named `table` exists (case-insensitive name)."""
+
+    table: Name
+
+
+class QueryReturnsCount(Args):
+    """True when the read-only SELECT `query`, run by the SQL engine on a copy of the final state,
+    returns exactly `count` rows. A query that fails (unknown table or column, syntax error, not a
+    single SELECT) makes it false. The verifier needs the engine's SQL dialect (DuckDB)."""
+
+    query: Annotated[str, Field(min_length=1, json_schema_extra=NOT_IN_GOAL)]
+    count: Annotated[int, Field(ge=0)]
+
+
+class TableHasColumn(Args):
+    """True when table `table` has a column named `column`; with `type`, the column's type must also
+    equal it exactly. `type` is a canonical type name as the state stores it: INTEGER, BIGINT,
+    SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p,s) (no spaces), VARCHAR, BOOLEAN, DATE, TIME,
+    TIMESTAMP, UUID (so INT is INTEGER, TEXT is VARCHAR, FLOAT8 is DOUBLE)."""
+
+    table: Name
+    column: Name
+    type: Annotated[str, AfterValidator(_canonical_type)] | None = None
+
+
+class ColumnEquals(Args):
+    """True when at least one row of `table` matches `where` (as in rowExists) and, in every matching
+    row, column `column` holds `value` (by `same`; `null` for NULL). False when no row matches or the
+    table or a column is missing."""
+
+    table: Name
+    where: Where
+    column: Name
+    value: Scalar
+
+
+def _matching_rows(table: Table, where: dict[str, Scalar]) -> list[list] | None:
+    positions = {}
+    for name, value in where.items():
+        index = table.column_index(name)
+        if index is None:
+            return None
+        positions[index] = value
+    return [row for row in table.rows if all(same(v, row[i]) for i, v in positions.items())]
+
+
+@primitive("postgres", "rowExists", RowExists)
+def row_exists(state: PostgresState, args: RowExists) -> bool:
+    table = state.table(args.table)
+    if table is None:
+        return False
+    return bool(_matching_rows(table, args.where))
+
+
+@primitive("postgres", "tableExists", TableExists)
+def table_exists(state: PostgresState, args: TableExists) -> bool:
+    return state.table(args.table) is not None
+
+
+@primitive("postgres", "queryReturnsCount", QueryReturnsCount)
+def query_returns_count(state: PostgresState, args: QueryReturnsCount) -> bool:
+    try:
+        conn = _engine.open_database(state)
+    except _engine.SQLError:
+        return False
+    try:
+        _, rows = _engine.run_read_only(conn, args.query)
+    except _engine.SQLError:
+        return False
+    finally:
+        conn.close()
+    return len(rows) == args.count
+
+
+@primitive("postgres", "tableHasColumn", TableHasColumn)
+def table_has_column(state: PostgresState, args: TableHasColumn) -> bool:
+    table = state.table(args.table)
+    if table is None:
+        return False
+    index = table.column_index(args.column)
+    if index is None:
+        return False
+    return args.type is None or table.columns[index].type == args.type
+
+
+@primitive("postgres", "columnEquals", ColumnEquals)
+def column_equals(state: PostgresState, args: ColumnEquals) -> bool:
+    table = state.table(args.table)
+    if table is None:
+        return False
+    rows = _matching_rows(table, args.where)
+    index = table.column_index(args.column)
+    if not rows or index is None:
+        return False
+    return all(same(args.value, row[index]) for row in rows)

@@ -1,0 +1,200 @@
+import pytest
+
+from servers._kit import StateError
+from servers.postgres import PostgresState
+
+STATE = {
+    "tables": [
+        {
+            "name": "customers",
+            "columns": [
+                {"name": "id", "type": "INTEGER", "nullable": False},
+                {"name": "name", "type": "VARCHAR"},
+                {"name": "email", "type": "VARCHAR"},
+            ],
+            "primary_key": ["id"],
+            "rows": [[301, "Ingrid Halvorsen", "ingrid.halvorsen@fjordline.no"], [302, "Mateo Quispe", None]],
+        },
+        {
+            "name": "invoices",
+            "columns": [
+                {"name": "id", "type": "INTEGER", "nullable": False},
+                {"name": "customer_id", "type": "INTEGER"},
+                {"name": "amount", "type": "DECIMAL(10,2)"},
+                {"name": "issued_on", "type": "DATE"},
+                {"name": "status", "type": "VARCHAR", "default": "'open'"},
+            ],
+            "primary_key": ["id"],
+            "rows": [[2291, 301, 149.5, "2026-03-03", "paid"], [2292, 302, 80, "2026-03-09", "open"]],
+        },
+    ]
+}
+
+
+def rows_of(state, name):
+    return state.table(name).rows
+
+
+def test_query_returns_columns_and_json_rows(live):
+    pg = live("postgres", STATE)
+    result = pg.ok_json("query", sql="SELECT id, amount, issued_on FROM invoices ORDER BY id")
+    assert result == {
+        "columns": ["id", "amount", "issued_on"],
+        "rows": [[2291, 149.5, "2026-03-03"], [2292, 80.0, "2026-03-09"]],
+        "row_count": 2,
+    }
+
+
+def test_query_refuses_writes_and_leaves_the_state_alone(live):
+    pg = live("postgres", STATE)
+    before = pg.state().digest()
+    assert "only SELECT" in pg.error("query", sql="DELETE FROM invoices")
+    assert "exactly one statement" in pg.error("query", sql="SELECT 1; SELECT 2")
+    assert pg.state().digest() == before
+
+
+def test_a_long_result_is_cut_and_says_so(live):
+    pg = live("postgres", STATE)
+    result = pg.ok_json("query", sql="SELECT * FROM range(700)")
+    assert result["row_count"] == 700 and len(result["rows"]) == 500 and "first 500" in result["truncated"]
+
+
+def test_execute_changes_rows_and_reports_what_it_did(live):
+    pg = live("postgres", STATE)
+    report = pg.ok_json(
+        "execute",
+        sql="UPDATE invoices SET status = 'refunded' WHERE id = 2291; "
+        "INSERT INTO invoices (id, customer_id, amount, issued_on) VALUES (2293, 302, 12.75, '2026-04-01')",
+    )
+    assert report["results"] == [
+        {"statement": "UPDATE", "rows_affected": 1},
+        {"statement": "INSERT", "rows_affected": 1},
+    ]
+    rows = rows_of(pg.state(), "invoices")
+    assert rows[0][4] == "refunded"
+    assert rows[2] == [2293, 302, 12.75, "2026-04-01", "open"]
+
+
+def test_execute_creates_alters_and_drops_tables(live):
+    pg = live("postgres", STATE)
+    pg.ok("execute", sql="CREATE TABLE refunds (id INT PRIMARY KEY, invoice_id INT NOT NULL, amount NUMERIC(10,2), reason TEXT)")
+    pg.ok("execute", sql="ALTER TABLE customers ADD COLUMN loyalty_points BIGINT DEFAULT 0")
+    state = pg.state()
+    refunds = state.table("refunds")
+    assert [(c.name, c.type, c.nullable) for c in refunds.columns] == [
+        ("id", "INTEGER", False), ("invoice_id", "INTEGER", False), ("amount", "DECIMAL(10,2)", True),
+        ("reason", "VARCHAR", True),
+    ]
+    assert refunds.primary_key == ["id"]
+    assert rows_of(state, "customers")[0] == [301, "Ingrid Halvorsen", "ingrid.halvorsen@fjordline.no", 0]
+    pg.ok("execute", sql="DROP TABLE refunds")
+    assert pg.state().table("refunds") is None
+
+
+def test_a_failing_statement_rolls_back_the_whole_call(live):
+    pg = live("postgres", STATE)
+    before = pg.state().digest()
+    msg = pg.error("execute", sql="UPDATE invoices SET status = 'void'; INSERT INTO invoices (id) VALUES (2291)")
+    assert "SQL error" in msg and "rolled back" in msg
+    assert pg.state().digest() == before
+    assert pg.ok_json("query", sql="SELECT count(*) FROM invoices WHERE status = 'void'")["rows"] == [[0]]
+
+
+def test_sql_errors_come_back_as_tool_errors(live):
+    pg = live("postgres", STATE)
+    assert "syntax error" in pg.error("query", sql="SELEC * FROM invoices")
+    assert "refunds" in pg.error("query", sql="SELECT * FROM refunds")
+    assert "no SQL statement" in pg.error("execute", sql=";")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/hostname')",
+        "SELECT * FROM glob('/etc/*')",
+    ],
+)
+def test_host_files_cannot_be_read(live, sql):
+    pg = live("postgres", STATE)
+    assert "disabled by configuration" in pg.error("query", sql=sql)
+
+
+def test_host_files_cannot_be_written_or_attached(live, tmp_path):
+    pg = live("postgres", STATE)
+    target = tmp_path / "dump.csv"
+    assert "COPY" in pg.error("execute", sql=f"COPY invoices TO '{target}'")
+    assert "disabled by configuration" in pg.error(
+        "execute", sql=f"CREATE TABLE leak AS SELECT * FROM read_csv('{tmp_path}/x.csv')"
+    )
+    assert "ATTACH" in pg.error("execute", sql=f"ATTACH '{tmp_path}/other.db'")
+    assert "SET" in pg.error("execute", sql="SET enable_external_access = true")
+    assert not target.exists()
+
+
+def test_the_locked_configuration_cannot_be_reopened_from_a_select(live):
+    pg = live("postgres", STATE)
+    result = pg.ok_json("query", sql="SELECT current_setting('enable_external_access')")
+    assert result["rows"] == [[False]]
+
+
+def test_objects_the_state_cannot_hold_are_refused_and_rolled_back(live):
+    pg = live("postgres", STATE)
+    before = pg.state().digest()
+    assert "views are not supported" in pg.error("execute", sql="CREATE VIEW v AS SELECT * FROM invoices")
+    assert "temporary tables" in pg.error("execute", sql="CREATE TEMP TABLE scratch (a INT)")
+    assert "does not store" in pg.error("execute", sql="CREATE TABLE tags (labels VARCHAR[])")
+    assert "constraints" in pg.error("execute", sql="CREATE TABLE u (email VARCHAR UNIQUE)")
+    assert "TRANSACTION" in pg.error("execute", sql="BEGIN; DELETE FROM invoices; COMMIT")
+    assert pg.state().digest() == before
+
+
+def test_a_runaway_statement_is_cancelled(live, monkeypatch):
+    from servers.postgres import _engine
+
+    monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
+    pg = live("postgres", STATE)
+    assert "cancelled" in pg.error("query", sql="SELECT count(*) FROM range(100000000000) a, range(1000) b")
+
+
+def test_listing_and_describing_tables(live):
+    pg = live("postgres", STATE)
+    assert pg.ok_json("list_schemas") == [{"schema": "main", "tables": 2}]
+    assert pg.ok_json("list_tables") == [
+        {"table": "customers", "columns": 3, "rows": 2},
+        {"table": "invoices", "columns": 5, "rows": 2},
+    ]
+    described = pg.ok_json("describe_table", table="INVOICES")
+    assert described["table"] == "invoices" and described["rows"] == 2
+    assert described["columns"][4] == {
+        "name": "status", "type": "VARCHAR", "nullable": True, "default": "'open'", "primary_key": False,
+    }
+    assert described["columns"][0]["primary_key"] is True
+    assert "unknown table 'refunds'" in pg.error("describe_table", table="refunds")
+
+
+def test_explain_shows_a_plan_without_running_writes(live):
+    pg = live("postgres", STATE)
+    assert "invoices" in pg.ok("explain_query", sql="SELECT * FROM invoices WHERE amount > 100")
+    assert "exactly one SELECT" in pg.error("explain_query", sql="DELETE FROM invoices")
+
+
+def test_dump_and_reload_keep_the_digest(live):
+    pg = live("postgres", STATE)
+    pg.ok("execute", sql="CREATE TABLE notes (noted_at TIMESTAMP, body VARCHAR, score DOUBLE, ok BOOLEAN, t TIME)")
+    pg.ok("execute", sql="INSERT INTO notes VALUES ('2026-03-14 09:30:00', 'Übergabe ✓', 0.1, true, '08:15:00')")
+    state = pg.state()
+    again = live("postgres", state.dump())
+    again.ok("execute", sql="UPDATE notes SET ok = ok")
+    assert again.state().digest() == state.digest()
+    assert PostgresState.load(state.dump()).digest() == state.digest()
+    assert PostgresState.load(STATE).digest() != state.digest()
+
+
+def test_a_bad_state_names_the_field():
+    with pytest.raises(StateError, match="type"):
+        PostgresState.load({"tables": [{"name": "t", "columns": [{"name": "a", "type": "JSONB"}]}]})
+    with pytest.raises(StateError, match="rows"):
+        PostgresState.load({"tables": [{"name": "t", "columns": [{"name": "a", "type": "INTEGER"}], "rows": [["x"]]}]})
+    with pytest.raises(StateError, match="same name"):
+        PostgresState.load({"tables": [{"name": "t", "columns": [{"name": "a", "type": "DATE"}, {"name": "A", "type": "DATE"}]}]})
