@@ -129,6 +129,11 @@ class LocalSandbox:
         return env
 
     async def run(self, spec: AgentProcess) -> ProcessOutcome:
+        if spec.gateway_port is not None and spec.gateway_port < 1024:
+            raise SandboxUnavailable(
+                f"gateway port {spec.gateway_port} is privileged: the sandbox drops the capability to listen on "
+                "ports below 1024, so serve the gateway on an unprivileged port"
+            )
         t0 = time.perf_counter()
         started_at = datetime.now(UTC)
         notes: list[str] = []
