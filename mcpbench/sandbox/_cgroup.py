@@ -3,7 +3,7 @@
 Both hierarchies are supported, chosen by what is mounted: cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``
 exists) or cgroup v1 (one mount per controller under ``/sys/fs/cgroup/<controller>``). A run's group is
 ``mcpbench/<run id>`` under each root. The spawned child moves *itself* into the group before it execs
-(``enter_from_child``), so nothing the agent forks can start outside it.
+(see ``_limits.entry_prefix``), so nothing the agent forks can start outside it.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class RunCgroup:
     def __init__(self, version: int, dirs: list[Path]) -> None:
         self.version = version
         self.dirs = dirs  # v2: one directory; v1: memory, pids, cpu in that order
-        self._procs_files = [os.fsencode(d / "cgroup.procs") for d in dirs]
+        self.procs_files = [str(d / "cgroup.procs") for d in dirs]  # where a process joins the group
 
     @property
     def label(self) -> str:
@@ -92,15 +92,6 @@ class RunCgroup:
         _write(pids / "pids.max", limits.pids)
         _write(cpu / "cpu.cfs_period_us", CPU_PERIOD_US)
         _write(cpu / "cpu.cfs_quota_us", quota)
-
-    def enter_from_child(self) -> None:
-        """Called in the forked child before exec (``preexec_fn``): move this very process in."""
-        for path in self._procs_files:
-            fd = os.open(path, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")
-            finally:
-                os.close(fd)
 
     def pids(self) -> list[int]:
         found: set[int] = set()

@@ -1,37 +1,54 @@
-"""What the spawned child does to itself before exec, and how a watched process becomes an outcome."""
+"""How the spawned process limits itself before the agent exists, and how a watched process becomes an outcome.
+
+The limits are applied by a one-line ``/bin/sh`` entry that joins the run's cgroup (writing ``0``, i.e.
+itself, into each ``cgroup.procs``), sets rlimits with ``ulimit`` and then ``exec``s the sandbox. A shell
+rather than a ``preexec_fn``: without Python code to run in the child, ``subprocess`` can use ``vfork``,
+which keeps each spawn to about a millisecond instead of a full fork of the harness blocking the event
+loop (measured: 27 ms per spawn under load with a ``preexec_fn``).
+"""
 
 from __future__ import annotations
 
-import resource
-from collections.abc import Callable
+import shlex
 from datetime import datetime, timedelta
 
 from ._cgroup import RunCgroup
 from ._supervise import Watched
 from .interface import ProcessOutcome, ResourceLimits
 
+ENTRY_FAILED = 125
+ENTRY_MARKER = "mcpbench-sandbox-entry:"
 
-def child_setup(cgroup: RunCgroup | None, limits: ResourceLimits | None) -> Callable[[], None]:
-    """A ``preexec_fn``: join the run's cgroup (so every descendant is born inside it), then set rlimits.
+
+def entry_prefix(cgroup: RunCgroup | None, limits: ResourceLimits | None) -> list[str]:
+    """The argv prefix that joins ``cgroup`` (so every descendant is born inside it) and sets rlimits.
 
     No core dumps ever; file size always bounded. Without a cgroup, RLIMIT_AS stands in for the memory
     limit (a cruder bound: it counts address space, not resident memory). ``limits=None`` (the
-    unisolated backend) sets only the core-dump limit.
+    unisolated backend) sets only the core-dump limit. A failure exits ``ENTRY_FAILED`` with
+    ``ENTRY_MARKER`` on stderr, before anything of the agent ran.
     """
+    steps = []
+    for path in cgroup.procs_files if cgroup is not None else []:
+        steps.append((f"echo 0 > {shlex.quote(path)}", f"cannot join cgroup {path}"))
+    steps.append(("ulimit -c 0", "cannot disable core dumps"))
+    if limits is not None:
+        steps.append((f"ulimit -f {limits.file_size_mb * 2048}", "cannot limit file size"))  # 512-byte blocks
+        if cgroup is None:
+            steps.append((f"ulimit -v {limits.memory_mb * 1024}", "cannot limit address space"))  # KiB
+    script = "; ".join(
+        f"{{ {command}; }} 2>/dev/null || {{ echo {shlex.quote(f'{ENTRY_MARKER} {why}')} >&2; exit {ENTRY_FAILED}; }}"
+        for command, why in steps
+    )
+    return ["/bin/sh", "-c", f'{script}; exec "$@"', "mcpbench-entry"]
 
-    file_size = None if limits is None else limits.file_size_mb * 1024 * 1024
-    address_space = None if limits is None or cgroup is not None else limits.memory_mb * 1024 * 1024
 
-    def setup() -> None:
-        if cgroup is not None:
-            cgroup.enter_from_child()
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if file_size is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
-        if address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-
-    return setup
+def entry_failure(watched: Watched) -> str | None:
+    """The entry's own error message, if the run never got past it."""
+    text = watched.stderr.text()
+    if watched.returncode == ENTRY_FAILED and text.startswith(ENTRY_MARKER):
+        return text.strip()
+    return None
 
 
 def outcome(

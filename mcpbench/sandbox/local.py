@@ -153,15 +153,14 @@ class LocalSandbox:
             async with contextlib.AsyncExitStack() as stack:
                 if link_dir is not None:
                     await stack.enter_async_context(GatewayLink(link_dir / "gateway.sock", spec.gateway_port))
-                preexec = _limits.child_setup(cgroup, spec.limits)
                 proc = await asyncio.create_subprocess_exec(
+                    *_limits.entry_prefix(cgroup, spec.limits),
                     *argv,
                     stdin=asyncio.subprocess.PIPE if spec.stdin is not None else asyncio.subprocess.DEVNULL,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,
                     env={},
                     start_new_session=True,
-                    preexec_fn=preexec,
                 )
                 startup_ms = (time.perf_counter() - t0) * 1000
 
@@ -174,12 +173,9 @@ class LocalSandbox:
                 watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree)
             usage = cgroup.usage() if cgroup is not None else None
         finally:
-            if cgroup is not None:
-                try:
-                    cgroup.remove()
-                except OSError as exc:
-                    log.warning("could not remove cgroup %s: %s", cgroup.dirs[0], exc)
-            shutil.rmtree(private, ignore_errors=True)
+            await asyncio.to_thread(_clean_up, cgroup, private)  # rmdir of a memory cgroup takes ms
+        if failure := _limits.entry_failure(watched):
+            raise SandboxUnavailable(f"the local sandbox could not apply the run's limits: {failure}")
         return _limits.outcome(
             self.name,
             watched,
@@ -200,3 +196,12 @@ class LocalSandbox:
             notes.append(f"cgroups unavailable ({exc}); memory bounded by RLIMIT_AS, pids and CPU unbounded")
             log.warning("sandbox limits fall back to rlimits: %s", exc)
             return None
+
+
+def _clean_up(cgroup: RunCgroup | None, private: Path) -> None:
+    if cgroup is not None:
+        try:
+            cgroup.remove()
+        except OSError as exc:
+            log.warning("could not remove cgroup %s: %s", cgroup.dirs[0], exc)
+    shutil.rmtree(private, ignore_errors=True)

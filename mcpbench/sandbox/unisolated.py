@@ -47,6 +47,7 @@ class UnisolatedSandbox:
                 env[MCP_URL_ENV] = spec.mcp_url
             env.update(spec.env)
             proc = await asyncio.create_subprocess_exec(
+                *_limits.entry_prefix(None, None),
                 *spec.argv,
                 stdin=asyncio.subprocess.PIPE if spec.stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -54,7 +55,6 @@ class UnisolatedSandbox:
                 cwd=home,
                 env=env,
                 start_new_session=True,
-                preexec_fn=_limits.child_setup(None, None),
             )
             startup_ms = (time.perf_counter() - t0) * 1000
 

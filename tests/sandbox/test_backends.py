@@ -126,3 +126,10 @@ def test_cgroup_v1_groups_carry_the_limits_and_are_removed():
     finally:
         group.remove()
     assert not any(d.exists() for d in group.dirs)
+
+
+def test_a_cgroup_the_sandbox_cannot_join_is_unavailable_not_an_agent_failure(tmp_path, monkeypatch):
+    vanished = RunCgroup(1, [tmp_path / "memory-gone", tmp_path / "pids-gone", tmp_path / "cpu-gone"])
+    monkeypatch.setattr(RunCgroup, "create", lambda *args, **kwargs: vanished)
+    with pytest.raises(SandboxUnavailable, match="cannot join cgroup .*memory-gone"):
+        run_agent(LocalSandbox(), python_agent("print('agent ran')", timeout_s=10))
