@@ -62,6 +62,9 @@ class ProcessAgent:
     argv: tuple[str, ...]
     baseline: str | None = None
     limits: ResourceLimits = ResourceLimits()
+    #: extra host paths the agent may read, and extra environment (e.g. a library path)
+    readonly_paths: tuple[str, ...] = ()
+    extra_env: tuple[tuple[str, str], ...] = ()
 
     def process(self, job: AgentJob, gateway_port: int) -> AgentProcess:
         if self.baseline is not None:
@@ -74,10 +77,11 @@ class ProcessAgent:
         else:
             stdin = job.task.goal
             env = job.env()
-            exe = Path(self.argv[0])
-            readonly = (str(exe.resolve().parent),) if exe.is_absolute() or "/" in self.argv[0] else ()
-        return AgentProcess(argv=list(self.argv), env=env, stdin=stdin, gateway_port=gateway_port,
-                            timeout_s=job.task.timeout_s, limits=self.limits, readonly_paths=readonly)
+            # The folders of the program and of any file it is given (a script) must be readable.
+            readonly = tuple(sorted({str(Path(a).resolve().parent) for a in self.argv if "/" in a and Path(a).exists()}))
+        return AgentProcess(argv=list(self.argv), env={**env, **dict(self.extra_env)}, stdin=stdin,
+                            gateway_port=gateway_port, timeout_s=job.task.timeout_s, limits=self.limits,
+                            readonly_paths=readonly + self.readonly_paths)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,2 @@
+"""Dies with an exception before doing anything."""
+raise RuntimeError("agent crashed on purpose")

