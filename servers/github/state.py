@@ -52,6 +52,7 @@ class Commit(Model):
     sha: str = Field(pattern=r"^[0-9a-f]{7,40}$")
     message: str = Field(min_length=1)
     author: str
+    removed: list[str] = Field(default_factory=list, description="Paths this commit deleted")
 
 
 class Branch(Model):

@@ -67,10 +67,10 @@ class GithubTools(Toolset[GithubState]):
             raise ToolError(f"unknown pull request #{number} in {repo.full_name}")
         return pr
 
-    def _commit(self, repo: Repository, branch: Branch, message: str, *salt: str) -> Commit:
+    def _commit(self, repo: Repository, branch: Branch, message: str, *salt: str, removed: str | None = None) -> Commit:
         parent = branch.commits[0].sha if branch.commits else ""
         sha = commit_sha(repo.full_name, branch.name, parent, message, *salt)
-        return Commit(sha=sha, message=message, author=self.state.viewer)
+        return Commit(sha=sha, message=message, author=self.state.viewer, removed=[removed] if removed else [])
 
     @staticmethod
     def _path(path: str) -> str:
@@ -241,7 +241,7 @@ class GithubTools(Toolset[GithubState]):
             raise ToolError(f"branch {b.name} of {r.full_name} is protected; change it through a pull request")
         if path not in b.files:
             raise ToolError(f"no file '{path}' on branch {b.name} of {r.full_name}")
-        commit = self._commit(r, b, message, "delete", path)
+        commit = self._commit(r, b, message, "delete", path, removed=path)
         b.files = {p: t for p, t in b.files.items() if p != path}
         b.commits = [commit, *b.commits]
         return {"commit": commit.sha, "deleted": path, "branch": b.name}
@@ -378,7 +378,7 @@ class GithubTools(Toolset[GithubState]):
         commit_title: Annotated[str | None, Field(max_length=256)] = None,
         commit_message: Text | None = None,
     ) -> dict:
-        """Merge an open pull request into its base branch. Files added or changed on the head branch are brought into the base."""
+        """Merge an open pull request into its base branch: files added or changed on the head branch are brought into the base, and files its new commits deleted are deleted there."""
         r = self._repo(owner, repo)
         pr = self._pull(r, pullNumber)
         if pr.merged:
@@ -391,22 +391,23 @@ class GithubTools(Toolset[GithubState]):
         if not new:
             raise ToolError(f"pull request #{pullNumber} has no commits to merge")
         top = base.commits[0].sha if base.commits else ""
+        deleted = {p for c in new for p in c.removed if p not in head.files}
         if merge_method == "squash":
             title = commit_title or f"{pr.title} (#{pr.number})"
             body = commit_message if commit_message is not None else "\n".join(f"* {c.message}" for c in reversed(new))
             message = f"{title}\n\n{body}".rstrip()
             added = [Commit(sha=commit_sha(r.full_name, "squash", top, *(c.sha for c in new)), message=message,
-                            author=self.state.viewer)]
+                            author=self.state.viewer, removed=sorted(deleted))]
         elif merge_method == "rebase":
-            added = [Commit(sha=commit_sha(r.full_name, "rebase", top, c.sha), message=c.message, author=c.author)
-                     for c in new]
+            added = [Commit(sha=commit_sha(r.full_name, "rebase", top, c.sha), message=c.message, author=c.author,
+                            removed=c.removed) for c in new]
         else:
             title = commit_title or f"Merge pull request #{pr.number} from {r.owner}/{pr.head}"
             body = commit_message if commit_message is not None else pr.title
             merge = Commit(sha=commit_sha(r.full_name, "merge", top, new[0].sha), message=f"{title}\n\n{body}".rstrip(),
                            author=self.state.viewer)
             added = [merge, *new]
-        base.files = {**base.files, **head.files}
+        base.files = {p: t for p, t in {**base.files, **head.files}.items() if p not in deleted}
         base.commits = [*added, *base.commits]
         merged = PullRequest.model_validate(
             {**pr.model_dump(), "state": "closed", "merged": True, "merge_commit_sha": added[0].sha}

@@ -257,3 +257,15 @@ def test_a_bad_state_names_the_field():
         GithubState.load(dup)
     with pytest.raises(StateError, match="repos"):
         GithubState.load({"repos": [{"owner": "o", "name": "x", "stars": 3}]})
+
+
+def test_a_file_deleted_on_the_head_branch_is_deleted_on_merge(live):
+    gh = live("github", STATE)
+    gh.ok("create_branch", **OWNER, branch="move-readme")
+    gh.ok("create_or_update_file", **OWNER, path="docs/README.md", content="# Tidewatch\n", message="Move README", branch="move-readme")
+    gh.ok("delete_file", **OWNER, path="README.md", message="Remove old README", branch="move-readme")
+    gh.ok("create_pull_request", **OWNER, title="Move README into docs", head="move-readme", base="main")
+    gh.ok("merge_pull_request", **OWNER, pullNumber=4)
+    main = repo(gh.state()).branch("main")
+    assert "docs/README.md" in main.files and "README.md" not in main.files
+    assert "src/alerts.py" in main.files
