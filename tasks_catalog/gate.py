@@ -67,6 +67,7 @@ def literal_problems(task: Task) -> list[str]:
     """Literals the predicate checks that the goal does not name."""
     problems = []
     for path, value, is_pattern in goal_literals(task.success):
+        path = "$.success" + path[1:]  # goal_literals' paths are relative to the predicate
         if is_pattern:
             bare = value.strip("^$")
             if re.search(bare, task.goal) is None and bare not in task.goal:
@@ -95,7 +96,7 @@ async def gate_task(task: Task, extra: ExtraVerifier | None = None) -> GateResul
     spec = get_spec(task.server)
     initial = spec.state_model.load(task.initial_state)
     verdicts: list[tuple[str, Any, bool]] = []  # (what, state, required verdict)
-    verdicts.append(("the initial state", initial, False))
+    verdicts.append(("on the initial state", initial, False))
 
     final, errors = await apply_calls(task, task.reference_solution)
     if errors:

@@ -1,8 +1,12 @@
 """Attestation hashes: SHA-256 over a task's canonical JSON (RFC 8785, the JSON Canonicalization Scheme).
 
-What is hashed is the task document without ``$schema`` (an editor hint that depends on where the
-file lives). Anyone can recompute a hash with any RFC 8785 implementation: drop ``$schema``,
-canonicalise, SHA-256, hex.
+What is hashed is the task document as the task model reads it (every field, defaults filled in,
+as ``Task.to_json`` writes it) without ``$schema`` (an editor hint that depends on where the file
+lives). So a task hashes the same whether it is hashed as a ``Task``, as the file it was loaded from,
+or as the file ``Task.to_json`` writes, and a hand-written file that leaves out a default (e.g.
+``"faults": []``) hashes like one that spells it out. Anyone can recompute a hash from a published
+plaintext (written by ``Task.to_json``) with any RFC 8785 implementation: drop ``$schema``,
+canonicalise, SHA-256, hex. A document that is not a valid task is hashed as it is.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import hashlib
 from typing import Any
 
 import rfc8785
+from pydantic import ValidationError
 
 from tasks_catalog.schema import Task
 
@@ -24,7 +29,18 @@ def canonical_json(value: Any) -> bytes:
 
 
 def task_document(task: Task | dict[str, Any]) -> dict[str, Any]:
-    doc = task.to_json() if isinstance(task, Task) else dict(task)
+    """What is hashed: the task as ``Task.to_json`` writes it (the document itself when it is not a
+    valid task), without ``$schema``."""
+    if not isinstance(task, Task):
+        if not isinstance(task, dict):
+            raise ValueError(f"a task document is a JSON object, not {type(task).__name__}")
+        try:
+            task = Task.model_validate(task)
+        except ValidationError:
+            doc = dict(task)
+            doc.pop("$schema", None)
+            return doc
+    doc = task.to_json()
     doc.pop("$schema", None)
     return doc
 

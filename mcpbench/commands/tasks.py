@@ -13,7 +13,12 @@ DEV_DIR = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
 
 @click.group()
 def tasks() -> None:
-    """Work with task files: validate, hash, schema."""
+    """Work with task files: validate, hash, schema.
+
+    \b
+    Example:
+      mcpbench tasks validate tasks_catalog/dev
+    """
 
 
 @tasks.command()

@@ -1,0 +1,166 @@
+"""The acceptance gate: the dev set passes; a corrupted task fails, named, with the reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from mcpbench.cli import main
+from tasks_catalog.gate import validate_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV_DIR = ROOT / "tasks_catalog" / "dev"
+DEV_TASK = DEV_DIR / "filesystem" / "fs-archive-meeting-notes.json"
+TASK_ID = "fs-archive-meeting-notes"
+
+
+def _doc() -> dict[str, Any]:
+    return json.loads(DEV_TASK.read_text(encoding="utf-8"))
+
+
+def _copy(tmp_path: Path, doc: dict[str, Any] | None = None, name: str = "task.json") -> Path:
+    """A tmp copy of the filesystem dev task (never modify tasks_catalog/dev in place)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / name
+    if doc is None:
+        shutil.copyfile(DEV_TASK, path)
+    else:
+        path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def _reasons(tmp_path: Path, doc: dict[str, Any]) -> list[str]:
+    results, total = validate_paths([_copy(tmp_path, doc)])
+    assert total == 1
+    (result,) = results
+    assert result.task_id == doc["id"]
+    assert not result.ok
+    return result.reasons
+
+
+def test_the_whole_dev_set_passes_the_gate():
+    results, total = validate_paths([DEV_DIR])
+    failing = {r.task_id: r.reasons for r in results if not r.ok}
+    assert failing == {}
+    assert total >= 1 and len(results) == total
+
+
+def test_a_copy_of_a_dev_task_passes_the_gate(tmp_path):
+    results, total = validate_paths([_copy(tmp_path)])
+    assert total == 1 and results[0].ok and results[0].task_id == TASK_ID
+
+
+def test_a_negated_predicate_fails_the_gate_naming_the_task(tmp_path):
+    doc = _doc()
+    doc["success"] = {"not": doc["success"]}
+    reasons = _reasons(tmp_path, doc)
+    assert "predicate is true on the initial state; it must be false" in " ".join(reasons)
+    assert any("after the reference solution" in r and "must be true" in r for r in reasons)
+
+
+def test_a_flipped_literal_that_the_reference_no_longer_satisfies_fails_the_gate(tmp_path):
+    doc = _doc()
+    doc["success"]["all"][0]["filesystem.fileExists"]["path"] = "archive/2026/2026-03-21-hiring-sync.md"
+    doc["goal"] += " (archive/2026/2026-03-21-hiring-sync.md)"  # keep the goal naming it: only the verdict fails
+    reasons = _reasons(tmp_path, doc)
+    assert reasons == ["predicate is false after the reference solution; it must be true"]
+
+
+def test_a_wrong_solution_that_succeeds_fails_the_gate(tmp_path):
+    doc = _doc()
+    doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
+    reasons = _reasons(tmp_path, doc)
+    assert reasons == ["predicate is true after wrong solution 3 (is in fact the right solution); it must be false"]
+
+
+def test_a_goal_that_does_not_name_a_checked_literal_fails_the_gate(tmp_path):
+    doc = _doc()
+    doc["success"]["all"].append({"filesystem.fileExists": {"path": "archive/2025/2025-11-02-offsite.md"}})
+    reasons = _reasons(tmp_path, doc)
+    assert len(reasons) == 1
+    assert reasons[0] == ('goal does not name $.success.all[4]["filesystem.fileExists"].path = '
+                          "'archive/2025/2025-11-02-offsite.md'")
+
+
+def test_a_goal_that_does_not_match_a_checked_pattern_fails_the_gate(tmp_path):
+    doc = _doc()
+    doc["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = "until Q3"
+    reasons = _reasons(tmp_path, doc)
+    assert len(reasons) == 1
+    assert "pattern 'until Q3' matches nowhere in the goal" in reasons[0]
+
+
+def test_a_reference_solution_that_errors_fails_the_gate(tmp_path):
+    doc = _doc()
+    doc["reference_solution"][1]["arguments"]["source"] = "notes/2026-03-15-budget-review.md"
+    reasons = _reasons(tmp_path, doc)
+    assert reasons[0].startswith("reference solution: call 2 (move_file) failed")
+
+
+def test_a_task_that_does_not_load_fails_the_gate_and_the_others_are_still_gated(tmp_path):
+    bad = _doc()
+    bad["id"] = "fs-broken-predicate"
+    bad["success"] = {"all": []}
+    _copy(tmp_path, name="good.json")
+    _copy(tmp_path, bad, name="bad.json")
+    results, total = validate_paths([tmp_path])
+    assert total == 2
+    verdicts = {r.task_id: r.ok for r in results}
+    assert verdicts == {TASK_ID: True, "fs-broken-predicate": False}
+    (broken,) = [r for r in results if not r.ok]
+    assert broken.reasons == ["$.success.all: 'all' takes a non-empty list of predicates"]
+
+
+def test_validate_exits_0_when_every_task_passes(tmp_path):
+    _copy(tmp_path)
+    result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1] == "1 valid, 0 failed, 1 tasks (verifiers: python)"
+
+
+def test_validate_exits_1_and_prints_one_line_per_failing_reason(tmp_path):
+    doc = _doc()
+    doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
+    _copy(tmp_path, doc)
+    result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith(f"FAIL {TASK_ID}: predicate is true after wrong solution 3")
+    assert lines[-1] == "0 valid, 1 failed, 1 tasks (verifiers: python)"
+
+
+def test_validate_exits_1_when_there_are_no_tasks(tmp_path):
+    result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "0 tasks" in result.output
+
+
+def test_validate_json_reports_every_task(tmp_path):
+    doc = _doc()
+    doc["id"] = "fs-negated"
+    doc["success"] = {"not": doc["success"]}
+    _copy(tmp_path, name="good.json")
+    _copy(tmp_path, doc, name="negated.json")
+    result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", "--json", str(tmp_path)])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert set(report) == {"tasks", "valid", "failed", "verifiers", "results"}
+    assert (report["tasks"], report["valid"], report["failed"]) == (2, 1, 1)
+    assert report["verifiers"] == ["python"]
+    by_task = {r["task"]: r for r in report["results"]}
+    assert set(by_task) == {TASK_ID, "fs-negated"}
+    assert by_task[TASK_ID] == {"task": TASK_ID, "ok": True, "reasons": []}
+    assert by_task["fs-negated"]["ok"] is False
+    assert by_task["fs-negated"]["reasons"] and all(isinstance(r, str) for r in by_task["fs-negated"]["reasons"])
+
+
+def test_validate_json_exits_0_when_every_task_passes(tmp_path):
+    _copy(tmp_path)
+    result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", "--json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["tasks"], report["valid"], report["failed"]) == (1, 1, 0)
