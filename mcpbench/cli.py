@@ -19,6 +19,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "report": "mcpbench.commands.warehouse:report",
     "tasks": "mcpbench.commands.tasks:tasks",
     "run": "mcpbench.commands.run:run",
+    "rotate": "mcpbench.commands.months:rotate",
+    "attest": "mcpbench.commands.months:attest",
 }
 
 

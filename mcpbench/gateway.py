@@ -32,7 +32,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from mcpbench.records import CallRecord
+from mcpbench.records import REDACTED, CallRecord
 from servers._kit import build_mcp_server
 from tasks_catalog.schema import Task
 
@@ -55,9 +55,11 @@ def _error(message: str) -> types.CallToolResult:
 class Gateway:
     """One run's gateway over ``tools`` (a live backend of ``task.server``)."""
 
-    def __init__(self, task: Task, tools: Any, *, run_id: str, submission_id: str) -> None:
+    def __init__(self, task: Task, tools: Any, *, run_id: str, submission_id: str, redact: bool = False) -> None:
         from servers import get_spec
 
+        #: private tasks: keep no argument or error text (they carry the month's sampled values)
+        self.redact = redact
         self.task = task
         self.run_id = run_id
         self.submission_id = submission_id
@@ -120,12 +122,19 @@ class Gateway:
                 kind: str | None, result: types.CallToolResult, started: float) -> None:
         args_json = json.dumps(arguments, ensure_ascii=False, default=str)
         text = "".join(getattr(c, "text", "") for c in result.content)
+        error_message = text[:500] if result.is_error else None
+        if self.redact:
+            args_kept = REDACTED
+            error_message = kind if result.is_error else None
+            name = name if listed else "[unlisted]"
+        else:
+            args_kept = args_json[:ARGUMENTS_KEPT]
         self.calls.append(CallRecord(
             run_id=self.run_id, submission_id=self.submission_id, task_id=self.task.id,
             server=self.task.server, seq=seq, ts=arrived, tool=name[:200],
-            arguments_json=args_json[:ARGUMENTS_KEPT], arguments_bytes=len(args_json.encode()),
+            arguments_json=args_kept, arguments_bytes=len(args_json.encode()),
             truncated=len(args_json) > ARGUMENTS_KEPT, listed=listed, is_error=bool(result.is_error),
-            error_kind=kind, error_message=text[:500] if result.is_error else None,
+            error_kind=kind, error_message=error_message,
             latency_ms=(time.perf_counter() - started) * 1000, result_bytes=len(text.encode()),
         ))
 

@@ -40,6 +40,9 @@ class Submission:
     split: str
     month: str
     publish_goals: bool = False
+    #: private months: goals are never stored and call arguments and error texts are redacted too,
+    #: since they carry the month's sampled parameter values
+    private: bool = False
 
     def run_id(self, task: Task) -> str:
         """Stable per (submission, task), so a re-run replaces its records instead of duplicating them."""
@@ -61,7 +64,7 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
         run_id=sub.run_id(task), submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
         split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
         difficulty=task.difficulty, category=task.category,
-        goal=task.goal if sub.publish_goals else REDACTED, status=status, passed=status == "passed",
+        goal=task.goal if sub.publish_goals and not sub.private else REDACTED, status=status, passed=status == "passed",
         predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
         max_steps=task.max_steps, timeout_s=task.timeout_s, tool_calls=0, errors_observed=0, faults_injected=0,
         infra_error=None, sandbox="", started_at=started, ended_at=ended, duration_s=duration, agent_s=agent_s,
@@ -89,7 +92,8 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built: {exc}")
     with tools:
-        gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id)
+        gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id,
+                          redact=submission.private)
         try:
             async with host.serve(gateway) as path:
                 job = AgentJob(task=task, run_id=submission.run_id(task),

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
-
-DEV_DIR = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
 
 
 @click.command()
 @click.option("--agent", "agent_spec", required=True,
               help="oracle | noop | liar | random | command:<argv> | http:<url> | openai[:model]")
-@click.option("--split", default="dev", show_default=True, help="Task set: 'dev' (the public dev set).")
+@click.option("--split", default="dev", show_default=True,
+              help="'dev' (the public dev set) or a private month YYYY-MM (needs MCPBENCH_SECRET).")
 @click.option("--tasks-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Run the tasks under this folder instead of a split.")
 @click.option("--tasks", "task_ids", multiple=True, help="Only these task ids (repeatable).")
@@ -42,58 +39,41 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
       mcpbench run --agent oracle --split dev
       mcpbench run --agent "command:python my_agent.py" --tasks slack-archive-standup --json
     """
-    import anyio
-
-    from mcpbench.agents.spec import AgentSpecError, ProcessAgent, parse_agent
-    from mcpbench.runner import Submission, run_tasks
-    from mcpbench.sandbox import SandboxUnavailable, get_sandbox
+    from mcpbench.agents.spec import AgentSpecError, parse_agent
+    from mcpbench.evaluation import evaluate, load_split, make_submission, open_sandbox
+    from mcpbench.sandbox import SandboxUnavailable
     from mcpbench.store import open_store
-    from tasks_catalog.loader import TaskLoadError, load_valid_tasks
+    from tasks_catalog.loader import TaskLoadError
+    from tasks_catalog.months import MonthError
+    from tasks_catalog.sealed import SealError
 
     try:
         agent = parse_agent(agent_spec)
     except AgentSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--agent") from None
-    if tasks_dir is None:
-        if split != "dev":
-            raise click.BadParameter(f"unknown split {split!r}; the public split is 'dev' "
-                                     "(private months are evaluated with `mcpbench evaluate`)", param_hint="--split")
-        tasks_dir = DEV_DIR
+    if tasks_dir is not None:
+        split = f"dir:{tasks_dir.name}"
+    store = open_store(store_root)
     try:
-        tasks = load_valid_tasks([tasks_dir])
+        tasks = load_split(split, store=store, task_ids=list(task_ids) or None, tasks_dir=tasks_dir)
     except TaskLoadError as exc:
         raise click.ClickException(f"the task set does not load:\n{exc}") from None
-    if task_ids:
-        unknown = sorted(set(task_ids) - {t.id for t in tasks})
-        if unknown:
-            raise click.BadParameter(f"no such task: {', '.join(unknown)}", param_hint="--tasks")
-        tasks = [t for t in tasks if t.id in set(task_ids)]
-
-    sandbox = None
-    if isinstance(agent, ProcessAgent):
-        try:
-            sandbox = get_sandbox(sandbox_name, allow_unisolated=sandbox_name == "none")
-        except SandboxUnavailable as exc:
-            raise click.ClickException(f"sandbox {sandbox_name!r} is unavailable: {exc}") from None
-        if not sandbox.isolates:
-            click.echo("warning: --sandbox none runs the agent with no isolation; use it only for agents "
-                       "you trust", err=True)
-
-    now = datetime.now(UTC)
-    submission = Submission(
-        submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}",
-        submitter=submitter or os.environ.get("USER") or "local",
-        agent=agent.name, split=split if tasks_dir == DEV_DIR else f"dir:{tasks_dir.name}",
-        month=f"{now:%Y-%m}", publish_goals=publish_goals,
-    )
-    store = open_store(store_root)
-
-    def land(result) -> None:
-        store.land_run(result.run, result.calls)
-
+    except (LookupError, MonthError, SealError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        sandbox = open_sandbox(agent, sandbox_name)
+    except SandboxUnavailable as exc:
+        raise click.ClickException(f"sandbox {sandbox_name!r} is unavailable: {exc}") from None
+    if sandbox is not None and not sandbox.isolates:
+        click.echo("warning: --sandbox none runs the agent with no isolation; use it only for agents "
+                   "you trust", err=True)
+    submission = make_submission(agent, split, submission_id=submission_id, submitter=submitter,
+                                 publish_goals=publish_goals)
     with _progress(len(tasks), quiet=as_json) as advance:
-        anyio.run(lambda: run_tasks(tasks, agent, sandbox=sandbox, submission=submission,
-                                    concurrency=concurrency, land=land, on_result=advance))
+        summary, _ = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,
+                              concurrency=concurrency, on_result=advance)
+    if summary.skipped:
+        click.echo(f"resumed: {summary.skipped} runs had already landed", err=True)
 
     from warehouse.scorecard import format_scorecard, scorecard
 

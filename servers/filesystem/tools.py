@@ -18,6 +18,11 @@ from pydantic import BaseModel, Field
 from servers._kit import ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
 
+def _memory_dir() -> str | None:
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 PathArg = Annotated[str, Field(description="Path relative to the workspace root, e.g. 'docs/notes.md'")]
 
 
@@ -31,7 +36,8 @@ class FilesystemTools(Toolset[FilesystemState]):
 
     def __init__(self, state: FilesystemState) -> None:
         super().__init__(state)
-        self._tmp = tempfile.TemporaryDirectory(prefix="mcpbench-fs-")
+        # In memory where the machine has it (/dev/shm): a private task's files never touch the disk.
+        self._tmp = tempfile.TemporaryDirectory(prefix="mcpbench-fs-", dir=_memory_dir())
         self.root = Path(self._tmp.name).resolve()
         for d in state.directories:
             (self.root / d).mkdir(parents=True, exist_ok=True)

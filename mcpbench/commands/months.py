@@ -1,0 +1,91 @@
+"""``mcpbench rotate`` and ``mcpbench attest``: the monthly private set."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command()
+@click.option("--month", required=True, help="The month to build, YYYY-MM.")
+@click.option("--store", "store_root", default=None, help="Store root (default: $MCPBENCH_STORE or .mcpbench/store).")
+@click.option("--pool", "pool_dir", default=None, type=click.Path(exists=True, file_okay=False),
+              help="Template folder (default: the operator's sealed pool in the store, else the public demo pool).")
+@click.option("--leaked", multiple=True, help="Task id flagged as possibly leaked: its template is replaced first.")
+@click.option("--keep-previous", is_flag=True, help="Do not retire (publish) the month before.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rotation report as JSON.")
+def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tuple[str, ...],
+           keep_previous: bool, as_json: bool) -> None:
+    """Build, gate, seal and attest a private month; retire the month before.
+
+    Needs the operator's secret in MCPBENCH_SECRET. The month is rendered from the template pool
+    with a seed derived from the secret and the month; about a quarter of each server's templates
+    are replaced relative to the month before and the rest re-rendered with fresh parameters. Every
+    task must pass the acceptance gate before anything is written. Only ids and counts are printed.
+
+    \b
+    Example:
+      MCPBENCH_SECRET=... mcpbench rotate --month 2026-12
+    """
+    from mcpbench.store import open_store
+    from tasks_catalog.months import MonthError, load_operator_pool, rotate as rotate_month
+    from tasks_catalog.sealed import SealError
+    from tasks_catalog.templates import TemplateError
+
+    store = open_store(store_root)
+    try:
+        pool = load_operator_pool(store, pool_dir=pool_dir)
+        report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous)
+    except (MonthError, SealError, TemplateError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        for failure in report.gate_failures:
+            click.echo(f"FAIL {failure}")
+        if report.gate_failures:
+            click.echo(f"month {month} NOT sealed: {len(report.gate_failures)} gate failures")
+        else:
+            click.echo(f"month {month}: {report.tasks} tasks sealed and attested "
+                       f"({report.carried} carried over with fresh parameters, {report.replaced} replaced"
+                       f"{f', {report.leaked_replaced} of them flagged as leaked' if report.leaked_replaced else ''})")
+            if report.retired:
+                click.echo(f"retired and published {report.retired}")
+    sys.exit(1 if report.gate_failures else 0)
+
+
+@click.group()
+def attest() -> None:
+    """Attestation of private months: verify a retired month against its committed hashes."""
+
+
+@attest.command()
+@click.argument("tag")
+@click.option("--store", "store_root", default=None, help="Store root (default: $MCPBENCH_STORE or .mcpbench/store).")
+@click.option("--json", "as_json", is_flag=True)
+def verify(tag: str, store_root: str | None, as_json: bool) -> None:
+    """Check a retired month's published plaintext against the hashes committed at its start.
+
+    Every task's SHA-256 (RFC 8785 canonical JSON) is recomputed from the published plaintext and
+    compared with the list published when the month began; one changed byte fails, naming the task.
+
+    \b
+    Example:
+      mcpbench attest verify Historical-2026-11
+    """
+    from mcpbench.store import open_store
+    from tasks_catalog.months import MonthError, verify_historical
+
+    try:
+        report = verify_historical(open_store(store_root), tag)
+    except (MonthError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({"tag": tag, "ok": report.ok, "checked": report.checked, "problems": report.problems}))
+    else:
+        for p in report.problems:
+            click.echo(f"FAIL {p}")
+        click.echo(f"{tag}: {report.checked} tasks checked, {len(report.problems)} problems")
+    sys.exit(0 if report.ok else 1)

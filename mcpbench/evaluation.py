@@ -1,0 +1,114 @@
+"""Evaluating a submission: the plain functions ``mcpbench run``/``mcpbench evaluate`` and the Prefect
+flows all call. Tasks are named by id; a private month's tasks are decrypted in memory here and
+nowhere else, so no task body ever crosses a flow boundary or reaches the store.
+
+Re-running an evaluation resumes it: runs already landed are skipped, except infra errors (our
+failures), which are run again. A run's id is stable per (submission, task), so a re-landed run
+replaces its files and nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mcpbench.agents.spec import Agent, ProcessAgent, parse_agent
+from mcpbench.runner import RunResult, Submission, run_tasks
+from tasks_catalog.schema import Task
+
+DEV_DIR = Path(__file__).resolve().parents[1] / "tasks_catalog" / "dev"
+
+
+def is_private(split: str) -> bool:
+    return split != "dev" and not split.startswith("dir:")
+
+
+def load_split(split: str, *, store=None, secret: str | bytes | None = None,
+               task_ids: list[str] | None = None, tasks_dir: Path | None = None) -> list[Task]:
+    """The tasks of ``split``: "dev" (the public dev set), a private month "YYYY-MM" (unsealed in
+    memory with the operator's secret), or "dir:<name>" with ``tasks_dir``."""
+    from tasks_catalog.loader import load_valid_tasks
+
+    if split == "dev" or tasks_dir is not None:
+        tasks = load_valid_tasks([tasks_dir or DEV_DIR])
+        if task_ids:
+            unknown = sorted(set(task_ids) - {t.id for t in tasks})
+            if unknown:
+                raise LookupError(f"no such task: {', '.join(unknown)}")
+            tasks = [t for t in tasks if t.id in set(task_ids)]
+        return tasks
+    from tasks_catalog.months import load_month_tasks
+
+    return load_month_tasks(store, split, secret, task_ids)
+
+
+@dataclass
+class EvaluationSummary:
+    """Ids and counts only: safe for logs and for Prefect's result storage."""
+
+    submission_id: str
+    split: str
+    total: int
+    ran: int
+    skipped: int
+    passed: int
+    failed: int
+    infra_errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def make_submission(agent: Agent, split: str, *, submission_id: str | None = None, submitter: str | None = None,
+                    publish_goals: bool = False, month: str | None = None) -> Submission:
+    import os
+
+    now = datetime.now(UTC)
+    return Submission(
+        submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}",
+        submitter=submitter or os.environ.get("USER") or "local",
+        agent=agent.name, split=split, month=month or (split if is_private(split) else f"{now:%Y-%m}"),
+        publish_goals=publish_goals and not is_private(split), private=is_private(split),
+    )
+
+
+def open_sandbox(agent: Agent, sandbox: str):
+    """The sandbox for ``agent`` (None for agents that run beside the harness). ``none`` is only
+    granted because it was named explicitly."""
+    if not isinstance(agent, ProcessAgent):
+        return None
+    from mcpbench.sandbox import get_sandbox
+
+    return get_sandbox(sandbox, allow_unisolated=sandbox == "none")
+
+
+def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",
+             concurrency: int = 2, resume: bool = True, on_result=None) -> tuple[EvaluationSummary, list[RunResult]]:
+    """Run ``agent`` on ``tasks`` and land every run in ``store`` as it finishes. ``sandbox`` is a
+    backend name or an opened sandbox."""
+    import anyio
+
+    agent = parse_agent(agent) if isinstance(agent, str) else agent
+    skip: set[str] = set()
+    if resume:
+        landed = store.landed_run_ids(submission.submission_id)
+        if landed:
+            runs = store.read_runs(submission.submission_id)
+            infra = {r["run_id"] for r in runs.select(["run_id", "status"]).to_pylist() if r["status"] == "infra_error"}
+            skip = landed - infra
+    todo = [t for t in tasks if submission.run_id(t) not in skip]
+    box = open_sandbox(agent, sandbox) if isinstance(sandbox, str) else sandbox
+    results = anyio.run(lambda: run_tasks(todo, agent, sandbox=box, submission=submission, concurrency=concurrency,
+                                          land=lambda r: store.land_run(r.run, r.calls), on_result=on_result))
+    summary = EvaluationSummary(
+        submission_id=submission.submission_id, split=submission.split, total=len(tasks), ran=len(results),
+        skipped=len(tasks) - len(todo), passed=sum(r.run.passed for r in results),
+        failed=sum(r.run.status == "failed" for r in results),
+        infra_errors=[r.run.task_id for r in results if r.run.status == "infra_error"],
+    )
+    return summary, results
+
+
+__all__ = ["EvaluationSummary", "evaluate", "is_private", "load_split", "make_submission", "open_sandbox"]

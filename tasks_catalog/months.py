@@ -1,0 +1,221 @@
+"""Private months in the store: sealed at rest, attested at the start, published when retired.
+
+Store layout (keys under the store root)::
+
+    private/months/<YYYY-MM>.sealed                     the month, sealed (tasks_catalog.sealed)
+    private/pool.sealed                                 an operator's sealed template pool (optional)
+    public/attestations/<YYYY-MM>.json                  (task_id, sha256) list, published at the start
+    public/historical/Historical-<YYYY-MM>/tasks.json   the full plaintext, published at retirement
+    public/historical/Historical-<YYYY-MM>/attestation.json   (task_id, sha256, retired_on)
+
+Only ``public/`` is ever plaintext, and only for attestations and retired months.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
+
+from tasks_catalog.hashing import task_hash
+from tasks_catalog.rotation import Month, build_month
+from tasks_catalog.schema import Task
+from tasks_catalog.sealed import SealError, check_month, month_seed, operator_secret, seal, unseal
+from tasks_catalog.templates import Template, TemplateError, load_pool
+
+
+class ArtefactStore(Protocol):
+    def put_bytes(self, key: str, data: bytes) -> None: ...
+    def get_bytes(self, key: str) -> bytes: ...
+    def exists(self, key: str) -> bool: ...
+
+
+class MonthError(ValueError):
+    pass
+
+
+def sealed_key(month: str) -> str:
+    return f"private/months/{check_month(month)}.sealed"
+
+
+def attestation_key(month: str) -> str:
+    return f"public/attestations/{check_month(month)}.json"
+
+
+def historical_tag(month: str) -> str:
+    return f"Historical-{check_month(month)}"
+
+
+def historical_keys(tag: str) -> tuple[str, str]:
+    if not tag.startswith("Historical-"):
+        raise MonthError(f"a historical tag looks like Historical-YYYY-MM, got {tag!r}")
+    check_month(tag.removeprefix("Historical-"))
+    return f"public/historical/{tag}/tasks.json", f"public/historical/{tag}/attestation.json"
+
+
+def previous_month(month: str) -> str:
+    y, m = map(int, check_month(month).split("-"))
+    return f"{y - 1}-12" if m == 1 else f"{y}-{m - 1:02d}"
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def load_month(store: ArtefactStore, month: str, secret: str | bytes | None = None) -> Month:
+    """The sealed month, decrypted in memory."""
+    key = sealed_key(month)
+    if not store.exists(key):
+        raise MonthError(f"month {month} has not been built (no {key} in the store)")
+    return Month.from_json(unseal(store.get_bytes(key), month=month, secret=secret))
+
+
+def load_month_tasks(store: ArtefactStore, month: str, secret: str | bytes | None = None,
+                     task_ids: list[str] | None = None) -> list[Task]:
+    tasks = load_month(store, month, secret).tasks
+    if task_ids is not None:
+        wanted = set(task_ids)
+        unknown = wanted - {t.id for t in tasks}
+        if unknown:
+            raise MonthError(f"month {month} has no task {sorted(unknown)[0]!r}")
+        tasks = [t for t in tasks if t.id in wanted]
+    return tasks
+
+
+def load_operator_pool(store: ArtefactStore | None = None, secret: str | bytes | None = None,
+                       pool_dir: str | None = None) -> list[Template]:
+    """The template pool: an operator's sealed pool in the store if there is one, else ``pool_dir``,
+    else the public demonstration pool shipped in the repository."""
+    from pathlib import Path
+
+    if pool_dir is not None:
+        return load_pool(Path(pool_dir))
+    if store is not None and store.exists("private/pool.sealed"):
+        docs = unseal(store.get_bytes("private/pool.sealed"), month="pool", secret=secret, label="pool")
+        return sorted((Template.model_validate(d) for d in docs), key=lambda t: t.id)
+    return load_pool()
+
+
+def seal_pool(store: ArtefactStore, templates: list[Template], secret: str | bytes | None = None) -> None:
+    docs = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in templates]
+    store.put_bytes("private/pool.sealed", seal(docs, month="pool", secret=secret, label="pool"))
+
+
+@dataclass
+class RotationReport:
+    """What a rotation did, with ids and counts only: safe to log and to return from a flow."""
+
+    month: str
+    tasks: int
+    by_server: dict[str, int]
+    carried: int
+    replaced: int
+    leaked_replaced: int
+    retired: str | None
+    gate_failures: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,
+           pool: list[Template] | None = None, leaked_task_ids: set[str] | frozenset[str] = frozenset(),
+           retire_previous: bool = True, gate: bool = True, today: date | None = None) -> RotationReport:
+    """Build ``month``: render from the pool (rotating from the month before, if it exists), run the
+    acceptance gate over every task, seal, publish the attestation list; then retire the month before
+    (publish its plaintext and hashes under ``Historical-YYYY-MM``). Nothing is written unless every
+    task passes the gate."""
+    import anyio
+
+    from tasks_catalog.gate import gate_tasks
+
+    secret = operator_secret(secret)
+    pool = pool if pool is not None else load_operator_pool(store, secret)
+    prev_name = previous_month(month)
+    previous = load_month(store, prev_name, secret) if store.exists(sealed_key(prev_name)) else None
+    if store.exists(sealed_key(month)):
+        raise MonthError(f"month {month} is already built; a month is built once and never rewritten")
+    try:
+        built = build_month(pool, month, month_seed(month, secret), previous, leaked_task_ids)
+    except TemplateError as exc:
+        raise MonthError(f"cannot render month {month}: {exc}") from None
+    failures: list[str] = []
+    if gate:
+        results = anyio.run(gate_tasks, built.tasks)
+        failures = [f"{r.task_id}: {reason}" for r in results for reason in r.reasons]
+        if failures:
+            return _report(built, None, failures)
+    store.put_bytes(sealed_key(month), seal(built.to_json(), month=month, secret=secret))
+    store.put_bytes(attestation_key(month), _json({
+        "month": month, "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "algorithm": "sha256 over RFC 8785 canonical JSON of the task without $schema",
+        "tasks": built.attestation(),
+    }))
+    retired = None
+    if retire_previous and previous is not None:
+        retired = retire(store, previous, today=today)
+    return _report(built, retired, failures)
+
+
+def _report(built: Month, retired: str | None, failures: list[str]) -> RotationReport:
+    by_server: dict[str, int] = {}
+    for t in built.tasks:
+        by_server[t.server] = by_server.get(t.server, 0) + 1
+    return RotationReport(month=built.month, tasks=len(built.tasks), by_server=by_server,
+                          carried=len(built.carried), replaced=len(built.replaced),
+                          leaked_replaced=len(built.leaked_replaced), retired=retired, gate_failures=failures)
+
+
+def retire(store: ArtefactStore, month: Month, *, today: date | None = None) -> str:
+    """Publish a month's full plaintext and ``(task_id, sha256, retired_on)`` under its historical tag."""
+    tag = historical_tag(month.month)
+    tasks_key, attest_key = historical_keys(tag)
+    retired_on = (today or datetime.now(UTC).date()).isoformat()
+    store.put_bytes(tasks_key, _json([t.to_json() for t in month.tasks]))
+    store.put_bytes(attest_key, _json({"tag": tag, "month": month.month, "tasks": [
+        {"task_id": t.id, "sha256": task_hash(t), "retired_on": retired_on} for t in month.tasks]}))
+    return tag
+
+
+@dataclass
+class VerifyReport:
+    tag: str
+    checked: int
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.checked > 0
+
+
+def verify_historical(store: ArtefactStore, tag: str) -> VerifyReport:
+    """Recompute every hash of a retired month from its published plaintext and compare it with the
+    list committed at the month's start. A changed byte, a missing or an extra task is a problem."""
+    tasks_key, _ = historical_keys(tag)
+    month = tag.removeprefix("Historical-")
+    for key in (tasks_key, attestation_key(month)):
+        if not store.exists(key):
+            raise MonthError(f"{tag}: nothing published at {key}")
+    committed = {e["task_id"]: e["sha256"] for e in json.loads(store.get_bytes(attestation_key(month)))["tasks"]}
+    published = json.loads(store.get_bytes(tasks_key))
+    problems = []
+    seen = set()
+    for i, doc in enumerate(published):
+        tid = doc.get("id") if isinstance(doc, dict) else None
+        if tid is None:
+            problems.append(f"tasks[{i}] has no id")
+            continue
+        seen.add(tid)
+        if tid not in committed:
+            problems.append(f"{tid}: published but not in the list committed at the start of {month}")
+        elif task_hash(doc) != committed[tid]:
+            problems.append(f"{tid}: hash {task_hash(doc)[:16]}… does not match the committed {committed[tid][:16]}…")
+    for tid in sorted(set(committed) - seen):
+        problems.append(f"{tid}: committed at the start of {month} but missing from the published plaintext")
+    return VerifyReport(tag, len(published), problems)
+
+
+__all__ = ["MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key", "historical_keys",
+           "historical_tag", "load_month", "load_month_tasks", "load_operator_pool", "previous_month", "retire",
+           "rotate", "seal_pool", "sealed_key", "verify_historical"]
