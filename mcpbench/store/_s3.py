@@ -19,7 +19,7 @@ import boto3
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from mcpbench.store._base import SCHEMAS, Store, StoreError
@@ -34,7 +34,7 @@ def _endpoint() -> str | None:
 
 
 def _transient(exc: Exception) -> bool:
-    if isinstance(exc, BotoConnectionError):  # refused, reset, timed out, closed mid-response
+    if isinstance(exc, BotoConnectionError | HTTPClientError):  # refused, reset, timed out, closed mid-response
         return True
     if isinstance(exc, ClientError):
         err = exc.response.get("Error", {})

@@ -1,0 +1,88 @@
+"""Anomaly flags and leaderboards on a synthetic history where the right answers are known."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from conftest import T0, make_run
+from warehouse.build import connect
+
+
+def submit(store, submission_id, submitter, split, day, outcomes):
+    """Land a submission: ``outcomes`` maps task id to passed (one run per task), no calls."""
+    runs = [
+        make_run(f"{submission_id}-{task}", submission_id=submission_id, submitter=submitter, split=split,
+                 task_id=task, status="passed" if passed else "failed", started_at=T0 + timedelta(days=day))
+        for task, passed in outcomes.items()
+    ]
+    store.land_runs([(run, []) for run in runs])
+
+
+def score(n_passed, n=10):
+    return {f"task-{i:02d}": i < n_passed for i in range(n)}
+
+
+def rows(store, sql):
+    con = connect(store)
+    try:
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+    finally:
+        con.close()
+
+
+def test_a_submitter_is_flagged_only_for_a_jump_above_two_sigma_of_enough_history(store):
+    # alice: 4, 5, 4, 5 of 10, then 9 -> flagged; bob: same history, then 5 -> not flagged
+    # carol: only two prior submissions before her jump -> too little history to judge
+    # dave: a noisy history (1, 9, 2, 8) -> sd ~ 0.42, so 0.9 is within 2 sigma
+    histories = {"alice": [4, 5, 4, 5, 9], "bob": [4, 5, 4, 5, 5], "carol": [4, 5, 10], "dave": [1, 9, 2, 8, 9]}
+    for submitter, scores in histories.items():
+        for i, passed in enumerate(scores):
+            submit(store, f"{submitter}-{i}", submitter, f"2026-0{i + 1}", day=31 * i, outcomes=score(passed))
+    submit(store, "erin-dev", "erin", "dev", day=0, outcomes=score(1))
+    flags = rows(store, "select * from anomaly_submitter_flags")
+    assert [f["submission_id"] for f in flags] == ["alice-4"]
+    (flag,) = flags
+    assert flag["prior_submissions"] == 4 and flag["prior_mean"] == pytest.approx(0.45)
+    assert flag["success_rate"] == 0.9 and flag["z_score"] > 2
+    assert "0.900" in flag["reason"] and "4 prior submissions" in flag["reason"]
+
+
+def test_a_task_whose_success_jumps_across_several_submitters_is_flagged_as_leaked(store):
+    submitters = ["ann", "ben", "cat", "dan"]
+    base = {"task-leak": False, "task-solo": False, "task-a": True, "task-b": False, "task-c": True}
+    for month_index, month in enumerate(["2026-01", "2026-02", "2026-03"]):
+        for k, who in enumerate(submitters):
+            outcomes = dict(base, **{"task-a": k % 2 == 0})
+            if month == "2026-03":
+                outcomes["task-leak"] = True  # every submitter suddenly solves it
+                outcomes["task-solo"] = k < 2  # two submitters solve it: not "several"
+            submit(store, f"{who}-{month}", who, month, day=31 * month_index + k, outcomes=outcomes)
+    flags = rows(store, "select * from anomaly_task_flags")
+    assert [(f["task_id"], f["month"]) for f in flags] == [("task-leak", "2026-03")]
+    (flag,) = flags
+    assert (flag["prior_success_rate"], flag["success_rate"], flag["submitters_passed"]) == (0.0, 1.0, 4)
+    assert flag["prior_attempts"] == 8 and "passed by 4 submitters" in flag["reason"]
+
+
+def test_the_contemporary_leaderboard_ranks_the_latest_private_month_and_never_the_dev_set(store):
+    submit(store, "old", "ann", "2026-04", day=0, outcomes=score(10))
+    submit(store, "good", "ann", "2026-05", day=31, outcomes=score(8))
+    submit(store, "better", "ben", "2026-05", day=32, outcomes=score(9))
+    submit(store, "dev-star", "cat", "dev", day=33, outcomes=score(10))
+    submit(store, "hist", "dan", "historical-2026-01", day=34, outcomes=score(10))
+    board = rows(store, "select * from leaderboard_contemporary")
+    assert [(r["rank"], r["submission_id"], r["month"]) for r in board] == [(1, "better", "2026-05"),
+                                                                            (2, "good", "2026-05")]
+    historical = rows(store, "select * from leaderboard_historical")
+    assert [(r["month"], r["rank"], r["submission_id"]) for r in historical] == [("2026-01", 1, "hist")]
+
+
+def test_ties_on_success_rate_rank_the_more_efficient_submission_first(store, land):
+    for sub, steps in [("thrifty", 2), ("wasteful", 8)]:
+        land(make_run(f"{sub}-1", submission_id=sub, status="passed", tool_calls=steps))
+    board = rows(store, "select submission_id, rank from leaderboard_contemporary")
+    assert board == [{"submission_id": "thrifty", "rank": 1}, {"submission_id": "wasteful", "rank": 2}]

@@ -1,0 +1,73 @@
+"""The warehouse commands and the HTML report, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import err, make_run, ok, unlisted
+from mcpbench.cli import main
+from warehouse.scorecard import METRICS, scorecard
+
+COMMANDS = [["warehouse"], ["warehouse", "build"], ["warehouse", "query"], ["leaderboard"], ["report"]]
+
+
+@pytest.fixture
+def cli(store, tmp_path, monkeypatch):
+    monkeypatch.setenv("MCPBENCH_STORE", store.root)
+    monkeypatch.setenv("MCPBENCH_WAREHOUSE", str(tmp_path / "warehouse.duckdb"))
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    return invoke
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_warehouse_command_has_help_with_an_example(command):
+    result = CliRunner().invoke(main, [*command, "--help"])
+    assert result.exit_code == 0 and "Example" in result.output
+
+
+def test_query_returns_the_same_metrics_as_the_score_card(cli, store, land):
+    land(make_run("r1", server="slack", tool_calls=2, category="recovery"), [err(), ok()])
+    land(make_run("r2", server="github", status="failed"), [unlisted("gh_push")])
+    rows = json.loads(cli("warehouse", "query", "--json", "select * from metrics_by_submission"))
+    assert len(rows) == 1
+    card = scorecard("sub-a", store=store)
+    assert {k: rows[0][k] for k in METRICS} == card["overall"]
+    assert "sub-a" in cli("warehouse", "query", "select submission_id, success_rate from metrics_by_submission")
+
+
+def test_leaderboard_lists_private_submissions_and_not_the_dev_set(cli, land):
+    land(make_run("r1", submission_id="sub-month"), [ok()])
+    land(make_run("r2", submission_id="sub-dev", split="dev"), [ok()])
+    rows = json.loads(cli("leaderboard", "--json"))
+    assert [r["submission_id"] for r in rows] == ["sub-month"]
+
+
+def test_the_report_is_a_static_page_with_the_leaderboard_charts_and_flags(cli, land, tmp_path):
+    land(make_run("r1", submission_id="sub-month", agent="clever-agent", server="slack"), [ok()])
+    land(make_run("r2", submission_id="sub-month", agent="clever-agent", server="github", status="failed"),
+         [ok("merge_pr")])
+    out = tmp_path / "report.html"
+    cli("report", "--html", str(out))
+    page = out.read_text()
+    assert "<h2>Contemporary: 2026-05</h2>" in page
+    assert "clever-agent" in page and "sub-month" in page
+    assert page.count("<svg") == 2 and "Success rate by server" in page and "github" in page
+    assert "Anomaly flags" in page and "No submission flagged." in page
+    assert "<script" not in page and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_a_failed_quality_check_makes_build_exit_with_the_report(store, land, tmp_path, monkeypatch):
+    land(make_run("r1", tool_calls=-5))
+    monkeypatch.setenv("MCPBENCH_STORE", store.root)
+    result = CliRunner().invoke(main, ["warehouse", "build", "--db", str(tmp_path / "w.duckdb")])
+    assert result.exit_code == 1
+    assert "scoring stopped, the data is kept" in result.output and "tool_calls" in result.output
