@@ -13,6 +13,11 @@ from servers.calendar.state import Event
 from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
 
 
+#: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
+#: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
+OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})
+
+
 class EventExists(Args):
     """True when some event's title equals `title` exactly (case-sensitive) and, if given, it is in the
     calendar whose name equals `calendar` exactly, and its start equals `start` exactly as a canonical
@@ -46,7 +51,7 @@ class EventCount(Args):
 
     count: Annotated[int | float, Field(ge=0)]
     calendar: Name | None = None
-    title_pattern: Pattern | None = None
+    title_pattern: Pattern | None = OPTIONAL_PATTERN
 
 
 def _calendar_id(state: CalendarState, name: str) -> str | None:

@@ -3,9 +3,16 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from servers.gmail import GmailState
 from servers.gmail.state import SYSTEM_LABELS
 from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
+
+
+#: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
+#: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
+OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})
 
 
 class DraftExists(Args):
@@ -15,8 +22,8 @@ class DraftExists(Args):
     when any draft exists. A sent draft is no longer a draft."""
 
     to: Name | None = None
-    subject_pattern: Pattern | None = None
-    body_pattern: Pattern | None = None
+    subject_pattern: Pattern | None = OPTIONAL_PATTERN
+    body_pattern: Pattern | None = OPTIONAL_PATTERN
 
 
 class MessageLabelApplied(Args):
