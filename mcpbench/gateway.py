@@ -33,7 +33,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from mcpbench.records import REDACTED, CallRecord
-from servers._kit import build_mcp_server
+from servers._kit import bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.schema import Task
 
 #: Arguments kept in a call record, in characters (the size is always recorded in full).
@@ -63,7 +63,8 @@ class Gateway:
         self.task = task
         self.run_id = run_id
         self.submission_id = submission_id
-        self.backend = build_mcp_server(get_spec(task.server), tools, only=task.available_tools)
+        self.tools = tools
+        self.backend = shared_mcp_server(get_spec(task.server))
         self.listed = set(task.available_tools)
         self.calls: list[CallRecord] = []
         self.over_budget = False
@@ -77,6 +78,7 @@ class Gateway:
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         if self._tool_list is None:
             self._tool_list = [t for t in await self.backend.list_tools() if t.name in self.listed]
+            self._tool_list.sort(key=lambda t: t.name)
         return types.ListToolsResult(tools=self._tool_list)
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -103,10 +105,13 @@ class Gateway:
                 self.faults_injected += 1
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault])
             else:
+                token = bind_toolset(self.tools)
                 try:
                     result = await self.backend.call_tool(name, arguments)
                 except ToolError as exc:
                     result = _error(str(exc))
+                finally:
+                    unbind_toolset(token)
                 if result.is_error:
                     kind = "tool_error"
         self._record(seq, arrived, name, arguments, listed, kind, result, started)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from servers._kit.state import ServerState
@@ -35,18 +36,19 @@ class ServerSpec:
         return self.toolset(state)
 
 
-def build_mcp_server(spec: ServerSpec, tools: Toolset, only: Iterable[str] | None = None):
-    """An ``MCPServer`` exposing ``tools`` (all of them, or just ``only``)."""
+def build_mcp_server(spec: ServerSpec, tools: Toolset | None, only: Iterable[str] | None = None):
+    """An ``MCPServer`` exposing the tools of ``spec`` (all of them, or just ``only``), acting on
+    ``tools`` — or, when ``tools`` is None, on whichever toolset ``bind_toolset`` bound to the call."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
     wanted = None if only is None else set(only)
     server = MCPServer(f"mcpbench-{spec.name}", instructions=spec.description, log_level="WARNING")
-    for name, mark in tools.tool_marks():
+    for name, mark in spec.toolset.tool_marks():
         if wanted is not None and name not in wanted:
             continue
         server.add_tool(
-            as_async_tool(getattr(tools, name)),
+            as_async_tool(spec.toolset, name, default=tools),
             name=name,
             annotations=ToolAnnotations(
                 read_only_hint=mark.read_only,
@@ -57,3 +59,9 @@ def build_mcp_server(spec: ServerSpec, tools: Toolset, only: Iterable[str] | Non
             structured_output=False,
         )
     return server
+
+
+@cache
+def shared_mcp_server(spec: ServerSpec):
+    """One server per kind, built once per process, for calls that bind their own backend (the gateway)."""
+    return build_mcp_server(spec, None)

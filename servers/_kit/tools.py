@@ -6,6 +6,7 @@ import functools
 import inspect
 import json
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -98,23 +99,43 @@ def check_argument_sizes(tool_name: str, arguments: dict[str, Any]) -> None:
             )
 
 
-def as_async_tool(method: Callable) -> Callable:
-    """Wrap a bound tool method so it runs inline (no worker thread) and refuses oversized input.
+#: The toolset a shared server's tools act on during the current call (see ``bind_toolset``).
+_CURRENT: ContextVar[Toolset | None] = ContextVar("mcpbench_toolset", default=None)
 
-    Tools are quick in-memory operations on one state; running them on the event loop keeps calls
-    ordered and avoids a thread hop per call.
+
+def bind_toolset(tools: Toolset) -> Token:
+    """Make ``tools`` the backend of shared servers' calls in this context; ``unbind_toolset`` after."""
+    return _CURRENT.set(tools)
+
+
+def unbind_toolset(token: Token) -> None:
+    _CURRENT.reset(token)
+
+
+def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None = None) -> Callable:
+    """An MCP tool function for method ``name``: it runs inline (no worker thread), refuses
+    oversized input, and acts on the toolset bound to the current call (``bind_toolset``), else on
+    ``default``. One server can so serve many backends: its tool definitions (schemas, validation
+    models) are built once per server kind instead of once per run.
     """
+    method = getattr(toolset_cls, name)
+    signature = inspect.signature(method, eval_str=True)
+    params = [p for p in signature.parameters.values() if p.name != "self"]
 
     @functools.wraps(method)
     async def run(**kwargs: Any) -> Any:
-        check_argument_sizes(method.__name__, kwargs)
-        result = method(**kwargs)
+        tools = _CURRENT.get() or default
+        if tools is None:
+            raise ToolError(f"{name}: no backend is bound to this server")
+        check_argument_sizes(name, kwargs)
+        result = getattr(tools, name)(**kwargs)
         if isinstance(result, (dict, list)):
             return json.dumps(result, indent=1, default=str)
         return result
 
-    run.__signature__ = inspect.signature(method, eval_str=True)  # type: ignore[attr-defined]
+    run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    del run.__wrapped__
     return run
 
 
-__all__ = ["MAX_ARGUMENT_CHARS", "ToolError", "ToolMark", "Toolset", "tool"]
+__all__ = ["MAX_ARGUMENT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]
