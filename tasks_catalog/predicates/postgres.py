@@ -31,7 +31,8 @@ Where = Annotated[dict[str, Scalar], Field(description="column name -> value; ev
 
 class RowExists(Args):
     """True when table `table` exists and has at least one row in which every column named in `where`
-    holds the given value (by `same`). An empty `where` asks for any row. A `where` column the table
+    holds the given value (value equality: numbers by numeric value, strings exactly, no coercion
+    between kinds, `null` matches NULL). An empty `where` asks for any row. A `where` column the table
     lacks makes it false."""
 
     table: Name
@@ -45,12 +46,14 @@ class TableExists(Args):
 
 
 class QueryReturnsCount(Args):
-    """True when the read-only SELECT `query`, run by the SQL engine on a copy of the final state,
-    returns exactly `count` rows. A query that fails (unknown table or column, syntax error, not a
-    single SELECT) makes it false. The verifier needs the engine's SQL dialect (DuckDB)."""
+    """True when the read-only SELECT `query`, run on a database loaded from the final state, returns
+    exactly `count` rows (rows of the result, so `SELECT count(*) ...` returns 1 row). A query that
+    fails (unknown table or column, syntax error, not exactly one SELECT) makes it false. The query
+    is in DuckDB's SQL dialect; a verifier runs it with DuckDB on the state's tables, loaded with
+    their column types, NOT NULL, defaults and primary keys."""
 
-    query: Annotated[str, Field(min_length=1, json_schema_extra=NOT_IN_GOAL)]
-    count: Annotated[int, Field(ge=0)]
+    query: Annotated[str, Field(min_length=1, description="one SELECT, DuckDB dialect", json_schema_extra=NOT_IN_GOAL)]
+    count: Annotated[int, Field(ge=0, description="the exact number of result rows")]
 
 
 class TableHasColumn(Args):
@@ -61,12 +64,13 @@ class TableHasColumn(Args):
 
     table: Name
     column: Name
-    type: Annotated[str, AfterValidator(_canonical_type)] | None = None
+    type: Annotated[str, AfterValidator(_canonical_type)] | None = Field(
+        default=None, description="canonical type name, e.g. INTEGER, VARCHAR, DECIMAL(10,2)")
 
 
 class ColumnEquals(Args):
     """True when at least one row of `table` matches `where` (as in rowExists) and, in every matching
-    row, column `column` holds `value` (by `same`; `null` for NULL). False when no row matches or the
+    row, column `column` holds `value` (value equality as in rowExists; `null` for NULL). False when no row matches or the
     table or a column is missing."""
 
     table: Name
