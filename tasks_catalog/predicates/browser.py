@@ -1,0 +1,55 @@
+"""Browser primitives, over the session on the simulated website (see ``servers/browser/state.py``).
+
+URLs are compared by exact, case-sensitive string equality with the page URLs of the site as the
+state records them (absolute, no fragment; a trailing slash matters). Form values are strings.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from servers.browser import BrowserState
+from tasks_catalog.predicates._registry import Args, Name, primitive
+
+
+class PageVisited(Args):
+    """True when the page `url` was loaded at any time in the session (it is in `visited`: by
+    navigation, a link, a form's result page or going back), including the current page."""
+
+    url: Name
+
+
+class UrlIs(Args):
+    """True when the current page is `url`; false when no page is open."""
+
+    url: Name
+
+
+class FormSubmitted(Args):
+    """True when some submission of the form with id `form` has, for every name in `fields`, exactly
+    that value (string equality, case-sensitive; a checkbox is "true" or "false"). Fields not named
+    may hold anything; an empty `fields` asks only that the form was submitted. A field the
+    submission lacks makes that submission not match."""
+
+    form: Name
+    fields: Annotated[dict[str, str], Field(description="field name -> submitted value")]
+
+
+@primitive("browser", "pageVisited", PageVisited)
+def page_visited(state: BrowserState, args: PageVisited) -> bool:
+    return args.url in state.visited
+
+
+@primitive("browser", "urlIs", UrlIs)
+def url_is(state: BrowserState, args: UrlIs) -> bool:
+    return state.current_url == args.url
+
+
+@primitive("browser", "formSubmitted", FormSubmitted)
+def form_submitted(state: BrowserState, args: FormSubmitted) -> bool:
+    return any(
+        s.form == args.form and all(s.fields.get(name) == value for name, value in args.fields.items())
+        for s in state.submissions
+    )
