@@ -41,14 +41,15 @@ class LinearTools(Toolset[LinearState]):
         known = ", ".join(f"{t.key} ({t.name})" for t in self.state.teams) or "none"
         raise ToolError(f"unknown team {ref!r}; the teams are: {known}")
 
-    def _user(self, ref: str) -> User:
+    def _user(self, ref: str, *, assignable: bool = True) -> User:
+        """The one user ``ref`` names; with ``assignable``, a deactivated user is refused."""
         want = ref.strip().casefold()
         hits = [u for u in self.state.users if want in (u.id.casefold(), u.name.casefold(), u.email.casefold())]
         if not hits:
             raise ToolError(f"unknown user {ref!r}; give a user id, name or email (see list_users)")
         if len(hits) > 1:
             raise ToolError(f"user {ref!r} is ambiguous ({', '.join(u.id for u in hits)}); give the user id or email")
-        if not hits[0].active:
+        if assignable and not hits[0].active:
             raise ToolError(f"user {hits[0].name} ({hits[0].id}) is deactivated and cannot be assigned")
         return hits[0]
 
@@ -154,7 +155,7 @@ class LinearTools(Toolset[LinearState]):
             key = self._team(team).key
             issues = [i for i in issues if i.team == key]
         if assignee is not None:
-            uid = self._user_filter(assignee)
+            uid = self._user(assignee, assignable=False).id
             issues = [i for i in issues if i.assignee == uid]
         if state is not None:
             want = state.strip().casefold()
@@ -170,13 +171,6 @@ class LinearTools(Toolset[LinearState]):
             issues = [i for i in issues if q in i.title.casefold() or q in i.description.casefold()]
         issues.sort(key=lambda i: (i.team, i.number))
         return [self._summary(i) for i in issues[:limit]]
-
-    def _user_filter(self, ref: str) -> str:
-        want = ref.strip().casefold()
-        hits = [u for u in self.state.users if want in (u.id.casefold(), u.name.casefold(), u.email.casefold())]
-        if len(hits) != 1:
-            return self._user(ref).id  # raises the unknown/ambiguous error
-        return hits[0].id
 
     @tool(read_only=True)
     def get_issue(self, id: IssueId) -> dict:

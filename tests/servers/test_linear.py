@@ -162,3 +162,26 @@ def test_dump_and_reload_keep_the_digest(live):
 def test_a_bad_state_names_the_problem(patch, field):
     with pytest.raises(StateError, match=field):
         LinearState.load({**STATE, **patch})
+
+
+def test_issues_of_a_deactivated_user_can_still_be_listed(live):
+    ln = live("linear", {**STATE, "issues": [*STATE["issues"], {"id": "ENG-150", "title": "Old spike", "state": "Done", "assignee": "u-ines"}]})
+    assert [i["id"] for i in ln.ok_json("list_issues", assignee="Inês Duarte")] == ["ENG-150"]
+
+
+def test_every_tool_has_a_description_and_the_right_annotations(live):
+    import anyio
+    from mcp import Client
+
+    ln = live("linear", STATE)
+
+    async def listed():
+        async with Client(ln.server) as client:
+            return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in anyio.run(listed)}
+    assert len(tools) == 11 and all(t.description for t in tools.values())
+    read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
+    assert read_only == {"list_teams", "list_users", "list_issue_statuses", "list_issue_labels", "list_issues",
+                         "get_issue", "list_comments"}
+    assert {n for n, t in tools.items() if t.annotations.destructive_hint} == {"update_issue"}
