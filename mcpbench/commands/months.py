@@ -58,7 +58,12 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
 
 @click.group()
 def attest() -> None:
-    """Attestation of private months: verify a retired month against its committed hashes."""
+    """Attestation of private months: verify a retired month against its committed hashes.
+
+    \b
+    Example:
+      mcpbench attest verify Historical-2026-11
+    """
 
 
 @attest.command()

@@ -141,8 +141,9 @@ def sample_params(template: Template, seed: bytes) -> dict[str, Any]:
         taken: list[Any] = []
         for other in p.distinct_from:
             if other in values:
+                # a sample's value is several draws; any other value (a list choice too) is one
                 v = values[other]
-                taken.extend(v if isinstance(v, list) else [v])
+                taken.extend(v if isinstance(template.params[other], Sample) else [v])
         values[name] = _draw(name, p, rng, taken)
     return values
 

@@ -1,0 +1,63 @@
+"""The README's main job, end to end through the CLI: the dev set with the oracle and with noop,
+inside the local sandbox; the warehouse then answers with the same metrics as the score card."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def mcpbench(*args, cwd):
+    proc = subprocess.run([sys.executable, "-m", "mcpbench", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=900)
+    return proc
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("e2e")
+
+
+@pytest.fixture(scope="module")
+def oracle_card(workdir):
+    proc = mcpbench("run", "--agent", "oracle", "--split", "dev", "--json", "--concurrency", "2",
+                    "--submission-id", "e2e-oracle", "--store", str(workdir / "store"), cwd=workdir)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_the_oracle_scores_one_on_all_forty_dev_tasks_with_no_infra_errors(oracle_card):
+    assert oracle_card["attempted"] == 40 and oracle_card["passed"] == 40
+    assert oracle_card["success_rate"] == 1.0 and oracle_card["infra_errors"] == 0
+    assert oracle_card["hallucination_rate"] == 0.0 and oracle_card["recovery_rate"] == 1.0
+    assert len(oracle_card["by_server"]) == 10
+    assert all(s["attempted"] == 4 and s["success_rate"] == 1.0 for s in oracle_card["by_server"].values())
+
+
+def test_noop_scores_zero_on_the_dev_set(workdir):
+    proc = mcpbench("run", "--agent", "noop", "--split", "dev", "--json", "--concurrency", "2",
+                    "--submission-id", "e2e-noop", "--store", str(workdir / "store"), cwd=workdir)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    card = json.loads(proc.stdout)
+    assert card["attempted"] == 40 and card["passed"] == 0 and card["success_rate"] == 0.0
+
+
+def test_the_warehouse_metrics_view_matches_the_score_card(workdir, oracle_card):
+    store, db = str(workdir / "store"), str(workdir / "wh.duckdb")
+    built = mcpbench("warehouse", "build", "--store", store, "--db", db, cwd=workdir)
+    assert built.returncode == 0, built.stderr[-3000:]
+    proc = mcpbench("warehouse", "query", "--db", db, "--json",
+                    "select * from metrics_by_submission where submission_id = 'e2e-oracle'", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = json.loads(proc.stdout)
+    for key in ("attempted", "passed", "success_rate", "efficiency", "hallucination_rate", "recovery_rate",
+                "infra_errors"):
+        assert row[key] == pytest.approx(oracle_card[key]), key
+
+
+def test_goal_text_is_redacted_in_the_landed_trace_by_default(workdir, oracle_card):
+    from mcpbench.store import open_store
+
+    runs = open_store(str(workdir / "store")).read_runs("e2e-oracle").to_pylist()
+    assert len(runs) == 40 and all(r["goal"] == "[redacted]" for r in runs)
