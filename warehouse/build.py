@@ -1,14 +1,15 @@
-"""Build the DuckDB warehouse: the SQL files of ``warehouse/sql`` as views over a store's Parquet.
+"""Build the DuckDB warehouse: the SQL files of ``warehouse/sql`` over a store's Parquet.
 
 Staging files name their input as ``{{ source('runs') }}`` / ``{{ source('calls') }}``; the build
 fills that with where the Parquet lives:
 
-* a local store: ``read_parquet('<root>/runs/**/*.parquet')``, so the views are live: runs landed
-  after the build show up without rebuilding;
+* a local store: ``read_parquet('<root>/runs/**/*.parquet')``, read in place;
 * any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` table,
-  since DuckDB's httpfs is not available; rebuild to see newly landed runs.
+  since DuckDB's httpfs is not available here.
 
-Marts are views over staging, one per file, named after the file.
+Each file becomes one view named after it, or a table where the file says ``-- materialized: table``
+(``run_facts``: the one pass over the calls, so the marts read runs, not calls). The database is
+therefore a snapshot: :func:`open_warehouse` rebuilds it when runs have landed in a local store since.
 """
 
 from __future__ import annotations
@@ -37,12 +38,21 @@ def default_db_path() -> Path:
     return Path(os.environ.get("MCPBENCH_WAREHOUSE") or DEFAULT_DB)
 
 
+_MATERIALIZED = re.compile(r"^--\s*materialized:\s*(view|table)\s*$", re.MULTILINE)
+
+
 @dataclass(frozen=True)
 class View:
     name: str
     layer: str
     path: Path
     sql: str
+
+    @property
+    def materialized(self) -> str:
+        """``view`` (the default) or ``table``, from a ``-- materialized: table`` line in the file."""
+        found = _MATERIALIZED.search(self.sql)
+        return found.group(1) if found else "view"
 
 
 @dataclass(frozen=True)
@@ -104,13 +114,13 @@ def attach_sources(
             schema_file = store.ensure_schema_file(kind)
             if submission_id is None:
                 pattern = str(store.path / kind / "**" / "*.parquet")  # always matches the schema file
-                sources[kind] = f"read_parquet({_quote(pattern)}, union_by_name = true, hive_partitioning = false)"
+                sources[kind] = f"read_parquet({_quote(pattern)}, hive_partitioning = false)"
             else:
                 patterns = [str(schema_file)]
                 if store.files(kind, submission_id):
                     patterns.append(store.parquet_glob(kind, submission_id))
                 listed = ", ".join(_quote(p) for p in patterns)
-                sources[kind] = f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+                sources[kind] = f"read_parquet([{listed}], hive_partitioning = false)"
             continue
         data = store.dataset(kind, submission_id)
         arrow = data if data is not None else schema.empty_table()
@@ -126,7 +136,8 @@ def attach_sources(
 
 
 def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> list[str]:
-    """Create every view of ``warehouse/sql`` in ``con``; return their names in creation order."""
+    """Create every view of ``warehouse/sql`` in ``con`` (a table where the file says
+    ``-- materialized: table``); return their names in creation order."""
     names = []
     for view in load_views():
         def fill(match: re.Match) -> str:
@@ -139,7 +150,7 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> lis
 
         sql = _SOURCE.sub(fill, view.sql).strip().rstrip(";")
         try:
-            con.execute(f"create or replace view {view.name} as\n{sql}")
+            con.execute(f"create or replace {view.materialized} {view.name} as\n{sql}")
         except duckdb.Error as exc:
             raise ValueError(f"{view.path}: {exc}") from exc
         names.append(view.name)
@@ -169,6 +180,7 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
+    version = store.version()  # read before the data, so a run landing meanwhile makes the build stale
     con = duckdb.connect(str(tmp))
     try:
         names = create_views(con, attach_sources(con, store, copy=True))
@@ -180,8 +192,9 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
                 raise QualityError(report)
         runs = con.execute("select count(*) from stg_runs").fetchone()[0]
         calls = con.execute("select count(*) from stg_calls").fetchone()[0]
-        con.execute("create or replace table warehouse_build as select ? as store, ? as built_at, "
-                    "? as runs, ? as calls", [store.root, datetime.now(timezone.utc), runs, calls])
+        con.execute("create or replace table warehouse_build as select ? as store, ? as store_version, "
+                    "? as built_at, ? as runs, ? as calls",
+                    [store.root, version, datetime.now(timezone.utc), runs, calls])
         con.close()
         os.replace(tmp, target)
     except BaseException:
@@ -194,16 +207,17 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
 
 def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Store | str | None = None,
                    read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse database file, building it first (without the quality check) if it is missing
-    or was built over another store than ``store``."""
+    """Open the warehouse database file, building it first (without the quality check) if it is missing,
+    was built over another store than ``store``, or (local stores) runs have landed since it was built.
+    An S3-backed warehouse is a snapshot: ``mcpbench warehouse build`` refreshes it."""
     path = Path(db_path) if db_path else default_db_path()
-    if path.exists() and store is not None:
-        wanted = _resolve_store(store).root
+    if path.exists():
         with duckdb.connect(str(path), read_only=True) as con:
-            built_over = con.execute("select store from warehouse_build").fetchone()[0]
-        if built_over != wanted:  # asked for another store than the file was built over
-            build(store, path, check=False)
-    elif not path.exists():
+            built_over, built_version = con.execute("select store, store_version from warehouse_build").fetchone()
+        current = _resolve_store(store if store is not None else built_over)
+        if current.root != built_over or (built_version is not None and current.version() != built_version):
+            build(current, path, check=False)  # another store, or runs landed since the build
+    else:
         build(store, path, check=False)
     return duckdb.connect(str(path), read_only=read_only)
 

@@ -77,6 +77,10 @@ class Store(ABC):
         """A pyarrow dataset over the landed ``runs`` or ``calls`` (optionally one submission's), or
         None when nothing has landed."""
 
+    def version(self) -> str | None:
+        """A token that changes whenever a run lands, or None where that is not cheap to know (S3)."""
+        return None
+
     # -- artefacts -----------------------------------------------------------------------------
     def put_bytes(self, key: str, data: bytes) -> None:
         """Write an artefact (e.g. a published attestation list) atomically at ``key``."""

@@ -67,6 +67,13 @@ class LocalStore(Store):
             return []
         return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_TMP_PREFIX))
 
+    def version(self) -> str | None:
+        """The index folder's modification time: every landing renames a file into it."""
+        try:
+            return str((self.path / "index" / "runs").stat().st_mtime_ns)
+        except FileNotFoundError:
+            return "empty"
+
     def _delete(self, key: str) -> None:
         (self.path / key).unlink(missing_ok=True)
 

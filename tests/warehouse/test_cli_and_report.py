@@ -71,3 +71,10 @@ def test_a_failed_quality_check_makes_build_exit_with_the_report(store, land, tm
     result = CliRunner().invoke(main, ["warehouse", "build", "--db", str(tmp_path / "w.duckdb")])
     assert result.exit_code == 1
     assert "scoring stopped, the data is kept" in result.output and "tool_calls" in result.output
+
+
+def test_query_sees_runs_landed_after_the_warehouse_was_built(cli, land):
+    land(make_run("r1", submission_id="sub-first"), [ok()])
+    assert json.loads(cli("warehouse", "query", "--json", "select count(*) as n from run_facts")) == [{"n": 1}]
+    land(make_run("r2", submission_id="sub-second"), [ok()])
+    assert json.loads(cli("warehouse", "query", "--json", "select count(*) as n from run_facts")) == [{"n": 2}]

@@ -1,4 +1,6 @@
 -- run_facts: one row per run with what every metric needs, counted from the run's own call rows.
+-- The one pass over the calls: stored as a table at build time, so every mart reads runs, not calls.
+-- materialized: table
 with runs as (
     select * from stg_runs
 ),
