@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+/**
+ * `node dist/cli.js`: read `[{"server", "state", "predicate"}, ...]` on stdin, write one verdict per
+ * case on stdout (a JSON array of `true`/`false`, or `{"verdict": null, "error", "problems"?}` for a
+ * case that cannot be decided, e.g. a malformed predicate, with each problem's JSON path).
+ * Exit 0; exit 2 with a message on stderr when the input itself is malformed.
+ *
+ * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts: a test hook that proves the
+ * conformance run catches a broken primitive. Never set it elsewhere.
+ */
+
+import { readFileSync } from "node:fs";
+
+import { InputError, parseCases, verdicts } from "./verdicts";
+import { PRIMITIVES } from "./predicate";
+
+function main(): number {
+  const text = readFileSync(0, "utf8");
+  const broken = process.env.MCPBENCH_TS_BREAK || null;
+  if (broken !== null && !PRIMITIVES.has(broken)) {
+    process.stderr.write(`MCPBENCH_TS_BREAK names no primitive: ${broken}\n`);
+    return 2;
+  }
+  let input;
+  try {
+    input = JSON.parse(text);
+  } catch (exc) {
+    process.stderr.write(`input is not valid JSON: ${(exc as Error).message}\n`);
+    return 2;
+  }
+  try {
+    process.stdout.write(JSON.stringify(verdicts(parseCases(input), broken)) + "\n");
+  } catch (exc) {
+    if (exc instanceof InputError) {
+      process.stderr.write(`${exc.message}\n`);
+      return 2;
+    }
+    throw exc;
+  }
+  return 0;
+}
+
+process.exitCode = main();

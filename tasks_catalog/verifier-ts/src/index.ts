@@ -1,0 +1,9 @@
+/** The TypeScript verifier of MCPBench success predicates. */
+
+export { check, evaluate, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
+export type { Problem } from "./predicate";
+export { verdicts } from "./verdicts";
+export type { Case, Verdict } from "./verdicts";
+export { search, translate, PatternError } from "./pattern";
+export { countRows, SqlFailure } from "./sql";
+export { same, Undecidable } from "./values";

@@ -1,0 +1,75 @@
+/** Notion primitives (tasks_catalog/predicates/notion.py). Pages and databases by exact title; only
+ * objects that are not archived count. */
+
+import { DictOf, ListOf, Name, OneOf, Scalar, Text, optional, required } from "../args";
+import { arg, definePrimitives } from "../registry";
+import { get, Json, JsonObject, list, same, str } from "../values";
+
+const Value = OneOf(Scalar, ListOf(Text));
+
+/** Property value equality: `same` for scalars; lists have the same members in any order. */
+export function equal(expected: Json | undefined, actual: Json | undefined): boolean {
+  if (Array.isArray(expected) || Array.isArray(actual)) {
+    if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
+    const order = (x: Json, y: Json) => (String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0);
+    const a = [...expected].sort(order);
+    const b = [...actual].sort(order);
+    return a.every((x, i) => same(x, b[i]));
+  }
+  return same(expected, actual);
+}
+
+const live = (state: JsonObject, title: string) =>
+  list(state, "pages").filter((p) => str(p, "title") === title && get(p, "archived") !== true);
+const byId = (items: JsonObject[], id: string) => items.find((x) => str(x, "id") === id);
+
+/** A page's property values: its `properties` plus its title under its title property's name. */
+function valuesOf(state: JsonObject, page: JsonObject): Map<string, Json> {
+  const parentId = str(page, "parent_id");
+  const db = parentId ? byId(list(state, "databases"), parentId) : undefined;
+  let titleProperty = "title";
+  if (db !== undefined) {
+    const schema = get(db, "properties");
+    const found = schema && typeof schema === "object" && !Array.isArray(schema)
+      ? Object.entries(schema).find(([, p]) => str(p, "type") === "title") : undefined;
+    if (found !== undefined) titleProperty = found[0];
+  }
+  const values = new Map<string, Json>([[titleProperty, str(page, "title")]]);
+  const props = get(page, "properties");
+  if (props && typeof props === "object" && !Array.isArray(props)) {
+    for (const [name, value] of Object.entries(props)) values.set(name, value);
+  }
+  return values;
+}
+
+const holds = (values: Map<string, Json>, name: string, expected: Json) => values.has(name) && equal(expected, values.get(name));
+
+export default definePrimitives("notion", {
+  pageExists: [{ title: required(Name), parent: optional(Name) }, (state, args) => {
+    const parent = arg(args, "parent");
+    for (const page of live(state, args.title as string)) {
+      if (parent === null) return true;
+      const parentId = str(page, "parent_id");
+      if (parentId === null) continue;
+      const owner = byId(list(state, "pages"), parentId) ?? byId(list(state, "databases"), parentId);
+      if (owner !== undefined && str(owner, "title") === parent && get(owner, "archived") !== true) return true;
+    }
+    return false;
+  }],
+  databaseHasRow: [{ database: required(Name), where: required(DictOf(Value)) }, (state, args) => {
+    const where = Object.entries(args.where as JsonObject);
+    for (const db of list(state, "databases")) {
+      if (str(db, "title") !== args.database || get(db, "archived") === true) continue;
+      for (const row of list(state, "pages")) {
+        if (str(row, "parent_id") !== str(db, "id") || get(row, "archived") === true) continue;
+        const values = valuesOf(state, row);
+        if (where.every(([name, expected]) => holds(values, name, expected))) return true;
+      }
+    }
+    return false;
+  }],
+  pagePropertyEquals: [{ page: required(Name), property: required(Name), value: required(Value) }, (state, args) =>
+    live(state, args.page as string).some((p) => holds(valuesOf(state, p), args.property as string, args.value as Json))],
+  databaseExists: [{ title: required(Name) }, (state, args) =>
+    list(state, "databases").some((db) => str(db, "title") === args.title && get(db, "archived") !== true)],
+});
