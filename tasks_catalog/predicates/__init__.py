@@ -8,6 +8,7 @@ are in ``docs/predicates.md``, generated from the registry by ``python -m tasks_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -119,19 +120,35 @@ def goal_literals(pred: dict[str, Any]) -> list[tuple[str, Any, bool]]:
         if key == "not":
             return
         prim = primitives()[key]
-        for name, field in prim.args.model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            meta_extra = {}
-            for m in field.metadata:
-                if hasattr(m, "json_schema_extra") and isinstance(m.json_schema_extra, dict):
-                    meta_extra.update(m.json_schema_extra)
-            extra = {**meta_extra, **extra}
-            if extra.get("in_goal") is False or name not in body:
+        for name in prim.args.model_fields:
+            flags = _field_flags(prim.args, name)
+            if flags.get("in_goal") is False or name not in body:
                 continue
-            _collect(body[name], f'{path}["{key}"].{name}', bool(extra.get("pattern_arg")), out)
+            _collect(body[name], f'{path}["{key}"].{name}', bool(flags.get("pattern_arg")), out)
 
     walk(pred, "$")
     return out
+
+
+@cache
+def _field_flags(model: type[Args], name: str) -> dict[str, Any]:
+    """The ``pattern_arg``/``in_goal`` markers of a field, wherever its schema carries them (an
+    optional ``Pattern | None`` keeps them inside ``anyOf``)."""
+    flags: dict[str, Any] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key in ("pattern_arg", "in_goal"):
+                if key in node:
+                    flags.setdefault(key, node[key])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(model.model_json_schema()["properties"][name])
+    return flags
 
 
 def _collect(value: Any, path: str, is_pattern: bool, out: list) -> None:
