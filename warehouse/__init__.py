@@ -1,10 +1,12 @@
 """The warehouse: DuckDB views (``warehouse/sql``) over the store's Parquet, data-quality suites,
 the score card, the leaderboards and the HTML report. See ``docs/warehouse.md``.
 
-Importing this package is cheap; DuckDB views are built by :func:`warehouse.build.build` or
-:func:`warehouse.build.connect`, and Great Expectations is imported only by :mod:`warehouse.quality`.
+* :mod:`warehouse.build`: ``build(store, db_path)``, ``connect(store)``, ``open_warehouse(db_path)``
+* :mod:`warehouse.scorecard`: ``scorecard(submission_id, store=...)``, ``format_scorecard(card)``
+* :mod:`warehouse.quality`: ``validate(con)`` (Great Expectations, imported only when called)
+* :mod:`warehouse.report`: ``render_html(con)``, ``write_report(path, con)``
+
+Importing this package imports nothing heavy; each submodule is imported where it is used.
 """
 
-from warehouse.build import DEFAULT_DB, BuildResult, build, connect, default_db_path, open_warehouse
-
-__all__ = ["DEFAULT_DB", "BuildResult", "build", "connect", "default_db_path", "open_warehouse"]
+__all__ = ["build", "quality", "report", "scorecard"]

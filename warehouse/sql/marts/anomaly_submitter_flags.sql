@@ -1,8 +1,9 @@
 -- anomaly_submitter_flags: private-month submissions whose success rate is more than 2 sigma above
 -- the same submitter's earlier private-month submissions. Flagged for review, with the numbers.
 -- Minimum history: 3 earlier scored submissions. Sigma is the sample standard deviation of those
--- earlier success rates, floored at 0.025 (4 of 160 tasks) so a run of identical scores does not
--- turn a one-task gain into a flag.
+-- earlier success rates, but never less than the sampling noise of one score, the binomial standard
+-- error sqrt(p (1 - p) / attempted) at the prior mean p, nor than 0.025 (4 of 160 tasks): a few
+-- similar prior scores must not turn ordinary noise into a flag.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private' and attempted > 0
@@ -34,13 +35,21 @@ history as (
 scored as (
     select
         history.*,
-        greatest(coalesce(history.prior_sd, 0), params.sigma_floor) as sigma,
-        history.prior_mean + params.sigmas * greatest(coalesce(history.prior_sd, 0), params.sigma_floor)
-            as threshold,
-        (history.success_rate - history.prior_mean)
-            / greatest(coalesce(history.prior_sd, 0), params.sigma_floor) as z_score
+        greatest(
+            coalesce(history.prior_sd, 0),
+            sqrt(history.prior_mean * (1 - history.prior_mean) / history.attempted),
+            params.sigma_floor
+        ) as sigma
     from history, params
     where history.prior_submissions >= params.min_prior_submissions
+),
+
+judged as (
+    select
+        scored.*,
+        scored.prior_mean + params.sigmas * scored.sigma as threshold,
+        (scored.success_rate - scored.prior_mean) / scored.sigma as z_score
+    from scored, params
 ),
 
 final as (
@@ -62,7 +71,7 @@ final as (
             'success rate %.3f is %.1f sigma above %d prior submissions (mean %.3f, sd %.3f; threshold %.3f)',
             success_rate, z_score, prior_submissions, prior_mean, coalesce(prior_sd, 0), threshold
         ) as reason
-    from scored
+    from judged
     where success_rate > threshold
 )
 
