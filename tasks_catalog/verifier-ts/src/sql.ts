@@ -109,6 +109,16 @@ const RESERVED = new Set(`SELECT FROM WHERE GROUP BY HAVING ORDER LIMIT OFFSET J
 const NOT_SELECT = new Set(`INSERT UPDATE DELETE CREATE DROP ALTER COPY ATTACH DETACH SET RESET PRAGMA BEGIN
   START COMMIT ROLLBACK ABORT END INSTALL LOAD EXPORT IMPORT CHECKPOINT FORCE VACUUM CALL TRUNCATE USE PREPARE
   EXECUTE DEALLOCATE ANALYZE MERGE EXPLAIN COMMENT`.split(/\s+/));
+/** DuckDB's reserved and type/function keywords (`duckdb_keywords()`, DuckDB 2.0): unquoted, they
+ * cannot name a table or column (a parser error), though any word may follow `AS` or a dot. */
+const KEYWORDS = new Set(`ALL ANALYSE ANALYZE AND ANY ARRAY AS ASC ASYMMETRIC BOTH CASE CAST CHECK COLLATE COLUMN
+  CONSTRAINT CREATE DEFAULT DEFERRABLE DESC DESCRIBE DISTINCT DO ELSE END EXCEPT FALSE FETCH FOR FOREIGN FROM GROUP
+  HAVING IN INITIALLY INTERSECT INTO LAMBDA LATERAL LEADING LIMIT NOT NULL OFFSET ON ONLY OR ORDER PIVOT
+  PIVOT_LONGER PIVOT_WIDER PLACING PRIMARY QUALIFY REFERENCES RETURNING SELECT SHOW SOME SUMMARIZE SYMMETRIC TABLE
+  THEN TO TRAILING TRUE UNION UNIQUE UNPIVOT USING VARIADIC WHEN WHERE WINDOW WITH
+  ANTI ASOF AT AUTHORIZATION BINARY BY COLLATION COLUMNS CONCURRENTLY CROSS FREEZE FULL GENERATED GLOB ILIKE INNER
+  IS ISNULL JOIN LEFT LIKE MAP NATURAL NOTNULL OUTER OVERLAPS POSITIONAL RIGHT SEMI SIMILAR STRUCT TABLESAMPLE
+  TRY_CAST TUPLE UNPACK VERBOSE`.split(/\s+/));
 const MAYBE_SELECT = new Set("WITH FROM VALUES TABLE SUMMARIZE DESCRIBE SHOW PIVOT UNPIVOT".split(" "));
 const AGGREGATES = new Set(["count", "sum", "min", "max", "avg"]);
 
@@ -129,15 +139,25 @@ class Parser {
     const t = this.peek();
     return outside(t === undefined ? "the end of the query here" : `${JSON.stringify(t.v)} here`);
   }
-  name(): string {
+  /** A table or column name; `label` (after AS or a dot) accepts any word, as DuckDB's grammar does. */
+  name(label = false): string {
     const t = this.peek();
-    if (t !== undefined && (t.k === "qid" || (t.k === "id" && !RESERVED.has(t.v.toUpperCase())))) { this.i++; return t.v; }
+    if (t !== undefined && t.k === "qid") { this.i++; return t.v; }
+    if (t !== undefined && t.k === "id") {
+      const upper = t.v.toUpperCase();
+      if (label) { this.i++; return t.v; }
+      if (RESERVED.has(upper)) return this.unexpected();
+      if (KEYWORDS.has(upper)) return fail(`syntax error at or near "${t.v}"`);
+      this.i++;
+      return t.v;
+    }
     return this.unexpected();
   }
   alias(): string | null {
-    if (this.kw("AS")) return this.name();
+    if (this.kw("AS")) return this.name(true);
     const t = this.peek();
-    if (t !== undefined && (t.k === "qid" || (t.k === "id" && !RESERVED.has(t.v.toUpperCase())))) { this.i++; return t.v; }
+    const upper = t?.v.toUpperCase() ?? "";
+    if (t !== undefined && (t.k === "qid" || (t.k === "id" && !RESERVED.has(upper) && !KEYWORDS.has(upper)))) { this.i++; return t.v; }
     return null;
   }
   integer(): number {
@@ -289,9 +309,13 @@ class Parser {
       }
     }
     if (t.k === "id" && RESERVED.has(t.v.toUpperCase())) return this.unexpected();
+    if (t.k === "id" && KEYWORDS.has(t.v.toUpperCase())) {
+      if (this.peek(1)?.k === "op" && this.peek(1)?.v === "(") outside(`${t.v}(...)`);
+      fail(`syntax error at or near "${t.v}"`);
+    }
     if (t.k === "id" || t.k === "qid") {
       this.i++;
-      if (this.op(".")) return { t: "col", q: t.v, name: this.name() };
+      if (this.op(".")) return { t: "col", q: t.v, name: this.name(true) };
       return { t: "col", q: null, name: t.v };
     }
     return this.unexpected();
@@ -483,7 +507,7 @@ function bind(e: Expr, scope: Scope, inAggregate = false): Bound {
       if (p.v === null) return { t: "like", a, re: null, neg: e.neg, ty: "bool" };
       const text = String(p.v);
       if (text.includes("\\")) outside("a LIKE pattern with a backslash");
-      const source = Array.from(text).map((ch) => ch === "%" ? "[^]*" : ch === "_" ? "[^]" : ch.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")).join("");
+      const source = Array.from(text).map((ch) => ch === "%" ? "[^]*" : ch === "_" ? "[^]" : ch.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join("");
       return { t: "like", a, re: new RegExp(`^${source}$`, "u"), neg: e.neg, ty: "bool" };
     }
     case "agg": {
