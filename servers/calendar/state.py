@@ -15,16 +15,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, field_validator, model_validator
 
 from servers._kit import Model, ServerState
+from servers._kit.values import check_address
 
-_ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
 _TIMED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def check_address(address: str) -> str:
-    if not isinstance(address, str) or not _ADDRESS.match(address):
-        raise ValueError(f"{address!r} is not a bare email address like name@example.com")
-    return address
 
 
 def check_time(value: str) -> str:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, ValidationError
 
 from servers._kit import ToolError, Toolset, format_validation_error, tool
+from servers._kit.values import next_id
 from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 
 CalendarId = Annotated[str, Field(min_length=1, description="A calendar id from list_calendars, or 'primary'")]
@@ -24,13 +25,6 @@ Time = Annotated[
     Field(description="Local time '2026-03-18T10:00', with an offset '2026-03-18T10:00:00Z', or a date '2026-03-18' (all-day)"),
 ]
 Emails = Annotated[list[str], Field(description="Attendee email addresses, e.g. ['priya.raman@northwind.example']")]
-
-
-def _next_id(prefix: str, taken: set[str]) -> str:
-    n = len(taken) + 1
-    while f"{prefix}{n}" in taken:
-        n += 1
-    return f"{prefix}{n}"
 
 
 class CalendarTools(Toolset[CalendarState]):
@@ -123,7 +117,7 @@ class CalendarTools(Toolset[CalendarState]):
         for c in self.state.calendars:
             if c.name == name:
                 raise ToolError(f"a calendar named {name!r} already exists (id {c.id})")
-        calendar_id = _next_id("cal_", {c.id for c in self.state.calendars})
+        calendar_id = next_id("cal_", {c.id for c in self.state.calendars})
         self.state.calendars.append(Calendar(id=calendar_id, name=name, description=description))
         return f"Calendar {name!r} created with id {calendar_id}"
 
@@ -192,7 +186,7 @@ class CalendarTools(Toolset[CalendarState]):
         """Create an event. start and end are both times or both dates (all-day; end is the day after the
         last day). Returns the new event's id."""
         calendar = self._calendar(calendarId)
-        event_id = _next_id("evt_", {e.id for e in self.state.events})
+        event_id = next_id("evt_", {e.id for e in self.state.events})
         event = self._build(id=event_id, calendar_id=calendar.id, title=summary.strip() or summary,
                             start=self._time(start, "start"), end=self._time(end, "end"), description=description,
                             location=location, attendees=self._attendees(attendees or [], []))

@@ -11,6 +11,7 @@ import re
 from pydantic import Field, field_validator, model_validator
 
 from servers._kit import Model, ServerState
+from servers._kit.values import check_address
 
 #: The system labels every mailbox has; a label id in this set needs no entry in ``labels``.
 SYSTEM_LABELS: tuple[str, ...] = (
@@ -29,7 +30,6 @@ SYSTEM_LABELS: tuple[str, ...] = (
     "CATEGORY_FORUMS",
 )
 
-_ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
 
@@ -38,13 +38,6 @@ def check_date(value: str) -> str:
     if not isinstance(value, str) or not _DATETIME.match(value):
         raise ValueError(f"date {value!r} must be UTC in the form 2026-03-16T09:00:00Z")
     return value
-
-
-def check_address(address: str) -> str:
-    """A bare email address (``name@example.com``), or ``ValueError`` saying why not."""
-    if not isinstance(address, str) or not _ADDRESS.match(address):
-        raise ValueError(f"{address!r} is not a bare email address like name@example.com")
-    return address
 
 
 class Label(Model):

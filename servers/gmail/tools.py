@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from servers._kit import ToolError, Toolset, tool
+from servers._kit.values import next_id
 from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 
 MessageId = Annotated[str, Field(min_length=1, description="A message id, as search_emails returns it")]
@@ -32,13 +33,6 @@ _IS = {"unread": ("UNREAD", True), "read": ("UNREAD", False), "starred": ("STARR
        "important": ("IMPORTANT", True)}
 _IN = {"inbox": "INBOX", "sent": "SENT", "trash": "TRASH", "spam": "SPAM", "anywhere": None}
 _DAY = re.compile(r"^(\d{4})[/-](\d{2})[/-](\d{2})$")
-
-
-def _next_id(prefix: str, taken: set[str]) -> str:
-    n = len(taken) + 1
-    while f"{prefix}{n}" in taken:
-        n += 1
-    return f"{prefix}{n}"
 
 
 class GmailTools(Toolset[GmailState]):
@@ -201,7 +195,7 @@ class GmailTools(Toolset[GmailState]):
         return f"Email sent. Message id: {message.id}"
 
     def _deliver(self, to: list[str], cc: list[str], subject: str, body: str, thread_id: str | None) -> Message:
-        message_id = _next_id("msg-", {m.id for m in self.state.messages})
+        message_id = next_id("msg-", {m.id for m in self.state.messages})
         message = Message(id=message_id, thread_id=thread_id or message_id, sender=self.state.address, to=to, cc=cc,
                           subject=subject, body=body, date=self.state.now, label_ids=["SENT"])
         self.state.messages.append(message)
@@ -217,7 +211,7 @@ class GmailTools(Toolset[GmailState]):
         threadId: Annotated[str | None, Field(description="Draft a reply in this thread")] = None,
     ) -> str:
         """Save a new draft without sending it. Returns the draft id."""
-        draft_id = _next_id("r-", {d.id for d in self.state.drafts})
+        draft_id = next_id("r-", {d.id for d in self.state.drafts})
         self.state.drafts.append(Draft(id=draft_id, to=self._recipients(to, "to"), cc=self._recipients(cc, "cc"),
                                        subject=subject, body=body, thread_id=self._thread(threadId)))
         return f"Draft saved. Draft id: {draft_id}"
@@ -330,7 +324,7 @@ class GmailTools(Toolset[GmailState]):
         for label_id, existing in self._label_names().items():
             if existing.lower() == name.lower():
                 raise ToolError(f"a label named {existing!r} already exists (id {label_id})")
-        label_id = _next_id("Label_", {label.id for label in self.state.labels})
+        label_id = next_id("Label_", {label.id for label in self.state.labels})
         self.state.labels.append(Label(id=label_id, name=name))
         return f"Label {name!r} created with id {label_id}"
 
