@@ -1,18 +1,31 @@
 """The TypeScript verifier, called from Python (``tasks_catalog/verifier-ts``).
 
-Until that package is built, ``available()`` is false and the gate uses the Python verifier alone.
+``node dist/cli.js`` reads ``[{"server", "state", "predicate"}, ...]`` on stdin and answers one
+verdict per case: ``true``/``false``, or ``{"verdict": null, "error": ..., "problems": [...]}`` for a
+case it cannot decide (a malformed predicate, each problem with its JSON path; or a primitive outside
+what it can evaluate, e.g. SQL outside its subset). Build it with ``npm ci && npm run build`` in the
+package (``scripts/setup.sh`` does). Until it is built, ``available()`` is false and the gate uses the
+Python verifier alone.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 PACKAGE = Path(__file__).with_name("verifier-ts")
 CLI = PACKAGE / "dist" / "cli.js"
+#: Test hook of the CLI: the named primitive's verdicts are inverted (see tests/verifier).
+BREAK_ENV = "MCPBENCH_TS_BREAK"
+
+
+class TypeScriptVerifierError(RuntimeError):
+    """The TypeScript verifier could not give a verdict (its message names the case and why)."""
 
 
 def unavailable_reason() -> str:
@@ -25,14 +38,56 @@ def available() -> bool:
     return shutil.which("node") is not None and CLI.exists()
 
 
-def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[bool]:
-    """Verdicts of the TypeScript verifier on ``(server, state, predicate)`` cases, in order."""
+def build() -> None:
+    """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache)."""
+    for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
+        proc = subprocess.run(argv, cwd=PACKAGE, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise TypeScriptVerifierError(f"`{' '.join(argv)}` failed in {PACKAGE}:\n{proc.stderr[-2000:]}")
+
+
+def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None) -> list[Any]:
+    """The CLI's raw answers on ``(server, dumped state, predicate)`` cases, in order: a bool, or a dict
+    with ``"verdict": None`` and ``"error"`` for a case it could not decide."""
     payload = json.dumps([{"server": s, "state": st, "predicate": p} for s, st, p in cases])
-    proc = subprocess.run(["node", str(CLI)], input=payload, capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
+    if break_primitive is not None:
+        env[BREAK_ENV] = break_primitive
+    proc = subprocess.run(["node", str(CLI)], input=payload, capture_output=True, text=True, timeout=120,
+                          env=env, encoding="utf-8")
     if proc.returncode != 0:
-        raise RuntimeError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+        raise TypeScriptVerifierError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
     out = json.loads(proc.stdout)
-    verdicts = [item["verdict"] if isinstance(item, dict) else item for item in out]
-    if len(verdicts) != len(cases) or not all(isinstance(v, bool) for v in verdicts):
-        raise RuntimeError("TypeScript verifier answered with the wrong number or kind of verdicts")
-    return verdicts
+    if not isinstance(out, list) or len(out) != len(cases):
+        raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
+    for item in out:
+        if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
+            raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
+    return out
+
+
+@dataclass(frozen=True)
+class NoVerdict:
+    """A case the TypeScript verifier could not decide; never ``True`` or ``False``, so a gate that
+    compares verdicts by identity reports it as a disagreement, with ``str()`` saying why."""
+
+    case: int
+    error: str
+
+    def __str__(self) -> str:
+        return f"no verdict ({self.error})"
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"case {self.case} has no verdict: {self.error}")
+
+
+def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[bool | NoVerdict]:
+    """Verdicts of the TypeScript verifier on ``(server, state, predicate)`` cases, in order. A case it
+    cannot decide (a malformed predicate, each problem with its JSON path; or e.g. SQL outside its
+    subset) is a ``NoVerdict`` naming the case and why, so the gate fails that task with the reason
+    instead of stopping."""
+    out: list[bool | NoVerdict] = []
+    for i, item in enumerate(run(cases)):
+        verdict = item["verdict"] if isinstance(item, dict) else item
+        out.append(verdict if isinstance(verdict, bool) else NoVerdict(i, str(item.get("error", "no verdict"))))
+    return out

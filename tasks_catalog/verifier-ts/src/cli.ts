@@ -5,6 +5,9 @@
  * case that cannot be decided, e.g. a malformed predicate, with each problem's JSON path).
  * Exit 0; exit 2 with a message on stderr when the input itself is malformed.
  *
+ * `node dist/cli.js --primitives` lists every primitive's arguments and whether each is required
+ * (the conformance test compares it with the Python registry).
+ *
  * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts: a test hook that proves the
  * conformance run catches a broken primitive. Never set it elsewhere.
  */
@@ -14,7 +17,13 @@ import { readFileSync } from "node:fs";
 import { InputError, parseCases, verdicts } from "./verdicts";
 import { PRIMITIVES } from "./predicate";
 
-function main(): number {
+function main(argv: string[]): number {
+  if (argv.includes("--primitives")) {
+    const listing = Object.fromEntries([...PRIMITIVES].map(([name, p]) =>
+      [name, Object.fromEntries(Object.entries(p.args).map(([arg, field]) => [arg, { required: field.required }]))]));
+    process.stdout.write(JSON.stringify(listing) + "\n");
+    return 0;
+  }
   const text = readFileSync(0, "utf8");
   const broken = process.env.MCPBENCH_TS_BREAK || null;
   if (broken !== null && !PRIMITIVES.has(broken)) {
@@ -40,4 +49,4 @@ function main(): number {
   return 0;
 }
 
-process.exitCode = main();
+process.exitCode = main(process.argv.slice(2));

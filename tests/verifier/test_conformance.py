@@ -1,0 +1,86 @@
+"""The conformance run: the Python and the TypeScript verifier on every case of the shared corpus.
+
+Run it alone with ``python -m pytest tests/verifier -q`` (see the README)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+
+from tasks_catalog import ts_verifier
+from tasks_catalog.predicates import _registry, check, primitives
+
+from _compare import disagreements
+
+
+def test_both_verifiers_agree_on_every_fixture_case(ts_cli):
+    total, found = disagreements()
+    assert total >= 390
+    assert not found, f"{len(found)} of {total} cases disagree:\n" + "\n".join(map(str, found))
+
+
+def test_the_typescript_verifier_gives_the_expected_verdict_on_every_fixture_case(ts_cli):
+    from _compare import corpus
+
+    cases = corpus()
+    answers = ts_verifier.run([(case.server, dumped, case.predicate) for case, _, dumped in cases])
+    wrong = [f"{case.id}: typescript {got}, expected {case.expected}" for (case, _, _), got in zip(cases, answers)
+             if got is not case.expected]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_broken_python_primitive_makes_the_conformance_fail(ts_cli, monkeypatch):
+    prim = primitives()["slack.channelExists"]
+    inverted = dataclasses.replace(prim, fn=lambda state, args: not prim.fn(state, args))
+    monkeypatch.setitem(_registry._PRIMITIVES, prim.key, inverted)
+    _, found = disagreements()
+    assert found
+    assert all("slack.channelExists" in json.dumps(d.case.predicate) for d in found)
+    assert any(d.case.name == "channelExists true by name" and d.python is False and d.typescript is True for d in found)
+
+
+def test_a_broken_typescript_primitive_makes_the_conformance_fail(ts_cli):
+    _, found = disagreements(break_primitive="postgres.rowExists")
+    assert found
+    assert all("postgres.rowExists" in json.dumps(d.case.predicate) for d in found)
+    report = str(found[0])
+    assert "python" in report and "typescript" in report and "predicate" in report
+
+
+def test_both_verifiers_know_the_same_primitives_with_the_same_arguments(ts_cli):
+    proc = subprocess.run(["node", str(ts_cli), "--primitives"], capture_output=True, text=True, check=True)
+    typescript = json.loads(proc.stdout)
+    python = {key: {name: {"required": field.is_required()} for name, field in prim.args.model_fields.items()}
+              for key, prim in primitives().items()}
+    assert typescript == python
+
+
+MALFORMED = [
+    ("slack", {"slack.nope": {}}, '$["slack.nope"]'),
+    ("slack", {"all": []}, "$.all"),
+    ("slack", {"any": [{"slack.channelExists": {"channel": "a"}}, {"not": {"any": []}}]}, "$.any[1].not.any"),
+    ("slack", {"slack.channelExists": {}}, '$["slack.channelExists"].channel'),
+    ("slack", {"slack.channelExists": {"channel": "a", "name": "b"}}, '$["slack.channelExists"].name'),
+    ("slack", {"slack.channelExists": {"channel": ""}}, '$["slack.channelExists"].channel'),
+    ("slack", {"slack.messagePosted": {"channel": "a", "pattern": "(?<=a)b"}}, '$["slack.messagePosted"].pattern'),
+    ("slack", {"slack.messagePosted": {"channel": "a", "pattern": "(a"}}, '$["slack.messagePosted"].pattern'),
+    ("slack", {"github.issueClosed": {"repo": "a/b", "issue": 1}}, '$["github.issueClosed"]'),
+    ("github", {"github.issueClosed": {"repo": "a/b", "issue": "1"}}, '$["github.issueClosed"].issue'),
+    ("github", {"github.issueClosed": {"repo": "ab", "issue": 1}}, '$["github.issueClosed"].repo'),
+    ("stripe", {"stripe.refundIssued": {"charge": "ch_1", "amount": True}}, '$["stripe.refundIssued"].amount'),
+    ("postgres", {"postgres.tableHasColumn": {"table": "t", "column": "c", "type": "int"}}, '$["postgres.tableHasColumn"].type'),
+    ("postgres", {"postgres.rowExists": {"table": "t", "where": {"a": [1]}}}, '$["postgres.rowExists"].where.a'),
+    ("calendar", {"calendar.eventCount": {"count": -1}}, '$["calendar.eventCount"].count'),
+    ("slack", {"slack.channelExists": {"channel": "a"}, "not": {}}, "$"),
+    ("slack", ["slack.channelExists"], "$"),
+]
+
+
+def test_both_verifiers_reject_malformed_predicates_naming_the_json_path(ts_cli):
+    answers = ts_verifier.run([(server, {}, pred) for server, pred, _ in MALFORMED])
+    for (server, pred, path), answer in zip(MALFORMED, answers, strict=True):
+        python_paths = [e.path for e in check(pred, server)]
+        assert any(p == path or p.startswith(path + ".") for p in python_paths), (pred, python_paths)
+        assert isinstance(answer, dict) and answer["verdict"] is None, (pred, answer)
+        assert [p["path"] for p in answer["problems"]] == [path], (pred, answer)

@@ -1,0 +1,40 @@
+"""The Python bridge to the TypeScript verifier (tasks_catalog/ts_verifier.py)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tasks_catalog import ts_verifier
+
+STATE = {"files": {"a.txt": "release 4.19\n"}, "directories": []}
+
+
+def test_evaluate_many_answers_booleans_in_order(ts_cli):
+    cases = [("filesystem", STATE, {"filesystem.fileContentMatches": {"path": "a.txt", "pattern": r"4\.19$"}}),
+             ("filesystem", STATE, {"filesystem.fileExists": {"path": "b.txt"}})]
+    assert ts_verifier.evaluate_many(cases) == [True, False]
+
+
+def test_a_malformed_predicate_has_no_verdict_and_says_which_json_path(ts_cli):
+    (answer,) = ts_verifier.evaluate_many([("filesystem", STATE, {"all": [{"filesystem.fileExists": {"path": 1}}]})])
+    assert isinstance(answer, ts_verifier.NoVerdict)
+    assert '$.all[0]["filesystem.fileExists"].path' in str(answer)
+    with pytest.raises(TypeError):
+        bool(answer)
+
+
+def test_sql_outside_the_subset_has_no_verdict_rather_than_a_guess(ts_cli):
+    state = {"tables": [{"name": "t", "columns": [{"name": "id", "type": "INTEGER", "nullable": True, "default": None}],
+                         "primary_key": [], "rows": [[1]]}]}
+    pred = {"postgres.queryReturnsCount": {"query": "WITH x AS (SELECT 1) SELECT * FROM x", "count": 1}}
+    (answer,) = ts_verifier.evaluate_many([("postgres", state, pred)])
+    assert isinstance(answer, ts_verifier.NoVerdict) and "outside the SQL subset" in answer.error
+
+
+def test_malformed_input_is_an_error_with_the_cli_message(ts_cli):
+    proc = subprocess.run(["node", str(ts_cli)], input="{}", capture_output=True, text=True)
+    assert proc.returncode == 2 and "JSON array" in proc.stderr
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="unknown server"):
+        ts_verifier.run([("nope", {}, {})])
