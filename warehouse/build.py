@@ -138,6 +138,12 @@ def attach_sources(
 def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> list[str]:
     """Create every view of ``warehouse/sql`` in ``con`` (a table where the file says
     ``-- materialized: table``); return their names in creation order."""
+    for path in sorted((SQL_DIR / "macros").glob("*.sql")):
+        for statement in con.extract_statements(path.read_text()):
+            try:
+                con.execute(statement)
+            except duckdb.Error as exc:
+                raise ValueError(f"{path}: {exc}") from exc
     names = []
     for view in load_views():
         def fill(match: re.Match) -> str:

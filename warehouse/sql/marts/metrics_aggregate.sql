@@ -27,11 +27,11 @@ counts as (
 final as (
     select
         *,
-        passed / nullif(attempted, 0) as success_rate,
-        100 * passed_steps_ratio_sum / nullif(passed, 0) as efficiency,
-        unlisted_calls / nullif(calls, 0) as hallucination_rate,
-        recovery_passed_after_error
-            / nullif(recovery_attempted - recovery_passed_without_error, 0) as recovery_rate
+        success_rate(passed, attempted) as success_rate,
+        efficiency(passed_steps_ratio_sum, passed) as efficiency,
+        hallucination_rate(unlisted_calls, calls) as hallucination_rate,
+        recovery_rate(recovery_passed_after_error, recovery_attempted, recovery_passed_without_error)
+            as recovery_rate
     from counts
 )
 
