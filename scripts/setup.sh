@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ip >/dev/null || need+=(iproute2)
+command -v node >/dev/null || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
@@ -14,3 +15,5 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python -m pip install -q -e ".[dev]"
+# The TypeScript verifier (tasks_catalog/verifier-ts): dependencies from the committed lock file, then tsc.
+(cd tasks_catalog/verifier-ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)

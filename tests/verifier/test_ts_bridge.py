@@ -38,3 +38,8 @@ def test_malformed_input_is_an_error_with_the_cli_message(ts_cli):
     assert proc.returncode == 2 and "JSON array" in proc.stderr
     with pytest.raises(ts_verifier.TypeScriptVerifierError, match="unknown server"):
         ts_verifier.run([("nope", {}, {})])
+
+
+def test_the_typescript_unit_tests_pass(ts_cli):
+    proc = subprocess.run(["node", "--test", str(ts_cli.parent / "test")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
