@@ -84,6 +84,15 @@ def open_sandbox(agent: Agent, sandbox: str):
     return get_sandbox(sandbox, allow_unisolated=sandbox == "none")
 
 
+def finished_run_ids(store, submission_id: str) -> set[str]:
+    """The runs of ``submission_id`` that have landed and need no re-run: all but infra errors."""
+    landed = store.landed_run_ids(submission_id)
+    if not landed:
+        return set()
+    runs = store.read_runs(submission_id).select(["run_id", "status"]).to_pylist()
+    return landed - {r["run_id"] for r in runs if r["status"] == "infra_error"}
+
+
 def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",
              concurrency: int = 2, resume: bool = True, on_result=None) -> tuple[EvaluationSummary, list[RunResult]]:
     """Run ``agent`` on ``tasks`` and land every run in ``store`` as it finishes. ``sandbox`` is a
@@ -91,13 +100,7 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
     import anyio
 
     agent = parse_agent(agent) if isinstance(agent, str) else agent
-    skip: set[str] = set()
-    if resume:
-        landed = store.landed_run_ids(submission.submission_id)
-        if landed:
-            runs = store.read_runs(submission.submission_id)
-            infra = {r["run_id"] for r in runs.select(["run_id", "status"]).to_pylist() if r["status"] == "infra_error"}
-            skip = landed - infra
+    skip = finished_run_ids(store, submission.submission_id) if resume else set()
     todo = [t for t in tasks if submission.run_id(t) not in skip]
     box = open_sandbox(agent, sandbox) if isinstance(sandbox, str) else sandbox
     results = anyio.run(lambda: run_tasks(todo, agent, sandbox=box, submission=submission, concurrency=concurrency,
@@ -111,4 +114,33 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
     return summary, results
 
 
-__all__ = ["EvaluationSummary", "evaluate", "is_private", "load_split", "make_submission", "open_sandbox"]
+@dataclass(frozen=True)
+class RunOutcome:
+    """One run by ids and status (passed, failed, infra_error): what a flow task returns and logs."""
+
+    task_id: str
+    run_id: str
+    status: str
+
+    def to_json(self) -> dict[str, str]:
+        return self.__dict__.copy()
+
+
+def pending_task_ids(task_ids: list[str], submission: Submission, *, store) -> list[str]:
+    """``task_ids`` less those whose run already landed (infra errors excepted): what is left to run."""
+    done = finished_run_ids(store, submission.submission_id)
+    return [i for i in task_ids if f"{submission.submission_id}--{i}" not in done]
+
+
+def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, store, sandbox="local",
+                  secret: str | bytes | None = None, tasks_dir: Path | None = None) -> RunOutcome:
+    """Run one task, named by id, and land its run. The task is loaded (a private one decrypted) here,
+    in memory, so a caller passes and gets back ids only."""
+    tasks = load_split(submission.split, store=store, secret=secret, task_ids=[task_id], tasks_dir=tasks_dir)
+    _, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox, concurrency=1, resume=False)
+    run = results[0].run
+    return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status)
+
+
+__all__ = ["EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
+           "pending_task_ids", "is_private", "load_split", "make_submission", "open_sandbox"]
