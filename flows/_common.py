@@ -1,0 +1,43 @@
+"""What every flow shares: store locations as absolute strings, and task options that keep
+anything a task touches out of Prefect's result storage and caches."""
+
+from __future__ import annotations
+
+import os
+
+from prefect.cache_policies import NO_CACHE
+
+#: Options for every task: nothing is cached or persisted by Prefect. Tasks return ids and counts, and
+#: the ones that decrypt a private month must never have anything of it serialised.
+PRIVATE = {"persist_result": False, "cache_policy": NO_CACHE}
+
+
+def logger():
+    """The run's logger inside a flow or task run; a plain logger when a task's ``.fn`` is called directly."""
+    import logging
+
+    from prefect.exceptions import MissingContextError
+    from prefect.logging import get_run_logger
+
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger("mcpbench.flows")
+
+
+def store_root(store: str | None) -> str:
+    """The store as a location another process can open: an ``s3://`` URL, or an absolute folder
+    (default ``MCPBENCH_STORE`` or ``.mcpbench/store``)."""
+    from mcpbench.store import default_root
+
+    root = store or default_root()
+    return root if "://" in root else os.path.abspath(root)
+
+
+def db_location(db_path: str | None) -> str:
+    from warehouse.build import default_db_path
+
+    return os.path.abspath(db_path) if db_path else os.path.abspath(default_db_path())
+
+
+__all__ = ["PRIVATE", "db_location", "logger", "store_root"]

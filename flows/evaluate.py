@@ -1,0 +1,135 @@
+"""``evaluate_submission``: one run per task id, fanned out with bounded concurrency, each landed as it
+finishes; then the warehouse is rebuilt and the anomaly flags read.
+
+Only infra errors (our side failed to dispatch the run) are retried: the run is landed as an infra
+error and :class:`InfraError` raised, which Prefect retries. An agent's failure is a result and returns
+normally. Re-running the flow with the same ``submission_id`` resumes: runs already landed are skipped
+(infra errors are run again), and a re-landed run replaces its files, so nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, task
+
+from flows._common import PRIVATE, db_location, logger, store_root
+from flows._runners import task_runner
+from flows.scoring import build_warehouse, read_flags
+from mcpbench.runner import Submission
+
+
+class InfraError(RuntimeError):
+    """A run could not be dispatched (our failure, not the agent's); Prefect retries the task."""
+
+
+def retry_only_infra_errors(task, task_run, state) -> bool:
+    """Prefect's retry condition: retry a run task only when it failed with :class:`InfraError`."""
+    try:
+        exc = state.result(raise_on_failure=False)
+    except Exception:  # noqa: BLE001 - a result that cannot be read is not an infra error of a run
+        return False
+    return isinstance(exc, InfraError)
+
+
+@task(name="list-task-ids", **PRIVATE)
+def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> list[str]:
+    """The ids of the split's tasks (a private month is decrypted here and only ids leave)."""
+    from mcpbench.evaluation import load_split
+    from mcpbench.store import open_store
+
+    return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids)]
+
+
+@task(name="pending-task-ids", **PRIVATE)
+def pending_task_ids(task_ids: list[str], submission: Submission, store: str) -> list[str]:
+    """The task ids whose runs have not landed yet (so a re-run after a crash resumes)."""
+    from mcpbench.evaluation import pending_task_ids as pending
+    from mcpbench.store import open_store
+
+    todo = pending(task_ids, submission, store=open_store(store))
+    logger().info("%d of %d runs already landed; %d to run", len(task_ids) - len(todo), len(task_ids),
+                          len(todo))
+    return todo
+
+
+@task(name="run-task", task_run_name="run-{task_id}", retries=2, retry_delay_seconds=5,
+      retry_condition_fn=retry_only_infra_errors, **PRIVATE)
+def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local") -> dict[str, str]:
+    """Load the task by id (decrypting a private month in memory), run ``agent`` on it and land the run.
+    Returns the run's ids and status; raises :class:`InfraError` on an infra error so it is retried."""
+    from mcpbench.evaluation import evaluate_task
+    from mcpbench.store import open_store
+
+    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox)
+    logger().info("%s: %s", outcome.run_id, outcome.status)
+    if outcome.status == "infra_error":
+        raise InfraError(f"run {outcome.run_id} was not dispatched (infra error; the landed run row says why)")
+    return outcome.to_json()
+
+
+@flow(name="run-tasks", persist_result=False)
+def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
+            sandbox: str = "local") -> list[dict[str, str]]:
+    """Fan out one ``run-task`` per id on the flow's task runner; a run still failing after its retries
+    is reported as an infra error, and the others carry on."""
+    futures = [(tid, run_task.submit(tid, agent, submission, store, sandbox)) for tid in task_ids]
+    outcomes = []
+    for tid, future in futures:
+        future.wait()
+        if future.state.is_completed():
+            outcomes.append(future.result())
+        else:
+            outcomes.append({"task_id": tid, "run_id": f"{submission.submission_id}--{tid}", "status": "infra_error"})
+    return outcomes
+
+
+@flow(name="evaluate-submission", persist_result=False)
+def evaluate_submission(agent: str, split: str = "dev", submission_id: str | None = None,
+                        submitter: str | None = None, concurrency: int = 4, sandbox: str = "local",
+                        store: str | None = None, db_path: str | None = None, task_ids: list[str] | None = None,
+                        runner: str | None = None) -> dict[str, Any]:
+    """Evaluate ``agent`` (an agent spec: oracle, noop, command:<argv>, http:<url>, openai[:model]) on
+    ``split`` (dev, or a private month YYYY-MM: the worker needs MCPBENCH_SECRET), landing every run in
+    ``store``; then rebuild the warehouse at ``db_path`` and return the score and anomaly flags.
+
+    ``runner``: threads (default), dask, dask-threads, or a Dask scheduler address; default
+    ``$MCPBENCH_TASK_RUNNER``. Pass the same ``submission_id`` to resume an interrupted evaluation."""
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import make_submission
+
+    log = logger()
+    root, db = store_root(store), db_location(db_path)
+    submission = make_submission(parse_agent(agent), split, submission_id=submission_id, submitter=submitter)
+    ids = list_task_ids(split, root, task_ids)
+    todo = pending_task_ids(ids, submission, root)
+    outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox)
+    infra = sorted(o["task_id"] for o in outcomes if o["status"] == "infra_error")
+    if infra:
+        log.warning("%d runs ended as infra errors after retries: %s", len(infra), ", ".join(infra))
+    built = build_warehouse(root, db)
+    flags = read_flags(built["db_path"], submission.submission_id)
+    card = score_card(submission.submission_id, built["db_path"])
+    return {"submission_id": submission.submission_id, "split": split, "tasks": len(ids),
+            "skipped": len(ids) - len(todo), "ran": len(outcomes),
+            "passed": sum(o["status"] == "passed" for o in outcomes),
+            "failed": sum(o["status"] == "failed" for o in outcomes), "infra_errors": infra,
+            "score": card, "flags": flags}
+
+
+@task(name="score-card", **PRIVATE)
+def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
+    """The submission's overall metrics, read from the warehouse marts."""
+    import duckdb
+
+    from warehouse.scorecard import scorecard
+
+    with duckdb.connect(db_path, read_only=True) as con:
+        card = scorecard(submission_id, con=con)
+    logger().info("%s: success rate %s over %s attempted", submission_id, card["overall"]["success_rate"],
+                          card["overall"]["attempted"])
+    return card["overall"]
+
+
+__all__ = ["InfraError", "evaluate_submission", "list_task_ids", "pending_task_ids", "retry_only_infra_errors",
+           "run_all", "run_task", "score_card"]

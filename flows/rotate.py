@@ -1,0 +1,71 @@
+"""``rotate_month``: build, gate, seal and attest a private month; retire the month before. Scheduled
+monthly (``prefect.yaml``); only ids and counts leave the task that renders the month."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from prefect import flow, task
+
+from flows._common import PRIVATE, db_location, logger, store_root
+
+
+class GateFailed(RuntimeError):
+    """Some rendered tasks failed the acceptance gate; nothing was sealed. Names task ids only."""
+
+
+@task(name="leaked-task-ids", **PRIVATE)
+def flagged_task_ids(db_path: str, month: str) -> list[str]:
+    """Tasks of ``month`` the warehouse flags as possibly leaked (none if there is no warehouse yet)."""
+    if not os.path.exists(db_path):
+        return []
+    import duckdb
+
+    with duckdb.connect(db_path, read_only=True) as con:
+        rows = con.execute("select distinct task_id from anomaly_task_flags where month = ? order by 1",
+                           [month]).fetchall()
+    return [r[0] for r in rows]
+
+
+@task(name="rotate", **PRIVATE)
+def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | None = None,
+           retire_previous: bool = True) -> dict[str, Any]:
+    """Render the month from the operator's pool, gate every task, seal it, publish its attestation list
+    and retire the month before. Raises :class:`GateFailed` (naming task ids only) if any task fails
+    the gate, in which case nothing is written."""
+    from mcpbench.store import open_store
+    from tasks_catalog.months import load_operator_pool, rotate as rotate_store
+
+    opened = open_store(store)
+    pool = load_operator_pool(opened, pool_dir=pool_dir)
+    report = rotate_store(opened, month, pool=pool, leaked_task_ids=set(leaked_task_ids),
+                          retire_previous=retire_previous)
+    # gate reasons can quote a task's sampled values: only the failing ids leave this task
+    failing = sorted({f.split(":", 1)[0] for f in report.gate_failures})
+    if failing:
+        raise GateFailed(f"{len(failing)} tasks of {month} failed the acceptance gate; nothing was sealed. "
+                         f"Failing: {', '.join(failing)}. Re-run the gate with the operator's secret to see why.")
+    summary = {k: v for k, v in report.to_json().items() if k != "gate_failures"}
+    logger().info("month %s: %d tasks sealed (%d carried over, %d replaced, %d leaked replaced); retired %s",
+                          month, report.tasks, report.carried, report.replaced, report.leaked_replaced,
+                          report.retired or "nothing")
+    return summary
+
+
+@flow(name="rotate-month", persist_result=False)
+def rotate_month(month: str | None = None, store: str | None = None, leaked_task_ids: list[str] | None = None,
+                 db_path: str | None = None, pool_dir: str | None = None, retire_previous: bool = True) -> dict[str, Any]:
+    """Build ``month`` (default: the current UTC month, so the cron on the 1st builds the month that
+    starts). Tasks flagged as leaked, given here or flagged in the warehouse for the month before, are
+    replaced first. The worker needs MCPBENCH_SECRET."""
+    from tasks_catalog.months import previous_month
+    from tasks_catalog.sealed import check_month
+
+    month = check_month(month or f"{datetime.now(UTC):%Y-%m}")
+    leaked = set(leaked_task_ids or []) | set(flagged_task_ids(db_location(db_path), previous_month(month)))
+    return rotate(month, store_root(store), sorted(leaked), pool_dir, retire_previous)
+
+
+__all__ = ["GateFailed", "flagged_task_ids", "rotate", "rotate_month"]

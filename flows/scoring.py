@@ -1,0 +1,72 @@
+"""Scoring: rebuild the warehouse (data-quality suites, then the marts) and read the anomaly flags."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from prefect import flow, task
+
+from flows._common import PRIVATE, db_location, logger, store_root
+
+#: The columns a flag row carries out of the warehouse: ids, numbers and a reason made of numbers.
+SUBMITTER_FLAG_COLUMNS = ("submission_id", "submitter", "agent", "split", "attempted", "success_rate",
+                          "prior_submissions", "prior_mean", "z_score", "reason")
+TASK_FLAG_COLUMNS = ("task_id", "server", "month", "attempts", "passes", "success_rate", "submitters_passed",
+                     "prior_success_rate", "jump", "reason")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+@task(name="build-warehouse", **PRIVATE)
+def build_warehouse(store: str, db_path: str, check: bool = True) -> dict[str, Any]:
+    """Rebuild the DuckDB warehouse over the store; with ``check`` the quality suites gate it."""
+    from warehouse.build import build
+
+    result = build(store, db_path, check=check)
+    logger().info("warehouse %s: %d runs, %d calls, %d views", result.path, result.runs, result.calls,
+                          len(result.views))
+    return {"db_path": str(result.path), "runs": result.runs, "calls": result.calls, "views": len(result.views),
+            "seconds": round(result.seconds, 3)}
+
+
+@task(name="read-anomaly-flags", **PRIVATE)
+def read_flags(db_path: str, submission_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The rows of ``anomaly_submitter_flags`` and ``anomaly_task_flags`` (only ``submission_id``'s
+    submitter flag, if given), limited to ids and numbers."""
+    import duckdb
+
+    with duckdb.connect(db_path, read_only=True) as con:
+        def rows(view: str, columns: tuple[str, ...], where: str = "", params: list | None = None):
+            cur = con.execute(f"select {', '.join(columns)} from {view} {where} order by all", params or [])
+            return [{c: _plain(v) for c, v in zip(columns, row)} for row in cur.fetchall()]
+
+        submitters = rows("anomaly_submitter_flags", SUBMITTER_FLAG_COLUMNS,
+                          *(("where submission_id = ?", [submission_id]) if submission_id else ()))
+        tasks = rows("anomaly_task_flags", TASK_FLAG_COLUMNS)
+    logger().info("anomaly flags: %d submissions, %d tasks", len(submitters), len(tasks))
+    return {"submitters": submitters, "tasks": tasks}
+
+
+@flow(name="score", persist_result=False)
+def score(store: str | None = None, db_path: str | None = None) -> dict[str, Any]:
+    """Rebuild the warehouse marts over the store, after the data-quality suites pass."""
+    return build_warehouse(store_root(store), db_location(db_path))
+
+
+@flow(name="detect-anomalies", persist_result=False)
+def detect_anomalies(store: str | None = None, db_path: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Rebuild the marts and return the anomaly flags: submissions more than 2 sigma above their
+    submitter's history, and private tasks that look leaked (the next rotation replaces those first)."""
+    built = build_warehouse(store_root(store), db_location(db_path))
+    return read_flags(built["db_path"])
+
+
+__all__ = ["build_warehouse", "detect_anomalies", "read_flags", "score"]
