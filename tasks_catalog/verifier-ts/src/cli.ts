@@ -6,13 +6,15 @@
  * Exit 0; exit 2 with a message on stderr when the input itself is malformed.
  *
  * `node dist/cli.js --primitives` lists every primitive's arguments and whether each is required
- * (the conformance test compares it with the Python registry).
+ * (the conformance test compares it with the Python registry). `--timing` adds one line of JSON on
+ * stderr, `{"parse_ms", "evaluate_ms"}`, for bench/verifier_bench.py.
  *
  * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts: a test hook that proves the
  * conformance run catches a broken primitive. Never set it elsewhere.
  */
 
 import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 
 import { InputError, parseCases, verdicts } from "./verdicts";
 import { PRIMITIVES } from "./predicate";
@@ -31,6 +33,7 @@ function main(argv: string[]): number {
     return 2;
   }
   let input;
+  const t0 = performance.now();
   try {
     input = JSON.parse(text);
   } catch (exc) {
@@ -38,7 +41,12 @@ function main(argv: string[]): number {
     return 2;
   }
   try {
-    process.stdout.write(JSON.stringify(verdicts(parseCases(input), broken)) + "\n");
+    const cases = parseCases(input);
+    const t1 = performance.now();
+    const answers = verdicts(cases, broken);
+    const t2 = performance.now();
+    process.stdout.write(JSON.stringify(answers) + "\n");
+    if (argv.includes("--timing")) process.stderr.write(JSON.stringify({ parse_ms: t1 - t0, evaluate_ms: t2 - t1 }) + "\n");
   } catch (exc) {
     if (exc instanceof InputError) {
       process.stderr.write(`${exc.message}\n`);
