@@ -1,0 +1,135 @@
+"""The flows' logic without Prefect: each task's plain function (``task.fn``), the task runner choice,
+the retry condition, and ``prefect.yaml`` against the flows it names."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+import yaml
+
+from _flow_support import DEV_TASKS, REPO
+
+
+def test_the_default_task_runner_is_a_bounded_thread_pool(monkeypatch):
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows._runners import task_runner
+
+    monkeypatch.delenv("MCPBENCH_TASK_RUNNER", raising=False)
+    runner = task_runner(3)
+    assert isinstance(runner, ThreadPoolTaskRunner) and runner._max_workers == 3
+
+
+def test_dask_is_chosen_by_name_address_or_environment(monkeypatch):
+    from prefect_dask import DaskTaskRunner
+
+    from flows._runners import task_runner
+
+    assert task_runner(2, "dask").cluster_kwargs["n_workers"] == 2
+    assert task_runner(2, "tcp://10.0.0.5:8786").address == "tcp://10.0.0.5:8786"
+    monkeypatch.setenv("MCPBENCH_TASK_RUNNER", "dask-threads")
+    assert isinstance(task_runner(4), DaskTaskRunner) and task_runner(4).cluster_kwargs["threads_per_worker"] == 4
+    with pytest.raises(ValueError, match="unknown task runner"):
+        task_runner(2, "kubernetes")
+
+
+def test_only_infra_errors_are_retried():
+    from prefect.states import Completed, Failed
+
+    from flows.evaluate import InfraError, retry_only_infra_errors
+
+    assert retry_only_infra_errors(None, None, Failed(data=InfraError("run x was not dispatched")))
+    assert not retry_only_infra_errors(None, None, Failed(data=ValueError("a bug")))
+    assert not retry_only_infra_errors(None, None, Completed(data={"status": "failed"}))
+
+
+def test_an_infra_error_raises_to_be_retried_and_an_agents_failure_returns(monkeypatch, tmp_path):
+    import flows.evaluate
+    import mcpbench.evaluation
+    from mcpbench.evaluation import RunOutcome, make_submission
+    from mcpbench.agents.spec import parse_agent
+
+    submission = make_submission(parse_agent("noop"), "dev", submission_id="logic-noop", submitter="t")
+    store = str(tmp_path / "store")
+    failed = flows.evaluate.run_task.fn(DEV_TASKS[0], "noop", submission, store)
+    assert failed == {"task_id": DEV_TASKS[0], "run_id": f"logic-noop--{DEV_TASKS[0]}", "status": "failed"}
+
+    monkeypatch.setattr(mcpbench.evaluation, "evaluate_task",
+                        lambda task_id, *a, **k: RunOutcome(task_id, f"logic-noop--{task_id}", "infra_error"))
+    with pytest.raises(flows.evaluate.InfraError, match=f"logic-noop--{DEV_TASKS[1]}"):
+        flows.evaluate.run_task.fn(DEV_TASKS[1], "noop", submission, store)
+
+
+def test_landed_runs_are_skipped_on_resume_but_infra_errors_run_again(tmp_path):
+    from flows.evaluate import pending_task_ids
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import evaluate, load_split, make_submission
+    from mcpbench.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    submission = make_submission(parse_agent("noop"), "dev", submission_id="resume", submitter="t")
+    evaluate(load_split("dev", task_ids=DEV_TASKS[:2]), "noop", submission, store=store, concurrency=2)
+    runs = store.read_runs("resume").to_pylist()
+    infra = dict(runs[0], status="infra_error", passed=False, infra_error="sandbox could not start")
+    from mcpbench.records import RunRecord
+
+    store.land_run(RunRecord(**infra), [])
+    todo = pending_task_ids.fn(DEV_TASKS, submission, str(tmp_path / "store"))
+    assert todo == [infra["task_id"], DEV_TASKS[2]] or todo == sorted([infra["task_id"], DEV_TASKS[2]],
+                                                                       key=DEV_TASKS.index)
+    assert len(store.read_runs("resume")) == 2
+
+
+def test_a_gate_failure_names_task_ids_and_never_the_reasons(monkeypatch, tmp_path):
+    import tasks_catalog.months
+    from flows.rotate import GateFailed, rotate
+    from tasks_catalog.months import RotationReport
+
+    def failing(*args, **kwargs):
+        return RotationReport("2026-12", 160, {}, 0, 0, 0, None,
+                              ["fs-t-x-1: goal does not name $.success.path = 'secret-file-name.csv'"])
+
+    monkeypatch.setattr(tasks_catalog.months, "rotate", failing)
+    monkeypatch.setattr(tasks_catalog.months, "load_operator_pool", lambda *a, **k: [])
+    with pytest.raises(GateFailed) as caught:
+        rotate.fn("2026-12", str(tmp_path / "store"), [])
+    assert "fs-t-x-1" in str(caught.value) and "secret-file-name" not in str(caught.value)
+
+
+def test_no_warehouse_means_no_task_is_flagged_as_leaked(tmp_path):
+    from flows.rotate import flagged_task_ids
+
+    assert flagged_task_ids.fn(str(tmp_path / "missing.duckdb"), "2026-11") == []
+
+
+# -- prefect.yaml -------------------------------------------------------------------------------------
+def _deployments():
+    return yaml.safe_load((REPO / "prefect.yaml").read_text())
+
+
+def test_every_deployment_names_an_importable_flow_and_only_its_parameters():
+    import importlib
+
+    from prefect import Flow
+
+    doc = _deployments()
+    names = {d["name"] for d in doc["deployments"]}
+    assert names == {"evaluate-submission", "rotate-month", "validate-catalog", "score", "detect-anomalies"}
+    for dep in doc["deployments"]:
+        module, _, attr = dep["entrypoint"].partition(":")
+        assert module.endswith(".py") and (REPO / module).exists(), dep["name"]
+        flow = getattr(importlib.import_module(module.removesuffix(".py").replace("/", ".")), attr)
+        assert isinstance(flow, Flow) and flow.name == dep["name"], dep["name"]
+        signature = inspect.signature(flow.fn)
+        assert set(dep.get("parameters", {})) <= set(signature.parameters), dep["name"]
+        required = {n for n, p in signature.parameters.items() if p.default is inspect.Parameter.empty}
+        assert required <= set(dep.get("parameters", {})), dep["name"]
+        assert dep["work_pool"]["name"], dep["name"]
+
+
+def test_the_rotation_runs_on_a_monthly_cron_in_utc():
+    (rotation,) = [d for d in _deployments()["deployments"] if d["name"] == "rotate-month"]
+    (schedule,) = rotation["schedules"]
+    assert schedule["cron"] == "0 3 1 * *" and schedule["timezone"] == "UTC"

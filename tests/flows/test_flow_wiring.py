@@ -1,0 +1,78 @@
+"""The Prefect wiring, covered once against one session-scoped test harness: a small evaluation on
+the thread pool (and its resumption), the same on a local Dask cluster, scoring, the anomaly flags and
+the catalog gate. The flows' logic is tested without Prefect in test_flow_logic.py; the rotation flow
+runs in test_private_month.py."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from _flow_support import DEV_TASKS, REPO
+
+
+@pytest.fixture(scope="module")
+def where(tmp_path_factory):
+    root = tmp_path_factory.mktemp("wiring")
+    return {"store": str(root / "store"), "db_path": str(root / "warehouse.duckdb"), "root": root}
+
+
+@pytest.fixture(scope="module")
+def oracle_run(prefect_harness, where):
+    from flows import evaluate_submission
+
+    return evaluate_submission(agent="oracle", split="dev", submission_id="wiring-oracle", submitter="wiring",
+                               concurrency=2, task_ids=DEV_TASKS, store=where["store"], db_path=where["db_path"],
+                               runner="threads")
+
+
+def test_an_evaluation_fans_out_one_run_per_task_lands_and_scores_them(oracle_run):
+    assert oracle_run["tasks"] == 3 and oracle_run["ran"] == 3 and oracle_run["passed"] == 3
+    assert oracle_run["infra_errors"] == [] and oracle_run["score"]["success_rate"] == 1.0
+    assert oracle_run["flags"] == {"submitters": [], "tasks": []}
+
+
+def test_running_the_evaluation_again_resumes_without_duplicating_runs(prefect_harness, where, oracle_run):
+    from flows import evaluate_submission
+    from mcpbench.store import open_store
+
+    again = evaluate_submission(agent="oracle", split="dev", submission_id="wiring-oracle", submitter="wiring",
+                                concurrency=2, task_ids=DEV_TASKS, store=where["store"], db_path=where["db_path"])
+    assert again["skipped"] == 3 and again["ran"] == 0 and again["score"]["attempted"] == 3
+    assert len(open_store(where["store"]).read_runs("wiring-oracle")) == 3
+
+
+def test_the_fan_out_runs_on_a_local_dask_cluster(prefect_harness, where, oracle_run):
+    from flows import evaluate_submission
+
+    result = evaluate_submission(agent="oracle", split="dev", submission_id="wiring-dask", submitter="wiring",
+                                 concurrency=2, task_ids=DEV_TASKS, store=where["store"], db_path=where["db_path"],
+                                 runner="dask-threads")
+    assert result["ran"] == 3 and result["passed"] == 3 and result["score"]["success_rate"] == 1.0
+
+
+def test_score_and_detect_anomalies_rebuild_the_marts(prefect_harness, where, oracle_run):
+    from flows import detect_anomalies, score
+
+    built = score(store=where["store"], db_path=where["db_path"])
+    assert built["runs"] >= 3 and built["views"] >= 10
+    assert detect_anomalies(store=where["store"], db_path=where["db_path"]) == {"submitters": [], "tasks": []}
+
+
+def test_the_catalog_gate_accepts_good_tasks_and_fails_naming_a_bad_one(prefect_harness, where):
+    import json
+
+    from flows import validate_catalog
+    from flows.catalog import CatalogInvalid
+
+    folder = where["root"] / "tasks"
+    folder.mkdir()
+    source = REPO / "tasks_catalog/dev/calendar/calendar-book-dentist.json"
+    shutil.copy(source, folder)
+    assert validate_catalog(tasks_dir=str(folder)) == {"dev": {"checked": 1, "failed": {}}}
+    broken = json.loads(source.read_text())
+    broken["id"], broken["reference_solution"] = "calendar-does-nothing", []
+    (folder / "calendar-does-nothing.json").write_text(json.dumps(broken))
+    with pytest.raises(CatalogInvalid, match="calendar-does-nothing"):
+        validate_catalog(tasks_dir=str(folder))
