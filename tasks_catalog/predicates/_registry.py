@@ -38,9 +38,50 @@ def _compiles(pattern: str) -> str:
         re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"not a valid regular expression: {exc}") from None
-    if "(?<" in pattern.replace("(?<=", "(?<").replace("(?<!", "(?<") or "(?P" in pattern or "(?i" in pattern:
-        raise ValueError("use the portable regex subset: no lookbehind, named groups or inline flags")
+    problem = _outside_portable_subset(pattern)
+    if problem:
+        raise ValueError(f"{problem} is outside the portable regex subset (see docs/predicates.md)")
     return pattern
+
+
+def _outside_portable_subset(p: str) -> str | None:
+    """The first construct of ``p`` that Python ``re`` and ECMAScript read differently and the
+    TypeScript verifier therefore refuses, or None. Keep in step with verifier-ts/src/pattern.ts."""
+    i, in_class, class_start = 0, False, 0
+    while i < len(p):
+        c, nxt = p[i], p[i + 1:i + 2]
+        if c == "\\":
+            if nxt == "N":
+                return "\\N{...}"
+            if in_class and nxt in ("W", "S"):
+                return f"\\{nxt} inside a character class"
+            i += 2
+            continue
+        if in_class:
+            if c == "]" and i > class_start:
+                in_class = False
+            elif c == "[":
+                return "'[' inside a character class"
+            elif p[i:i + 2] in ("--", "&&", "~~", "||"):
+                return f"'{p[i:i + 2]}' inside a character class"
+        elif c == "[":
+            in_class = True
+            class_start = i + 1 + (nxt == "^")
+            i = class_start
+            if p[i:i + 1] == "]":
+                i += 1
+            continue
+        elif c == "(" and nxt == "?":
+            kind = p[i + 2:i + 3]
+            if kind not in (":", "=", "!"):
+                return {"<": "lookbehind or a named group", "P": "a named group", "#": "a comment (?#...)",
+                        ">": "an atomic group"}.get(kind, "an inline flag or conditional")
+            i += 3
+            continue
+        elif c in "*+?}" and nxt == "+":
+            return "a possessive quantifier"
+        i += 1
+    return None
 
 
 #: A regular expression in the portable subset of Python ``re`` and ECMAScript, matched with search

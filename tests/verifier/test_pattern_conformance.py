@@ -50,3 +50,19 @@ def test_generated_patterns_match_the_same_texts_in_both_verifiers(ts_cli):
             wrong.append(f"pattern {pattern!r} on {text!r}: python {expected}, typescript {answer}")
     assert not wrong, f"{len(wrong)} of {compared} disagree:\n" + "\n".join(wrong[:40])
     assert compared > 0.9 * len(pairs), f"only {compared} of {len(pairs)} pairs were inside the portable subset"
+
+
+SUBSET_PROBES = ["a(?:b)", r"(?<=x)y", r"(?<!x)y", r"(?P<n>a)", r"(?i)abc", "a++", r"\++", "a?+", "[a[]", r"[\W]",
+                 r"[\S]", "(?#c)x", "(?>a)", "[]a]+", r"\d{2,}", "(?=a)", "(?!a)", "[^]x]", "[a--b]", r"\N{DASH}",
+                 "a{1,3}+", "[a&&b]"]
+
+
+def test_the_python_pattern_check_refuses_exactly_what_the_typescript_verifier_refuses(ts_cli):
+    from tasks_catalog.predicates._registry import _outside_portable_subset
+
+    cases = [("filesystem", {"files": {"t.txt": "abc"}, "directories": []},
+              {"filesystem.fileContentMatches": {"path": "t.txt", "pattern": p}}) for p in SUBSET_PROBES]
+    ts_refuses = [isinstance(v, ts_verifier.NoVerdict) for v in ts_verifier.evaluate_many(cases)]
+    py_refuses = [_outside_portable_subset(p) is not None for p in SUBSET_PROBES]
+    disagree = [(p, py, ts) for p, py, ts in zip(SUBSET_PROBES, py_refuses, ts_refuses) if py != ts]
+    assert disagree == [], "pattern (python refuses, typescript refuses)"
