@@ -15,5 +15,7 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 python -m pip install -q -e ".[dev]"
+# pyenv only creates the `mcpbench` shim on a rehash.
+if command -v pyenv >/dev/null; then pyenv rehash; fi
 # The TypeScript verifier (tasks_catalog/verifier-ts): dependencies from the committed lock file, then tsc.
 (cd tasks_catalog/verifier-ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
