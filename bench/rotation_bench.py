@@ -1,0 +1,126 @@
+"""Monthly rotation and evaluation of a private month, without Prefect (its start is not ours to count).
+
+    python bench/rotation_bench.py [--concurrency 1 8] [--no-write]
+
+1. ``tasks_catalog.months.rotate`` on a fresh store: render, gate, seal, attest a month (target: at most
+   30 s for 160 tasks), timed whole and then phase by phase (the phases re-run on the same pool and
+   seed, outside ``rotate``, to show where the time goes);
+2. ``mcpbench.evaluation.evaluate`` with the oracle on every task of that month, in the local sandbox,
+   at each concurrency.
+Appends a section to bench/RESULTS.md. If the demonstration pool lacks templates for some server, the
+month is built for the servers it covers, and the section says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SECRET = "rotation-bench-secret-0123456789"
+MONTH = "2026-12"
+
+
+def machine() -> str:
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{os.cpu_count()} cores (nproc), {mem:.0f} GiB memory, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--no-write", action="store_true", help="print the section instead of appending it")
+    args = parser.parse_args()
+    os.environ["MCPBENCH_SECRET"] = SECRET
+
+    import anyio
+
+    import tasks_catalog.rotation as rotation
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import evaluate, load_split, make_submission
+    from mcpbench.store import open_store
+    from servers import SERVER_NAMES
+    from tasks_catalog.gate import gate_tasks
+    from tasks_catalog.months import rotate
+    from tasks_catalog.sealed import month_seed, seal
+    from tasks_catalog.templates import load_pool
+
+    pool = load_pool()
+    counts = Counter(t.server for t in pool)
+    servers = tuple(s for s in SERVER_NAMES if counts[s] >= rotation.PER_SERVER)
+    rotation.SERVER_NAMES = servers
+    load_avg = os.getloadavg()[0]
+
+    with tempfile.TemporaryDirectory(prefix="rotation-bench-") as tmp:
+        store = open_store(str(Path(tmp) / "store"))
+        t0 = time.perf_counter()
+        report = rotate(store, MONTH, pool=pool)
+        rotate_s = time.perf_counter() - t0
+        assert not report.gate_failures, report.gate_failures
+
+        t0 = time.perf_counter()
+        built = rotation.build_month(pool, MONTH, month_seed(MONTH))
+        render_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        anyio.run(gate_tasks, built.tasks)
+        gate_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        seal(built.to_json(), month=MONTH)
+        seal_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        built.attestation()
+        attest_s = time.perf_counter() - t0
+
+        tasks = load_split(MONTH, store=store)
+        evals = []
+        for c in args.concurrency:
+            sub = make_submission(parse_agent("oracle"), MONTH, submission_id=f"bench-oracle-c{c}", submitter="bench")
+            t0 = time.perf_counter()
+            summary, results = evaluate(tasks, "oracle", sub, store=store, sandbox="local", concurrency=c)
+            wall = time.perf_counter() - t0
+            harness = sorted(r.run.harness_ms for r in results)
+            evals.append((c, len(tasks), summary.passed, len(summary.infra_errors), wall,
+                          harness[len(harness) // 2]))
+
+    stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    missing = [s for s in SERVER_NAMES if s not in servers]
+    lines = [
+        f"## Rotation and private-month evaluation ({stamp})", "",
+        f"Machine: {machine()}; 1-min load average {load_avg:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.",
+        "`python bench/rotation_bench.py` (plain functions, no Prefect). Month "
+        f"{MONTH}: {report.tasks} tasks ({len(servers)} servers x 16)"
+        + (f"; the demo pool has no full month yet for {', '.join(missing)}" if missing else "") + ".", "",
+        "| step | s |", "|---|---:|",
+        f"| **rotate (render + gate + seal + attest, as `mcpbench rotate` runs it)** | **{rotate_s:.2f}** |",
+        f"| of which render | {render_s:.2f} |",
+        f"| of which gate (reference and wrong solutions over MCP, every task) | {gate_s:.2f} |",
+        f"| of which seal | {seal_s:.3f} |",
+        f"| of which attestation hashes | {attest_s:.3f} |", "",
+        f"Target: at most 30 s for 160 tasks: {'met' if rotate_s * 160 / max(report.tasks, 1) <= 30 else 'NOT met'}"
+        f" ({rotate_s * 160 / max(report.tasks, 1):.1f} s scaled to 160 tasks).", "",
+        "Oracle on every task of the month, local (bubblewrap) sandbox, runs landed in a local store:", "",
+        "| concurrency | tasks | passed | infra errors | wall s | s per task | median harness ms |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [f"| {c} | {n} | {p} | {i} | {w:.1f} | {w / n:.3f} | {h:.0f} |" for c, n, p, i, w, h in evals]
+    section = "\n".join(lines) + "\n"
+    if args.no_write:
+        print(section)
+    else:
+        with open(ROOT / "bench" / "RESULTS.md", "a") as f:
+            f.write("\n" + section)
+        print(section)
+
+
+if __name__ == "__main__":
+    main()
