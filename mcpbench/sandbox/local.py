@@ -98,12 +98,14 @@ class LocalSandbox:
             args += ["--ro-bind-try", path, path]
         args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd"]
         args += ["--ro-bind", str(etc_dir / "group"), "/etc/group"]
+        # The private /tmp comes before the extra binds: a project checked out under /tmp must stay
+        # visible, not be hidden under the fresh tmpfs.
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for path in [*python_installations(), *spec.readonly_paths]:
             real = os.path.realpath(path)
             if not os.path.exists(real):
                 raise SandboxUnavailable(f"read-only path {path!r} does not exist on this host")
             args += ["--ro-bind", real, real]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         args += ["--bind", str(home), INSIDE_HOME, "--chdir", INSIDE_HOME]
         for key, value in self._environment(spec).items():
             args += ["--setenv", key, value]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -107,3 +108,18 @@ def test_four_sandboxes_run_at_once_in_one_event_loop(gateway_port):
     outcomes = asyncio.run(all_four())
     assert [o.stdout_tail for o in outcomes] == [f"agent-{i} gateway says hello\n" for i in range(4)]
     assert all(o.exit_code == 0 for o in outcomes)
+
+
+def test_a_read_only_path_under_tmp_stays_visible_beside_the_private_tmp():
+    # CI may check the project out under /tmp: the private tmpfs must not hide it.
+    shared = Path(tempfile.mkdtemp(dir="/tmp", prefix="mcpbench-ro-"))
+    try:
+        (shared / "agent_data.txt").write_text("visible")
+        source = f"print(open({str(shared / 'agent_data.txt')!r}).read()); open('/tmp/own.txt', 'w').write('x')"
+        spec = python_agent(source, timeout_s=10, readonly_paths=(str(shared),))
+        outcome = run_agent(get_sandbox("local"), spec)
+        assert outcome.exit_code == 0, outcome.stderr_tail
+        assert outcome.stdout_tail == "visible\n"
+        assert not (Path("/tmp") / "own.txt").exists()
+    finally:
+        shutil.rmtree(shared)
