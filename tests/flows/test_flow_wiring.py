@@ -43,7 +43,7 @@ def test_running_the_evaluation_again_resumes_without_duplicating_runs(prefect_h
     assert len(open_store(where["store"]).read_runs("wiring-oracle")) == 3
 
 
-def test_the_fan_out_runs_on_a_local_dask_cluster(prefect_harness, where, oracle_run):
+def test_the_fan_out_runs_on_a_local_dask_cluster(prefect_harness, where):
     from flows import evaluate_submission
 
     result = evaluate_submission(agent="oracle", split="dev", submission_id="wiring-dask", submitter="wiring",

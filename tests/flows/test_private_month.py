@@ -22,9 +22,11 @@ The filesystem server keeps a run's files in /dev/shm (memory), outside this sca
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,12 +40,10 @@ MIN_TEXT = 6
 PIECE = 40
 
 
-@pytest.fixture(scope="module")
-def pipeline(tmp_path_factory):
-    root = tmp_path_factory.mktemp("pipeline")
+def _run_pipeline(root: Path) -> dict:
     dirs = {name: root / name for name in ("store", "warehouse", "prefect", "home", "tmp", "logs")}
     for d in dirs.values():
-        d.mkdir()
+        d.mkdir(parents=True, exist_ok=True)
     servers = month_servers()
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "HOME": str(dirs["home"]), "TMPDIR": str(dirs["tmp"]),
            "PREFECT_HOME": str(dirs["prefect"]), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -56,7 +56,29 @@ def pipeline(tmp_path_factory):
                               cwd=dirs["tmp"], env=env, stdout=out, stderr=err, timeout=900)
     assert proc.returncode == 0, (dirs["logs"] / "stderr.log").read_text()[-4000:]
     result = json.loads((dirs["logs"] / "stdout.json").read_text())
-    return {"dirs": dirs, "db": db, "result": result, "servers": servers}
+    done = {"result": result, "servers": list(servers)}
+    (root / "done.json").write_text(json.dumps(done))  # outside the scanned folders
+    return done
+
+
+@pytest.fixture(scope="session")
+def pipeline(request, tmp_path_factory):
+    """The pipeline runs once per test session, also under pytest-xdist: the first worker to take the
+    lock runs it, the others wait for it (at most the subprocess's timeout) and read what it left."""
+    base = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):
+        base = base.parent  # shared by all workers of this session
+    root = base / "flows-pipeline"
+    with open(base / "flows-pipeline.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            done = json.loads((root / "done.json").read_text()) if (root / "done.json").exists() \
+                else _run_pipeline(root)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    dirs = {name: root / name for name in ("store", "warehouse", "prefect", "home", "tmp", "logs")}
+    return {"dirs": dirs, "db": dirs["warehouse"] / "warehouse.duckdb", "result": done["result"],
+            "servers": tuple(done["servers"])}
 
 
 def test_the_rotation_flow_seals_sixteen_gated_tasks_per_server(pipeline):
@@ -206,15 +228,18 @@ def test_no_goal_or_sampled_value_of_the_sealed_month_reaches_any_file_the_pipel
     assert hits == [], f"{len(hits)} plaintext hits in {files} files:\n" + "\n".join(hits[:40])
 
 
-def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_quarter(pipeline, monkeypatch, secret):
-    """After the scan (retiring the month publishes its plaintext, by design): the flow's rotation task."""
+def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_quarter(pipeline, monkeypatch, secret,
+                                                                                      tmp_path):
+    """On a copy of the store, since retiring the month publishes its plaintext (by design): the flow's
+    rotation task."""
     import tasks_catalog.rotation
     from flows.rotate import rotate
     from mcpbench.store import open_store
     from tasks_catalog.months import load_month_tasks, verify_historical
 
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", pipeline["servers"])
-    store = str(pipeline["dirs"]["store"])
+    store = str(tmp_path / "store")
+    shutil.copytree(pipeline["dirs"]["store"], store)  # the scan reads the pipeline's own store
     report = rotate.fn(NEXT, store, [], None, True)
     n = 16 * len(pipeline["servers"])
     assert report["tasks"] == n and report["retired"] == f"Historical-{MONTH}"
