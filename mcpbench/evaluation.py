@@ -129,7 +129,7 @@ class RunOutcome:
 def pending_task_ids(task_ids: list[str], submission: Submission, *, store) -> list[str]:
     """``task_ids`` less those whose run already landed (infra errors excepted): what is left to run."""
     done = finished_run_ids(store, submission.submission_id)
-    return [i for i in task_ids if f"{submission.submission_id}--{i}" not in done]
+    return [i for i in task_ids if submission.run_id(i) not in done]
 
 
 def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, store, sandbox="local",

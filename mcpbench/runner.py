@@ -44,9 +44,10 @@ class Submission:
     #: since they carry the month's sampled parameter values
     private: bool = False
 
-    def run_id(self, task: Task) -> str:
-        """Stable per (submission, task), so a re-run replaces its records instead of duplicating them."""
-        return f"{self.submission_id}--{task.id}"
+    def run_id(self, task: Task | str) -> str:
+        """Stable per (submission, task), so a re-run replaces its records instead of duplicating them.
+        Takes a task or a task id."""
+        return f"{self.submission_id}--{task if isinstance(task, str) else task.id}"
 
 
 @dataclass
@@ -81,16 +82,19 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     started, t0 = datetime.now(UTC), time.perf_counter()
     sandbox_name = sandbox.name if sandbox is not None and isinstance(agent, ProcessAgent) else "host"
 
-    def infra(message: str, **extra) -> RunResult:
+    def infra(what: str, exc: BaseException, detail: str = "") -> RunResult:
+        # On a private month an exception's text may quote the task's sampled values: keep only what
+        # failed and the exception's type, in the record and in the log alike.
+        message = f"{what}: {type(exc).__name__}" if submission.private else f"{what}: {exc}{detail}"
         log.warning("infra error on %s: %s", task.id, message)
         return RunResult(_record(task, submission, started=started, t0=t0, status="infra_error",
-                                 infra_error=message[:2000], sandbox=sandbox_name, **extra))
+                                 infra_error=message[:2000], sandbox=sandbox_name))
 
     spec = get_spec(task.server)
     try:
         tools = spec.open(task.initial_state)
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
-        return infra(f"backend {task.server} could not be built: {exc}")
+        return infra(f"backend {task.server} could not be built", exc)
     with tools:
         gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id,
                           redact=submission.private)
@@ -101,9 +105,9 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                                deadline=time.time() + task.timeout_s, seed=submission.run_id(task))
                 outcome = await _dispatch(agent, job, host.port, sandbox)
         except SandboxUnavailable as exc:
-            return infra(f"sandbox {sandbox_name} could not start: {exc}")
+            return infra(f"sandbox {sandbox_name} could not start", exc)
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
-            return infra(f"harness error: {exc!r}\n{traceback.format_exc(limit=5)}")
+            return infra("harness error", exc, "\n" + traceback.format_exc(limit=5))
         final = tools.snapshot()
     verdict = evaluate(task.success, final)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
