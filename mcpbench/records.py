@@ -10,8 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-import pyarrow as pa
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 RunStatus = Literal["passed", "failed", "infra_error"]
 ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget"]
@@ -83,6 +88,8 @@ class RunRecord(BaseModel):
 
 
 def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
+    import pyarrow as pa
+
     mapping = {
         str: pa.string(),
         int: pa.int64(),
@@ -105,7 +112,16 @@ def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
     return pa.schema(fields)
 
 
-CALL_SCHEMA = _arrow_schema(CallRecord)
-RUN_SCHEMA = _arrow_schema(RunRecord)
+@cache
+def _schemas() -> dict[str, pa.Schema]:
+    return {"CALL_SCHEMA": _arrow_schema(CallRecord), "RUN_SCHEMA": _arrow_schema(RunRecord)}
+
+
+def __getattr__(name: str) -> Any:
+    # CALL_SCHEMA and RUN_SCHEMA are built on first use: pyarrow costs ~0.3 s to import, and the
+    # gateway and the CLI's start need the records, not Arrow.
+    if name in ("CALL_SCHEMA", "RUN_SCHEMA"):
+        return _schemas()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["CALL_SCHEMA", "REDACTED", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]

@@ -9,15 +9,23 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
-import pyarrow as pa
-import pyarrow.dataset as ds
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
-from mcpbench.records import CALL_SCHEMA, RUN_SCHEMA, CallRecord, RunRecord
+from mcpbench.records import CallRecord, RunRecord
+
+if TYPE_CHECKING:  # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
-SCHEMAS = {"runs": RUN_SCHEMA, "calls": CALL_SCHEMA}
+
+
+def schema_of(kind: str) -> pa.Schema:
+    """The Parquet schema of ``runs`` or ``calls`` (the contract in ``mcpbench.records``)."""
+    from mcpbench import records
+
+    return {"runs": records.RUN_SCHEMA, "calls": records.CALL_SCHEMA}[kind]
 
 
 class StoreError(RuntimeError):
@@ -38,6 +46,9 @@ def partition(month: str, submission_id: str) -> str:
 
 
 def parquet_bytes(rows: list[dict], schema: pa.Schema) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.Table.from_pylist(rows, schema=schema)
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
@@ -127,8 +138,8 @@ class Store(ABC):
         index_key = f"index/runs/{run.run_id}.json"
         previous = self._get(index_key)
         old_where = json.loads(previous)["partition"] if previous else None
-        calls_bytes = parquet_bytes([c.model_dump() for c in calls], CALL_SCHEMA)
-        run_bytes = parquet_bytes([run.model_dump()], RUN_SCHEMA)
+        calls_bytes = parquet_bytes([c.model_dump() for c in calls], schema_of("calls"))
+        run_bytes = parquet_bytes([run.model_dump()], schema_of("runs"))
         # calls first, the run row second (it marks the run landed), the locator last
         self._put(f"calls/{where}/{run.run_id}.parquet", calls_bytes)
         self._put(f"runs/{where}/{run.run_id}.parquet", run_bytes)
@@ -189,7 +200,7 @@ class Store(ABC):
             _check_id("submission_id", submission_id)
         data = self.dataset(kind, submission_id)
         if data is None:
-            return SCHEMAS[kind].empty_table()
+            return schema_of(kind).empty_table()
         return data.to_table()
 
     def __repr__(self) -> str:

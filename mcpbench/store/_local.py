@@ -6,9 +6,12 @@ import os
 import uuid
 from pathlib import Path
 
-import pyarrow.dataset as ds
+from typing import TYPE_CHECKING
 
-from mcpbench.store._base import SCHEMAS, Store, StoreError
+from mcpbench.store._base import Store, StoreError, schema_of
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 _TMP_PREFIX = "."  # temporary files start with a dot: never listed, never read by a dataset or a glob
 
@@ -89,7 +92,9 @@ class LocalStore(Store):
         files = self.files(kind, submission_id)
         if not files:
             return None
-        return ds.dataset(files, schema=SCHEMAS[kind], format="parquet")
+        import pyarrow.dataset as ds
+
+        return ds.dataset(files, schema=schema_of(kind), format="parquet")
 
     def ensure_schema_file(self, kind: str) -> Path:
         """``<kind>/_schema.parquet``: an empty file with the canonical schema, so a glob over the
@@ -101,7 +106,7 @@ class LocalStore(Store):
             import pyarrow.parquet as pq
 
             buf = io.BytesIO()
-            pq.write_table(SCHEMAS[kind].empty_table(), buf)
+            pq.write_table(schema_of(kind).empty_table(), buf)
             try:
                 self._put(f"{kind}/_schema.parquet", buf.getvalue())
             except StoreError:

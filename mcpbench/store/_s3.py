@@ -22,7 +22,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from mcpbench.store._base import SCHEMAS, Store, StoreError
+from mcpbench.store._base import Store, StoreError, schema_of
 
 T = TypeVar("T")
 _TRANSIENT_CODES = {"Throttling", "ThrottlingException", "SlowDown", "RequestTimeout", "InternalError",
@@ -153,4 +153,4 @@ class S3Store(Store):
         if not keys:
             return None
         paths = [f"{self.bucket}/{self._key(k)}" for k in sorted(keys)]
-        return ds.dataset(paths, schema=SCHEMAS[kind], format="parquet", filesystem=self.filesystem())
+        return ds.dataset(paths, schema=schema_of(kind), format="parquet", filesystem=self.filesystem())

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from conftest import T0, make_run
+from tests.warehouse.conftest import T0, make_run
 from warehouse.build import connect
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import err, make_run, ok, unlisted
+from tests.warehouse.conftest import err, make_run, ok, unlisted
 from mcpbench.cli import main
 from warehouse.scorecard import METRICS, scorecard
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import err, make_run, ok, unlisted
+from tests.warehouse.conftest import err, make_run, ok, unlisted
 from warehouse.build import connect
 from warehouse.scorecard import METRICS, scorecard
 

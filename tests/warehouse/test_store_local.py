@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import err, make_calls, make_run, ok
+from tests.warehouse.conftest import err, make_calls, make_run, ok
 from mcpbench.store import StoreError, default_root, open_store
 
 

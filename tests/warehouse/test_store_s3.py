@@ -12,7 +12,7 @@ from botocore.exceptions import ConnectionClosedError
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
-from conftest import err, make_calls, make_run, ok, unlisted
+from tests.warehouse.conftest import err, make_calls, make_run, ok, unlisted
 from mcpbench.store import StoreError, open_store
 from warehouse.build import build, connect
 from warehouse.scorecard import scorecard
