@@ -214,7 +214,7 @@ class GatewayHost:
         if self.port is None:
             raise RuntimeError("GatewayHost is not running")
         token = secrets.token_urlsafe(18)
-        manager = StreamableHTTPSessionManager(app=gateway.server, json_response=True, stateless=True,
+        manager = StreamableHTTPSessionManager(app=gateway.server, json_response=True, stateless=False,
                                                security_settings=self._security,
                                                max_request_body_size=MAX_REQUEST_BYTES)
         async with manager.run():
