@@ -9,7 +9,7 @@ Each run gets:
   ``/proc`` and minimal ``/dev``, a private tmpfs ``/tmp``, and a writable ``/home/agent`` (HOME and cwd)
   backed by a host temporary directory removed afterwards;
 - a network namespace holding only its own loopback; ``127.0.0.1:<gateway_port>`` inside is served by
-  the forwarder (``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays
+  the forwarder (``forwarder.c`` compiled on first use, else ``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays
   to the gateway (``_gateway_link.py``);
 - a cgroup with the run's memory, pids and CPU limits (``_cgroup.py``), or rlimits where no cgroup can be
   made, as recorded in ``ProcessOutcome.limits_enforced_by``.
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from . import _limits
 from ._cgroup import CgroupError, RunCgroup
+from ._forwarder_build import compiled_forwarder
 from ._gateway_link import GatewayLink
 from ._supervise import watch
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
@@ -41,6 +42,7 @@ FORWARDER_SOURCE = Path(__file__).with_name("_forwarder.py")
 INSIDE_HOME = "/home/agent"
 INSIDE_LINK_DIR = "/run/mcpbench"
 INSIDE_FORWARDER = f"{INSIDE_LINK_DIR}/forwarder.py"
+INSIDE_COMPILED_FORWARDER = f"{INSIDE_LINK_DIR}/forwarder"
 INSIDE_SOCKET = f"{INSIDE_LINK_DIR}/link/gateway.sock"
 SYSTEM_DIRS = ("/usr",)
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -112,9 +114,13 @@ class LocalSandbox:
         args.append("--")
         if link_dir is None:
             return args + list(spec.argv)
-        args = args[:-1] + ["--ro-bind", str(FORWARDER_SOURCE), INSIDE_FORWARDER]
-        args += ["--ro-bind", str(link_dir), os.path.dirname(INSIDE_SOCKET), "--"]
+        args = args[:-1] + ["--ro-bind", str(link_dir), os.path.dirname(INSIDE_SOCKET)]
         link = f"{spec.gateway_port}:{INSIDE_SOCKET}"
+        compiled = compiled_forwarder()
+        if compiled is not None:
+            args += ["--ro-bind", str(compiled), INSIDE_COMPILED_FORWARDER, "--"]
+            return args + [INSIDE_COMPILED_FORWARDER, link, "--", *spec.argv]
+        args += ["--ro-bind", str(FORWARDER_SOURCE), INSIDE_FORWARDER, "--"]
         return args + [self.python, "-I", "-S", INSIDE_FORWARDER, link, "--", *spec.argv]
 
     def _environment(self, spec: AgentProcess) -> dict[str, str]:

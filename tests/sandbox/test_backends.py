@@ -16,6 +16,7 @@ from mcpbench.sandbox import (
     get_sandbox,
     sandbox_names,
 )
+from mcpbench.sandbox._forwarder_build import compiled_forwarder
 from mcpbench.sandbox._cgroup import RunCgroup, detect_version
 
 from .conftest import python_agent, run_agent
@@ -58,7 +59,8 @@ def test_a_missing_read_only_path_is_reported_before_anything_runs():
         run_agent(LocalSandbox(), spec)
 
 
-def test_the_bubblewrap_command_unshares_everything_and_drops_all_capabilities(tmp_path):
+def test_the_bubblewrap_command_unshares_everything_and_drops_all_capabilities(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCPBENCH_FORWARDER", "python")
     spec = AgentProcess(argv=["agent"], gateway_port=8123, timeout_s=5)
     argv = LocalSandbox().command(spec, home=tmp_path, link_dir=tmp_path, etc_dir=tmp_path)
     for flag in ("--unshare-all", "--die-with-parent", "--new-session", "--clearenv"):
@@ -68,6 +70,10 @@ def test_the_bubblewrap_command_unshares_everything_and_drops_all_capabilities(t
     assert argv[-5:] == ["-S", "/run/mcpbench/forwarder.py", "8123:/run/mcpbench/link/gateway.sock", "--", "agent"]
     setenv = {argv[i + 1]: argv[i + 2] for i, a in enumerate(argv) if a == "--setenv"}
     assert setenv["MCPBENCH_MCP_URL"] == "http://127.0.0.1:8123/mcp"
+    monkeypatch.delenv("MCPBENCH_FORWARDER")
+    if compiled_forwarder() is not None:
+        argv = LocalSandbox().command(spec, home=tmp_path, link_dir=tmp_path, etc_dir=tmp_path)
+        assert argv[-4:] == ["/run/mcpbench/forwarder", "8123:/run/mcpbench/link/gateway.sock", "--", "agent"]
 
 
 def test_resource_limits_reject_values_that_would_break_the_sandbox():

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mcpbench.sandbox import get_sandbox
+from mcpbench.sandbox._forwarder_build import compiled_forwarder
 
 from .conftest import python_agent, run_agent
 
@@ -36,7 +39,14 @@ print(json.dumps(seen))
 """
 
 
-def test_an_agent_reaches_the_gateway_through_the_forwarder(gateway_port):
+@pytest.mark.parametrize("forwarder", ["compiled", "python"])
+def test_an_agent_reaches_the_gateway_through_the_forwarder(gateway_port, forwarder, monkeypatch):
+    # Both forwarders carry a 1 MiB request and its 1 MiB reply intact; the compiled one is the
+    # default wherever a C compiler exists, the Python one the fallback.
+    if forwarder == "python":
+        monkeypatch.setenv("MCPBENCH_FORWARDER", "python")
+    elif compiled_forwarder() is None:
+        pytest.skip("no C compiler on this machine, so the compiled forwarder cannot be built")
     outcome = run_agent(get_sandbox("local"), python_agent(FETCH_GATEWAY, gateway_port=gateway_port, timeout_s=20))
     assert outcome.exit_code == 0, outcome.stderr_tail
     lines = outcome.stdout_tail.splitlines()
