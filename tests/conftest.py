@@ -31,6 +31,17 @@ class LiveServer:
 
         return anyio.run(go)
 
+    def listed_tools(self) -> dict[str, Any]:
+        """The server's tools as an MCP client lists them, by name."""
+        from mcp import Client
+
+        async def go():
+            with anyio.fail_after(10):
+                async with Client(self.server) as client:
+                    return (await client.list_tools()).tools
+
+        return {t.name: t for t in anyio.run(go)}
+
     def ok(self, tool: str, **arguments: Any) -> str:
         """The text of a successful call (fails the test on a tool error)."""
         result = self.call(tool, **arguments)

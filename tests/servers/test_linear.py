@@ -170,16 +170,7 @@ def test_issues_of_a_deactivated_user_can_still_be_listed(live):
 
 
 def test_every_tool_has_a_description_and_the_right_annotations(live):
-    import anyio
-    from mcp import Client
-
-    ln = live("linear", STATE)
-
-    async def listed():
-        async with Client(ln.server) as client:
-            return (await client.list_tools()).tools
-
-    tools = {t.name: t for t in anyio.run(listed)}
+    tools = live("linear", STATE).listed_tools()
     assert len(tools) == 11 and all(t.description for t in tools.values())
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert read_only == {"list_teams", "list_users", "list_issue_statuses", "list_issue_labels", "list_issues",

@@ -164,16 +164,7 @@ def test_a_bad_state_names_the_problem(patch, problem):
 
 
 def test_every_tool_has_a_description_and_the_right_annotations(live):
-    import anyio
-    from mcp import Client
-
-    st = live("stripe", STATE)
-
-    async def listed():
-        async with Client(st.server) as client:
-            return (await client.list_tools()).tools
-
-    tools = {t.name: t for t in anyio.run(listed)}
+    tools = live("stripe", STATE).listed_tools()
     assert len(tools) == 14 and all(t.description for t in tools.values())
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
     assert read_only == {"list_customers", "list_products", "list_prices", "list_invoices", "list_charges", "list_refunds"}
