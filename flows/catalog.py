@@ -18,7 +18,7 @@ def gate_dev(tasks_dir: str | None = None) -> dict[str, Any]:
     """Gate every public dev task; the dev set is public, so the reasons are reported in full."""
     from pathlib import Path
 
-    from mcpbench.evaluation import DEV_DIR
+    from tasks_catalog.loader import DEV_DIR
     from tasks_catalog.gate import validate_paths
 
     results, checked = validate_paths([Path(tasks_dir) if tasks_dir else DEV_DIR])

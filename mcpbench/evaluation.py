@@ -16,9 +16,9 @@ from typing import Any
 
 from mcpbench.agents.spec import Agent, ProcessAgent, parse_agent
 from mcpbench.runner import RunResult, Submission, run_tasks
+from tasks_catalog.loader import DEV_DIR
 from tasks_catalog.schema import Task
 
-DEV_DIR = Path(__file__).resolve().parents[1] / "tasks_catalog" / "dev"
 
 
 def is_private(split: str) -> bool:

@@ -17,6 +17,9 @@ from servers._kit import StateError, json_path
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 
+#: The public dev set.
+DEV_DIR = Path(__file__).with_name("dev")
+
 
 @dataclass(frozen=True)
 class TaskError:
@@ -161,5 +164,5 @@ def load_valid_tasks(paths: list[Path]) -> list[Task]:
     return tasks
 
 
-__all__ = ["SERVER_NAMES", "TaskError", "TaskLoadError", "load_task_file", "load_tasks", "load_valid_tasks",
+__all__ = ["DEV_DIR", "SERVER_NAMES", "TaskError", "TaskLoadError", "load_task_file", "load_tasks", "load_valid_tasks",
            "task_files", "validate_task"]

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import click
 
-DEV_DIR = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
-
 
 @click.group()
 def tasks() -> None:
@@ -38,6 +36,7 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
       mcpbench tasks validate tasks_catalog/dev/slack
     """
     from tasks_catalog.gate import validate_paths
+    from tasks_catalog.loader import DEV_DIR
 
     extra = None
     if typescript is not False:
