@@ -32,9 +32,9 @@ from mcpbench.agents.spec import parse_agent  # noqa: E402
 from mcpbench.gateway import Gateway, GatewayHost  # noqa: E402
 from mcpbench.runner import Submission, run_tasks  # noqa: E402
 from mcpbench.sandbox import get_sandbox  # noqa: E402
-from mcpbench.store import open_store  # noqa: E402
+from runstore.store import open_store  # noqa: E402
 from servers import get_spec  # noqa: E402
-from servers._kit import build_mcp_server  # noqa: E402
+from servers.kit import build_mcp_server  # noqa: E402
 from tasks_catalog.loader import load_valid_tasks  # noqa: E402
 
 

@@ -48,7 +48,7 @@ def main() -> None:
     import tasks_catalog.rotation as rotation
     from mcpbench.agents.spec import parse_agent
     from mcpbench.evaluation import evaluate, load_split, make_submission
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from servers import SERVER_NAMES
     from tasks_catalog.gate import gate_tasks
     from tasks_catalog.months import rotate

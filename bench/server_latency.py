@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from mcp import Client  # noqa: E402
 
 from servers import SERVER_NAMES, get_spec  # noqa: E402
-from servers._kit import build_mcp_server  # noqa: E402
+from servers.kit import build_mcp_server  # noqa: E402
 from tasks_catalog.loader import load_valid_tasks  # noqa: E402
 
 

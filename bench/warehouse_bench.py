@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mcpbench.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA  # noqa: E402
+from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA  # noqa: E402
 
 SERVERS = ["filesystem", "github", "postgres", "slack", "gmail", "browser", "calendar", "linear", "stripe", "notion"]
 TASKS_PER_SUBMISSION = 160

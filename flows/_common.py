@@ -28,7 +28,7 @@ def logger():
 def store_root(store: str | None) -> str:
     """The store as a location another process can open: an ``s3://`` URL, or an absolute folder
     (default ``MCPBENCH_STORE`` or ``.mcpbench/store``)."""
-    from mcpbench.store import default_root
+    from runstore.store import default_root
 
     root = store or default_root()
     return root if "://" in root else os.path.abspath(root)

@@ -33,7 +33,7 @@ def gate_month(month: str, store: str) -> dict[str, Any]:
     reason can quote the task's sampled values."""
     import anyio
 
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.gate import gate_tasks
     from tasks_catalog.months import load_month_tasks
 

@@ -36,7 +36,7 @@ def retry_only_infra_errors(task, task_run, state) -> bool:
 def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> list[str]:
     """The ids of the split's tasks (a private month is decrypted here and only ids leave)."""
     from mcpbench.evaluation import load_split
-    from mcpbench.store import open_store
+    from runstore.store import open_store
 
     return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids)]
 
@@ -45,7 +45,7 @@ def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> 
 def pending_task_ids(task_ids: list[str], submission: Submission, store: str) -> list[str]:
     """The task ids whose runs have not landed yet (so a re-run after a crash resumes)."""
     from mcpbench.evaluation import pending_task_ids as pending
-    from mcpbench.store import open_store
+    from runstore.store import open_store
 
     todo = pending(task_ids, submission, store=open_store(store))
     logger().info("%d of %d runs already landed; %d to run", len(task_ids) - len(todo), len(task_ids),
@@ -59,7 +59,7 @@ def run_task(task_id: str, agent: str, submission: Submission, store: str, sandb
     """Load the task by id (decrypting a private month in memory), run ``agent`` on it and land the run.
     Returns the run's ids and status; raises :class:`InfraError` on an infra error so it is retried."""
     from mcpbench.evaluation import evaluate_task
-    from mcpbench.store import open_store
+    from runstore.store import open_store
 
     outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox)
     logger().info("%s: %s", outcome.run_id, outcome.status)

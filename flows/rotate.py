@@ -35,7 +35,7 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
     """Render the month from the operator's pool, gate every task, seal it, publish its attestation list
     and retire the month before. Raises :class:`GateFailed` (naming task ids only) if any task fails
     the gate, in which case nothing is written."""
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.months import load_operator_pool, rotate as rotate_store
 
     opened = open_store(store)

@@ -32,8 +32,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from mcpbench.records import REDACTED, CallRecord
-from servers._kit import bind_toolset, shared_mcp_server, unbind_toolset
+from runstore.records import REDACTED, CallRecord
+from servers.kit import bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.schema import Task
 
 #: Arguments kept in a call record, in characters (the size is always recorded in full).

@@ -20,7 +20,7 @@ import anyio
 
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
-from mcpbench.records import REDACTED, CallRecord, RunRecord
+from runstore.records import REDACTED, CallRecord, RunRecord
 from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from servers import get_spec
 from tasks_catalog.hashing import task_hash

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 
 SERVER_NAMES: tuple[str, ...] = (
     "filesystem",

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from servers import get_spec
-from servers._kit import build_mcp_server
+from servers.kit import build_mcp_server
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
-from servers._kit import StateError, json_path
+from servers.kit import StateError, json_path
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from servers import get_spec
-from servers._kit import build_mcp_server
+from servers.kit import build_mcp_server
 
 
 class LiveServer:

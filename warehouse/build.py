@@ -23,8 +23,8 @@ from pathlib import Path
 
 import duckdb
 
-from mcpbench.records import CALL_SCHEMA, RUN_SCHEMA
-from mcpbench.store import LocalStore, Store, open_store
+from runstore.records import CALL_SCHEMA, RUN_SCHEMA
+from runstore.store import LocalStore, Store, open_store
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "marts")

@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from mcpbench.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
+from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
 
 _NOT_NULL_RUNS = [f.name for f in RUN_SCHEMA if not f.nullable]
 _NOT_NULL_CALLS = [f.name for f in CALL_SCHEMA if not f.nullable]

@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from mcpbench.store import Store
+from runstore.store import Store
 
 #: The keys of ``overall`` and of each ``by_server`` entry.
 METRICS = ("attempted", "passed", "success_rate", "efficiency", "hallucination_rate", "recovery_rate",

@@ -29,7 +29,7 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
     Example:
       MCPBENCH_SECRET=... mcpbench rotate --month 2026-12
     """
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.months import MonthError, load_operator_pool, rotate as rotate_month
     from tasks_catalog.sealed import SealError
     from tasks_catalog.templates import TemplateError
@@ -80,7 +80,7 @@ def verify(tag: str, store_root: str | None, as_json: bool) -> None:
     Example:
       mcpbench attest verify Historical-2026-11
     """
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.months import MonthError, verify_historical
 
     try:

@@ -42,7 +42,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     from mcpbench.agents.spec import AgentSpecError, parse_agent
     from mcpbench.evaluation import evaluate, load_split, make_submission, open_sandbox
     from mcpbench.sandbox import SandboxUnavailable
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.loader import TaskLoadError
     from tasks_catalog.months import MonthError
     from tasks_catalog.sealed import SealError

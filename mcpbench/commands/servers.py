@@ -60,7 +60,7 @@ def serve(name: str, state_file: Path | None, transport: str, host: str, port: i
       mcpbench serve slack --transport http --port 8765
     """
     from servers import UnknownServerError, get_spec
-    from servers._kit import StateError, build_mcp_server
+    from servers.kit import StateError, build_mcp_server
 
     try:
         spec = get_spec(name)

@@ -1,6 +1,6 @@
 """The browser server: a simulated website browsed through Playwright-style tools."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.browser.state import BrowserState
 from servers.browser.tools import BrowserTools
 

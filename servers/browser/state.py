@@ -13,7 +13,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 FieldType = Literal["text", "email", "number", "date", "textarea", "select", "checkbox", "password", "hidden"]
 Url = Annotated[str, Field(min_length=1, max_length=2000)]

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.browser.state import BrowserState, Form, FormField, Link, Page, Submission, resolve
 
 Ref = Annotated[str, Field(min_length=1, description="Exact element reference from the page snapshot, e.g. 'e3'")]

@@ -1,6 +1,6 @@
 """The calendar server: one account's calendars and events, after Google Calendar."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.calendar.state import CalendarState
 from servers.calendar.tools import CalendarTools
 

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
-from servers._kit.values import check_address
+from servers.kit import Model, ServerState
+from servers.kit.values import check_address
 
 _TIMED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationError
 
-from servers._kit import ToolError, Toolset, format_validation_error, tool
-from servers._kit.values import next_id
+from servers.kit import ToolError, Toolset, format_validation_error, tool
+from servers.kit.values import next_id
 from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 
 CalendarId = Annotated[str, Field(min_length=1, description="A calendar id from list_calendars, or 'primary'")]

@@ -1,6 +1,6 @@
 """The filesystem server: a real directory, confined to its root."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.filesystem.state import FilesystemState
 from servers.filesystem.tools import FilesystemTools
 

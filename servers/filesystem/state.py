@@ -7,7 +7,7 @@ import re
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import ServerState
+from servers.kit import ServerState
 
 _SEGMENT = re.compile(r"^[^/\x00]+$")
 

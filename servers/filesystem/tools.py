@@ -15,7 +15,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
 
 def _memory_dir() -> str | None:

@@ -1,6 +1,6 @@
 """The GitHub server: repositories (branches, files, commits), issues and pull requests."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.github.state import GithubState
 from servers.github.tools import GithubTools
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")

@@ -1,6 +1,6 @@
 """The gmail server: one mailbox of messages, drafts and labels."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.gmail.state import GmailState
 from servers.gmail.tools import GmailTools
 

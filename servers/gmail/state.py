@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
-from servers._kit.values import check_address
+from servers.kit import Model, ServerState
+from servers.kit.values import check_address
 
 #: The system labels every mailbox has; a label id in this set needs no entry in ``labels``.
 SYSTEM_LABELS: tuple[str, ...] = (

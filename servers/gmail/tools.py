@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers._kit import ToolError, Toolset, tool
-from servers._kit.values import next_id
+from servers.kit import ToolError, Toolset, tool
+from servers.kit.values import next_id
 from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 
 MessageId = Annotated[str, Field(min_length=1, description="A message id, as search_emails returns it")]

@@ -1,6 +1,6 @@
 """The Linear server: teams, workflow states, users, labels, and issues with comments."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.linear.state import LinearState
 from servers.linear.tools import LinearTools
 

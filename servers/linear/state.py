@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 #: Linear's priority scale: the number an issue stores and the name the app shows.
 PRIORITY_NAMES: dict[int, str] = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.linear.state import PRIORITY_NAMES, Comment, Issue, Label, LinearState, Team, User
 
 IssueId = Annotated[str, Field(min_length=1, description="Issue identifier, e.g. 'ENG-142'")]

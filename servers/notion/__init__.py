@@ -1,6 +1,6 @@
 """The notion server: pages, databases with typed columns, content blocks and comments."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.notion.state import NotionState
 from servers.notion.tools import NotionTools
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 PropertyType = Literal[
     "title", "rich_text", "number", "select", "multi_select", "status", "checkbox", "date", "url", "email"

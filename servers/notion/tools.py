@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.notion.state import (
     Block,
     BlockType,

@@ -1,6 +1,8 @@
 """The postgres server: real SQL on an embedded, sandboxed engine (DuckDB in memory)."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
+from servers.postgres import _engine
+from servers.postgres._engine import SQLError
 from servers.postgres.state import PostgresState
 from servers.postgres.tools import PostgresTools
 
@@ -13,4 +15,17 @@ SPEC = ServerSpec(
     toolset=PostgresTools,
 )
 
-__all__ = ["SPEC", "PostgresState", "PostgresTools"]
+
+
+def query_state(state: PostgresState, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run one read-only SELECT over ``state`` on a fresh sandboxed engine: (column names, rows).
+
+    What the verifier uses; raises ``SQLError`` for a query the engine refuses or cannot run."""
+    conn = _engine.open_database(state)
+    try:
+        return _engine.run_read_only(conn, sql)
+    finally:
+        conn.close()
+
+
+__all__ = ["SPEC", "PostgresState", "PostgresTools", "SQLError", "query_state"]

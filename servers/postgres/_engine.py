@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from pydantic import ValidationError
 
-from servers._kit import format_validation_error
+from servers.kit import format_validation_error
 from servers.postgres.state import PostgresState, Table, is_supported_type, supported_types_text
 
 #: Wall-clock budget of one tool call's SQL, in seconds.

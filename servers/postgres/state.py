@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 #: Column types the server stores (the canonical names DuckDB reports), besides ``DECIMAL(p,s)``.
 INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"})

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import duckdb
 from pydantic import Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.postgres import _engine
 from servers.postgres._engine import SQLError
 from servers.postgres.state import PostgresState, fold

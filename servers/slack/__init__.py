@@ -1,6 +1,6 @@
 """The Slack server: a workspace's users and channels, with members, messages, threads and reactions."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.slack.state import SlackState
 from servers.slack.tools import SlackTools
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 USER_ID = r"^[UW][A-Z0-9]{2,20}$"
 CHANNEL_ID = r"^[CG][A-Z0-9]{2,20}$"

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers._kit import ToolError, Toolset, tool
+from servers.kit import ToolError, Toolset, tool
 from servers.slack.state import CHANNEL_NAME, TS, Channel, Message, Reaction, SlackState, ts_from_key, ts_key
 
 ChannelRef = Annotated[str, Field(min_length=1, max_length=100, description="Channel id (C…) or name, with or without '#'")]

@@ -1,6 +1,6 @@
 """The Stripe server: customers, products and prices, invoices, charges and refunds."""
 
-from servers._kit import ServerSpec
+from servers.kit import ServerSpec
 from servers.stripe.state import StripeState
 from servers.stripe.tools import StripeTools
 

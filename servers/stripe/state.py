@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from servers._kit import Model, ServerState
+from servers.kit import Model, ServerState
 
 Currency = Literal["usd", "eur", "gbp", "cad", "aud", "jpy", "chf"]
 InvoiceStatus = Literal["draft", "open", "paid", "void", "uncollectible"]

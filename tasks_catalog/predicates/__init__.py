@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from servers._kit import json_path
+from servers.kit import json_path
 from tasks_catalog.predicates._registry import (
     NOT_IN_GOAL,
     Args,

@@ -14,8 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from servers.postgres import PostgresState
-from servers.postgres import _engine
+from servers.postgres import PostgresState, SQLError, query_state
 from servers.postgres.state import Table, is_supported_type, supported_types_text
 from tasks_catalog.predicates._registry import NOT_IN_GOAL, Args, Name, Scalar, primitive, same
 
@@ -105,15 +104,9 @@ def table_exists(state: PostgresState, args: TableExists) -> bool:
 @primitive("postgres", "queryReturnsCount", QueryReturnsCount)
 def query_returns_count(state: PostgresState, args: QueryReturnsCount) -> bool:
     try:
-        conn = _engine.open_database(state)
-    except _engine.SQLError:
+        _, rows = query_state(state, args.query)
+    except SQLError:
         return False
-    try:
-        _, rows = _engine.run_read_only(conn, args.query)
-    except _engine.SQLError:
-        return False
-    finally:
-        conn.close()
     return len(rows) == args.count
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from servers import SERVER_NAMES
-from servers._kit import json_path
+from servers.kit import json_path
 from tasks_catalog.hashing import canonical_json
 from tasks_catalog.schema import Task
 

@@ -66,14 +66,14 @@ def test_landed_runs_are_skipped_on_resume_but_infra_errors_run_again(tmp_path):
     from flows.evaluate import pending_task_ids
     from mcpbench.agents.spec import parse_agent
     from mcpbench.evaluation import evaluate, load_split, make_submission
-    from mcpbench.store import open_store
+    from runstore.store import open_store
 
     store = open_store(str(tmp_path / "store"))
     submission = make_submission(parse_agent("noop"), "dev", submission_id="resume", submitter="t")
     evaluate(load_split("dev", task_ids=DEV_TASKS[:2]), "noop", submission, store=store, concurrency=2)
     runs = store.read_runs("resume").to_pylist()
     infra = dict(runs[0], status="infra_error", passed=False, infra_error="sandbox could not start")
-    from mcpbench.records import RunRecord
+    from runstore.records import RunRecord
 
     store.land_run(RunRecord(**infra), [])
     todo = pending_task_ids.fn(DEV_TASKS, submission, str(tmp_path / "store"))

@@ -35,7 +35,7 @@ def test_an_evaluation_fans_out_one_run_per_task_lands_and_scores_them(oracle_ru
 
 def test_running_the_evaluation_again_resumes_without_duplicating_runs(prefect_harness, where, oracle_run):
     from flows import evaluate_submission
-    from mcpbench.store import open_store
+    from runstore.store import open_store
 
     again = evaluate_submission(agent="oracle", split="dev", submission_id="wiring-oracle", submitter="wiring",
                                 concurrency=2, task_ids=DEV_TASKS, store=where["store"], db_path=where["db_path"])

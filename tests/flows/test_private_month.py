@@ -200,7 +200,7 @@ def _scan(roots: list[Path], needles: dict[str, str]) -> tuple[int, list[str]]:
 
 @pytest.fixture(scope="module")
 def month_tasks(pipeline):
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.months import load_month_tasks
 
     return load_month_tasks(open_store(str(pipeline["dirs"]["store"])), MONTH, SECRET)
@@ -234,7 +234,7 @@ def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_qua
     rotation task."""
     import tasks_catalog.rotation
     from flows.rotate import rotate
-    from mcpbench.store import open_store
+    from runstore.store import open_store
     from tasks_catalog.months import load_month_tasks, verify_historical
 
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", pipeline["servers"])

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import main
-from mcpbench.store import open_store
+from runstore.store import open_store
 from tasks_catalog.months import MonthError, load_month, rotate, verify_historical
 from tasks_catalog.sealed import SealError
 from tests.months.conftest import SECRET

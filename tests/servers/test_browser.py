@@ -1,6 +1,6 @@
 import pytest
 
-from servers._kit import StateError
+from servers.kit import StateError
 from servers.browser import BrowserState
 
 BASE = "https://intranet.kestrel-logistics.example"

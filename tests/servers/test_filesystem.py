@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from servers._kit import StateError
+from servers.kit import StateError
 from servers.filesystem import FilesystemState
 
 STATE = {

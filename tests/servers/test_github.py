@@ -1,6 +1,6 @@
 import pytest
 
-from servers._kit import StateError
+from servers.kit import StateError
 from servers.github import GithubState
 from servers.github.state import blob_sha
 

@@ -1,6 +1,6 @@
 import pytest
 
-from servers._kit import StateError
+from servers.kit import StateError
 from servers.gmail import GmailState
 
 STATE = {

@@ -1,6 +1,6 @@
 import pytest
 
-from servers._kit import StateError
+from servers.kit import StateError
 from servers.notion import NotionState
 from servers.notion.tools import INTEGRATION
 

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mcpbench.records import REDACTED, CallRecord, RunRecord
-from mcpbench.store import open_store
+from runstore.records import REDACTED, CallRecord, RunRecord
+from runstore.store import open_store
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.warehouse.conftest import make_calls, make_run, ok
-from mcpbench.records import CALL_SCHEMA
+from runstore.records import CALL_SCHEMA
 from warehouse.build import build, connect
 from warehouse.quality import QualityError, validate
 

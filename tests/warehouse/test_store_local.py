@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.warehouse.conftest import err, make_calls, make_run, ok
-from mcpbench.store import StoreError, default_root, open_store
+from runstore.store import StoreError, default_root, open_store
 
 
 def test_a_run_lands_as_two_parquet_files_partitioned_by_month_and_submission(store, land):
@@ -47,7 +47,7 @@ def test_a_failed_write_leaves_the_previous_landing_whole(store, land, monkeypat
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("mcpbench.store._local.os.replace", broken)
+    monkeypatch.setattr("runstore.store._local.os.replace", broken)
     with pytest.raises(StoreError, match="disk full"):
         land(make_run("r1", status="passed"), [ok()])
     monkeypatch.undo()

@@ -13,7 +13,7 @@ from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
 from tests.warehouse.conftest import err, make_calls, make_run, ok, unlisted
-from mcpbench.store import StoreError, open_store
+from runstore.store import StoreError, open_store
 from warehouse.build import build, connect
 from warehouse.scorecard import scorecard
 

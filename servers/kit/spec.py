@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from servers._kit.state import ServerState
-from servers._kit.tools import Toolset, as_async_tool
+from servers.kit.state import ServerState
+from servers.kit.tools import Toolset, as_async_tool
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from typing import TYPE_CHECKING
 
-from mcpbench.records import CallRecord, RunRecord
+from runstore.records import CallRecord, RunRecord
 
 if TYPE_CHECKING:  # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
     import pyarrow as pa
@@ -22,8 +22,8 @@ _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 
 
 def schema_of(kind: str) -> pa.Schema:
-    """The Parquet schema of ``runs`` or ``calls`` (the contract in ``mcpbench.records``)."""
-    from mcpbench import records
+    """The Parquet schema of ``runs`` or ``calls`` (the contract in ``runstore.records``)."""
+    from runstore import records
 
     return {"runs": records.RUN_SCHEMA, "calls": records.CALL_SCHEMA}[kind]
 
@@ -56,7 +56,7 @@ def parquet_bytes(rows: list[dict], schema: pa.Schema) -> bytes:
 
 
 class Store(ABC):
-    """Where runs, calls and other artefacts land. Open one with :func:`mcpbench.store.open_store`."""
+    """Where runs, calls and other artefacts land. Open one with :func:`runstore.store.open_store`."""
 
     root: str
 

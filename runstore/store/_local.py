@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from mcpbench.store._base import Store, StoreError, schema_of
+from runstore.store._base import Store, StoreError, schema_of
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds

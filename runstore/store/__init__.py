@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 
-from mcpbench.store._base import Store, StoreError
-from mcpbench.store._local import LocalStore
+from runstore.store._base import Store, StoreError
+from runstore.store._local import LocalStore
 
 #: The store used when neither an argument nor ``MCPBENCH_STORE`` names one.
 DEFAULT_ROOT = ".mcpbench/store"
@@ -36,7 +36,7 @@ def open_store(root: str | None = None, **options) -> Store:
     """
     root = root or default_root()
     if root.startswith("s3://"):
-        from mcpbench.store._s3 import S3Store
+        from runstore.store._s3 import S3Store
 
         return S3Store(root, **options)
     if "://" in root:

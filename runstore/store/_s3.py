@@ -22,7 +22,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from mcpbench.store._base import Store, StoreError, schema_of
+from runstore.store._base import Store, StoreError, schema_of
 
 T = TypeVar("T")
 _TRANSIENT_CODES = {"Throttling", "ThrottlingException", "SlowDown", "RequestTimeout", "InternalError",

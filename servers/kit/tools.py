@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from servers._kit.state import ServerState
+from servers.kit.state import ServerState
 
 S = TypeVar("S", bound=ServerState)
 

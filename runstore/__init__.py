@@ -1,0 +1,6 @@
+"""What a run lands and where: the run and call records (the contract between the harness, the store
+and the warehouse) and the object store that keeps them as Parquet.
+
+The lowest layer of the project: the harness (``mcpbench``), the warehouse and the flows import it;
+it imports none of them.
+"""
