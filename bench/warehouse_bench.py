@@ -81,6 +81,8 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
         "sandbox": np.full(n_runs, "local"), "started_at": ts, "ended_at": ts, "duration_s": np.full(n_runs, 10.0),
         "agent_s": np.full(n_runs, 9.0), "harness_ms": np.full(n_runs, 20.0),
         "final_state_digest": np.full(n_runs, "sha256:1"),
+        "end_reason": np.where(status == "passed", "passed", "predicate_false"),
+        "stderr_tail": pa.nulls(n_runs, pa.string()), "goals_published": np.zeros(n_runs, bool),
     }).cast(RUN_SCHEMA)
     call_run = np.repeat(run_idx, counts)
     n = len(call_run)

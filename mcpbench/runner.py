@@ -20,7 +20,7 @@ import anyio
 
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
-from runstore.records import REDACTED, CallRecord, RunRecord
+from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
 from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from servers import get_spec
 from tasks_catalog.hashing import task_hash
@@ -61,15 +61,17 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
     ended = datetime.now(UTC)
     duration = time.perf_counter() - t0
     agent_s = fields.pop("agent_s", 0.0)
+    published = sub.publish_goals and not sub.private
     base = dict(
         run_id=sub.run_id(task), submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
         split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
         difficulty=task.difficulty, category=task.category,
-        goal=task.goal if sub.publish_goals and not sub.private else REDACTED, status=status, passed=status == "passed",
+        goal=task.goal if published else REDACTED, goals_published=published, status=status, passed=status == "passed",
         predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
         max_steps=task.max_steps, timeout_s=task.timeout_s, tool_calls=0, errors_observed=0, faults_injected=0,
         infra_error=None, sandbox="", started_at=started, ended_at=ended, duration_s=duration, agent_s=agent_s,
-        harness_ms=max(0.0, (duration - agent_s) * 1000), final_state_digest=None,
+        harness_ms=max(0.0, (duration - agent_s) * 1000), final_state_digest=None, end_reason=status,
+        stderr_tail=None,
     )
     base.update(fields)
     return RunRecord(**base)
@@ -82,19 +84,19 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     started, t0 = datetime.now(UTC), time.perf_counter()
     sandbox_name = sandbox.name if sandbox is not None and isinstance(agent, ProcessAgent) else "host"
 
-    def infra(what: str, exc: BaseException, detail: str = "") -> RunResult:
+    def infra(what: str, exc: BaseException, detail: str = "", kind: str = "harness") -> RunResult:
         # On a private month an exception's text may quote the task's sampled values: keep only what
         # failed and the exception's type, in the record and in the log alike.
         message = f"{what}: {type(exc).__name__}" if submission.private else f"{what}: {exc}{detail}"
         log.warning("infra error on %s: %s", task.id, message)
         return RunResult(_record(task, submission, started=started, t0=t0, status="infra_error",
-                                 infra_error=message[:2000], sandbox=sandbox_name))
+                                 infra_error=message[:2000], sandbox=sandbox_name, end_reason=f"infra:{kind}"))
 
     spec = get_spec(task.server)
     try:
         tools = spec.open(task.initial_state)
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
-        return infra(f"backend {task.server} could not be built", exc)
+        return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:
         gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id,
                           redact=submission.private)
@@ -105,21 +107,40 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                                deadline=time.time() + task.timeout_s, seed=submission.run_id(task))
                 outcome = await _dispatch(agent, job, host.port, sandbox)
         except SandboxUnavailable as exc:
-            return infra(f"sandbox {sandbox_name} could not start", exc)
+            return infra(f"sandbox {sandbox_name} could not start", exc, kind="sandbox")
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
             return infra("harness error", exc, "\n" + traceback.format_exc(limit=5))
         final = tools.snapshot()
     verdict = evaluate(task.success, final)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
     passed = verdict and agent_ok and not gateway.over_budget
+    reason = end_reason(timed_out=outcome.timed_out, agent_ok=agent_ok, over_budget=gateway.over_budget,
+                        frame_held=True, predicate=verdict)
     record = _record(
         task, submission, started=started, t0=t0, status="passed" if passed else "failed",
         predicate_passed=verdict, over_budget=gateway.over_budget, timed_out=outcome.timed_out,
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
-        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(),
+        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(), end_reason=reason,
+        stderr_tail=None if submission.private else (outcome.stderr_tail[-STDERR_TAIL_BYTES:] or None),
     )
     return RunResult(record, gateway.calls, outcome)
+
+
+def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held: bool, predicate: bool) -> str:
+    """The class of why an attempted run ended (``runstore.records.END_REASONS``): the first failure
+    in the order timeout, agent_exit, over_budget, frame_violated, predicate_false; else ``passed``."""
+    if timed_out:
+        return "timeout"
+    if not agent_ok:
+        return "agent_exit"
+    if over_budget:
+        return "over_budget"
+    if not frame_held:
+        return "frame_violated"
+    if not predicate:
+        return "predicate_false"
+    return "passed"
 
 
 async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None) -> ProcessOutcome:
@@ -162,4 +183,4 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: order[r.run.task_id])
 
 
-__all__ = ["RunResult", "Submission", "run_task", "run_tasks"]
+__all__ = ["RunResult", "Submission", "end_reason", "run_task", "run_tasks"]

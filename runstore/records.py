@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 RunStatus = Literal["passed", "failed", "infra_error"]
+#: Why a run ended, one class per run: ``passed``, or the first failure that decided it, in this order:
+#: ``timeout`` (killed at timeout_s), ``agent_exit`` (non-zero exit, crash, refused to start),
+#: ``over_budget`` (max_steps exceeded), ``frame_violated`` (changed state outside its frame),
+#: ``predicate_false``; or ``infra:<kind>`` for a run we could not dispatch (not attempted).
+END_REASONS = ("passed", "timeout", "agent_exit", "over_budget", "frame_violated", "predicate_false")
+#: How much of the agent's stderr a run record keeps (its tail), outside private months.
+STDERR_TAIL_BYTES = 2000
 ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget"]
 
 #: What stands in for the goal text in stored records unless the submitter publishes full traces.
@@ -85,6 +92,9 @@ class RunRecord(BaseModel):
     agent_s: float  # wall time the agent process was alive
     harness_ms: float  # our own overhead: duration less the agent's time
     final_state_digest: str | None
+    end_reason: str  # one of END_REASONS, or "infra:<kind>"
+    stderr_tail: str | None  # the agent's last STDERR_TAIL_BYTES of stderr; None on private months
+    goals_published: bool  # the goal text is stored in clear (the submitter opted in); never on private months
 
 
 def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
@@ -124,4 +134,4 @@ def __getattr__(name: str) -> Any:
         return _schemas()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["CALL_SCHEMA", "REDACTED", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]
+__all__ = ["CALL_SCHEMA", "END_REASONS", "REDACTED", "STDERR_TAIL_BYTES", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]

@@ -11,6 +11,7 @@ def test_the_oracle_passes_every_dev_task_in_the_local_sandbox(dev_tasks):
     assert failed == {}
     assert len(results) == len(dev_tasks)
     assert all(r.run.sandbox == "local" and r.run.predicate_passed for r in results)
+    assert {r.run.end_reason for r in results} == {"passed"}
     assert all(r.run.tool_calls == len(t.reference_solution) + r.run.faults_injected
                for r, t in zip(results, dev_tasks))
 
@@ -21,6 +22,7 @@ def test_noop_and_liar_pass_nothing(dev_tasks):
         assert [r.run.task_id for r in results if r.run.passed] == []
         assert all(r.run.status == "failed" and r.run.predicate_passed is False for r in results)
         assert all(not r.run.agent_error for r in results), "they exit 0; they fail on the state alone"
+        assert {r.run.end_reason for r in results} == {"predicate_false"}
     liar = run(dev_tasks[:1], "liar")[0]
     assert "completed the task" in liar.outcome.stdout_tail
 

@@ -11,6 +11,7 @@ def short(task, **changes):
 def test_a_hanging_agent_is_killed_at_its_deadline_and_fails(dev_tasks):
     (result,) = run([short(dev_tasks[0])], script_agent("hang"))
     assert result.run.status == "failed" and result.run.timed_out and result.run.agent_error
+    assert result.run.end_reason == "timeout"
     assert 3.5 <= result.run.agent_s < 10
 
 
@@ -18,6 +19,8 @@ def test_a_crashing_agent_fails_with_its_exit_code(dev_tasks):
     (result,) = run([short(dev_tasks[0])], script_agent("crash"))
     assert result.run.status == "failed" and result.run.exit_code == 1 and result.run.agent_error
     assert "agent crashed on purpose" in result.outcome.stderr_tail
+    assert result.run.end_reason == "agent_exit"
+    assert "agent crashed on purpose" in result.run.stderr_tail, "outside private months the record keeps the tail"
 
 
 def test_a_fork_bomb_is_contained_and_the_next_run_is_unaffected(dev_tasks):
@@ -43,7 +46,7 @@ def test_a_ten_megabyte_argument_is_refused_and_the_harness_carries_on(dev_tasks
 def test_ten_thousand_calls_run_into_the_budget_and_are_all_recorded(dev_tasks):
     task = short(dev_tasks[0], timeout_s=600.0)
     (result,) = run([task], script_agent("flood"))
-    assert result.run.over_budget and result.run.status == "failed"
+    assert result.run.over_budget and result.run.status == "failed" and result.run.end_reason == "over_budget"
     assert len(result.calls) == 10_000
     assert result.run.tool_calls == task.max_steps
     assert sum(c.error_kind == "over_budget" for c in result.calls) == 10_000 - task.max_steps

@@ -18,6 +18,7 @@ def test_a_backend_that_cannot_be_built_is_an_infra_error_not_an_agent_failure()
     assert result.run.status == "infra_error" and not result.run.passed
     assert result.run.predicate_passed is None and result.calls == []
     assert "could not be built" in result.run.infra_error and SECRET_PATH in result.run.infra_error
+    assert result.run.end_reason == "infra:backend"
 
 
 def test_an_infra_error_on_a_private_month_keeps_no_exception_text():
@@ -32,4 +33,5 @@ def test_an_infra_error_on_a_private_month_keeps_no_exception_text():
                                             submission=sub))
     assert result.run.status == "infra_error"
     assert result.run.infra_error == "backend filesystem could not be built: StateError"
-    assert result.run.goal == "[redacted]"
+    assert result.run.goal == "[redacted]" and not result.run.goals_published
+    assert result.run.stderr_tail is None

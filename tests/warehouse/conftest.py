@@ -27,6 +27,8 @@ def make_run(run_id: str, *, submission_id: str = "sub-a", status: str = "passed
         infra_error="sandbox failed to start" if status == "infra_error" else None, sandbox="local",
         started_at=started, ended_at=started + timedelta(seconds=5), duration_s=5.0, agent_s=4.5,
         harness_ms=500.0, final_state_digest=None if status == "infra_error" else "sha256:1",
+        end_reason="infra:sandbox" if status == "infra_error" else ("passed" if status == "passed" else "predicate_false"),
+        stderr_tail=None, goals_published=False,
     )
     values.update(fields)
     return RunRecord(**values)

@@ -39,6 +39,9 @@ decoded as (
         agent_s,
         harness_ms,
         final_state_digest,
+        end_reason,
+        stderr_tail,
+        goals_published,
         case
             when split = 'dev' then 'dev'
             when regexp_full_match(split, '\d{4}-\d{2}') then 'private'
