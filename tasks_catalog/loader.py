@@ -14,6 +14,7 @@ from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
+from tasks_catalog.frames import check_frame
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 
@@ -111,6 +112,8 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     if len(set(task.available_tools)) != len(task.available_tools):
         problems.append(("$.available_tools", "lists a tool twice"))
     problems += [(e.path, e.message) for e in check_predicate(task.success, task.server, "$.success")]
+    if task.frame is not None:
+        problems += check_frame(task.frame, task.server)
     allowed = set(task.available_tools)
     problems += check_tool_calls(task.server, list(task.reference_solution), allowed, "$.reference_solution")
     for i, wrong in enumerate(task.wrong_solutions):

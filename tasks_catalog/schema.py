@@ -51,6 +51,24 @@ class Fault(_Strict):
     kind: Literal["rate_limit", "unavailable", "timeout"] = "rate_limit"
 
 
+class Allowance(_Strict):
+    """One allowance of a task's frame: which entities the agent may create, update or delete.
+
+    A created, updated or deleted entity is allowed when it is of ``entity``'s kind, its change is
+    in ``change``, its id is in ``ids`` (if given), its fields equal ``where`` (final values for a
+    create or update, initial values for a delete), and for an update only ``fields`` differ (if
+    given). ``max``: at most this many entities may match, else the allowance allows none of them.
+    Kinds and ids per server: docs/frames.md.
+    """
+
+    entity: str = Field(pattern=r"^[a-z]+\.[a-z_]+$", description="'<server>.<kind>', e.g. 'slack.message'")
+    ids: list[str] | None = Field(default=None, min_length=1, description="Only these entities (stable ids, never names)")
+    where: dict[str, Any] | None = Field(default=None, description="Field values the entity must have")
+    change: list[Literal["create", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)
+    fields: list[str] | None = Field(default=None, min_length=1, description="For an update: only these fields may differ")
+    max: int | None = Field(default=None, ge=1, description="At most this many entities may match")
+
+
 class TemplateRef(_Strict):
     """Where the task was rendered from a template: its id and the sampled parameters."""
 
@@ -74,6 +92,8 @@ class Task(BaseModel):
     available_tools: list[str] = Field(min_length=1)
     max_steps: int = Field(ge=1, le=1000)
     timeout_s: float = Field(gt=0, le=3600)
+    frame: list[Allowance] | None = Field(
+        default=None, description="What the agent may change; every other entity must be unchanged (docs/frames.md)")
     success: dict[str, Any] = Field(description="The success predicate; see docs/predicates.md")
     reference_solution: list[ToolCall] = Field(min_length=1)
     wrong_solutions: list[WrongSolution] = Field(min_length=1)

@@ -1,0 +1,195 @@
+"""The per-server entity declaration (``entities.json``) and the extraction of entities from a state.
+
+A state is plain JSON (a server state's dump). Each kind of a server names where its entities live
+(``path``: keys walked from the state's root, every step a list or an object whose items are walked
+in turn), how its stable id is built (``id``: a template over the walked items), and which fields
+are judged (``fields``). docs/frames.md describes the grammar; the TypeScript verifier reads the
+same file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DECLARATION_PATH = Path(__file__).with_name("entities.json")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+class DeclarationError(ValueError):
+    """``entities.json`` does not follow its grammar; the message names the server and kind."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One entity kind of a server, as declared."""
+
+    server: str
+    name: str
+    path: tuple[str, ...]
+    id: str
+    fields: tuple[str, ...] | None  # None: the fields are the row's columns (postgres rows)
+    value: str | None = None  # the items are scalars: their value is this field
+    extra: tuple[tuple[str, str], ...] = ()
+    row: tuple[str, str] | None = None  # (columns key, primary key key) of the parent, for table rows
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.server}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ServerEntities:
+    server: str
+    kinds: tuple[Kind, ...]
+    benign: tuple[str, ...]
+
+    def kind(self, name: str) -> Kind | None:
+        return next((k for k in self.kinds if k.name == name), None)
+
+
+@cache
+def declaration() -> dict[str, ServerEntities]:
+    """Every server's entity kinds, parsed from ``entities.json``."""
+    raw = json.loads(DECLARATION_PATH.read_text(encoding="utf-8"))
+    out: dict[str, ServerEntities] = {}
+    for server, body in raw["servers"].items():
+        kinds = []
+        for name, k in body["kinds"].items():
+            where = f"entities.json: {server}.{name}"
+            if not isinstance(k.get("path"), list) or not isinstance(k.get("id"), str):
+                raise DeclarationError(f"{where}: needs a path (list of keys) and an id (template)")
+            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row"}
+            if unknown:
+                raise DeclarationError(f"{where}: unknown keys {sorted(unknown)}")
+            row = k.get("row")
+            kinds.append(Kind(server, name, tuple(k["path"]), k["id"],
+                              None if k.get("fields") is None else tuple(k["fields"]), k.get("value"),
+                              tuple((k.get("extra") or {}).items()),
+                              (row["columns"], row["primary_key"]) if row else None))
+            if kinds[-1].fields is None and row is None:
+                raise DeclarationError(f"{where}: fields may be null only for table rows")
+        out[server] = ServerEntities(server, tuple(kinds), tuple(body.get("benign", [])))
+    return out
+
+
+def server_entities(server: str) -> ServerEntities:
+    try:
+        return declaration()[server]
+    except KeyError:
+        raise DeclarationError(f"entities.json declares no server {server!r}") from None
+
+
+def render_scalar(value: Any) -> str:
+    """A JSON scalar as id text, identically in both verifiers (numbers as JavaScript prints them)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        text = repr(value)
+        mantissa, e, exponent = text.partition("e")
+        if e:
+            sign = "-" if exponent.startswith("-") else "+"
+            return f"{mantissa}e{sign}{int(exponent.lstrip('+-'))}"
+        return text
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _Scope:
+    """The items walked to reach one entity: ``items[level]``, its object key and its 1-based position."""
+
+    __slots__ = ("items", "keys", "positions")
+
+    def __init__(self, items: list[Any], keys: list[str | None], positions: list[int]) -> None:
+        self.items, self.keys, self.positions = items, keys, positions
+
+    def lookup(self, ref: str, row_key: str | None) -> Any:
+        level, _, name = ref.rpartition(".")
+        depth = int(level) + 1 if level else len(self.items) - 1  # items[0] is the state itself
+        if name == "$key":
+            return row_key if row_key is not None else self.keys[depth]
+        if name == "$value":
+            return self.items[depth]
+        if name == "$n":
+            return self.positions[depth]
+        item = self.items[depth]
+        return item.get(name) if isinstance(item, dict) else None
+
+
+def _fill(template: str, scope: _Scope, row_key: str | None) -> Any:
+    whole = _PLACEHOLDER.fullmatch(template)
+    if whole:  # a lone placeholder keeps the value's type ("{1.number}" stays a number)
+        return scope.lookup(whole.group(1), row_key)
+    return _PLACEHOLDER.sub(lambda m: render_scalar(scope.lookup(m.group(1), row_key)), template)
+
+
+def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list):
+    if not path:
+        yield _Scope(items, keys, positions)
+        return
+    coll = node.get(path[0]) if isinstance(node, dict) else None
+    if isinstance(coll, list):
+        for i, item in enumerate(coll):
+            yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1])
+    elif isinstance(coll, dict):
+        for i, (key, item) in enumerate(coll.items()):
+            yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1])
+
+
+def _row_fields(kind: Kind, scope: _Scope) -> tuple[dict[str, Any], str]:
+    table = scope.items[-2]
+    columns = [c.get("name") if isinstance(c, dict) else c for c in table.get(kind.row[0], [])]
+    row = scope.items[-1]
+    fields = dict(zip(columns, row if isinstance(row, list) else [], strict=False))
+    keys = table.get(kind.row[1]) or []
+    if keys:
+        folded = {str(c).lower(): c for c in columns}
+        values = [fields.get(folded.get(str(k).lower(), k)) for k in keys]
+        return fields, ",".join(render_scalar(v) for v in values)
+    cells = (json.dumps(v, ensure_ascii=False) if isinstance(v, str) else render_scalar(v) for v in fields.values())
+    return fields, "~[" + ",".join(cells) + "]"
+
+
+def extract(kind: Kind, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
+    one id are told apart by a ``#2``, ``#3``... suffix in order of appearance."""
+    out: dict[str, dict[str, Any]] = {}
+    for scope in _walk(state, kind.path, [state], [None], [1]):
+        row_key = None
+        if kind.row is not None:
+            fields, row_key = _row_fields(kind, scope)
+        elif kind.value is not None:
+            fields = {kind.value: scope.items[-1]}
+        else:
+            item = scope.items[-1]
+            if not isinstance(item, dict):
+                continue
+            fields = {f: item[f] for f in kind.fields if f in item}
+        for name, template in kind.extra:
+            fields[name] = _fill(template, scope, row_key)
+        ident = render_scalar(_fill(kind.id, scope, row_key))
+        if ident in out:
+            n = 2
+            while f"{ident}#{n}" in out:
+                n += 1
+            ident = f"{ident}#{n}"
+        out[ident] = fields
+    return out
+
+
+__all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract",
+           "render_scalar", "server_entities"]

@@ -1,0 +1,135 @@
+"""Diff two states entity by entity and judge the changes against a task's frame."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tasks_catalog.frames._entities import extract, server_entities
+
+CHANGES = ("create", "update", "delete")
+_PAST = {"create": "created", "update": "updated", "delete": "deleted"}
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values as JavaScript sees it: ``1 == 1.0`` but ``true != 1``; key order ignored."""
+    if a is b:
+        return True
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(json_equal(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)):
+        return isinstance(b, (int, float)) and a == b
+    return type(a) is type(b) and a == b
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entity that differs between the initial and the final state."""
+
+    entity: str  # "<server>.<kind>"
+    id: str
+    change: str  # create | update | delete
+    fields: tuple[str, ...]  # for an update, the fields that differ (sorted); else ()
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+
+    def describe(self) -> str:
+        text = f"{self.entity} {self.id} {_PAST[self.change]}"
+        return f"{text} ({', '.join(self.fields)})" if self.fields else text
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A change no allowance of the frame allows, and why."""
+
+    change: Change
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.change.describe()}: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.change
+        return {"entity": c.entity, "id": c.id, "change": c.change, "fields": list(c.fields), "reason": self.reason}
+
+
+def diff(server: str, initial: Mapping[str, Any], final: Mapping[str, Any]) -> list[Change]:
+    """Every entity of ``server`` created, deleted or changed between two dumped states, by kind
+    (declaration order) then id."""
+    out: list[Change] = []
+    for kind in server_entities(server).kinds:
+        before, after = extract(kind, dict(initial)), extract(kind, dict(final))
+        changes: list[Change] = []
+        for ident, old in before.items():
+            new = after.get(ident)
+            if new is None:
+                changes.append(Change(kind.qualified, ident, "delete", (), old, None))
+            elif not json_equal(old, new):
+                differ = sorted(k for k in old.keys() | new.keys()
+                                if k not in old or k not in new or not json_equal(old[k], new[k]))
+                changes.append(Change(kind.qualified, ident, "update", tuple(differ), old, new))
+        changes += [Change(kind.qualified, i, "create", (), None, new) for i, new in after.items() if i not in before]
+        out += sorted(changes, key=lambda c: c.id)
+    return out
+
+
+def _allowance(a: Any) -> dict[str, Any]:
+    if isinstance(a, Mapping):
+        return dict(a)
+    return a.model_dump(mode="json", exclude_none=True)
+
+
+def _matches(a: dict[str, Any], c: Change) -> bool:
+    if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
+        return False
+    if a.get("ids") is not None and c.id not in a["ids"]:
+        return False
+    if a.get("where") is not None:
+        values = c.before if c.change == "delete" else c.after
+        if not all(k in values and json_equal(values[k], v) for k, v in a["where"].items()):
+            return False
+    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):
+        return False
+    return True
+
+
+def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
+    """The changes the frame does not allow. A change is allowed by an allowance it matches, unless
+    more changes match that allowance than its ``max``; then that allowance allows none of them."""
+    allowances = [_allowance(a) for a in frame]
+    hits = [[i for i, a in enumerate(allowances) if _matches(a, c)] for c in changes]
+    counts = [sum(i in h for h in hits) for i in range(len(allowances))]
+    over = [a.get("max") is not None and n > a["max"] for a, n in zip(allowances, counts)]
+    violations = []
+    for c, mine in zip(changes, hits):
+        if any(not over[i] for i in mine):
+            continue
+        if mine:
+            i = mine[0]
+            reason = f"frame[{i}] allows at most {allowances[i]['max']}, {counts[i]} matched"
+        else:
+            reason = "outside the frame"
+        violations.append(Violation(c, reason))
+    return violations
+
+
+def frame_violations(server: str, frame: Iterable[Any], initial: Mapping[str, Any],
+                     final: Mapping[str, Any]) -> list[Violation]:
+    """Judge the run that took ``initial`` to ``final`` (dumped states of ``server``) against ``frame``."""
+    return judge(frame, diff(server, initial, final))
+
+
+def summarize(violations: list[Violation], limit: int = 5) -> str:
+    """A short text naming the violating entities (kind, id, what changed), at most ``limit`` of them."""
+    lines = [v.describe() for v in violations[:limit]]
+    if len(violations) > limit:
+        lines.append(f"... and {len(violations) - limit} more")
+    return "; ".join(lines)
+
+
+__all__ = ["CHANGES", "Change", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize"]

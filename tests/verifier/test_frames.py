@@ -1,0 +1,205 @@
+"""The frame: the entity declaration covers every server's state, the diff keys entities by stable
+id, and allowances allow exactly what they say (Python verifier; the TypeScript verifier is held to
+the same verdicts in test_frame_conformance.py)."""
+
+from __future__ import annotations
+
+import copy
+import typing
+
+import pytest
+from pydantic import BaseModel
+
+from servers import SERVER_NAMES, get_spec
+from tasks_catalog.frames import check_frame, declaration, diff, frame_violations, summarize
+from tasks_catalog.frames.__main__ import main as docs_main
+from tasks_catalog.loader import validate_task
+
+
+def _element(annotation):
+    """The item type of a list[X] / dict[str, X] field (None-able unions unwrapped)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    origin = typing.get_origin(annotation)
+    if origin in (list, dict):
+        return args[-1]
+    if len(args) == 1:
+        return _element(args[0])
+    raise AssertionError(f"{annotation} is not a collection")
+
+
+@pytest.mark.parametrize("server", SERVER_NAMES)
+def test_every_field_of_the_state_model_is_judged_by_a_kind_or_declared_benign(server):
+    entities = declaration()[server]
+    paths = {k.path: k for k in entities.kinds}
+    root = get_spec(server).state_model
+    root_fields = set(paths[()].fields) if () in paths else set()
+    uncovered = [f for f in root.model_fields
+                 if f not in entities.benign and f not in root_fields and (f,) not in paths]
+    for kind in entities.kinds:
+        if not kind.path or kind.value or kind.row:
+            continue
+        model = root
+        for step in kind.path:
+            model = _element(model.model_fields[step].annotation)
+        assert issubclass(model, BaseModel), f"{kind.qualified}: {kind.path} does not reach a model"
+        for f in model.model_fields:
+            if f not in kind.fields and (*kind.path, f) not in paths:
+                uncovered.append(f"{kind.qualified}.{f}")
+    assert not uncovered, f"{server}: state fields no kind judges and none declared benign: {uncovered}"
+
+
+def test_the_committed_frames_document_is_current():
+    assert docs_main(["docs", "--check"]) == 0, "run `python -m tasks_catalog.frames docs` and commit docs/frames.md"
+
+
+SLACK = {
+    "viewer": "UBOT0001",
+    "users": [{"id": "UBOT0001", "name": "mcpbench-bot", "is_bot": True}, {"id": "U1MARIA", "name": "maria"}],
+    "channels": [
+        {"id": "C05INC2047", "name": "incident-2047", "members": ["U1MARIA"],
+         "messages": [{"ts": "1767268800.000100", "user": "U1MARIA", "text": "db is down"}]},
+        {"id": "C05INC2052", "name": "incident-2052", "members": ["U1MARIA"], "messages": []},
+    ],
+}
+
+
+def _slack(**changes):
+    state = copy.deepcopy(SLACK)
+    for channel in state["channels"]:
+        channel.update(changes.get(channel["id"], {}))
+    return state
+
+
+def test_a_renamed_channel_is_an_update_of_its_name_under_the_same_id():
+    changes = diff("slack", SLACK, _slack(C05INC2047={"name": "old-incident", "is_archived": True}))
+    assert [(c.entity, c.id, c.change, c.fields) for c in changes] == [
+        ("slack.channel", "C05INC2047", "update", ("is_archived", "name"))]
+
+
+def test_an_archive_allowed_by_id_and_field_holds_but_a_rename_beside_it_violates():
+    frame = [{"entity": "slack.channel", "ids": ["C05INC2047"], "fields": ["is_archived"]}]
+    assert frame_violations("slack", frame, SLACK, _slack(C05INC2047={"is_archived": True})) == []
+    violations = frame_violations("slack", frame, SLACK, _slack(C05INC2047={"is_archived": True, "name": "x"}))
+    assert summarize(violations) == "slack.channel C05INC2047 updated (is_archived, name): outside the frame"
+
+
+def test_a_change_to_an_entity_the_frame_does_not_name_is_reported_with_its_id():
+    frame = [{"entity": "slack.channel", "ids": ["C05INC2047"], "fields": ["is_archived"]}]
+    final = _slack(C05INC2047={"is_archived": True}, C05INC2052={"is_archived": True})
+    [violation] = frame_violations("slack", frame, SLACK, final)
+    assert violation.to_json() == {"entity": "slack.channel", "id": "C05INC2052", "change": "update",
+                                   "fields": ["is_archived"], "reason": "outside the frame"}
+
+
+def _post(state, channel, ts, text):
+    state = copy.deepcopy(state)
+    next(c for c in state["channels"] if c["id"] == channel)["messages"].append(
+        {"ts": ts, "user": "UBOT0001", "text": text})
+    return state
+
+
+def test_a_created_message_is_allowed_only_in_the_channel_its_where_names():
+    frame = [{"entity": "slack.message", "change": ["create"], "where": {"channel": "C05INC2052"}}]
+    assert frame_violations("slack", frame, SLACK, _post(SLACK, "C05INC2052", "1767268900.000100", "hi")) == []
+    [v] = frame_violations("slack", frame, SLACK, _post(SLACK, "C05INC2047", "1767268900.000100", "hi"))
+    assert (v.change.entity, v.change.id, v.change.change) == ("slack.message", "C05INC2047/1767268900.000100", "create")
+
+
+def test_max_catches_the_duplicate_of_a_retried_post_and_names_both_messages():
+    frame = [{"entity": "slack.message", "change": ["create"], "where": {"channel": "C05INC2052"}, "max": 1}]
+    once = _post(SLACK, "C05INC2052", "1767268900.000100", "status")
+    assert frame_violations("slack", frame, SLACK, once) == []
+    twice = _post(once, "C05INC2052", "1767268901.000100", "status")
+    violations = frame_violations("slack", frame, SLACK, twice)
+    assert [v.change.id for v in violations] == ["C05INC2052/1767268900.000100", "C05INC2052/1767268901.000100"]
+    assert violations[0].reason == "frame[0] allows at most 1, 2 matched"
+
+
+def test_a_deleted_message_matches_where_on_its_initial_values():
+    final = copy.deepcopy(SLACK)
+    final["channels"][0]["messages"] = []
+    allow = [{"entity": "slack.message", "change": ["delete"], "where": {"user": "U1MARIA"}}]
+    deny = [{"entity": "slack.message", "change": ["delete"], "where": {"user": "UBOT0001"}}]
+    assert frame_violations("slack", allow, SLACK, final) == []
+    assert [v.change.change for v in frame_violations("slack", deny, SLACK, final)] == ["delete"]
+    assert [v.change.change for v in frame_violations("slack", [], SLACK, final)] == ["delete"]
+
+
+POSTGRES = {"tables": [
+    {"name": "orders", "columns": [{"name": "id", "type": "INTEGER"}, {"name": "status", "type": "VARCHAR"},
+                                   {"name": "total", "type": "DOUBLE"}],
+     "primary_key": ["id"], "rows": [[1042, "paid", 30.0], [1043, "paid", 12.5]]},
+    {"name": "log", "columns": [{"name": "line", "type": "VARCHAR"}], "rows": [["a"], ["a"], ["b"]]},
+]}
+
+
+def test_rows_are_keyed_by_table_and_primary_key_and_keyless_rows_by_content():
+    final = copy.deepcopy(POSTGRES)
+    final["tables"][0]["rows"] = [[1043, "paid", 12.5], [1042, "shipped", 30]]  # reordered, 30.0 written as 30
+    final["tables"][1]["rows"] = [["a"], ["b"], ["c"]]
+    got = [(c.id, c.change, c.fields) for c in diff("postgres", POSTGRES, final)]
+    assert got == [('log/~["a"]#2', "delete", ()), ('log/~["c"]', "create", ()),
+                   ("orders/1042", "update", ("status",))]
+
+
+def test_an_update_of_a_field_outside_fields_is_not_allowed():
+    final = copy.deepcopy(POSTGRES)
+    final["tables"][0]["rows"][0] = [1042, "shipped", 0.0]
+    frame = [{"entity": "postgres.row", "ids": ["orders/1042"], "fields": ["status"]},
+             {"entity": "postgres.row", "change": ["create", "delete"], "where": {"line": "zzz"}}]
+    [v] = frame_violations("postgres", frame, POSTGRES, final)
+    assert v.describe() == "postgres.row orders/1042 updated (status, total): outside the frame"
+
+
+def test_a_boolean_never_equals_a_number_in_where():
+    final = copy.deepcopy(SLACK)
+    final["channels"][0]["is_private"] = True
+    assert frame_violations("slack", [{"entity": "slack.channel", "where": {"is_private": 1}}], SLACK, final)
+    assert not frame_violations("slack", [{"entity": "slack.channel", "where": {"is_private": True}}], SLACK, final)
+
+
+def test_filesystem_files_are_keyed_by_path():
+    initial = {"files": {"README.md": "# hi\n", "a/b.txt": "x"}, "directories": ["a"]}
+    final = {"files": {"README.md": "", "a/c.txt": "x"}, "directories": ["a"]}
+    got = [c.describe() for c in diff("filesystem", initial, final)]
+    assert got == ["filesystem.file README.md updated (content)", "filesystem.file a/b.txt deleted",
+                   "filesystem.file a/c.txt created"]
+
+
+def test_browser_history_is_benign_and_a_submission_is_not():
+    page = {"url": "https://intra.example/", "title": "Home"}
+    initial = {"pages": [page]}
+    read = {"pages": [page], "current_url": "https://intra.example/", "visited": ["https://intra.example/"]}
+    assert diff("browser", initial, read) == []
+    sent = {**read, "submissions": [{"form": "f", "page": "https://intra.example/", "fields": {}}]}
+    assert [c.describe() for c in diff("browser", initial, sent)] == ["browser.submission f#1 created"]
+
+
+def _task(frame):
+    return {"id": "slack-frame-check", "server": "slack", "difficulty": "easy", "category": "standard",
+            "goal": "Archive #incident-2047.", "initial_state": SLACK, "available_tools": ["archive_channel"],
+            "max_steps": 5, "timeout_s": 60, "success": {"slack.channelArchived": {"channel": "C05INC2047"}},
+            "reference_solution": [{"tool": "archive_channel", "arguments": {"channel_id": "C05INC2047"}}],
+            "wrong_solutions": [{"why": "does nothing", "calls": []}], "frame": frame}
+
+
+@pytest.mark.parametrize(("allowance", "path", "words"), [
+    ({"entity": "slack.thread"}, "$.frame[0].entity", "slack has no entity kind 'thread'"),
+    ({"entity": "gmail.message"}, "$.frame[0].entity", "is not an entity of slack"),
+    ({"entity": "slack.channel", "where": {"title": "x"}}, "$.frame[0].where.title", "has no field 'title'"),
+    ({"entity": "slack.channel", "fields": ["archived"]}, "$.frame[0].fields", "has no field 'archived'"),
+    ({"entity": "slack.channel", "change": ["create"], "fields": ["name"]}, "$.frame[0].fields", "allows no update"),
+])
+def test_a_malformed_frame_is_a_validation_error_naming_the_task_and_path(allowance, path, words):
+    _, errors = validate_task(_task([allowance]))
+    assert [(e.task, e.path) for e in errors] == [("slack-frame-check", path)]
+    assert words in errors[0].message
+
+
+def test_a_frame_allowance_rejects_unknown_keys_and_a_zero_max():
+    _, errors = validate_task(_task([{"entity": "slack.channel", "id": ["C1"], "max": 0}]))
+    assert {e.path for e in errors} == {"$.frame[0].id", "$.frame[0].max"}
+
+
+def test_check_frame_accepts_a_well_formed_frame():
+    assert check_frame([{"entity": "slack.channel", "ids": ["C05INC2047"], "fields": ["is_archived"]}], "slack") == []
