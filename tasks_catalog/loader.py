@@ -146,6 +146,7 @@ def load_tasks(paths: list[Path]) -> tuple[list[Task], list[TaskError]]:
     tasks: list[Task] = []
     errors: list[TaskError] = []
     seen: dict[str, str] = {}
+    nonces: dict[str, str] = {}
     for f in task_files(paths):
         task, errs = load_task_file(f)
         errors += errs
@@ -154,7 +155,12 @@ def load_tasks(paths: list[Path]) -> tuple[list[Task], list[TaskError]]:
         if task.id in seen:
             errors.append(TaskError(task.id, "$.id", f"duplicate id (also in {seen[task.id]})"))
             continue
+        if task.nonce in nonces:
+            errors.append(TaskError(task.id, "$.nonce", f"same nonce as {nonces[task.nonce]}: every task needs "
+                                                        "its own (python -c 'import secrets; print(secrets.token_hex(16))')"))
+            continue
         seen[task.id] = str(f)
+        nonces[task.nonce] = task.id
         tasks.append(task)
     return tasks, errors
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from servers import SERVER_NAMES
 
@@ -17,6 +17,10 @@ SCHEMA_REF = "../../task.schema.json"
 
 Server = Literal[SERVER_NAMES]  # type: ignore[valid-type]
 TaskId = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{2,80}$", description="Unique id, e.g. 'slack-archive-standup'")
+#: A task's nonce: at least 128 random bits as lowercase hex (``secrets.token_hex(16)`` or longer).
+NONCE_PATTERN = r"^[0-9a-f]{32,128}$"
+#: Fewer distinct hex digits than this in 32+ random ones has odds below 1e-7: a hand-typed filler.
+NONCE_MIN_DISTINCT = 8
 
 
 class _Strict(BaseModel):
@@ -86,6 +90,10 @@ class Task(BaseModel):
     server: Server
     difficulty: Literal["easy", "medium", "hard"]
     category: Literal["standard", "recovery"]
+    nonce: str = Field(pattern=NONCE_PATTERN, description=(
+        "At least 128 random bits as lowercase hex, part of the hashed document so that a published "
+        "hash reveals nothing about the task (a hiding commitment); new for every task, e.g. "
+        "`python -c 'import secrets; print(secrets.token_hex(16))'`"))
     goal: str = Field(min_length=10, max_length=4000)
     initial_state: dict[str, Any]
     faults: list[Fault] = Field(default_factory=list)
@@ -98,6 +106,14 @@ class Task(BaseModel):
     reference_solution: list[ToolCall] = Field(min_length=1)
     wrong_solutions: list[WrongSolution] = Field(min_length=1)
     template: TemplateRef | None = None
+
+    @field_validator("nonce")
+    @classmethod
+    def _nonce_looks_random(cls, v: str) -> str:
+        if len(set(v)) < NONCE_MIN_DISTINCT:
+            raise ValueError(f"nonce uses only {len(set(v))} distinct hex digits: it is not random; "
+                             "make a fresh one with secrets.token_hex(16)")
+        return v
 
     def to_json(self) -> dict[str, Any]:
         """The task as a JSON document (``$schema`` first, unset template left out)."""

@@ -8,6 +8,7 @@ trying the pipeline. A real operator points the pipeline at their own sealed poo
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import random
 import re
@@ -95,7 +96,7 @@ class Template(BaseModel):
             for other in p.distinct_from:
                 if other not in self.params:
                     raise ValueError(f"params.{name}.distinct_from names unknown parameter {other!r}")
-        reserved = {"id", "server", "difficulty", "category", "template", "$schema"} & set(self.task)
+        reserved = {"id", "server", "difficulty", "category", "nonce", "template", "$schema"} & set(self.task)
         if reserved:
             raise ValueError(f"task must not set {sorted(reserved)}; they come from the template")
         return self
@@ -210,8 +211,9 @@ def render(template: Template, seed: bytes) -> Task:
     params = sample_params(template, seed)
     digest = hashlib.sha256(canonical_json({"t": template.id, "p": params})).hexdigest()[:10]
     doc = substitute(template.task, params)
+    nonce = hmac.new(seed, b"mcpbench/task-nonce/" + template.id.encode(), hashlib.sha256).hexdigest()
     doc.update(id=f"{template.id}-{digest}", server=template.server, difficulty=template.difficulty,
-               category=template.category, template={"id": template.id, "params": params})
+               category=template.category, nonce=nonce, template={"id": template.id, "params": params})
     try:
         return Task.model_validate(doc)
     except ValidationError as exc:

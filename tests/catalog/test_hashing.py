@@ -161,7 +161,8 @@ def test_any_change_to_the_task_changes_the_hash():
     pred["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = "freeze Travel spend"
     steps = copy.deepcopy(doc)
     steps["max_steps"] += 1
-    assert len({base, task_hash(goal), task_hash(pred), task_hash(steps)}) == 4
+    nonce = dict(doc, nonce="0123456789abcdef0123456789abcdef")
+    assert len({base, task_hash(goal), task_hash(pred), task_hash(steps), task_hash(nonce)}) == 5
 
 
 def test_numbers_that_are_equal_hash_equal():

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -247,6 +248,45 @@ def test_duplicate_ids_across_files_are_an_error(tmp_path):
     assert len(errors) == 1
     assert (errors[0].task, errors[0].path) == (TASK_ID, "$.id")
     assert "duplicate id" in errors[0].message and "a.json" in errors[0].message
+
+
+def test_a_task_without_a_nonce_is_an_error_at_its_path():
+    doc = _doc()
+    del doc["nonce"]
+    err = _only(doc)
+    assert (err.task, err.path) == (TASK_ID, "$.nonce")
+
+
+@pytest.mark.parametrize("nonce", ["5f0c2a9e41d87b3c6e1f09a2d4b7c85", "5F0C2A9E41D87B3C6E1F09A2D4B7C853",
+                                   "5f0c2a9e41d87b3c6e1f09a2d4b7c85z", 1234])
+def test_a_nonce_shorter_than_128_bits_or_not_lowercase_hex_is_an_error(nonce):
+    doc = _doc()
+    doc["nonce"] = nonce
+    assert _only(doc).path == "$.nonce"
+
+
+def test_a_filler_nonce_is_refused_as_not_random():
+    doc = _doc()
+    doc["nonce"] = "0" * 32
+    err = _only(doc)
+    assert err.path == "$.nonce" and "not random" in err.message
+
+
+def test_every_dev_task_has_its_own_nonce():
+    tasks, errors = load_tasks([ROOT / "tasks_catalog" / "dev"])
+    assert errors == [] and len(tasks) == 40
+    assert len({t.nonce for t in tasks}) == 40
+
+
+def test_a_copied_task_that_keeps_the_nonce_is_an_error(tmp_path):
+    _write(tmp_path, "a.json", _doc())
+    copy_ = _doc()
+    copy_["id"] = "fs-archive-meeting-notes-copy"
+    _write(tmp_path, "b.json", copy_)
+    tasks, errors = load_tasks([tmp_path])
+    assert [t.id for t in tasks] == [TASK_ID]
+    assert [(e.task, e.path) for e in errors] == [("fs-archive-meeting-notes-copy", "$.nonce")]
+    assert TASK_ID in errors[0].message
 
 
 def test_one_bad_task_never_hides_the_others(tmp_path):

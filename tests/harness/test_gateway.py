@@ -17,6 +17,7 @@ STATE = {"files": {"notes/plan.md": "ship on Friday\n", "notes/old.md": "obsolet
 def make_task(**changes) -> Task:
     doc = {
         "id": "fs-gateway-probe", "server": "filesystem", "difficulty": "easy", "category": "standard",
+        "nonce": "5f0c2a9e41d87b3c6e1f09a2d4b7c853",
         "goal": "Move notes/old.md to archive/old.md.", "initial_state": STATE,
         "available_tools": ["list_directory", "read_text_file", "move_file"], "max_steps": 5, "timeout_s": 30,
         "success": {"filesystem.fileExists": {"path": "archive/old.md"}},
