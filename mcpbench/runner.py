@@ -1,7 +1,7 @@
 """One run: a task in, a ``RunResult`` (the run record and the gateway's call records) out; and
 ``run_tasks``, which runs a set with bounded concurrency and lands each result as it finishes.
 
-``passed`` = the predicate holds on the final state, no budget was exceeded, and the agent did not
+``passed`` = the predicate holds on the final state, the frame holds (docs/frames.md), no budget was exceeded, and the agent did not
 error (exit 0, not killed). A failure of ours to dispatch the run — the backend could not be built,
 the sandbox could not start — is an ``infra_error``: not attempted, counted apart. An agent's crash,
 hang or garbage is the agent's failure.
@@ -23,6 +23,7 @@ from mcpbench.gateway import Gateway, GatewayHost
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
 from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from servers import get_spec
+from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.predicates import evaluate
 from tasks_catalog.schema import Task
@@ -94,7 +95,9 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
 
     spec = get_spec(task.server)
     try:
-        tools = spec.open(task.initial_state)
+        initial_state = spec.load_state(task.initial_state)
+        initial = initial_state.dump() if task.frame is not None else None  # before the tools touch it
+        tools = spec.open(initial_state)
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:
@@ -112,19 +115,33 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra("harness error", exc, "\n" + traceback.format_exc(limit=5))
         final = tools.snapshot()
     verdict = evaluate(task.success, final)
+    frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
-    passed = verdict and agent_ok and not gateway.over_budget
+    passed = verdict and frame_held is not False and agent_ok and not gateway.over_budget
     reason = end_reason(timed_out=outcome.timed_out, agent_ok=agent_ok, over_budget=gateway.over_budget,
-                        frame_held=True, predicate=verdict)
+                        frame_held=frame_held is not False, predicate=verdict)
     record = _record(
         task, submission, started=started, t0=t0, status="passed" if passed else "failed",
         predicate_passed=verdict, over_budget=gateway.over_budget, timed_out=outcome.timed_out,
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
         sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(), end_reason=reason,
+        frame_held=frame_held, frame_violations=violations,
         stderr_tail=None if submission.private else (outcome.stderr_tail[-STDERR_TAIL_BYTES:] or None),
     )
     return RunResult(record, gateway.calls, outcome)
+
+
+def judge_frame(task: Task, initial: dict | None, final: dict, *, private: bool) -> tuple[bool | None, str | None]:
+    """Whether the run stayed inside the task's frame (None: the task declares no frame) and a short
+    text naming the violating entities; on a private month only their kinds and counts, since ids
+    can carry the month's sampled values."""
+    if task.frame is None or initial is None:
+        return None, None
+    violations = frame_violations(task.server, task.frame, initial, final)
+    if not violations:
+        return True, None
+    return False, (summarize_counts(violations) if private else summarize(violations))[:2000]
 
 
 def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held: bool, predicate: bool) -> str:
@@ -183,4 +200,4 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: order[r.run.task_id])
 
 
-__all__ = ["RunResult", "Submission", "end_reason", "run_task", "run_tasks"]
+__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "run_task", "run_tasks"]

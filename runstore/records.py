@@ -95,6 +95,8 @@ class RunRecord(BaseModel):
     end_reason: str  # one of END_REASONS, or "infra:<kind>"
     stderr_tail: str | None  # the agent's last STDERR_TAIL_BYTES of stderr; None on private months
     goals_published: bool  # the goal text is stored in clear (the submitter opted in); never on private months
+    frame_held: bool | None = None  # the run changed only what the task's frame allows; None: no frame / not judged
+    frame_violations: str | None = None  # the entities outside the frame (kind, id, change); kinds only on private months
 
 
 def _arrow_schema(model: type[BaseModel]) -> pa.Schema:

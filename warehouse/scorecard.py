@@ -11,7 +11,7 @@ from runstore.store import Store
 
 #: The keys of ``overall`` and of each ``by_server`` entry.
 METRICS = ("attempted", "passed", "success_rate", "efficiency", "hallucination_rate", "recovery_rate",
-           "infra_errors")
+           "collateral_damage_rate", "infra_errors")
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict[str, Any]]:
@@ -26,8 +26,12 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
 
         {"submission_id", "submitter", "agent", "split",
          "overall": {attempted, passed, success_rate, efficiency, hallucination_rate, recovery_rate,
-                     infra_errors},
-         "by_server": {server: {same keys}}}
+                     collateral_damage_rate, infra_errors},
+         "by_server": {server: {same keys}},
+         "frame_violations": [{"task_id", "entities"}, ...]}
+
+    ``frame_violations`` lists the runs that changed state outside their task's frame, each with the
+    entities it changed (kind, id, what changed; kinds and counts only on a private month).
 
     Rates are fractions in [0, 1]; efficiency is a percentage (lower is better); a rate with nothing to
     divide by (no attempted runs, no calls, no recovery run where an error was observed) is None.
@@ -46,6 +50,8 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
             raise LookupError(f"no runs of submission {submission_id!r} have landed")
         servers = _rows(con, f"select server, {columns} from metrics_by_submission_server "
                              "where submission_id = ? order by server", [submission_id])
+        violated = _rows(con, "select task_id, frame_violations as entities from run_facts "
+                              "where submission_id = ? and frame_violated order by task_id", [submission_id])
     finally:
         if own:
             con.close()
@@ -57,6 +63,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         "split": head["split"],
         "overall": {k: head[k] for k in METRICS},
         "by_server": {row["server"]: {k: row[k] for k in METRICS} for row in servers},
+        "frame_violations": violated,
     }
 
 
@@ -79,6 +86,8 @@ def format_scorecard(card: dict[str, Any]) -> str:
     title = f"submission {card['submission_id']} ({card['agent']}, {card['submitter']}, split {card['split']})"
     out = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths))]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
+    for row in card.get("frame_violations", []):
+        out.append(f"frame violated in {row['task_id']}: {row['entities']}")
     if card["split"] == "dev":
         out.append("dev-set scores never rank on a leaderboard")
     return "\n".join(out)

@@ -10,7 +10,7 @@ from typing import Any
 from tasks_catalog.frames._entities import (DECLARATION_PATH, DeclarationError, Kind, ServerEntities, declaration,
                                             extract, render_scalar, server_entities)
 from tasks_catalog.frames._judge import (CHANGES, Change, Violation, diff, frame_violations, json_equal, judge,
-                                         summarize)
+                                         summarize, summarize_counts)
 
 
 def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> list[tuple[str, str]]:
@@ -44,4 +44,4 @@ def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> lis
 
 __all__ = ["CHANGES", "DECLARATION_PATH", "Change", "DeclarationError", "Kind", "ServerEntities", "Violation",
            "check_frame", "declaration", "diff", "extract", "frame_violations", "json_equal", "judge",
-           "render_scalar", "server_entities", "summarize"]
+           "render_scalar", "server_entities", "summarize", "summarize_counts"]

@@ -132,4 +132,13 @@ def summarize(violations: list[Violation], limit: int = 5) -> str:
     return "; ".join(lines)
 
 
-__all__ = ["CHANGES", "Change", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize"]
+def summarize_counts(violations: list[Violation]) -> str:
+    """The violations by kind and change, without ids (for private months)."""
+    counts: dict[tuple[str, str], int] = {}
+    for v in violations:
+        key = (v.change.entity, _PAST[v.change.change])
+        counts[key] = counts.get(key, 0) + 1
+    return "; ".join(f"{entity}: {n} {change}" for (entity, change), n in counts.items())
+
+
+__all__ = ["CHANGES", "Change", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize", "summarize_counts"]

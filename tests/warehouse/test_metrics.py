@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
+from runstore.store import open_store
 from tests.warehouse.conftest import err, make_run, ok, unlisted
 from warehouse.build import connect
 from warehouse.scorecard import METRICS, scorecard
@@ -106,7 +109,8 @@ def test_the_score_card_is_the_marts_row_for_the_submission(store, land):
     assert card["overall"] == {k: row[k] for k in METRICS}
     assert set(card["by_server"]) == {"notion", "slack"}
     assert card["by_server"]["notion"] == {"attempted": 1, "passed": 0, "success_rate": 0.0, "efficiency": None,
-                                           "hallucination_rate": 1.0, "recovery_rate": None, "infra_errors": 1}
+                                           "hallucination_rate": 1.0, "recovery_rate": None,
+                                           "collateral_damage_rate": 0.0, "infra_errors": 1}
     assert card["by_server"]["slack"]["recovery_rate"] == 1.0
 
 
@@ -114,3 +118,64 @@ def test_a_score_card_for_a_submission_that_never_landed_says_so(store, land):
     land(make_run("r1"), [ok()])
     with pytest.raises(LookupError, match="sub-zzz"):
         scorecard("sub-zzz", store=store)
+
+
+def test_collateral_damage_rate_is_runs_with_a_frame_violation_over_attempted(store, land):
+    land(make_run("r1", status="failed", end_reason="frame_violated", frame_held=False,
+                  frame_violations="slack.channel C02 updated (is_archived): outside the frame"), [ok()])
+    land(make_run("r2", status="passed", frame_held=True), [ok()])
+    land(make_run("r3", status="failed", server="github", frame_held=None), [ok()])  # a task without a frame
+    land(make_run("r4", status="infra_error", frame_held=None))
+    (row,) = metrics(store)
+    assert (row["frame_violated"], row["attempted"], row["collateral_damage_rate"]) == (1, 3, pytest.approx(1 / 3))
+    by_server = {r["server"]: r for r in metrics(store, "metrics_by_submission_server")}
+    assert by_server["slack"]["collateral_damage_rate"] == 0.5
+    assert by_server["github"]["collateral_damage_rate"] == 0.0
+    aggregate = {r["server"]: r for r in metrics(store, "metrics_aggregate", "split = '2026-05'")}
+    assert aggregate["all"]["collateral_damage_rate"] == pytest.approx(1 / 3)
+
+
+def test_the_score_card_names_the_entities_of_each_frame_violation(store, land):
+    land(make_run("r1", task_id="slack-archive", status="failed", frame_held=False,
+                  frame_violations="slack.channel C02 updated (name): outside the frame"), [ok()])
+    land(make_run("r2", task_id="slack-post", status="passed", frame_held=True), [ok()])
+    card = scorecard("sub-a", store=store)
+    assert card["frame_violations"] == [
+        {"task_id": "slack-archive", "entities": "slack.channel C02 updated (name): outside the frame"}]
+    assert card["overall"]["collateral_damage_rate"] == 0.5
+
+
+def _efficiency(store, threads: int) -> list[tuple]:
+    con = connect(store)
+    try:
+        con.execute(f"set threads = {threads}")
+        return con.execute("select server, efficiency from metrics_by_submission_server union all "
+                           "select 'all', efficiency from metrics_by_submission order by 1").fetchall()
+    finally:
+        con.close()
+
+
+def test_efficiency_has_the_same_bits_whatever_order_the_runs_are_summed_in(tmp_path):
+    # 0.1 + 0.2 + 0.3 is 0.6000000000000001 as floats summed in this order and 0.6 in the reverse:
+    # the two stores hold the same runs under ids that sort in opposite orders.
+    budgets = [(1, 10), (2, 10), (3, 10), (1, 3), (2, 7), (5, 9)]
+    stores = []
+    for name, order in (("forward", budgets), ("reverse", budgets[::-1])):
+        store = open_store(str(tmp_path / name))
+        for i, (used, max_steps) in enumerate(order):
+            run = make_run(f"r{i}", status="passed", tool_calls=used, max_steps=max_steps)
+            store.land_run(run, [])
+        stores.append(store)
+    forward, reverse = (_efficiency(s, 1) for s in stores)
+    assert forward == reverse
+    exact = sum(Fraction(u, m) for u, m in budgets) * 100 / len(budgets)
+    assert forward[0][1] == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_efficiency_is_identical_on_one_and_eight_threads_and_on_repeated_reads(store, land):
+    for i in range(300):
+        land(make_run(f"r{i:03d}", status="passed", server=("slack", "github", "notion")[i % 3],
+                      tool_calls=1 + i % 7, max_steps=3 + i % 11))
+    one = _efficiency(store, 1)
+    assert _efficiency(store, 8) == one
+    assert _efficiency(store, 8) == one and _efficiency(store, 1) == one

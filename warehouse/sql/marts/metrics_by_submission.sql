@@ -15,7 +15,8 @@ counts as (
         sum(attempted)::bigint as attempted,
         sum(passed)::bigint as passed,
         sum(infra_errors)::bigint as infra_errors,
-        sum(passed_steps_ratio_sum) as passed_steps_ratio_sum,
+        sum(passed_steps_e12_sum)::hugeint as passed_steps_e12_sum,
+        sum(frame_violated)::bigint as frame_violated,
         sum(calls)::bigint as calls,
         sum(unlisted_calls)::bigint as unlisted_calls,
         sum(recovery_attempted)::bigint as recovery_attempted,
@@ -31,7 +32,8 @@ final as (
     select
         *,
         success_rate(passed, attempted) as success_rate,
-        efficiency(passed_steps_ratio_sum, passed) as efficiency,
+        efficiency(passed_steps_e12_sum, passed) as efficiency,
+        collateral_damage_rate(frame_violated, attempted) as collateral_damage_rate,
         hallucination_rate(unlisted_calls, calls) as hallucination_rate,
         recovery_rate(recovery_passed_after_error, recovery_attempted, recovery_passed_without_error)
             as recovery_rate

@@ -16,7 +16,8 @@ counts as (
         count(*) filter (where attempted) as attempted,
         count(*) filter (where passed) as passed,
         count(*) filter (where not attempted) as infra_errors,
-        coalesce(sum(steps_used_ratio) filter (where passed), 0) as passed_steps_ratio_sum,
+        coalesce(sum(steps_used_e12) filter (where passed), 0)::hugeint as passed_steps_e12_sum,
+        count(*) filter (where frame_violated) as frame_violated,
         coalesce(sum(calls) filter (where attempted), 0)::bigint as calls,
         coalesce(sum(unlisted_calls) filter (where attempted), 0)::bigint as unlisted_calls,
         count(*) filter (where attempted and is_recovery) as recovery_attempted,
@@ -32,7 +33,8 @@ final as (
     select
         *,
         success_rate(passed, attempted) as success_rate,
-        efficiency(passed_steps_ratio_sum, passed) as efficiency,
+        efficiency(passed_steps_e12_sum, passed) as efficiency,
+        collateral_damage_rate(frame_violated, attempted) as collateral_damage_rate,
         hallucination_rate(unlisted_calls, calls) as hallucination_rate,
         recovery_rate(recovery_passed_after_error, recovery_attempted, recovery_passed_without_error)
             as recovery_rate

@@ -42,6 +42,8 @@ decoded as (
         end_reason,
         stderr_tail,
         goals_published,
+        frame_held,
+        frame_violations,
         case
             when split = 'dev' then 'dev'
             when regexp_full_match(split, '\d{4}-\d{2}') then 'private'

@@ -1,0 +1,56 @@
+"""The runner judges the frame after every run: an agent that does what the task asks and then changes
+something outside the frame fails with ``frame_violated``, and the record names the entity."""
+
+from __future__ import annotations
+
+import anyio
+
+from mcpbench.agents.spec import parse_agent
+from mcpbench.runner import Submission, run_tasks
+from mcpbench.sandbox import get_sandbox
+from tasks_catalog.schema import Allowance, ToolCall
+from tests.harness.conftest import run
+
+FRAME = [Allowance(entity="slack.channel", ids=["C02INC2041"], fields=["is_archived"])]
+
+
+def _archive_task(dev_tasks, *extra_calls: ToolCall):
+    task = next(t for t in dev_tasks if t.id == "slack-archive-resolved-incident")
+    return task.model_copy(update={"frame": FRAME,
+                                   "reference_solution": [*task.reference_solution, *extra_calls]})
+
+
+def test_the_oracle_inside_the_frame_passes_and_the_record_says_the_frame_held(dev_tasks):
+    (result,) = run([_archive_task(dev_tasks)], "oracle")
+    assert result.run.passed and result.run.end_reason == "passed"
+    assert result.run.frame_held is True and result.run.frame_violations is None
+
+
+def test_the_right_action_plus_damage_outside_the_frame_fails_naming_the_entity(dev_tasks):
+    damage = ToolCall(tool="set_channel_topic", arguments={"channel_id": "general", "topic": "gone"})
+    (result,) = run([_archive_task(dev_tasks, damage)], "oracle")
+    assert result.run.predicate_passed is True, "the predicate alone would have passed it"
+    assert not result.run.passed and result.run.end_reason == "frame_violated"
+    assert result.run.frame_held is False
+    assert result.run.frame_violations == "slack.channel C00GENERAL updated (topic): outside the frame"
+
+
+def test_a_task_without_a_frame_is_not_judged_on_it(dev_tasks):
+    task = _archive_task(dev_tasks).model_copy(update={"frame": None})
+    (result,) = run([task], "oracle")
+    assert result.run.passed and result.run.frame_held is None
+
+
+def test_a_private_month_records_the_kinds_of_the_violations_but_not_their_ids(dev_tasks):
+    damage = ToolCall(tool="rename_channel", arguments={"channel_id": "general", "name": "town-square"})
+    agent = parse_agent("oracle")
+    sub = Submission("private-test", "tester", agent.name, "2026-12", "2026-12", private=True)
+
+    async def go():
+        with anyio.fail_after(120):
+            return await run_tasks([_archive_task(dev_tasks, damage)], agent, sandbox=get_sandbox("local"),
+                                   submission=sub)
+
+    (result,) = anyio.run(go)
+    assert result.run.end_reason == "frame_violated"
+    assert result.run.frame_violations == "slack.channel: 1 updated"
