@@ -176,7 +176,7 @@ def test_browser_history_is_benign_and_a_submission_is_not():
 
 
 def _task(frame):
-    return {"id": "slack-frame-check", "server": "slack", "difficulty": "easy", "category": "standard",
+    return {"id": "slack-frame-check", "nonce": "9f4c2a7e1b6d3058c7e2a914f0b8d6c3", "server": "slack", "difficulty": "easy", "category": "standard",
             "goal": "Archive #incident-2047.", "initial_state": SLACK, "available_tools": ["archive_channel"],
             "max_steps": 5, "timeout_s": 60, "success": {"slack.channelArchived": {"channel": "C05INC2047"}},
             "reference_solution": [{"tool": "archive_channel", "arguments": {"channel_id": "C05INC2047"}}],
