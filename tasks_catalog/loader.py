@@ -14,6 +14,7 @@ from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
+from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
@@ -99,6 +100,8 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     spec = get_spec(task.server)
     try:
         spec.state_model.load(task.initial_state)
+    except WorldError as exc:
+        problems.append((f"$.initial_state.{exc.path}", exc.detail))
     except StateError as exc:
         cause = exc.__cause__
         if isinstance(cause, ValidationError):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import posixpath
 import re
 
+from typing import ClassVar
+
 from pydantic import Field, field_validator, model_validator
 
 from servers.kit import ServerState
@@ -31,6 +33,8 @@ def normalise_path(path: str) -> str:
 class FilesystemState(ServerState):
     """``files`` maps a relative path to its UTF-8 text; ``directories`` lists every directory
     (including empty ones and the parents of files), relative to the root, sorted."""
+
+    world_generator: ClassVar[str] = "filesystem"
 
     files: dict[str, str] = Field(default_factory=dict)
     directories: list[str] = Field(default_factory=list)

@@ -13,6 +13,8 @@ import posixpath
 import re
 from typing import Literal
 
+from typing import ClassVar
+
 from pydantic import Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
@@ -176,6 +178,8 @@ class Repository(Model):
 class GithubState(ServerState):
     """``viewer`` is the login the agent acts as (author of what it creates); ``repos`` every
     repository it can see."""
+
+    world_generator: ClassVar[str] = "github"
 
     viewer: str = "mcpbench-bot"
     repos: list[Repository] = Field(default_factory=list)

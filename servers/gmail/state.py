@@ -8,6 +8,8 @@ their name. ``labels`` lists only the user's own labels. A message is unread whi
 from __future__ import annotations
 
 import re
+from typing import ClassVar
+
 from pydantic import Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
@@ -100,6 +102,8 @@ class Draft(Model):
 
 class GmailState(ServerState):
     """The mailbox of ``address``. ``now`` is the mailbox clock: the date given to sent messages."""
+
+    world_generator: ClassVar[str] = "gmail"
 
     address: str = "me@example.com"
     now: str = "2026-03-16T09:00:00Z"

@@ -3,6 +3,7 @@
 from servers.kit.spec import ServerSpec, build_mcp_server, shared_mcp_server
 from servers.kit.state import Model, ServerState, StateError, format_validation_error, json_path
 from servers.kit.tools import MAX_ARGUMENT_CHARS, ToolError, Toolset, bind_toolset, tool, unbind_toolset
+from servers.kit.world import WorldError, WorldGenerator
 
 __all__ = [
     "MAX_ARGUMENT_CHARS",
@@ -19,4 +20,6 @@ __all__ = [
     "json_path",
     "tool",
     "unbind_toolset",
+    "WorldError",
+    "WorldGenerator",
 ]

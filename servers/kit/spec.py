@@ -31,7 +31,11 @@ class ServerSpec:
 
     def open(self, state: ServerState | dict[str, Any]) -> Toolset:
         """A fresh live backend over a copy of ``state``; close it when done (it is a context manager)."""
-        if not isinstance(state, ServerState):
+        if isinstance(state, dict) and "world" in state:
+            from servers.kit.world import load_world
+
+            state = load_world(self.state_model, state, copy=False)  # the toolset copies it
+        elif not isinstance(state, ServerState):
             state = self.load_state(state)
         return self.toolset(state)
 

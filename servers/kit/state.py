@@ -36,6 +36,8 @@ class ServerState(Model):
     def load(cls, data: dict[str, Any] | str | Path) -> Self:
         """Validate ``data`` (a dict, a JSON string or a path to a JSON file) into this model.
 
+        ``data`` may also be a world reference with a patch (see ``servers.kit.world``).
+
         Raises ``StateError`` naming the offending field on bad input.
         """
         source = "state"
@@ -52,6 +54,10 @@ class ServerState(Model):
                 data = json.loads(data)
             except json.JSONDecodeError as exc:
                 raise StateError(f"{source}: not valid JSON: {exc}") from exc
+        if isinstance(data, dict) and "world" in data:
+            from servers.kit.world import load_world
+
+            return load_world(cls, data)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

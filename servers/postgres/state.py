@@ -11,6 +11,8 @@ import math
 import re
 from typing import Annotated
 
+from typing import ClassVar
+
 from pydantic import Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
@@ -125,6 +127,8 @@ class Table(Model):
 
 class PostgresState(ServerState):
     """``tables``: every table of the database's ``main`` schema, sorted by name."""
+
+    world_generator: ClassVar[str] = "postgres"
 
     tables: list[Table] = Field(default_factory=list)
 

@@ -7,6 +7,8 @@ handles are lowercase, so an id never equals a name. A message is identified by 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field, model_validator
 
 from servers.kit import Model, ServerState
@@ -84,6 +86,8 @@ class Channel(Model):
 
 class SlackState(ServerState):
     """``viewer`` is the id of the user the agent acts as (the author of what it posts)."""
+
+    world_generator: ClassVar[str] = "slack"
 
     viewer: str = Field(default="UBOT0001", pattern=USER_ID)
     users: list[User] = Field(default_factory=lambda: [User(id="UBOT0001", name="mcpbench-bot", is_bot=True)])

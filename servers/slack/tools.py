@@ -1,6 +1,10 @@
 """Slack tools, named and shaped after the reference Slack MCP server (list_channels, post_message,
-reply_to_thread, add_reaction, get_channel_history, get_thread_replies, get_users) plus the channel
-management calls of Slack's conversations API.
+reply_to_thread, add_reaction, get_channel_history, get_thread_replies, get_users, get_user_profile) plus
+the channel management calls of Slack's conversations API and search.messages (``search_messages``).
+
+Listings answer as Slack's Web API does: ``{"ok": true, "channels"|"messages"|"members": [...],
+"response_metadata": {"next_cursor": "..."}}``; pass the cursor back for the next page. Default page sizes
+are small (20 channels, 10 messages, 25 users), so a realistic workspace takes several pages.
 
 A ``channel_id`` argument takes a channel id ("C07QK2M1") or its name ("release-train" or
 "#release-train"). Private channels the agent is not a member of are invisible to it, as in Slack.
@@ -16,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from servers.kit import ToolError, Toolset, tool
+from servers.kit.pages import Cursor, page
 from servers.slack.state import CHANNEL_NAME, TS, Channel, Message, Reaction, SlackState, ts_from_key, ts_key
 
 ChannelRef = Annotated[str, Field(min_length=1, max_length=100, description="Channel id (C…) or name, with or without '#'")]
@@ -100,17 +105,21 @@ class SlackTools(Toolset[SlackState]):
     @tool(read_only=True)
     def list_channels(
         self,
-        limit: Annotated[Limit, Field(description="Maximum number of channels to return")] = 100,
+        limit: Annotated[Limit, Field(description="Maximum number of channels per page")] = 20,
         exclude_archived: bool = False,
-    ) -> list:
-        """List the workspace's channels you can see (public ones, and private ones you belong to) with topic, purpose and member count."""
+        cursor: Cursor | None = None,
+    ) -> dict:
+        """List the workspace's channels you can see (public ones, and private ones you belong to) with topic,
+        purpose and member count, by name, one page at a time: pass response_metadata.next_cursor to get the
+        next page (empty on the last page)."""
         out = []
         for c in sorted(self.state.channels, key=lambda c: c.name):
             if not self._visible(c) or (exclude_archived and c.is_archived):
                 continue
             out.append({"id": c.id, "name": c.name, "is_private": c.is_private, "is_archived": c.is_archived,
                         "topic": c.topic, "purpose": c.purpose, "num_members": len(c.members)})
-        return out[:limit]
+        chunk, next_cursor = page(out, f"channels:{exclude_archived}", cursor, limit)
+        return {"ok": True, "channels": chunk, "response_metadata": {"next_cursor": next_cursor}}
 
     @tool()
     def create_channel(
@@ -249,23 +258,79 @@ class SlackTools(Toolset[SlackState]):
         return f"Deleted {ts} from #{channel.name}"
 
     @tool(read_only=True)
-    def get_channel_history(self, channel_id: ChannelRef, limit: Limit = 10) -> list:
-        """The most recent top-level messages of a channel, newest first, with reply counts and reactions."""
+    def get_channel_history(self, channel_id: ChannelRef, limit: Limit = 10, cursor: Cursor | None = None) -> dict:
+        """The top-level messages of a channel, newest first, with reply counts and reactions, one page at a
+        time: pass response_metadata.next_cursor for older messages (has_more says whether there are any)."""
         channel = self._channel(channel_id)
-        top = [m for m in channel.messages if m.thread_ts is None]
-        return [self._message_json(channel, m) for m in reversed(top)][:limit]
+        top = [m for m in reversed(channel.messages) if m.thread_ts is None]
+        chunk, next_cursor = page(top, f"history:{channel.id}", cursor, limit)
+        return {"ok": True, "channel": channel.id, "messages": [self._message_json(channel, m) for m in chunk],
+                "has_more": bool(next_cursor), "response_metadata": {"next_cursor": next_cursor}}
 
     @tool(read_only=True)
-    def get_thread_replies(self, channel_id: ChannelRef, thread_ts: Ts) -> list:
-        """A thread: its parent message then every reply, oldest first."""
+    def get_thread_replies(self, channel_id: ChannelRef, thread_ts: Ts, limit: Limit = 50,
+                           cursor: Cursor | None = None) -> dict:
+        """A thread: its parent message then every reply, oldest first, one page at a time."""
         channel = self._channel(channel_id)
         parent = channel.message(thread_ts)
         if parent is None or parent.thread_ts is not None:
             raise ToolError(f"thread_not_found: no top-level message with ts {thread_ts} in #{channel.name}")
-        return [self._message_json(channel, m) for m in channel.messages if m.ts == thread_ts or m.thread_ts == thread_ts]
+        thread = [m for m in channel.messages if m.ts == thread_ts or m.thread_ts == thread_ts]
+        chunk, next_cursor = page(thread, f"replies:{channel.id}:{thread_ts}", cursor, limit)
+        return {"ok": True, "channel": channel.id, "messages": [self._message_json(channel, m) for m in chunk],
+                "has_more": bool(next_cursor), "response_metadata": {"next_cursor": next_cursor}}
+
+    @tool(read_only=True)
+    def search_messages(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=500, description=(
+            "Words that must all occur (case-insensitive), optionally with in:#channel and from:@handle"))],
+        limit: Limit = 20,
+        cursor: Cursor | None = None,
+    ) -> dict:
+        """Search the messages of the channels you can see, newest first, as Slack's search does: every word
+        must occur in the text; 'in:#channel' and 'from:@handle' narrow the search. Replies are included
+        (they carry thread_ts)."""
+        words, channels, authors = [], None, None
+        for token in query.split():
+            if token.startswith("in:"):
+                channels = {self._channel(token[3:]).id}
+            elif token.startswith("from:"):
+                who = self.state.user(token[5:].lstrip("@"))
+                if who is None:
+                    raise ToolError(f"unknown user '{token[5:]}' in from: (use a handle such as @maria.santos)")
+                authors = {who.id}
+            else:
+                words.append(token.lower())
+        matches = []
+        for c in self.state.channels:
+            if not self._visible(c) or (channels is not None and c.id not in channels):
+                continue
+            for m in c.messages:
+                if authors is not None and m.user not in authors:
+                    continue
+                text = m.text.lower()
+                if all(w in text for w in words):
+                    matches.append((c, m))
+        matches.sort(key=lambda cm: ts_key(cm[1].ts), reverse=True)
+        chunk, next_cursor = page(matches, f"search:{query}", cursor, limit)
+        return {"ok": True, "query": query, "total": len(matches),
+                "matches": [{"channel": {"id": c.id, "name": c.name}, **self._message_json(c, m)} for c, m in chunk],
+                "response_metadata": {"next_cursor": next_cursor}}
 
     # -- users -------------------------------------------------------------------------------
     @tool(read_only=True)
-    def get_users(self, limit: Limit = 200, include_deactivated: bool = False) -> list:
-        """List the workspace's users with id, handle, real name, title, email and time zone."""
-        return [u.model_dump(mode="json") for u in self.state.users if include_deactivated or not u.deleted][:limit]
+    def get_users(self, limit: Limit = 25, include_deactivated: bool = False, cursor: Cursor | None = None) -> dict:
+        """List the workspace's users with id, handle, real name, title, email and time zone, one page at a time:
+        pass response_metadata.next_cursor for the next page (empty on the last page)."""
+        users = [u.model_dump(mode="json") for u in self.state.users if include_deactivated or not u.deleted]
+        chunk, next_cursor = page(users, f"users:{include_deactivated}", cursor, limit)
+        return {"ok": True, "members": chunk, "response_metadata": {"next_cursor": next_cursor}}
+
+    @tool(read_only=True)
+    def get_user_profile(self, user_id: Annotated[str, Field(min_length=1, description="User id (U…) or handle")]) -> dict:
+        """One user's profile: id, handle, real name, title, email, time zone, and whether deactivated."""
+        user = self.state.user(user_id.strip().lstrip("@"))
+        if user is None:
+            raise ToolError(f"user_not_found: no user with id or handle '{user_id}'")
+        return {"ok": True, "user": user.model_dump(mode="json")}

@@ -35,10 +35,10 @@ def channel(state, name):
 
 def test_list_channels_shows_public_and_joined_private_channels(live):
     sl = live("slack", STATE)
-    names = [c["name"] for c in sl.ok_json("list_channels")]
+    names = [c["name"] for c in sl.ok_json("list_channels")["channels"]]
     assert names == ["general", "incident-2041", "oncall-handoff"]
-    assert [c["name"] for c in sl.ok_json("list_channels", exclude_archived=True)] == ["general", "oncall-handoff"]
-    assert sl.ok_json("list_channels", limit=1)[0]["num_members"] == 3
+    assert [c["name"] for c in sl.ok_json("list_channels", exclude_archived=True)["channels"]] == ["general", "oncall-handoff"]
+    assert sl.ok_json("list_channels", limit=1)["channels"][0]["num_members"] == 3
 
 
 def test_a_private_channel_you_are_not_in_is_unknown(live):
@@ -62,18 +62,18 @@ def test_channels_are_addressed_by_id_or_name(live):
 
 def test_history_is_newest_first_with_reply_counts_and_reactions(live):
     sl = live("slack", STATE)
-    history = sl.ok_json("get_channel_history", channel_id="general")
+    history = sl.ok_json("get_channel_history", channel_id="general")["messages"]
     assert [m["ts"] for m in history] == ["1767000120.000300", "1767000000.000100"]
     assert history[1]["reply_count"] == 1 and history[1]["user_name"] == "maria.santos"
     assert history[0]["reactions"] == [{"name": "tada", "count": 1, "users": ["U024BE7LH"]}]
-    assert len(sl.ok_json("get_channel_history", channel_id="general", limit=1)) == 1
+    assert len(sl.ok_json("get_channel_history", channel_id="general", limit=1)["messages"]) == 1
 
 
 def test_replies_join_the_thread_and_are_read_back(live):
     sl = live("slack", STATE)
     out = sl.ok_json("reply_to_thread", channel_id="general", thread_ts="1767000000.000100", text="Freeze lifted Monday")
     assert out["thread_ts"] == "1767000000.000100"
-    thread = sl.ok_json("get_thread_replies", channel_id="general", thread_ts="1767000000.000100")
+    thread = sl.ok_json("get_thread_replies", channel_id="general", thread_ts="1767000000.000100")["messages"]
     assert [m["text"] for m in thread] == ["Deploy freeze starts Friday 18:00", "Noted", "Freeze lifted Monday"]
     # replying to a reply lands in the same thread
     sl.ok("reply_to_thread", channel_id="general", thread_ts="1767000060.000200", text="+1")
@@ -153,10 +153,10 @@ def test_only_your_own_messages_can_be_deleted(live):
 
 def test_get_users_lists_active_users_with_profiles(live):
     sl = live("slack", STATE)
-    users = sl.ok_json("get_users")
+    users = sl.ok_json("get_users")["members"]
     assert [u["name"] for u in users] == ["release-bot", "maria.santos", "kenji.ito"]
     assert users[1]["title"] == "SRE lead" and users[1]["tz"] == "Europe/Lisbon"
-    assert len(sl.ok_json("get_users", include_deactivated=True)) == 4
+    assert len(sl.ok_json("get_users", include_deactivated=True)["members"]) == 4
 
 
 @pytest.mark.parametrize(
@@ -194,3 +194,57 @@ def test_a_bad_state_names_the_field():
             {"ts": "1767000000.000100", "user": "U024BE7LH", "text": "a", "thread_ts": "1767000000.000999"}]}]})
     with pytest.raises(StateError, match=r"channels\[0\]\.name"):
         SlackState.load({**STATE, "channels": [{"id": "C09X", "name": "General"}]})
+
+
+WORLD = {"world": {"generator": "slack", "version": 1, "seed": 1, "size": "default"}}
+
+
+def test_listing_the_world_s_channels_takes_pages_joined_by_cursors(live):
+    sl = live("slack", WORLD)
+    seen, cursor, pages = [], None, 0
+    while True:
+        out = sl.ok_json("list_channels", **({"cursor": cursor} if cursor else {}))
+        seen += [c["name"] for c in out["channels"]]
+        pages += 1
+        cursor = out["response_metadata"]["next_cursor"]
+        if not cursor:
+            break
+    visible = [c.name for c in sl.state().channels if not c.is_private or sl.state().viewer in c.members]
+    assert pages >= 2 and len(seen) == len(set(seen)) and sorted(seen) == sorted(visible)
+    assert "exec-offsite" not in seen  # private, and the viewer is not a member
+
+
+def test_a_cursor_from_another_listing_is_refused(live):
+    sl = live("slack", WORLD)
+    cursor = sl.ok_json("get_users")["response_metadata"]["next_cursor"]
+    assert "invalid_cursor" in sl.error("list_channels", cursor=cursor)
+    assert "invalid_cursor" in sl.error("list_channels", cursor="not-a-cursor!")
+
+
+def test_history_pages_go_back_in_time_without_gaps(live):
+    sl = live("slack", WORLD)
+    first = sl.ok_json("get_channel_history", channel_id="general")
+    second = sl.ok_json("get_channel_history", channel_id="general", cursor=first["response_metadata"]["next_cursor"])
+    stamps = [m["ts"] for m in first["messages"] + second["messages"]]
+    tops = [m.ts for m in reversed(next(c for c in sl.state().channels if c.name == "general").messages)
+            if m.thread_ts is None]
+    assert first["has_more"] and stamps == tops[:20]
+
+
+def test_search_finds_words_in_a_channel_from_a_user(live):
+    sl = live("slack", WORLD)
+    out = sl.ok_json("search_messages", query="deploying in:#deploys", limit=5)
+    assert out["total"] > 5 and len(out["matches"]) == 5 and out["response_metadata"]["next_cursor"]
+    assert all(m["channel"]["name"] == "deploys" and "deploying" in m["text"].lower() for m in out["matches"])
+    author = out["matches"][0]["user_name"]
+    mine = sl.ok_json("search_messages", query=f"from:@{author} in:#deploys", limit=100)
+    assert mine["matches"] and {m["user_name"] for m in mine["matches"]} == {author}
+    assert "unknown user" in sl.error("search_messages", query="from:@nobody.here")
+
+
+def test_a_user_profile_is_found_by_id_or_handle(live):
+    sl = live("slack", WORLD)
+    by_handle = sl.ok_json("get_user_profile", user_id="maria.santana")["user"]
+    assert sl.ok_json("get_user_profile", user_id=by_handle["id"])["user"] == by_handle
+    assert by_handle["real_name"] == "Maria Santana"
+    assert "user_not_found" in sl.error("get_user_profile", user_id="maria.sant")

@@ -1,0 +1,335 @@
+"""Worlds: realistic, seeded server states that tasks reference instead of inlining a toy state.
+
+A task's ``initial_state`` may be a **world reference** plus a small **patch**::
+
+    {"world": {"generator": "slack", "version": 1, "seed": 7, "size": "default"},
+     "patch": [{"op": "add", "in": ["channels", "C0GENERAL", "messages"], "value": {...}}]}
+
+``generator`` names a server whose package has a ``world`` module (``servers/<name>/world.py``)
+defining ``GENERATOR``, a :class:`WorldGenerator`. The generator is code: the same
+``(generator, version, seed, size)`` always yields the same state, byte for byte (its digest is pinned
+by ``tests/catalog/test_worlds.py``). Any change of a generator's output needs a version bump; a
+reference to another version than the code's is refused, so a published task names exactly the code
+that rebuilds it. The attestation hash of a task covers the reference and the patch as written, so
+anyone holding the published plaintext and the public code can rebuild and check the state.
+
+The patch is a list of operations, applied in order to the generated state (as JSON data) before the
+server's model validates it. Each addresses a *collection* by a path ``in``: a collection name,
+then, to go deeper, the id of one entity and the name of its sub-collection, e.g.
+``["channels", "C0GENERAL", "messages"]`` or ``["repos", "northwind/api", "issues"]``. Entities are
+matched by their stable id (the key the generator declares for that collection: a channel's ``id``,
+a message's ``ts``, an issue's ``number``, a row's primary key), never by position:
+
+- ``{"op": "add", "in": PATH, "value": ENTITY}``: append; an entity with the same id is an error.
+- ``{"op": "replace", "in": PATH, "value": ENTITY}``: replace the entity with the same id, whole.
+- ``{"op": "update", "in": PATH, "id": ID, "fields": {...}}``: change some fields of one entity.
+- ``{"op": "remove", "in": PATH, "id": ID}``: remove one entity (an unknown id is an error).
+- ``{"op": "set", "field": NAME, "value": V}``: set a top-level field of the state (e.g. ``viewer``).
+
+For a mapping collection (e.g. the filesystem's ``files``: path -> text) ``add`` and ``replace`` take
+``"id"`` (the key) and ``"value"``. A patch that names an unknown collection, id or operation is an
+error naming ``patch[i]``. An inline state (no ``world`` key) is used as it is.
+
+Generation is cached per process (``generate``) and a run gets a copy, so building a backend from a
+world costs the patch and one validation, not a regeneration.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import rfc8785
+
+from servers.kit.state import StateError
+
+#: The sizes every generator knows. ``small`` is for tests of the generator itself.
+SIZES = ("default", "small")
+
+#: A collection's key: the name of the id field, or a function of (entity, parent entity) -> id.
+Key = str | Callable[[Any, Any], Any]
+
+
+class WorldError(StateError):
+    """A world reference or patch that cannot be resolved. The message is ``<path>: <what is wrong>``,
+    the path relative to the ``initial_state`` (``world.version``, ``patch[2].id``); ``path`` and
+    ``detail`` hold the two parts."""
+
+    @property
+    def path(self) -> str:
+        return str(self).partition(": ")[0]
+
+    @property
+    def detail(self) -> str:
+        return str(self).partition(": ")[2]
+
+
+@dataclass(frozen=True)
+class WorldGenerator:
+    """One server's world generator.
+
+    ``build(rng, size)`` returns the state as plain JSON data; it must draw every random choice from
+    ``rng`` (never from the global generator, the clock or set iteration order). ``collections`` maps a
+    dotted collection path (``"channels"``, ``"channels.messages"``) to its key; only these can be
+    patched. Bump ``version`` whenever the output of ``build`` changes for any seed.
+    """
+
+    name: str
+    version: int
+    build: Callable[[random.Random, str], dict[str, Any]]
+    collections: dict[str, Key] = field(default_factory=dict)
+    describe: Callable[[dict[str, Any]], dict[str, int]] | None = None
+
+    def generate(self, seed: int, size: str = "default") -> dict[str, Any]:
+        """The world's state as JSON data (cached: treat it as read-only; ``resolve`` copies)."""
+        return _generated(self.name, self.version, seed, size)
+
+
+def get_generator(name: str) -> WorldGenerator:
+    """The generator called ``name`` (defined in ``servers/<name>/world.py``)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise WorldError(f"world.generator: {name!r} is not a generator name")
+    try:
+        module = importlib.import_module(f"servers.{name}.world")
+    except ModuleNotFoundError:
+        raise WorldError(f"world.generator: no world generator named {name!r}") from None
+    return module.GENERATOR
+
+
+@lru_cache(maxsize=32)
+def _generated(name: str, version: int, seed: int, size: str) -> dict[str, Any]:
+    generator = get_generator(name)
+    return generator.build(random.Random(f"{name}:{version}:{seed}:{size}"), size)
+
+
+def is_world_reference(data: Any) -> bool:
+    return isinstance(data, dict) and "world" in data
+
+
+def check_reference(ref: Any) -> tuple[WorldGenerator, int, str]:
+    """Validate a ``world`` object; returns the generator, the seed and the size."""
+    if not isinstance(ref, dict):
+        raise WorldError("world: must be an object {generator, version, seed, size}")
+    unknown = set(ref) - {"generator", "version", "seed", "size"}
+    if unknown:
+        raise WorldError(f"world.{sorted(unknown)[0]}: unknown field (expected generator, version, seed, size)")
+    for key in ("generator", "version", "seed"):
+        if key not in ref:
+            raise WorldError(f"world.{key}: missing")
+    generator = get_generator(ref["generator"])
+    version, seed, size = ref["version"], ref["seed"], ref.get("size", "default")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise WorldError("world.version: must be an integer")
+    if version != generator.version:
+        raise WorldError(f"world.version: generator {generator.name!r} is at version {generator.version}; "
+                         f"version {version} is not available in this code")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
+        raise WorldError("world.seed: must be an integer from 0 to 2**31-1")
+    if size not in SIZES:
+        raise WorldError(f"world.size: {size!r} is not one of {', '.join(SIZES)}")
+    return generator, seed, size
+
+
+def resolve(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A world reference with its patch as (generator name, state JSON data) ready for the model.
+
+    The generated state is shared (cached); only the containers a patch touches are copied, so the
+    result must not be mutated by the caller (model validation builds fresh objects)."""
+    unknown = set(data) - {"world", "patch"}
+    if unknown:
+        raise WorldError(f"{sorted(unknown)[0]}: unknown field next to 'world' (only 'patch' may be there)")
+    if not isinstance(data["world"], dict):
+        raise WorldError("world: must be an object {generator, version, seed, size}")
+    generator, seed, size = check_reference(data["world"])
+    state = generator.generate(seed, size)
+    patch = data.get("patch", [])
+    if not isinstance(patch, list):
+        raise WorldError("patch: must be a list of operations")
+    if patch:
+        state = dict(state)
+        for i, op in enumerate(patch):
+            try:
+                _apply(generator, state, op)
+            except WorldError as exc:
+                raise WorldError(f"patch[{i}]{exc}") from None
+    return generator.name, state
+
+
+def load_world(model: type, data: dict[str, Any], *, copy: bool = True):
+    """``data`` (a world reference and patch) resolved and validated into ``model``, a ``ServerState``
+    subclass: what ``ServerState.load`` does with a world reference.
+
+    The validated state is cached per (model, reference, patch); the caller gets a deep copy, or with
+    ``copy=False`` the cached instance itself, for a caller that copies anyway and never mutates it
+    (``ServerSpec.open``: the ``Toolset`` copies its state)."""
+    try:
+        key = (model, rfc8785.dumps(data))
+    except (rfc8785.CanonicalizationError, TypeError) as exc:
+        raise WorldError(f"patch: not JSON data: {exc}") from None
+    state = _VALIDATED.get(key)
+    if state is None:
+        state = _validate(model, data)
+        _VALIDATED[key] = state
+        while len(_VALIDATED) > _VALIDATED_MAX:
+            del _VALIDATED[next(iter(_VALIDATED))]
+    else:
+        _VALIDATED[key] = _VALIDATED.pop(key)  # most recently used last
+    return state.model_copy(deep=True) if copy else state
+
+
+#: Validated world states, least recently used first.
+_VALIDATED: dict[tuple[type, bytes], Any] = {}
+_VALIDATED_MAX = 16
+
+
+def _validate(model: type, data: dict[str, Any]):
+    from pydantic import ValidationError
+
+    from servers.kit.state import format_validation_error
+
+    name, state = resolve(data)
+    expected = getattr(model, "world_generator", None)
+    if expected is not None and expected != name:
+        raise WorldError(f"world.generator: {name!r} builds another server's state than {expected!r}")
+    try:
+        return model.model_validate(state)
+    except ValidationError as exc:
+        where = "patch" if data.get("patch") else "world"
+        raise WorldError(f"{where}: the patched world does not fit the state model: "
+                         + "; ".join(format_validation_error(exc, prefix="state").splitlines())) from exc
+
+
+def digest(data: dict[str, Any]) -> str:
+    """SHA-256 of the RFC 8785 canonical JSON of a state (as ``ServerState.digest`` computes it)."""
+    return hashlib.sha256(rfc8785.dumps(data)).hexdigest()
+
+
+# -- the patch ---------------------------------------------------------------------------------
+
+def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:
+    if not isinstance(op, dict) or not isinstance(op.get("op"), str):
+        raise WorldError(": must be an object with an 'op' (add, replace, update, remove, set)")
+    kind = op["op"]
+    allowed = {"set": {"op", "field", "value"}, "add": {"op", "in", "value", "id"},
+               "replace": {"op", "in", "value", "id"}, "update": {"op", "in", "id", "fields"},
+               "remove": {"op", "in", "id"}}
+    if kind not in allowed:
+        raise WorldError(f".op: unknown operation {kind!r} (add, replace, update, remove, set)")
+    extra = set(op) - allowed[kind]
+    if extra:
+        raise WorldError(f".{sorted(extra)[0]}: not a field of a {kind!r} operation")
+    if kind == "set":
+        name = op.get("field")
+        if not isinstance(name, str) or name not in state or isinstance(state[name], (list, dict)):
+            raise WorldError(f".field: {name!r} is not a top-level scalar field of the state")
+        if "value" not in op:
+            raise WorldError(".value: missing")
+        state[name] = op["value"]
+        return
+    items, key, parent = _collection(generator, state, op.get("in"))
+    if kind in ("add", "replace"):
+        if "value" not in op:
+            raise WorldError(".value: missing")
+        if isinstance(items, dict):
+            if "id" not in op:
+                raise WorldError(".id: a mapping collection needs the key in 'id'")
+            ident = op["id"]
+            if (ident in items) != (kind == "replace"):
+                raise WorldError(f".id: {ident!r} {'is not' if kind == 'replace' else 'already'} in the collection")
+            items[ident] = op["value"]
+            return
+        value = op["value"]
+        ident = _key_of(key, value, parent)
+        if ident is None:
+            raise WorldError(".value: has no id field for this collection")
+        if "id" in op and str(op["id"]) != str(ident):
+            raise WorldError(f".id: {op['id']!r} differs from the value's id {ident!r}")
+        at = _index(items, key, parent, ident)
+        if kind == "add":
+            if at is not None:
+                raise WorldError(f".value: an entity with id {ident!r} already exists (use replace)")
+            items.append(value)
+        else:
+            if at is None:
+                raise WorldError(f".value: no entity with id {ident!r} to replace (use add)")
+            items[at] = value
+        return
+    if "id" not in op:
+        raise WorldError(".id: missing")
+    ident = op["id"]
+    if isinstance(items, dict):
+        if ident not in items:
+            raise WorldError(f".id: {ident!r} is not in the collection")
+        if kind == "remove":
+            del items[ident]
+            return
+        raise WorldError(".op: a mapping collection's entries are replaced, not updated")
+    at = _index(items, key, parent, ident)
+    if at is None:
+        raise WorldError(f".id: no entity with id {ident!r}")
+    if kind == "remove":
+        del items[at]
+        return
+    fields = op.get("fields")
+    if not isinstance(fields, dict) or not fields:
+        raise WorldError(".fields: must be a non-empty object")
+    if not isinstance(items[at], dict):
+        raise WorldError(".op: entities of this collection are replaced, not updated")
+    items[at] = {**items[at], **copy.deepcopy(fields)}
+
+
+def _collection(generator: WorldGenerator, state: dict[str, Any], path: Any):
+    """The (copied) collection at ``path``, its key and its parent entity; copies every container on
+    the way, so the cached world is never modified."""
+    if not isinstance(path, list) or len(path) % 2 != 1 or not all(isinstance(p, (str, int)) for p in path):
+        raise WorldError(".in: must be a list [collection, id, collection, ...] ending with a collection")
+    holder: dict[str, Any] = state
+    parent = None
+    names: list[str] = []
+    for depth in range(0, len(path), 2):
+        name = path[depth]
+        names.append(str(name))
+        dotted = ".".join(names)
+        if dotted not in generator.collections:
+            known = ", ".join(sorted(generator.collections))
+            raise WorldError(f".in: {dotted!r} is not a patchable collection of {generator.name} ({known})")
+        key = generator.collections[dotted]
+        items = holder.get(name)
+        if not isinstance(items, (list, dict)):
+            raise WorldError(f".in: {dotted!r} is missing from the state")
+        items = list(items) if isinstance(items, list) else dict(items)
+        holder[name] = items
+        if depth + 1 == len(path):
+            return items, key, parent
+        ident = path[depth + 1]
+        at = _index(items, key, parent, ident) if isinstance(items, list) else (ident if ident in items else None)
+        if at is None:
+            raise WorldError(f".in[{depth + 1}]: no entity with id {ident!r} in {dotted!r}")
+        entity = dict(items[at])
+        items[at] = entity
+        parent, holder = entity, entity
+    raise AssertionError("unreachable")
+
+
+def _key_of(key: Key, entity: Any, parent: Any) -> Any:
+    if callable(key):
+        return key(entity, parent)
+    return entity.get(key) if isinstance(entity, dict) else None
+
+
+def _index(items: list[Any], key: Key, parent: Any, ident: Any) -> int | None:
+    wanted = str(ident)
+    for i, entity in enumerate(items):
+        if str(_key_of(key, entity, parent)) == wanted:
+            return i
+    return None
+
+
+__all__ = ["SIZES", "WorldError", "WorldGenerator", "check_reference", "digest", "get_generator",
+           "is_world_reference", "load_world", "resolve"]

@@ -1,0 +1,161 @@
+"""Worlds: a (generator, version, seed, size) always builds the same state; a patch merges by stable id;
+a task's hash covers the reference and the patch; bad references and patches are errors naming the path."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servers import get_spec
+from servers.kit import StateError
+from servers.kit.world import WorldError, digest, get_generator, load_world, resolve
+from tasks_catalog.hashing import task_hash
+from tasks_catalog.loader import validate_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The digest of every generator's default world for seed 1. A change of a generator's output must
+#: come with a version bump, and then a new line here (the old one goes with the old version).
+PINNED = {
+    ("slack", 1): "dd4dbe488cf7a9c37ef67e5b0345204e0e45741408466985a4341707c2c86f44",
+}
+
+SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
+
+
+def _world(patch=None, **ref):
+    doc = {"world": {**SLACK, **ref}}
+    if patch is not None:
+        doc["patch"] = patch
+    return doc
+
+
+@pytest.mark.parametrize(("name", "version"), sorted(PINNED))
+def test_a_generator_version_and_seed_always_build_the_same_world(name, version):
+    generator = get_generator(name)
+    assert generator.version == version, f"{name} is at version {generator.version}: pin its digest here"
+    assert digest(generator.generate(1)) == PINNED[(name, version)]
+
+
+def test_the_world_does_not_depend_on_the_process_hash_seed():
+    code = "from servers.kit.world import get_generator, digest; print(digest(get_generator('slack').generate(1)))"
+    env = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "12345", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == PINNED[("slack", 1)]
+
+
+def test_different_seeds_build_different_worlds():
+    generator = get_generator("slack")
+    assert digest(generator.generate(1)) != digest(generator.generate(2))
+
+
+def test_the_default_slack_world_has_the_promised_size():
+    state = get_spec("slack").load_state(_world())
+    messages = [m for c in state.channels for m in c.messages]
+    assert len(state.users) == 60 and len(state.channels) == 40 and len(messages) == 2000
+    assert sum(m.thread_ts is not None for m in messages) > 300
+    handles = {u.name for u in state.users}
+    assert {"maria.santos", "maria.santana"} <= handles
+
+
+def test_an_inline_state_still_loads_as_it_is():
+    state = get_spec("slack").load_state({"channels": [{"id": "C01", "name": "general"}]})
+    assert [c.name for c in state.channels] == ["general"]
+
+
+def test_a_patch_adds_replaces_updates_and_removes_by_stable_id():
+    base = get_spec("slack").load_state(_world())
+    general = next(c for c in base.channels if c.name == "general")
+    victim = next(u.id for u in base.users if u.deleted)  # a deactivated account is in no channel
+    kept = general.messages[0]
+    patch = [
+        {"op": "add", "in": ["channels", general.id, "messages"],
+         "value": {"ts": "1774000000.000100", "user": kept.user, "text": "Checkout is slow in Ireland"}},
+        {"op": "replace", "in": ["channels", general.id, "messages"],
+         "value": {"ts": kept.ts, "user": kept.user, "text": "Rewritten"}},
+        {"op": "update", "in": ["channels"], "id": "C" + general.id[1:], "fields": {"topic": "Patched topic"}},
+        {"op": "remove", "in": ["users"], "id": victim},
+    ]
+    patched = get_spec("slack").load_state(_world(patch))
+    new_general = next(c for c in patched.channels if c.name == "general")
+    assert new_general.topic == "Patched topic"
+    assert new_general.messages[-1].text == "Checkout is slow in Ireland"
+    assert next(m for m in new_general.messages if m.ts == kept.ts).text == "Rewritten"
+    assert victim not in {u.id for u in patched.users}
+    assert len(new_general.messages) == len(general.messages) + 1
+
+
+def test_patching_never_changes_the_cached_world():
+    before = digest(get_generator("slack").generate(1))
+    first_channel = get_generator("slack").generate(1)["channels"][0]["id"]
+    resolve(_world([{"op": "update", "in": ["channels"], "id": first_channel, "fields": {"topic": "x"}},
+                    {"op": "remove", "in": ["channels", first_channel, "messages"],
+                     "id": get_generator("slack").generate(1)["channels"][0]["messages"][0]["ts"]}]))
+    assert digest(get_generator("slack").generate(1)) == before
+
+
+def test_each_load_gives_an_independent_copy():
+    a = get_spec("slack").load_state(_world())
+    a.channels[0].topic = "mutated"
+    b = get_spec("slack").load_state(_world())
+    assert b.channels[0].topic != "mutated"
+    with get_spec("slack").open(_world()) as tools:
+        tools.state.channels[0].topic = "mutated too"
+    assert get_spec("slack").load_state(_world()).channels[0].topic != "mutated too"
+
+
+@pytest.mark.parametrize(("doc", "path", "fragment"), [
+    (_world(version=99), "world.version", "is at version 1"),
+    (_world(generator="nosuch"), "world.generator", "no world generator"),
+    (_world(size="huge"), "world.size", "not one of"),
+    (_world(seed=-1), "world.seed", "integer"),
+    ({"world": {**SLACK, "colour": 1}}, "world.colour", "unknown field"),
+    ({"world": SLACK, "extra": 1}, "extra", "unknown field"),
+    (_world([{"op": "upsert", "in": ["users"]}]), "patch[0].op", "unknown operation"),
+    (_world([{"op": "remove", "in": ["users"], "id": "UNOBODY"}]), "patch[0].id", "no entity"),
+    (_world([{"op": "add", "in": ["teams"], "value": {}}]), "patch[0].in", "not a patchable collection"),
+    (_world([{"op": "add", "in": ["channels", "CNOPE", "messages"], "value": {}}]), "patch[0].in[1]", "no entity"),
+    (_world([{"op": "set", "field": "channels", "value": []}]), "patch[0].field", "scalar"),
+    (_world([{"op": "set", "field": "viewer", "value": "UNOBODY1"}]), "patch", "not among the users"),
+])
+def test_a_bad_reference_or_patch_is_an_error_naming_its_path(doc, path, fragment):
+    with pytest.raises(WorldError) as err:
+        load_world(get_spec("slack").state_model, doc)
+    assert err.value.path == path and fragment in err.value.detail
+
+
+def test_adding_an_entity_that_exists_is_refused():
+    user = get_generator("slack").generate(1)["users"][5]
+    with pytest.raises(WorldError, match=r"patch\[0\]\.value: an entity with id .* already exists"):
+        get_spec("slack").load_state(_world([{"op": "add", "in": ["users"], "value": user}]))
+
+
+def test_a_world_of_another_server_is_refused():
+    with pytest.raises(StateError, match="builds another server's state"):
+        get_spec("postgres").state_model.load({"world": SLACK})
+
+
+def _task(initial_state):
+    doc = json.loads((ROOT / "tasks_catalog/dev/slack/slack-announce-release.json").read_text())
+    doc["initial_state"] = initial_state
+    return doc
+
+
+def test_the_task_loader_reports_a_bad_patch_with_the_task_id_and_json_path():
+    _, errors = validate_task(_task(_world([{"op": "remove", "in": ["users"], "id": "UNOBODY"}])))
+    assert [(e.task, e.path) for e in errors] == [("slack-announce-release", "$.initial_state.patch[0].id")]
+
+
+def test_the_task_hash_covers_the_reference_and_the_patch():
+    base = _task(_world([{"op": "update", "in": ["users"], "id": "UNOBODY", "fields": {"title": "x"}}]))
+    other_seed = copy.deepcopy(base)
+    other_seed["initial_state"]["world"]["seed"] = 2
+    other_patch = copy.deepcopy(base)
+    other_patch["initial_state"]["patch"][0]["fields"]["title"] = "y"
+    hashes = {task_hash(base), task_hash(other_seed), task_hash(other_patch)}
+    assert len(hashes) == 3
