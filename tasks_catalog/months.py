@@ -149,7 +149,7 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     store.put_bytes(sealed_key(month), seal(built.to_json(), month=month, secret=secret))
     store.put_bytes(attestation_key(month), _json({
         "month": month, "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "algorithm": "sha256 over RFC 8785 canonical JSON of the task without $schema",
+        "algorithm": "sha256 over RFC 8785 canonical JSON of the task without $schema (its nonce included)",
         "tasks": built.attestation(),
     }))
     retired = None

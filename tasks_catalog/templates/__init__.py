@@ -205,14 +205,30 @@ def _as_text(v: Any) -> str:
     return str(v)
 
 
+def _keyed(seed: bytes, purpose: str, data: bytes = b"") -> str:
+    return hmac.new(seed, b"mcpbench/" + purpose.encode() + b"\x00" + data, hashlib.sha256).hexdigest()
+
+
 def render(template: Template, seed: bytes) -> Task:
-    """The task ``template`` renders to under ``seed``. Its id is the template id plus a short digest
-    of the parameters, so a re-rendering with other parameters is another task."""
+    """The task ``template`` renders to under ``seed``.
+
+    Everything is keyed by ``seed``, which a month derives from the operator's secret and the month
+    (``tasks_catalog.sealed.month_seed``), so only the operator can render it again: the parameters,
+    the nonce (256 bits, HMAC-SHA256 of the seed) and the id (the template id plus 10 hex digits of
+    an HMAC of the seed and the parameters, so a re-rendering with other parameters is another task
+    and the id reveals nothing about the parameters). With a secret seed the published
+    ``(task_id, sha256)`` list is a hiding commitment: trying every parameter of the public ranges
+    does not reproduce a hash or an id without the nonce and the key."""
     params = sample_params(template, seed)
-    digest = hashlib.sha256(canonical_json({"t": template.id, "p": params})).hexdigest()[:10]
+    digest = _keyed(seed, "task-id", canonical_json({"t": template.id, "p": params}))[:10]
+    return instantiate(template, params, task_id=f"{template.id}-{digest}",
+                       nonce=_keyed(seed, "task-nonce", template.id.encode()))
+
+
+def instantiate(template: Template, params: dict[str, Any], *, task_id: str, nonce: str) -> Task:
+    """The task ``template`` gives with these parameters, id and nonce (``render`` picks all three)."""
     doc = substitute(template.task, params)
-    nonce = hmac.new(seed, b"mcpbench/task-nonce/" + template.id.encode(), hashlib.sha256).hexdigest()
-    doc.update(id=f"{template.id}-{digest}", server=template.server, difficulty=template.difficulty,
+    doc.update(id=task_id, server=template.server, difficulty=template.difficulty,
                category=template.category, nonce=nonce, template={"id": template.id, "params": params})
     try:
         return Task.model_validate(doc)
@@ -221,5 +237,5 @@ def render(template: Template, seed: bytes) -> Task:
         raise TemplateError(f"template {template.id} renders an invalid task:\n" + "\n".join(lines)) from None
 
 
-__all__ = ["MIN_VARIETY", "POOL_DIR", "Template", "TemplateError", "load_pool", "load_template", "render",
+__all__ = ["MIN_VARIETY", "POOL_DIR", "Template", "TemplateError", "instantiate", "load_pool", "load_template", "render",
            "sample_params", "substitute"]
