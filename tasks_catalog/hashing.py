@@ -1,12 +1,14 @@
 """Attestation hashes: SHA-256 over a task's canonical JSON (RFC 8785, the JSON Canonicalization Scheme).
 
 What is hashed is the task document as the task model reads it (every field, defaults filled in,
-as ``Task.to_json`` writes it) without ``$schema`` (an editor hint that depends on where the file
-lives). So a task hashes the same whether it is hashed as a ``Task``, as the file it was loaded from,
-or as the file ``Task.to_json`` writes, and a hand-written file that leaves out a default (e.g.
-``"faults": []``) hashes like one that spells it out. Anyone can recompute a hash from a published
-plaintext (written by ``Task.to_json``) with any RFC 8785 implementation: drop ``$schema``,
-canonicalise, SHA-256, hex. A document that is not a valid task is hashed as it is.
+nulls of declared properties left out, as ``Task.to_json`` writes it) without ``$schema`` (an editor
+hint that depends on where the file lives). So a task hashes the same whether it is hashed as a
+``Task``, as the file it was loaded from, or as the file ``Task.to_json`` writes, and a hand-written
+file that leaves out a default (e.g. ``"faults": []``) hashes like one that spells it out. The
+defaults are exported in ``task.schema.json`` and the rule is spelled out there (``$comment``) and
+in ``mcpbench tasks hash --help``, so anyone can recompute a hash with the schema and any RFC 8785
+implementation (``tests/catalog/test_hash_rule.py`` does, with nothing of ours). The nonce is part
+of the document. A document that is not a valid task is hashed as it is.
 """
 
 from __future__ import annotations

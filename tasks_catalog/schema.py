@@ -120,10 +120,33 @@ class Task(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+#: The attestation rule, exported with the schema (and in ``mcpbench tasks hash --help``).
+HASH_RULE = (
+    "Attestation hash of a task = lowercase hex SHA-256 of the RFC 8785 (JCS) canonical UTF-8 bytes of "
+    "the task document after: (1) removing '$schema'; (2) removing every member whose value is null "
+    "where this schema declares the property (a null default means 'absent'); (3) adding every property "
+    "this schema declares with a non-null 'default' that the document leaves out, at every level "
+    "(task, faults[], reference_solution[], wrong_solutions[].calls[], frame[]; follow $ref and the "
+    "non-null branch of anyOf). Free-form objects (initial_state, success, arguments, params) are "
+    "hashed exactly as written. The nonce is part of the document, so a published hash hides the task.")
+
+
+def _export_default_factories(schema: dict[str, Any]) -> None:
+    """Pydantic leaves ``default_factory`` defaults out of the schema; the hash needs them spelled out."""
+    nodes = {Task: schema} | {m: schema.get("$defs", {}).get(m.__name__) for m in
+                              (ToolCall, WrongSolution, Fault, Allowance, TemplateRef)}
+    for model, node in nodes.items():
+        for name, field in model.model_fields.items():
+            if field.default_factory is not None and node is not None:
+                node["properties"][field.alias or name]["default"] = field.default_factory()
+
+
 def json_schema() -> dict[str, Any]:
     schema = Task.model_json_schema(by_alias=True)
+    _export_default_factories(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://mcpbench.dev/schema/task.schema.json"
+    schema["$comment"] = HASH_RULE
     return schema
 
 

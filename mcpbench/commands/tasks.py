@@ -64,7 +64,27 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
 @tasks.command(name="hash")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def hash_(files: tuple[Path, ...]) -> None:
-    """Print the attestation hash (SHA-256 of RFC 8785 canonical JSON) of each task file.
+    """Print the attestation hash of each task file: SHA-256 of its RFC 8785 canonical JSON.
+
+    What is hashed is the task document with its defaults filled in, so a third party can rebuild
+    every hash from tasks_catalog/task.schema.json and RFC 8785 alone:
+
+    \b
+      1. drop "$schema";
+      2. drop every member whose value is null where the schema declares
+         the property (null defaults mean "absent": template, frame, ...);
+      3. add every property the schema declares with a non-null "default"
+         that the document leaves out, at every level: faults: [],
+         faults[].on_call: 1, faults[].times: 1, faults[].kind: "rate_limit",
+         reference_solution[].arguments: {}, wrong_solutions[].calls[]
+         .arguments: {}, frame[].change: ["update"] (follow "$ref" and the
+         non-null branch of "anyOf");
+      4. canonicalise with RFC 8785 (JCS) to UTF-8, SHA-256, lowercase hex.
+
+    Free-form objects (initial_state, success, arguments, template params)
+    are hashed as written. The nonce is part of the hashed document, so a
+    published hash reveals nothing until the plaintext is published. A file
+    that is not a valid task is hashed as it is (after step 1).
 
     \b
     Example:
