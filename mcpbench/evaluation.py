@@ -3,8 +3,8 @@ flows all call. Tasks are named by id; a private month's tasks are decrypted in 
 nowhere else, so no task body ever crosses a flow boundary or reaches the store.
 
 Re-running an evaluation resumes it: runs already landed are skipped, except infra errors (our
-failures), which are run again. A run's id is stable per (submission, task), so a re-landed run
-replaces its files and nothing is duplicated.
+failures), which are run again. A run's id is stable per (submission, task, trial), so a re-landed
+run replaces its files and nothing is duplicated.
 """
 
 from __future__ import annotations
@@ -94,20 +94,26 @@ def finished_run_ids(store, submission_id: str) -> set[str]:
 
 
 def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",
-             concurrency: int = 2, resume: bool = True, on_result=None) -> tuple[EvaluationSummary, list[RunResult]]:
-    """Run ``agent`` on ``tasks`` and land every run in ``store`` as it finishes. ``sandbox`` is a
-    backend name or an opened sandbox."""
+             concurrency: int = 2, resume: bool = True, on_result=None, trials: int = 1,
+             trial_numbers: list[int] | None = None) -> tuple[EvaluationSummary, list[RunResult]]:
+    """Run ``agent`` on ``tasks`` (each ``trials`` times, or only the trials named in ``trial_numbers``)
+    and land every run in ``store`` as it finishes. ``sandbox`` is a backend name or an opened sandbox."""
     import anyio
 
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
     agent = parse_agent(agent) if isinstance(agent, str) else agent
     skip = finished_run_ids(store, submission.submission_id) if resume else set()
-    todo = [t for t in tasks if submission.run_id(t) not in skip]
+    numbers = trial_numbers or list(range(1, trials + 1))
+    pairs = [(t, k) for t in tasks for k in numbers]
+    todo = [(t, k) for t, k in pairs if submission.run_id(t, k) not in skip]
     box = open_sandbox(agent, sandbox) if isinstance(sandbox, str) else sandbox
-    results = anyio.run(lambda: run_tasks(todo, agent, sandbox=box, submission=submission, concurrency=concurrency,
-                                          land=lambda r: store.land_run(r.run, r.calls), on_result=on_result))
+    results = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
+                                          land=lambda r: store.land_run(r.run, r.calls), on_result=on_result,
+                                          runs=todo))
     summary = EvaluationSummary(
-        submission_id=submission.submission_id, split=submission.split, total=len(tasks), ran=len(results),
-        skipped=len(tasks) - len(todo), passed=sum(r.run.passed for r in results),
+        submission_id=submission.submission_id, split=submission.split, total=len(pairs), ran=len(results),
+        skipped=len(pairs) - len(todo), passed=sum(r.run.passed for r in results),
         failed=sum(r.run.status == "failed" for r in results),
         infra_errors=[r.run.task_id for r in results if r.run.status == "infra_error"],
     )
@@ -132,15 +138,23 @@ def pending_task_ids(task_ids: list[str], submission: Submission, *, store) -> l
     return [i for i in task_ids if submission.run_id(i) not in done]
 
 
+def pending_runs(task_ids: list[str], submission: Submission, *, store, trials: int = 1) -> list[tuple[str, int]]:
+    """The ``(task id, trial)`` pairs of ``trials`` trials per task whose run has not landed (infra
+    errors excepted): what is left to run."""
+    done = finished_run_ids(store, submission.submission_id)
+    return [(i, k) for i in task_ids for k in range(1, trials + 1) if submission.run_id(i, k) not in done]
+
+
 def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, store, sandbox="local",
-                  secret: str | bytes | None = None, tasks_dir: Path | None = None) -> RunOutcome:
-    """Run one task, named by id, and land its run. The task is loaded (a private one decrypted) here,
-    in memory, so a caller passes and gets back ids only."""
+                  secret: str | bytes | None = None, tasks_dir: Path | None = None, trial: int = 1) -> RunOutcome:
+    """Run one task (trial ``trial``), named by id, and land its run. The task is loaded (a private one
+    decrypted) here, in memory, so a caller passes and gets back ids only."""
     tasks = load_split(submission.split, store=store, secret=secret, task_ids=[task_id], tasks_dir=tasks_dir)
-    _, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox, concurrency=1, resume=False)
+    _, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox, concurrency=1, resume=False,
+                          trial_numbers=[trial])
     run = results[0].run
     return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status)
 
 
 __all__ = ["EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
-           "pending_task_ids", "is_private", "load_split", "make_submission", "open_sandbox"]
+           "pending_runs", "pending_task_ids", "is_private", "load_split", "make_submission", "open_sandbox"]

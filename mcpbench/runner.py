@@ -3,8 +3,13 @@
 
 ``passed`` = the predicate holds on the final state, the frame holds (docs/frames.md), no budget was exceeded, and the agent did not
 error (exit 0, not killed). A failure of ours to dispatch the run — the backend could not be built,
-the sandbox could not start — is an ``infra_error``: not attempted, counted apart. An agent's crash,
-hang or garbage is the agent's failure.
+the sandbox could not start, the model upstream stayed unavailable through the model gateway's
+retries — is an ``infra_error``: not attempted, counted apart. An agent's crash, hang or garbage is the
+agent's failure.
+
+Agents that use a model (``openai``, and ``command:`` agents when the operator configured an upstream)
+get a per-run mount on the submission's model gateway, which meters their model traffic into the run
+record. Under ``trials`` K each task runs K times, each on a fresh backend, with distinct run ids.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import contextlib
+
 import anyio
 
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
+from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
 from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from servers import get_spec
@@ -45,10 +53,11 @@ class Submission:
     #: since they carry the month's sampled parameter values
     private: bool = False
 
-    def run_id(self, task: Task | str) -> str:
-        """Stable per (submission, task), so a re-run replaces its records instead of duplicating them.
-        Takes a task or a task id."""
-        return f"{self.submission_id}--{task if isinstance(task, str) else task.id}"
+    def run_id(self, task: Task | str, trial: int = 1) -> str:
+        """Stable per (submission, task, trial), so a re-run replaces its records instead of duplicating
+        them. Takes a task or a task id; trial 1 keeps the id a single-trial run always had."""
+        base = f"{self.submission_id}--{task if isinstance(task, str) else task.id}"
+        return base if trial == 1 else f"{base}--t{trial}"
 
 
 @dataclass
@@ -58,13 +67,14 @@ class RunResult:
     outcome: ProcessOutcome | None = None
 
 
-def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status: str, **fields) -> RunRecord:
+def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status: str, trial: int = 1,
+            **fields) -> RunRecord:
     ended = datetime.now(UTC)
     duration = time.perf_counter() - t0
     agent_s = fields.pop("agent_s", 0.0)
     published = sub.publish_goals and not sub.private
     base = dict(
-        run_id=sub.run_id(task), submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
+        run_id=sub.run_id(task, trial), trial=trial, submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
         split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
         difficulty=task.difficulty, category=task.category,
         goal=task.goal if published else REDACTED, goals_published=published, status=status, passed=status == "passed",
@@ -79,9 +89,9 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
 
 
 async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sandbox | None,
-                   submission: Submission) -> RunResult:
-    """Run ``agent`` on ``task`` once. Never raises for the agent's behaviour; our own failures
-    become an ``infra_error`` record."""
+                   submission: Submission, models: ModelGatewayHost | None = None, trial: int = 1) -> RunResult:
+    """Run ``agent`` on ``task`` once (trial ``trial``). Never raises for the agent's behaviour; our
+    own failures become an ``infra_error`` record. ``models`` is the submission's model gateway."""
     started, t0 = datetime.now(UTC), time.perf_counter()
     sandbox_name = sandbox.name if sandbox is not None and isinstance(agent, ProcessAgent) else "host"
 
@@ -90,8 +100,12 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         # failed and the exception's type, in the record and in the log alike.
         message = f"{what}: {type(exc).__name__}" if submission.private else f"{what}: {exc}{detail}"
         log.warning("infra error on %s: %s", task.id, message)
-        return RunResult(_record(task, submission, started=started, t0=t0, status="infra_error",
-                                 infra_error=message[:2000], sandbox=sandbox_name, end_reason=f"infra:{kind}"))
+        return RunResult(_record(task, submission, started=started, t0=t0, status="infra_error", trial=trial,
+                                 infra_error=message[:2000], sandbox=sandbox_name, end_reason=f"infra:{kind}",
+                                 **(route.meter.as_record_fields() if route is not None else {})))
+
+    route = None
+    run_id = submission.run_id(task, trial)
 
     spec = get_spec(task.server)
     try:
@@ -101,14 +115,18 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:
-        gateway = Gateway(task, tools, run_id=submission.run_id(task), submission_id=submission.submission_id,
+        gateway = Gateway(task, tools, run_id=run_id, submission_id=submission.submission_id,
                           redact=submission.private)
+        deadline = time.time() + task.timeout_s
         try:
-            async with host.serve(gateway) as path:
-                job = AgentJob(task=task, run_id=submission.run_id(task),
-                               mcp_url=f"http://127.0.0.1:{host.port}{path}",
-                               deadline=time.time() + task.timeout_s, seed=submission.run_id(task))
-                outcome = await _dispatch(agent, job, host.port, sandbox)
+            async with host.serve(gateway) as path, contextlib.AsyncExitStack() as stack:
+                if models is not None and uses_model(agent):
+                    route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
+                job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
+                               deadline=deadline, seed=run_id,
+                               model_url=models.url(route) if route is not None else None)
+                outcome = await _dispatch(agent, job, host.port, sandbox,
+                                          models.port if route is not None else None)
         except SandboxUnavailable as exc:
             return infra(f"sandbox {sandbox_name} could not start", exc, kind="sandbox")
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
@@ -117,12 +135,18 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     verdict = evaluate(task.success, final)
     frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
-    passed = verdict and frame_held is not False and agent_ok and not gateway.over_budget
-    reason = end_reason(timed_out=outcome.timed_out, agent_ok=agent_ok, over_budget=gateway.over_budget,
+    meter = route.meter if route is not None else None
+    over_budget = gateway.over_budget or bool(meter and meter.budget_exceeded)
+    passed = verdict and frame_held is not False and agent_ok and not over_budget
+    if meter is not None and meter.unavailable and not passed:
+        # The model, not the agent, failed: the run is ours to repeat, never the agent's failure.
+        return infra("the model stayed unavailable", RuntimeError(meter.unavailable), kind="model_unavailable")
+    reason = end_reason(timed_out=outcome.timed_out, agent_ok=agent_ok, over_budget=over_budget,
                         frame_held=frame_held is not False, predicate=verdict)
     record = _record(
-        task, submission, started=started, t0=t0, status="passed" if passed else "failed",
-        predicate_passed=verdict, over_budget=gateway.over_budget, timed_out=outcome.timed_out,
+        task, submission, started=started, t0=t0, status="passed" if passed else "failed", trial=trial,
+        **(meter.as_record_fields() if meter is not None else {}),
+        predicate_passed=verdict, over_budget=over_budget, timed_out=outcome.timed_out,
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
         sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(), end_reason=reason,
@@ -160,11 +184,20 @@ def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held
     return "passed"
 
 
-async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None) -> ProcessOutcome:
+def uses_model(agent: Agent) -> bool:
+    """Whether runs of ``agent`` get the model gateway: the ``openai`` loop always, a process agent
+    when it is not a built-in baseline and the operator configured an upstream."""
+    if isinstance(agent, OpenAIAgent):
+        return True
+    return isinstance(agent, ProcessAgent) and agent.uses_model and ModelSettings.configured()
+
+
+async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None,
+                    model_port: int | None = None) -> ProcessOutcome:
     if isinstance(agent, ProcessAgent):
         if sandbox is None:
             raise SandboxUnavailable("no sandbox was given for a process agent")
-        return await sandbox.run(agent.process(job, port))
+        return await sandbox.run(agent.process(job, port, model_port))
     from mcpbench.agents.hosted import run_hosted, run_openai
 
     if isinstance(agent, HostedAgent):
@@ -176,28 +209,50 @@ async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | N
 
 async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
                     concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
-                    on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Run every task with at most ``concurrency`` at once. Each result is landed (``land``, run in a
-    worker thread) as soon as it finishes, so an interruption loses only the runs in flight."""
+                    on_result: Callable[[RunResult], None] | None = None, trials: int = 1,
+                    runs: list[tuple[Task, int]] | None = None,
+                    model_settings: ModelSettings | None = None) -> list[RunResult]:
+    """Run every task ``trials`` times (or exactly the ``(task, trial)`` pairs of ``runs``) with at most
+    ``concurrency`` at once. Each result is landed (``land``, run in a worker thread) as soon as it
+    finishes, so an interruption loses only the runs in flight. A run whose model stayed unavailable
+    is run again up to ``requeues`` times (model settings) before it lands as that infra error."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    pairs = runs if runs is not None else [(t, k) for t in tasks for k in range(1, trials + 1)]
     results: list[RunResult] = []
     limiter = anyio.Semaphore(concurrency)
+    settings = None
+    if uses_model(agent):
+        settings = model_settings or ModelSettings.from_env()
 
-    async def one(task: Task) -> None:
+    async def one(task: Task, trial: int) -> None:
         async with limiter:
-            result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission)
+            for attempt in range(1 + (settings.requeues if settings else 0)):
+                if attempt:
+                    log.warning("model unavailable on %s (trial %d): requeued (%d)", task.id, trial, attempt)
+                    await anyio.sleep(min(5.0, settings.backoff_s * 4))
+                result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission,
+                                        models=models, trial=trial)
+                if result.run.end_reason != "infra:model_unavailable":
+                    break
         if land is not None:
             await anyio.to_thread.run_sync(land, result)
         results.append(result)
         if on_result is not None:
             on_result(result)
 
-    async with GatewayHost().running() as host, anyio.create_task_group() as tg:
-        for task in tasks:
-            tg.start_soon(one, task)
-    order = {t.id: i for i, t in enumerate(tasks)}
-    return sorted(results, key=lambda r: order[r.run.task_id])
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(GatewayHost().running())
+        models = None
+        if settings is not None:
+            models = await stack.enter_async_context(ModelGatewayHost(settings).running())
+        async with anyio.create_task_group() as tg:
+            for task, trial in pairs:
+                tg.start_soon(one, task, trial)
+    order = {t.id: i for i, t in enumerate(t for t, _ in pairs)}
+    return sorted(results, key=lambda r: (order[r.run.task_id], r.run.trial))
 
 
-__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "run_task", "run_tasks"]
+__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "run_task", "run_tasks", "uses_model"]

@@ -26,7 +26,9 @@ RunStatus = Literal["passed", "failed", "infra_error"]
 END_REASONS = ("passed", "timeout", "agent_exit", "over_budget", "frame_violated", "predicate_false")
 #: How much of the agent's stderr a run record keeps (its tail), outside private months.
 STDERR_TAIL_BYTES = 2000
-ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget"]
+#: ``malformed_call``: a tool call the model emitted whose arguments are not a JSON object, recorded
+#: by the model gateway (it could never reach the MCP gateway); a step and an error like any other call.
+ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call"]
 
 #: What stands in for the goal text in stored records unless the submitter publishes full traces.
 REDACTED = "[redacted]"
@@ -97,6 +99,17 @@ class RunRecord(BaseModel):
     goals_published: bool  # the goal text is stored in clear (the submitter opted in); never on private months
     frame_held: bool | None = None  # the run changed only what the task's frame allows; None: no frame / not judged
     frame_violations: str | None = None  # the entities outside the frame (kind, id, change); kinds only on private months
+    # Repeated trials and the model gateway's meter (zero for agents that used no model through it).
+    trial: int = 1  # 1..K under --trials K; the run id carries it from trial 2 on
+    model_requests: int = 0  # chat requests the upstream answered
+    model_errors: int = 0  # of those, errors (HTTP error, not a chat completion, broken stream, unavailable)
+    model_retries: int = 0  # upstream attempts repeated after a 429, 5xx or connection error
+    model_refused: int = 0  # requests refused for the run's model request/token budget
+    model_prompt_tokens: int = 0
+    model_completion_tokens: int = 0
+    model_tokens_estimated: bool = False  # the upstream sent no usage for some request; we counted
+    model_latency_ms: float = 0.0  # summed over the run's model requests
+    model_cost_nanousd: int = 0  # from the operator's price table, in 1e-9 USD (integer, so sums are exact)
 
 
 def _arrow_schema(model: type[BaseModel]) -> pa.Schema:

@@ -3,11 +3,14 @@
 - ``command:<argv>``  any executable, run in the sandbox. It gets ``MCPBENCH_MCP_URL``, the goal
   (``MCPBENCH_GOAL`` and on stdin), ``MCPBENCH_MAX_STEPS``, ``MCPBENCH_TIMEOUT_S`` and
   ``MCPBENCH_DEADLINE`` (Unix time) in its environment. Exit 0 means finished; anything else is the
-  agent's error.
+  agent's error. When the operator configured a model upstream, it also gets the run's model gateway
+  as ``MCPBENCH_MODEL_URL`` and ``OPENAI_BASE_URL`` (with a placeholder ``OPENAI_API_KEY``).
 - ``http:<url>``      a hosted agent: POSTed ``{run_id, goal, mcp_url, max_steps, timeout_s, deadline}``;
   a 2xx answer means finished. It reaches the gateway over loopback, so it runs beside the harness.
-- ``openai[:model]``  the built-in tool-calling loop for any OpenAI-compatible chat endpoint
-  (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; model from the spec or ``MCPBENCH_OPENAI_MODEL``).
+- ``openai[:model]``  the built-in tool-calling loop, through the model gateway to the operator's
+  upstream (``MCPBENCH_MODEL_UPSTREAM`` or ``OPENAI_BASE_URL``, key ``MCPBENCH_MODEL_UPSTREAM_KEY`` or
+  ``OPENAI_API_KEY``; model from the spec or ``MCPBENCH_OPENAI_MODEL``; per-turn ``max_tokens`` from
+  ``MCPBENCH_OPENAI_MAX_TOKENS``, default 1024).
 - ``oracle``, ``noop``, ``liar``, ``random``  the built-in baselines (``mcpbench.agents.baselines``),
   each a real MCP client run in the sandbox.
 """
@@ -41,9 +44,11 @@ class AgentJob:
     mcp_url: str
     deadline: float  # Unix time
     seed: str
+    #: the run's model gateway base URL (…/v1), when the run has one
+    model_url: str | None = None
 
     def env(self) -> dict[str, str]:
-        return {
+        env = {
             "MCPBENCH_MCP_URL": self.mcp_url,
             "MCPBENCH_GOAL": self.task.goal,
             "MCPBENCH_MAX_STEPS": str(self.task.max_steps),
@@ -52,6 +57,12 @@ class AgentJob:
             "MCPBENCH_RUN_ID": self.run_id,
             "MCPBENCH_SEED": self.seed,
         }
+        if self.model_url:
+            from mcpbench.model_gateway import MODEL_URL_ENV, PLACEHOLDER_KEY
+
+            env |= {MODEL_URL_ENV: self.model_url, "OPENAI_BASE_URL": self.model_url,
+                    "OPENAI_API_KEY": PLACEHOLDER_KEY}
+        return env
 
 
 @dataclass(frozen=True)
@@ -66,7 +77,14 @@ class ProcessAgent:
     readonly_paths: tuple[str, ...] = ()
     extra_env: tuple[tuple[str, str], ...] = ()
 
-    def process(self, job: AgentJob, gateway_port: int) -> AgentProcess:
+    @property
+    def uses_model(self) -> bool:
+        """Whether runs of this agent get a model gateway (built-in baselines never do)."""
+        return self.baseline is None
+
+    def process(self, job: AgentJob, gateway_port: int, model_port: int | None = None) -> AgentProcess:
+        """The sandboxed process; ``model_port`` is the model gateway's host loopback port, which the
+        sandbox forwards like the MCP gateway's (the second and last endpoint the agent reaches)."""
         if self.baseline is not None:
             payload = {"goal": job.task.goal, "max_steps": job.task.max_steps}
             if self.baseline == "oracle":
@@ -79,9 +97,10 @@ class ProcessAgent:
             env = job.env()
             # The folders of the program and of any file it is given (a script) must be readable.
             readonly = tuple(sorted({str(Path(a).resolve().parent) for a in self.argv if "/" in a and Path(a).exists()}))
+        extra = {"extra_ports": (model_port,)} if model_port is not None else {}
         return AgentProcess(argv=list(self.argv), env={**env, **dict(self.extra_env)}, stdin=stdin,
                             gateway_port=gateway_port, timeout_s=job.task.timeout_s, limits=self.limits,
-                            readonly_paths=readonly + self.readonly_paths)
+                            readonly_paths=readonly + self.readonly_paths, **extra)
 
 
 @dataclass(frozen=True)
@@ -94,12 +113,12 @@ class HostedAgent:
 
 @dataclass(frozen=True)
 class OpenAIAgent:
-    """The built-in tool-calling loop over an OpenAI-compatible chat-completions endpoint."""
+    """The built-in tool-calling loop, through the run's model gateway."""
 
     name: str
     model: str
-    base_url: str
-    api_key: str
+    max_tokens: int = 1024  # per model turn
+    max_turns: int = 50
 
 
 Agent = ProcessAgent | HostedAgent | OpenAIAgent
@@ -124,12 +143,13 @@ def parse_agent(spec: str) -> Agent:
             raise AgentSpecError(f"--agent {spec!r}: expected http:<url>, e.g. http:http://127.0.0.1:9000/run")
         return HostedAgent(f"http:{rest}", rest)
     if kind == "openai":
-        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
-        key = os.environ.get("OPENAI_API_KEY", "")
         model = rest or os.environ.get("MCPBENCH_OPENAI_MODEL", "")
         if not model:
             raise AgentSpecError("--agent openai needs a model: openai:<model> or MCPBENCH_OPENAI_MODEL")
-        return OpenAIAgent(f"openai:{model}", model, base, key)
+        raw = os.environ.get("MCPBENCH_OPENAI_MAX_TOKENS", "1024")
+        if not raw.isdigit() or int(raw) < 1:
+            raise AgentSpecError(f"MCPBENCH_OPENAI_MAX_TOKENS: expected a positive integer, got {raw!r}")
+        return OpenAIAgent(f"openai:{model}", model, max_tokens=int(raw))
     raise AgentSpecError(
         f"--agent {spec!r} is not an agent; use one of {', '.join(BASELINES)}, command:<argv>, http:<url>, openai[:model]"
     )

@@ -18,6 +18,8 @@ import click
               help="Run the tasks under this folder instead of a split.")
 @click.option("--tasks", "task_ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option("--trials", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Run every task this many times, each on a fresh backend (pass@1, pass^k, pass@k).")
 @click.option("--sandbox", "sandbox_name", type=click.Choice(["local", "docker", "none"]), default="local",
               show_default=True, help="'none' runs the agent unisolated (trusted agents only).")
 @click.option("--store", "store_root", default=None, help="Store root: a folder or s3://bucket/prefix "
@@ -27,7 +29,7 @@ import click
 @click.option("--publish-goals", is_flag=True, help="Store goal text in the trace (redacted by default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the score card as one JSON object.")
 def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str, ...], concurrency: int,
-        sandbox_name: str, store_root: str | None, submission_id: str | None, submitter: str | None,
+        trials: int, sandbox_name: str, store_root: str | None, submission_id: str | None, submitter: str | None,
         publish_goals: bool, as_json: bool) -> None:
     """Run an agent on every task of a split, land the trace, print the score card.
 
@@ -38,9 +40,15 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     Examples:
       mcpbench run --agent oracle --split dev
       mcpbench run --agent "command:python my_agent.py" --tasks slack-archive-standup --json
+      OPENAI_BASE_URL=http://127.0.0.1:8080/v1 mcpbench run --agent openai:my-model --trials 3
+
+    Models are reached through the harness's model gateway (docs/agents.md): the upstream is
+    MCPBENCH_MODEL_UPSTREAM or OPENAI_BASE_URL, its key MCPBENCH_MODEL_UPSTREAM_KEY or OPENAI_API_KEY.
     """
     from mcpbench.agents.spec import AgentSpecError, parse_agent
     from mcpbench.evaluation import evaluate, load_split, make_submission, open_sandbox
+    from mcpbench.model_gateway import ModelSettings, ModelSettingsError
+    from mcpbench.runner import uses_model
     from mcpbench.sandbox import SandboxUnavailable
     from runstore.store import open_store
     from tasks_catalog.loader import TaskLoadError
@@ -51,6 +59,11 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         agent = parse_agent(agent_spec)
     except AgentSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--agent") from None
+    if uses_model(agent):
+        try:
+            ModelSettings.from_env()
+        except ModelSettingsError as exc:
+            raise click.ClickException(f"model gateway settings: {exc}") from None
     if tasks_dir is not None:
         split = f"dir:{tasks_dir.name}"
     store = open_store(store_root)
@@ -69,9 +82,9 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
                    "you trust", err=True)
     submission = make_submission(agent, split, submission_id=submission_id, submitter=submitter,
                                  publish_goals=publish_goals)
-    with _progress(len(tasks), quiet=as_json) as advance:
+    with _progress(len(tasks) * trials, quiet=as_json) as advance:
         summary, _ = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,
-                              concurrency=concurrency, on_result=advance)
+                              concurrency=concurrency, on_result=advance, trials=trials)
     if summary.skipped:
         click.echo(f"resumed: {summary.skipped} runs had already landed", err=True)
 

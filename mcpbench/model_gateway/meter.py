@@ -1,0 +1,117 @@
+"""What the model gateway counts for one run, and how the model's emitted tool calls reach the trace.
+
+Counted server-side, like the MCP trace: nothing here comes from the agent's own report.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from mcpbench.model_gateway.completion import Completion, EmittedCall, estimate_tokens
+from mcpbench.model_gateway.settings import ModelSettings
+from runstore.records import REDACTED, CallRecord
+
+#: how much of a malformed call's raw arguments a call record keeps (as for MCP calls)
+ARGUMENTS_KEPT = 4096
+
+
+@dataclass
+class RunMeter:
+    """One run's model traffic."""
+
+    requests: int = 0  # requests the upstream answered (any status), refused ones excluded
+    errors: int = 0  # answered with an error, not a chat completion, or a stream that broke
+    retries: int = 0  # upstream attempts repeated after a 429, 5xx or connection error
+    retry_wait_s: float = 0.0
+    refused: int = 0  # refused for the run's request or token budget
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens_estimated: bool = False  # some request had no usage block: its tokens were counted by us
+    latency_ms: float = 0.0  # summed over requests, from forwarding to the last byte
+    cost_nanousd: int = 0
+    tool_calls_emitted: int = 0
+    malformed_calls: int = 0
+    #: why the model stayed unavailable (retries exhausted); set once, the run is then an infra error
+    unavailable: str | None = None
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def budget_exceeded(self) -> bool:
+        return self.refused > 0
+
+    def refusal(self, settings: ModelSettings) -> str | None:
+        """Why the next request must be refused, if it must."""
+        if settings.max_requests is not None and self.requests >= settings.max_requests:
+            return f"the run's model request budget ({settings.max_requests} requests) is spent"
+        if settings.max_tokens is not None and self.tokens >= settings.max_tokens:
+            return f"the run's model token budget ({settings.max_tokens} tokens) is spent"
+        return None
+
+    def count(self, request: dict[str, Any], done: Completion, *, model: str, settings: ModelSettings,
+              started: float, error: bool) -> None:
+        """Meter one answered request."""
+        self.requests += 1
+        self.errors += int(error or done.malformed is not None)
+        self.latency_ms += (time.perf_counter() - started) * 1000
+        if done.usage is not None:
+            prompt, completion = done.usage["prompt_tokens"], done.usage["completion_tokens"]
+        elif error:
+            prompt = completion = 0
+        else:
+            self.tokens_estimated = True
+            prompt = estimate_tokens(json.dumps(request.get("messages", ""), ensure_ascii=False)
+                                     + json.dumps(request.get("tools", ""), ensure_ascii=False))
+            completion = estimate_tokens(done.content + "".join(c.name + c.arguments for c in done.calls))
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        self.cost_nanousd += settings.prices.for_model(model).nanousd(prompt, completion)
+
+    def as_record_fields(self) -> dict[str, Any]:
+        """The run record's ``model_*`` columns."""
+        return dict(model_requests=self.requests, model_errors=self.errors, model_retries=self.retries,
+                    model_refused=self.refused, model_prompt_tokens=self.prompt_tokens,
+                    model_completion_tokens=self.completion_tokens, model_tokens_estimated=self.tokens_estimated,
+                    model_latency_ms=self.latency_ms, model_cost_nanousd=self.cost_nanousd)
+
+
+def record_emitted_calls(gateway: Any, calls: list[EmittedCall], meter: RunMeter) -> None:
+    """Put the model's malformed tool calls in the run's MCP trace.
+
+    A well-formed call is recorded by the MCP gateway when the agent makes it. A malformed one (its
+    arguments are not a JSON object) can never be made, so it is recorded here, as the model emitted
+    it: it is a step (it counts against ``max_steps``), an error (``malformed_call``), and, when its
+    name is not one of the task's tools, a hallucination (``listed`` false)."""
+    for call in calls:
+        meter.tool_calls_emitted += 1
+        _, why = call.parsed_arguments()
+        if why is None:
+            continue
+        meter.malformed_calls += 1
+        if gateway is None:
+            continue
+        seq = len(gateway.calls) + 1
+        listed = call.name in gateway.listed
+        kind, message = "malformed_call", f"malformed tool call: {why}"
+        if seq > gateway.task.max_steps:
+            gateway.over_budget = True
+            kind, message = "over_budget", f"step budget exhausted: this task allows {gateway.task.max_steps} tool calls"
+        raw = call.arguments
+        gateway.calls.append(CallRecord.model_construct(
+            run_id=gateway.run_id, submission_id=gateway.submission_id, task_id=gateway.task.id,
+            server=gateway.task.server, seq=seq, ts=datetime.now(UTC),
+            tool=(call.name if listed or not gateway.redact else "[unlisted]")[:200],
+            arguments_json=REDACTED if gateway.redact else raw[:ARGUMENTS_KEPT],
+            arguments_bytes=len(raw.encode()), truncated=len(raw) > ARGUMENTS_KEPT, listed=listed,
+            is_error=True, error_kind=kind, error_message=kind if gateway.redact else message[:500],
+            latency_ms=0.0, result_bytes=0,
+        ))
+
+
+__all__ = ["RunMeter", "record_emitted_calls"]

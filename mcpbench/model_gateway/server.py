@@ -1,0 +1,302 @@
+"""The model gateway: an OpenAI-compatible chat-completions endpoint per submission on loopback.
+
+Like the MCP gateway, one ``ModelGatewayHost`` serves every run of a submission, each at its own
+unguessable path ``/r/<token>/v1`` (so a run's traffic is metered to that run and no other). It
+forwards ``POST …/chat/completions`` (tools, streaming and all) to the operator's upstream with the
+operator's key, which the agent never holds, and per run:
+
+- meters requests, prompt and completion tokens (the upstream's usage block, or counted when it has
+  none), latency, errors and cost (``RunMeter``);
+- refuses requests past the run's request or token budget (HTTP 403, ``budget_exceeded``: counted);
+- retries an upstream 429, 5xx or connection error with exponential backoff, honouring
+  ``Retry-After``, within the run's retry budget and deadline; when that is spent the request is
+  answered 503 ``model_unavailable`` and the run is an infra error, not the agent's failure;
+- records every tool call the model emitted that could never reach the MCP gateway (malformed
+  arguments) in the run's trace (``record_emitted_calls``);
+- cancels the upstream request when the agent disconnects or the run ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import socket
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import anyio
+import httpx
+
+from mcpbench.model_gateway.completion import Completion, EventStream
+from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls
+from mcpbench.model_gateway.settings import ModelSettings
+
+#: the largest request body read from an agent
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+RETRYABLE = frozenset({408, 429})
+
+
+@dataclass
+class ModelRoute:
+    """One run's mount on the model gateway: its path, its meter and its in-flight requests."""
+
+    token: str
+    meter: RunMeter
+    gateway: Any = None  # the run's MCP Gateway, where malformed emitted calls are recorded
+    deadline: float | None = None  # Unix time; no retry waits past it
+    scopes: set[anyio.CancelScope] = field(default_factory=set)
+
+    @property
+    def path(self) -> str:
+        return f"/r/{self.token}/v1"
+
+
+class ModelGatewayHost:
+    """The loopback HTTP server carrying every run's model endpoint."""
+
+    def __init__(self, settings: ModelSettings | None = None, host: str = "127.0.0.1") -> None:
+        self.settings = settings or ModelSettings.from_env()
+        self.host = host
+        self.port: int | None = None
+        self._routes: dict[str, ModelRoute] = {}
+        self._client: httpx.AsyncClient | None = None
+        self._headers = {"Content-Type": "application/json"}
+        if self.settings.upstream_key:
+            self._headers["Authorization"] = f"Bearer {self.settings.upstream_key}"
+
+    def url(self, route: ModelRoute) -> str:
+        """The base URL (…/v1) a process beside the harness, or a sandboxed one through its forwarded
+        port, uses for ``route``."""
+        return f"http://127.0.0.1:{self.port}{route.path}"
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[ModelGatewayHost]:
+        import uvicorn
+
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((self.host, 0))
+        self.port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off",
+                                               access_log=False, timeout_graceful_shutdown=1))
+        timeout = httpx.Timeout(connect=10.0, read=self.settings.read_timeout_s, write=30.0, pool=30.0)
+        async with httpx.AsyncClient(timeout=timeout) as client, anyio.create_task_group() as tg:
+            self._client = client
+            tg.start_soon(server.serve, [sock])
+            with anyio.fail_after(10):
+                while not server.started:
+                    await anyio.sleep(0.001)
+            try:
+                yield self
+            finally:
+                for route in self._routes.values():
+                    for scope in list(route.scopes):
+                        scope.cancel()
+                server.should_exit = True
+        sock.close()
+
+    @contextlib.asynccontextmanager
+    async def serve(self, *, gateway: Any = None, deadline: float | None = None) -> AsyncIterator[ModelRoute]:
+        """Mount a run for the block; its in-flight requests are cancelled when the block exits."""
+        if self.port is None:
+            raise RuntimeError("ModelGatewayHost is not running")
+        route = ModelRoute(token=secrets.token_urlsafe(18), meter=RunMeter(), gateway=gateway, deadline=deadline)
+        self._routes[route.token] = route
+        try:
+            yield route
+        finally:
+            del self._routes[route.token]
+            for scope in list(route.scopes):
+                scope.cancel()
+            # Let the cancelled requests meter what they streamed before the run's record is read.
+            with anyio.move_on_after(5, shield=True):
+                while route.scopes:
+                    await anyio.sleep(0.005)
+
+    # -- HTTP ---------------------------------------------------------------------------------
+    async def _app(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            return
+        parts = scope.get("path", "").split("/")
+        route = self._routes.get(parts[2]) if len(parts) > 3 and parts[1] == "r" else None
+        tail = "/".join(parts[3:])
+        if scope["type"] != "http" or route is None:
+            return await _json(send, 404, _error("not_found", "no such model gateway"))
+        if tail == "v1/models" and scope["method"] == "GET":
+            name = self.settings.model or "mcpbench-model-gateway"
+            return await _json(send, 200, {"object": "list", "data": [{"id": name, "object": "model"}]})
+        if tail != "v1/chat/completions" or scope["method"] != "POST":
+            return await _json(send, 404, _error("not_found", "the model gateway serves POST /v1/chat/completions"))
+        body = await _read_body(receive)
+        if body is None:
+            return await _json(send, 413, _error("invalid_request_error", "request body too large"))
+        with anyio.CancelScope() as cancel:
+            route.scopes.add(cancel)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                    await self._forward(route, body, send)
+                    tg.cancel_scope.cancel()
+            finally:
+                route.scopes.discard(cancel)
+
+    async def _forward(self, route: ModelRoute, body: bytes, send: Any) -> None:
+        meter, settings = route.meter, self.settings
+        try:
+            request = json.loads(body)
+            if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+                raise ValueError("expected an object with a list of messages")
+        except (ValueError, UnicodeDecodeError) as exc:
+            meter.errors += 1
+            return await _json(send, 400, _error("invalid_request_error", f"not a chat-completions request: {exc}"))
+        if meter.unavailable:
+            return await _json(send, 503, _error("model_unavailable", meter.unavailable))
+        if why := meter.refusal(settings):
+            meter.refused += 1
+            return await _json(send, 403, _error("budget_exceeded", why))
+        if settings.model:
+            request["model"] = settings.model
+        if settings.max_tokens is not None:
+            left = max(1, settings.max_tokens - meter.tokens)
+            asked = request.get("max_tokens")
+            request["max_tokens"] = min(asked, left) if isinstance(asked, int) and asked > 0 else left
+        streaming = request.get("stream") is True
+        if streaming and "stream_options" not in request:
+            request["stream_options"] = {"include_usage": True}
+        started = time.perf_counter()
+        response = await self._open(route, request)
+        if response is None:
+            return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
+        model = str(request.get("model", ""))
+        done, error, metered = Completion(), False, False
+        try:
+            is_stream = response.headers.get("content-type", "").startswith("text/event-stream")
+            if response.status_code != 200 or not is_stream:
+                raw = await response.aread()
+                error = response.status_code != 200
+                if not error:
+                    done = Completion.from_body(raw)
+                meter.count(request, done, model=model, settings=settings, started=started, error=error)
+                metered = True
+                if not error:
+                    record_emitted_calls(route.gateway, done.calls, meter)
+                return await _send(send, response.status_code, raw,
+                                   response.headers.get("content-type", "application/json"))
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+            events = EventStream()
+            try:
+                async for chunk in response.aiter_bytes():
+                    for event in events.feed(chunk):
+                        done.feed_event(event)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                for event in events.close():
+                    done.feed_event(event)
+                done.finish_stream()
+            except httpx.TransportError as exc:
+                error = True
+                meter.unavailable = f"the upstream's stream broke ({type(exc).__name__}: {exc})"
+            meter.count(request, done, model=model, settings=settings, started=started, error=error)
+            metered = True
+            if not error:
+                record_emitted_calls(route.gateway, done.calls, meter)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            if not metered:  # cancelled mid-answer: the upstream still worked for what streamed so far
+                meter.count(request, done, model=model, settings=settings, started=started, error=False)
+            await _close_quietly(response)
+
+    async def _open(self, route: ModelRoute, request: dict[str, Any]) -> httpx.Response | None:
+        """The upstream's response (status below 500 and not 429), retrying within the run's budget;
+        None, with ``meter.unavailable`` set, when the model stayed unavailable."""
+        assert self._client is not None
+        settings, meter = self.settings, route.meter
+        url = f"{settings.upstream_url}/chat/completions"
+        attempt = 0
+        while True:
+            attempt += 1
+            wait: float | None = None
+            try:
+                response = await self._client.send(
+                    self._client.build_request("POST", url, json=request, headers=self._headers), stream=True)
+            except httpx.TransportError as exc:
+                why = f"the upstream could not be reached ({type(exc).__name__}: {exc})"
+            else:
+                if response.status_code < 500 and response.status_code not in RETRYABLE:
+                    return response
+                why = f"the upstream answered HTTP {response.status_code}"
+                wait = retry_after(response.headers.get("retry-after"))
+                await _close_quietly(response)
+            wait = min(settings.backoff_s * 2 ** (attempt - 1) if wait is None else wait, settings.max_retry_after_s)
+            left = settings.retry_budget_s - meter.retry_wait_s
+            if route.deadline is not None:
+                left = min(left, route.deadline - time.time())
+            if attempt >= settings.max_attempts or wait > left:
+                meter.errors += 1
+                meter.unavailable = f"{why}; gave up after {attempt} attempts and {meter.retry_wait_s:.1f} s of retries"
+                return None
+            meter.retries += 1
+            meter.retry_wait_s += wait
+            await anyio.sleep(wait)
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date); None if absent or bad."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _error(kind: str, message: str) -> dict[str, Any]:
+    return {"error": {"type": kind, "code": kind, "message": message}}
+
+
+async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
+    await _send(send, status, json.dumps(payload).encode(), "application/json")
+
+
+async def _send(send: Any, status: int, body: bytes, content_type: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _read_body(receive: Any) -> bytes | None:
+    body = b""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return body
+        body += message.get("body", b"")
+        if len(body) > MAX_REQUEST_BYTES:
+            return None
+        if not message.get("more_body"):
+            return body
+
+
+async def _cancel_on_disconnect(receive: Any, scope: anyio.CancelScope) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            scope.cancel()
+            return
+
+
+async def _close_quietly(response: httpx.Response) -> None:
+    with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+        await response.aclose()
+
+
+__all__ = ["ModelGatewayHost", "ModelRoute", "retry_after"]
