@@ -83,6 +83,11 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
         "final_state_digest": np.full(n_runs, "sha256:1"),
         "end_reason": np.where(status == "passed", "passed", "predicate_false"),
         "stderr_tail": pa.nulls(n_runs, pa.string()), "goals_published": np.zeros(n_runs, bool),
+        "trial": np.ones(n_runs, np.int64), "model_requests": np.where(status == "infra_error", 0, counts + 1),
+        "model_errors": np.zeros(n_runs, np.int64), "model_retries": np.zeros(n_runs, np.int64),
+        "model_refused": np.zeros(n_runs, np.int64), "model_prompt_tokens": counts * 1500,
+        "model_completion_tokens": counts * 60, "model_tokens_estimated": np.zeros(n_runs, bool),
+        "model_latency_ms": counts * 400.0, "model_cost_nanousd": counts * (1500 * 150 + 60 * 600),
     }).cast(RUN_SCHEMA)
     call_run = np.repeat(run_idx, counts)
     n = len(call_run)

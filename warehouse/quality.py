@@ -138,7 +138,7 @@ def _suites(con: duckdb.DuckDBPyConnection, published: set[str]) -> list[tuple[s
             gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
             gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=sorted(set(runs["run_id"]))),
             gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=[
-                "tool_error", "injected_fault", "unlisted_tool", "over_budget"]),
+                "tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call"]),
             between(column="seq", min_value=1),
             *(between(column=c, min_value=0) for c in ("latency_ms", "result_bytes", "arguments_bytes")),
         ]),

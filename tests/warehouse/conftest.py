@@ -28,7 +28,9 @@ def make_run(run_id: str, *, submission_id: str = "sub-a", status: str = "passed
         started_at=started, ended_at=started + timedelta(seconds=5), duration_s=5.0, agent_s=4.5,
         harness_ms=500.0, final_state_digest=None if status == "infra_error" else "sha256:1",
         end_reason="infra:sandbox" if status == "infra_error" else ("passed" if status == "passed" else "predicate_false"),
-        stderr_tail=None, goals_published=False,
+        stderr_tail=None, goals_published=False, trial=1, model_requests=0, model_errors=0, model_retries=0,
+        model_refused=0, model_prompt_tokens=0, model_completion_tokens=0, model_tokens_estimated=False,
+        model_latency_ms=0.0, model_cost_nanousd=0,
     )
     values.update(fields)
     return RunRecord(**values)

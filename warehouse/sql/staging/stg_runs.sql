@@ -44,6 +44,16 @@ decoded as (
         goals_published,
         frame_held,
         frame_violations,
+        trial,
+        model_requests,
+        model_errors,
+        model_retries,
+        model_refused,
+        model_prompt_tokens,
+        model_completion_tokens,
+        model_tokens_estimated,
+        model_latency_ms,
+        model_cost_nanousd,
         case
             when split = 'dev' then 'dev'
             when regexp_full_match(split, '\d{4}-\d{2}') then 'private'
