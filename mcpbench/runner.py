@@ -109,9 +109,8 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
 
     spec = get_spec(task.server)
     try:
-        initial_state = spec.load_state(task.initial_state)
-        initial = initial_state.dump() if task.frame is not None else None  # before the tools touch it
-        tools = spec.open(initial_state)
+        tools = spec.open(task.initial_state)
+        initial = tools.snapshot().dump() if task.frame is not None else None  # before any call
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:

@@ -133,9 +133,9 @@ class _Scope:
     def __init__(self, items: list[Any], keys: list[str | None], positions: list[int]) -> None:
         self.items, self.keys, self.positions = items, keys, positions
 
-    def lookup(self, ref: str, row_key: str | None) -> Any:
-        level, _, name = ref.rpartition(".")
-        depth = int(level) + 1 if level else len(self.items) - 1  # items[0] is the state itself
+    def lookup(self, ref: tuple[int | None, str], row_key: str | None) -> Any:
+        level, name = ref
+        depth = len(self.items) - 1 if level is None else level + 1  # items[0] is the state itself
         if name == "$key":
             return row_key if row_key is not None else self.keys[depth]
         if name == "$value":
@@ -146,11 +146,31 @@ class _Scope:
         return item.get(name) if isinstance(item, dict) else None
 
 
-def _fill(template: str, scope: _Scope, row_key: str | None) -> Any:
+@cache
+def _compile(template: str) -> tuple[tuple[int | None, str] | None, tuple[str | tuple[int | None, str], ...]]:
+    """A template as (the lone placeholder's reference, or None; its parts: literal text or references)."""
+    def ref(text: str) -> tuple[int | None, str]:
+        level, _, name = text.rpartition(".")
+        return (int(level) if level else None, name)
+
     whole = _PLACEHOLDER.fullmatch(template)
-    if whole:  # a lone placeholder keeps the value's type ("{1.number}" stays a number)
-        return scope.lookup(whole.group(1), row_key)
-    return _PLACEHOLDER.sub(lambda m: render_scalar(scope.lookup(m.group(1), row_key)), template)
+    parts: list[str | tuple[int | None, str]] = []
+    last = 0
+    for m in _PLACEHOLDER.finditer(template):
+        if m.start() > last:
+            parts.append(template[last:m.start()])
+        parts.append(ref(m.group(1)))
+        last = m.end()
+    if last < len(template):
+        parts.append(template[last:])
+    return (ref(whole.group(1)) if whole else None), tuple(parts)
+
+
+def _fill(template: str, scope: _Scope, row_key: str | None) -> Any:
+    lone, parts = _compile(template)
+    if lone is not None:  # a lone placeholder keeps the value's type ("{1.number}" stays a number)
+        return scope.lookup(lone, row_key)
+    return "".join(p if isinstance(p, str) else render_scalar(scope.lookup(p, row_key)) for p in parts)
 
 
 def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list):

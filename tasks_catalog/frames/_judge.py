@@ -14,17 +14,23 @@ _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values as JavaScript sees it: ``1 == 1.0`` but ``true != 1``; key order ignored."""
-    if a is b:
-        return True
-    if isinstance(a, bool) or isinstance(b, bool):
+    ta = type(a)
+    if ta is str:
+        return type(b) is str and a == b
+    if ta is dict:
+        if type(b) is not dict or len(a) != len(b) or a != b:  # Python's == is looser, so unequal stays unequal
+            return False
+        return all(json_equal(v, b[k]) for k, v in a.items())
+    if ta is list:
+        if type(b) is not list or len(a) != len(b) or a != b:
+            return False
+        return all(json_equal(x, y) for x, y in zip(a, b))
+    tb = type(b)
+    if ta is bool or tb is bool:
         return a is b
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(json_equal(v, b[k]) for k, v in a.items())
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, (int, float)):
-        return isinstance(b, (int, float)) and a == b
-    return type(a) is type(b) and a == b
+    if ta in (int, float):
+        return tb in (int, float) and a == b
+    return a is None and b is None
 
 
 @dataclass(frozen=True)
