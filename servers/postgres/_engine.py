@@ -56,18 +56,17 @@ def connect() -> duckdb.DuckDBPyConnection:
 
 
 def open_database(state: PostgresState) -> duckdb.DuckDBPyConnection:
-    """A hardened database holding exactly ``state``'s tables and rows."""
+    """A hardened database holding exactly ``state``'s tables and rows (referenced tables first)."""
     conn = connect()
     try:
-        for table in state.tables:
+        for table in creation_order(state.tables):
             ddl = create_table_sql(table)
             statements = conn.extract_statements(ddl)
             if len(statements) != 1 or statements[0].type != duckdb.StatementType.CREATE:
                 raise SQLError(f"table {table.name!r}: a column default is not a single SQL expression")
             conn.execute(ddl)
             if table.rows:
-                marks = ", ".join("?" for _ in table.columns)
-                conn.executemany(f"INSERT INTO {quote(table.name)} VALUES ({marks})", table.rows)
+                _insert_rows(conn, table)
     except duckdb.Error as exc:
         conn.close()
         raise SQLError(f"the state cannot be loaded: {first_line(exc)}") from None
@@ -75,6 +74,54 @@ def open_database(state: PostgresState) -> duckdb.DuckDBPyConnection:
         conn.close()
         raise
     return conn
+
+
+#: Below this many rows a table is loaded row by row; above, as one columnar (Arrow) batch.
+_BULK_ROWS = 64
+
+
+def _insert_rows(conn: duckdb.DuckDBPyConnection, table: Table) -> None:
+    """Insert ``table.rows``: a large table as one Arrow batch the engine casts to the column types (far
+    faster than ``executemany``), falling back to row by row for values Arrow cannot hold."""
+    target = quote(table.name)
+    if len(table.rows) >= _BULK_ROWS:
+        import pyarrow as pa
+
+        try:
+            batch = pa.table({f"c{i}": pa.array(list(column)) for i, column in enumerate(zip(*table.rows))})
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            batch = None
+        if batch is not None:
+            conn.register("_mcpbench_rows", batch)
+            try:
+                conn.execute(f"INSERT INTO {target} SELECT * FROM _mcpbench_rows")
+                return
+            finally:
+                conn.unregister("_mcpbench_rows")
+    marks = ", ".join("?" for _ in table.columns)
+    conn.executemany(f"INSERT INTO {target} VALUES ({marks})", table.rows)
+
+
+def creation_order(tables: list[Table]) -> list[Table]:
+    """``tables`` with every table after the tables its foreign keys reference (else by name)."""
+    by_name = {t.name.lower(): t for t in tables}
+    done: dict[str, Table] = {}
+
+    def visit(table: Table, path: tuple[str, ...]) -> None:
+        key = table.name.lower()
+        if key in done:
+            return
+        if key in path:
+            raise SQLError(f"foreign keys form a cycle through {table.name!r}")
+        for fk in table.foreign_keys:
+            target = by_name.get(fk.references.lower())
+            if target is not None and target is not table:
+                visit(target, (*path, key))
+        done[key] = table
+
+    for table in tables:
+        visit(table, ())
+    return list(done.values())
 
 
 def create_table_sql(table: Table) -> str:
@@ -88,6 +135,9 @@ def create_table_sql(table: Table) -> str:
         parts.append(part)
     if table.primary_key:
         parts.append(f"PRIMARY KEY ({', '.join(quote(k) for k in table.primary_key)})")
+    for fk in table.foreign_keys:
+        parts.append(f"FOREIGN KEY ({', '.join(quote(k) for k in fk.columns)}) REFERENCES "
+                     f"{quote(fk.references)} ({', '.join(quote(k) for k in fk.referenced_columns)})")
     return f"CREATE TABLE {quote(table.name)} ({', '.join(parts)})"
 
 
@@ -159,8 +209,8 @@ def catalog_problem(conn: duckdb.DuckDBPyConnection) -> str | None:
         ("select function_name from duckdb_functions() where not internal", "macros are not supported"),
         ("select type_name from duckdb_types() where not internal", "user-defined types are not supported"),
         ("select constraint_type from duckdb_constraints() where database_name = 'memory' "
-         "and constraint_type not in ('PRIMARY KEY', 'NOT NULL')",
-         "only PRIMARY KEY and NOT NULL constraints are supported"),
+         "and constraint_type not in ('PRIMARY KEY', 'NOT NULL', 'FOREIGN KEY')",
+         "only PRIMARY KEY, FOREIGN KEY and NOT NULL constraints are supported"),
     )
     for sql, message in checks:
         found = conn.execute(sql).fetchall()
@@ -176,8 +226,24 @@ def catalog_problem(conn: duckdb.DuckDBPyConnection) -> str | None:
     return None
 
 
-def dump(conn: duckdb.DuckDBPyConnection) -> PostgresState:
-    """The database's tables, read back into the state model (an ``SQLError`` if it does not fit)."""
+def fingerprints(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
+    """Per table, its row count and a hash over every row (with its position): computed inside the engine
+    in a few milliseconds, so a write re-reads only the tables whose fingerprint changed."""
+    names = [r[0] for r in conn.execute(
+        "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main'").fetchall()]
+    if not names:
+        return {}
+    sql = " union all ".join(
+        f"select {i}, count(*), coalesce(sum(hash(rowid, t)::hugeint), 0) from {quote(n)} t" for i, n in enumerate(names))
+    return {names[i]: (count, int(total)) for i, count, total in conn.execute(sql).fetchall()}
+
+
+def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None) -> PostgresState:
+    """The database's tables, read back into the state model (an ``SQLError`` if it does not fit).
+
+    ``keep`` maps names of tables known to be unchanged (same columns, same rows) to their current
+    model, which is reused instead of reading the rows back."""
+    keep = keep or {}
     problem = catalog_problem(conn)
     if problem:
         raise SQLError(problem)
@@ -187,6 +253,12 @@ def dump(conn: duckdb.DuckDBPyConnection) -> PostgresState:
     total = 0
     tables = []
     for name in names:
+        if name in keep:
+            total += len(keep[name].rows)
+            if total > MAX_TOTAL_ROWS:
+                raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
+            tables.append(keep[name])
+            continue
         total += conn.execute(f"select count(*) from {quote(name)}").fetchone()[0]
         if total > MAX_TOTAL_ROWS:
             raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
@@ -200,9 +272,17 @@ def dump(conn: duckdb.DuckDBPyConnection) -> PostgresState:
         keys = conn.execute(
             "select constraint_column_names from duckdb_constraints() where database_name = 'memory' "
             "and table_name = ? and constraint_type = 'PRIMARY KEY'", [name]).fetchall()
+        foreign = conn.execute(
+            "select constraint_column_names, referenced_table, referenced_column_names from duckdb_constraints() "
+            "where database_name = 'memory' and table_name = ? and constraint_type = 'FOREIGN KEY' "
+            "order by constraint_index", [name]).fetchall()
         rows = conn.execute(f"select * from {quote(name)} order by rowid").fetchall()
-        tables.append({"name": name, "columns": columns, "primary_key": list(keys[0][0]) if keys else [],
-                       "rows": [[to_json(v) for v in row] for row in rows]})
+        table = {"name": name, "columns": columns, "primary_key": list(keys[0][0]) if keys else [],
+                 "rows": [[to_json(v) for v in row] for row in rows]}
+        if foreign:
+            table["foreign_keys"] = [{"columns": list(c), "references": t, "referenced_columns": list(r)}
+                                     for c, t, r in foreign]
+        tables.append(table)
     try:
         return PostgresState.model_validate({"tables": tables})
     except ValidationError as exc:

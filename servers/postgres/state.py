@@ -89,12 +89,27 @@ class Column(Model):
         return value
 
 
+class ForeignKey(Model):
+    """``columns`` of this table reference ``referenced_columns`` (the primary key) of table ``references``."""
+
+    columns: list[Identifier] = Field(min_length=1)
+    references: Identifier
+    referenced_columns: list[Identifier] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _same_arity(self) -> "ForeignKey":
+        if len(self.columns) != len(self.referenced_columns):
+            raise ValueError(f"foreign key {self.columns} names {len(self.referenced_columns)} referenced columns")
+        return self
+
+
 class Table(Model):
-    """A table: columns in order, an optional primary key, and rows aligned with the columns."""
+    """A table: columns in order, an optional primary key, foreign keys, and rows aligned with the columns."""
 
     name: Identifier
     columns: list[Column] = Field(min_length=1)
     primary_key: list[Identifier] = Field(default_factory=list)
+    foreign_keys: list[ForeignKey] = Field(default_factory=list)
     rows: list[list[Value]] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -105,6 +120,10 @@ class Table(Model):
         for key in self.primary_key:
             if fold(key) not in names:
                 raise ValueError(f"primary key column {key!r} is not a column of {self.name!r}")
+        for fk in self.foreign_keys:
+            for key in fk.columns:
+                if fold(key) not in names:
+                    raise ValueError(f"foreign key column {key!r} is not a column of {self.name!r}")
         for i, row in enumerate(self.rows):
             if len(row) != len(self.columns):
                 raise ValueError(f"rows[{i}] of {self.name!r} has {len(row)} values for {len(self.columns)} columns")
@@ -141,6 +160,18 @@ class PostgresState(ServerState):
                 raise ValueError(f"two tables are named {table.name!r} (names are case-insensitive)")
             seen.add(fold(table.name))
         return sorted(tables, key=lambda t: t.name)
+
+    @model_validator(mode="after")
+    def _foreign_keys_resolve(self) -> "PostgresState":
+        for table in self.tables:
+            for fk in table.foreign_keys:
+                target = self.table(fk.references)
+                if target is None:
+                    raise ValueError(f"table {table.name!r} has a foreign key to unknown table {fk.references!r}")
+                for key in fk.referenced_columns:
+                    if target.column_index(key) is None:
+                        raise ValueError(f"foreign key of {table.name!r} names {key!r}, not a column of {target.name!r}")
+        return self
 
     def table(self, name: str) -> Table | None:
         """The table called ``name`` (matched case-insensitively), or None."""

@@ -30,11 +30,14 @@ class PostgresTools(Toolset[PostgresState]):
     state_model = PostgresState
 
     def __init__(self, state: PostgresState) -> None:
-        super().__init__(state)
+        # No copy of ``state``: the database holds the live data, and ``self.state`` is only ever replaced
+        # by a fresh dump after a write, never changed in place (``snapshot`` copies).
+        self.state = state
         try:
             self.conn = _engine.open_database(self.state)
         except SQLError as exc:
             raise ValueError(str(exc)) from None
+        self._prints = _engine.fingerprints(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -100,13 +103,17 @@ class PostgresTools(Toolset[PostgresState]):
                         report.append({"statement": kind, "rows_affected": result.fetchone()[0]})
                     else:
                         report.append({"statement": kind, "status": "ok"})
-            new_state = _engine.dump(self.conn)
+                prints = _engine.fingerprints(self.conn)
+                ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
+                keep = {} if ddl else {t.name: t for t in self.state.tables
+                                       if prints.get(t.name) == self._prints.get(t.name) is not None}
+                new_state = _engine.dump(self.conn, keep)
         except (duckdb.Error, SQLError) as exc:
             self.conn.execute("ROLLBACK")
             message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)
             raise ToolError(f"SQL error: {message}; the transaction was rolled back, nothing changed") from None
         self.conn.execute("COMMIT")
-        self.state = new_state
+        self.state, self._prints = new_state, prints
         return {"executed": len(statements), "results": report}
 
     @tool(read_only=True)
@@ -121,7 +128,8 @@ class PostgresTools(Toolset[PostgresState]):
 
     @tool(read_only=True)
     def describe_table(self, table: TableName) -> dict:
-        """Describe a table: its columns (name, type, nullable, default, primary key) and its row count."""
+        """Describe a table: its columns (name, type, nullable, default, primary key), the foreign keys it
+        holds (which table each references) and its row count."""
         found = self._table(table)
         keys = {fold(k) for k in found.primary_key}
         return {
@@ -131,6 +139,8 @@ class PostgresTools(Toolset[PostgresState]):
                  "primary_key": fold(c.name) in keys}
                 for c in found.columns
             ],
+            "foreign_keys": [{"columns": fk.columns, "references": fk.references,
+                              "referenced_columns": fk.referenced_columns} for fk in found.foreign_keys],
             "rows": len(found.rows),
         }
 

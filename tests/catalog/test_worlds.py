@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: come with a version bump, and then a new line here (the old one goes with the old version).
 PINNED = {
     ("slack", 1): "dd4dbe488cf7a9c37ef67e5b0345204e0e45741408466985a4341707c2c86f44",
+    ("postgres", 1): "201dbdfb1e4f218b48d9c39f0d5a30d144e66fe6156544bc4289c6a5e6bd4848",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -42,11 +43,15 @@ def test_a_generator_version_and_seed_always_build_the_same_world(name, version)
     assert digest(generator.generate(1)) == PINNED[(name, version)]
 
 
-def test_the_world_does_not_depend_on_the_process_hash_seed():
-    code = "from servers.kit.world import get_generator, digest; print(digest(get_generator('slack').generate(1)))"
+def test_the_worlds_do_not_depend_on_the_process_hash_seed():
+    names = sorted({name for name, _ in PINNED})
+    code = ("import sys; from servers.kit.world import get_generator, digest\n"
+            "for name in sys.argv[1:]: print(digest(get_generator(name).generate(1)))")
     env = {"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "12345", "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.strip() == PINNED[("slack", 1)]
+    out = subprocess.run([sys.executable, "-c", code, *names], env=env, capture_output=True, text=True, timeout=300,
+                         check=True)
+    pinned = {name: d for (name, _), d in PINNED.items()}
+    assert out.stdout.split() == [pinned[name] for name in names]
 
 
 def test_different_seeds_build_different_worlds():
@@ -61,6 +66,17 @@ def test_the_default_slack_world_has_the_promised_size():
     assert sum(m.thread_ts is not None for m in messages) > 300
     handles = {u.name for u in state.users}
     assert {"maria.santos", "maria.santana"} <= handles
+
+
+def test_a_postgres_patch_replaces_and_removes_rows_by_primary_key():
+    base = get_spec("postgres").load_state({"world": {**SLACK, "generator": "postgres"}})
+    order = base.table("orders").rows[41]
+    patch = [{"op": "update", "in": ["tables"], "id": "refunds", "fields": {"rows": []}},
+             {"op": "replace", "in": ["tables", "orders", "rows"], "value": [*order[:3], "cancelled", *order[4:]]},
+             {"op": "remove", "in": ["tables", "order_items", "rows"], "id": base.table("order_items").rows[0][0]}]
+    state = get_spec("postgres").load_state({"world": {**SLACK, "generator": "postgres"}, "patch": patch})
+    assert state.table("refunds").rows == [] and state.table("orders").rows[41][3] == "cancelled"
+    assert len(state.table("order_items").rows) == len(base.table("order_items").rows) - 1
 
 
 def test_an_inline_state_still_loads_as_it_is():

@@ -198,3 +198,39 @@ def test_a_bad_state_names_the_field():
         PostgresState.load({"tables": [{"name": "t", "columns": [{"name": "a", "type": "INTEGER"}], "rows": [["x"]]}]})
     with pytest.raises(StateError, match="same name"):
         PostgresState.load({"tables": [{"name": "t", "columns": [{"name": "a", "type": "DATE"}, {"name": "A", "type": "DATE"}]}]})
+
+
+PG_WORLD = {"world": {"generator": "postgres", "version": 1, "seed": 1, "size": "default"}}
+
+
+def test_the_world_has_eight_tables_joined_by_foreign_keys_and_ten_thousand_rows(live):
+    pg = live("postgres", PG_WORLD)
+    tables = pg.ok_json("list_tables")
+    assert len(tables) == 8 and sum(t["rows"] for t in tables) >= 10_000
+    orders = pg.ok_json("describe_table", table="orders")
+    assert {fk["references"] for fk in orders["foreign_keys"]} == {"customers", "warehouses"}
+    joined = pg.ok_json("query", sql="select count(*) from orders o join customers c on c.id = o.customer_id")
+    assert joined["rows"] == [[2200]]
+
+
+def test_a_row_that_breaks_a_foreign_key_is_refused_and_nothing_changes(live):
+    pg = live("postgres", PG_WORLD)
+    before = pg.state().digest()
+    message = pg.error("execute", sql="insert into refunds values (999, 999999, 10.0, 'duplicate', '2026-03-01 10:00:00')")
+    assert "foreign key" in message.lower() and "rolled back" in message
+    assert "foreign key" in pg.error("execute", sql="delete from customers").lower()
+    assert pg.state().digest() == before
+
+
+def test_a_write_rereads_only_what_changed_and_the_state_matches_a_fresh_dump(live):
+    from servers.postgres import _engine
+
+    pg = live("postgres", PG_WORLD)
+    pg.ok("execute", sql="update orders set status = 'cancelled' where id = 5; delete from refunds where id = 1")
+    pg.ok("execute", sql="alter table shipments add column signed_by varchar")
+    state = pg.state()
+    assert state.table("orders").rows[4][3] == "cancelled" and 1 not in [r[0] for r in state.table("refunds").rows]
+    assert state.digest() == _engine.dump(pg.tools.conn).digest()
+    reloaded = live("postgres", state.dump()).state()
+    assert reloaded.digest() == state.digest()
+    assert [fk.references for fk in reloaded.table("order_items").foreign_keys] == ["orders", "products"]
