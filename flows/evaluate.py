@@ -53,15 +53,17 @@ def pending_task_ids(task_ids: list[str], submission: Submission, store: str) ->
     return todo
 
 
-@task(name="run-task", task_run_name="run-{task_id}", retries=2, retry_delay_seconds=5,
+@task(name="run-task", task_run_name="run-{task_id}-t{trial}", retries=2, retry_delay_seconds=5,
       retry_condition_fn=retry_only_infra_errors, **PRIVATE)
-def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local") -> dict[str, str]:
-    """Load the task by id (decrypting a private month in memory), run ``agent`` on it and land the run.
-    Returns the run's ids and status; raises :class:`InfraError` on an infra error so it is retried."""
+def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local",
+             trial: int = 1) -> dict[str, str]:
+    """Load the task by id (decrypting a private month in memory), run ``agent`` on it (trial ``trial``)
+    and land the run. Returns the run's ids and status; raises :class:`InfraError` on an infra error so
+    it is retried."""
     from mcpbench.evaluation import evaluate_task
     from runstore.store import open_store
 
-    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox)
+    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial)
     logger().info("%s: %s", outcome.run_id, outcome.status)
     if outcome.status == "infra_error":
         raise InfraError(f"run {outcome.run_id} was not dispatched (infra error; the landed run row says why)")
@@ -70,17 +72,20 @@ def run_task(task_id: str, agent: str, submission: Submission, store: str, sandb
 
 @flow(name="run-tasks", persist_result=False)
 def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
-            sandbox: str = "local") -> list[dict[str, str]]:
-    """Fan out one ``run-task`` per id on the flow's task runner; a run still failing after its retries
-    is reported as an infra error, and the others carry on."""
-    futures = [(tid, run_task.submit(tid, agent, submission, store, sandbox)) for tid in task_ids]
+            sandbox: str = "local", trials: list[int] | None = None) -> list[dict[str, str]]:
+    """Fan out one ``run-task`` per id (and per trial: ``trials[i]`` is the trial of ``task_ids[i]``,
+    1 by default) on the flow's task runner; a run still failing after its retries is reported as an
+    infra error, and the others carry on."""
+    numbers = trials or [1] * len(task_ids)
+    futures = [(tid, k, run_task.submit(tid, agent, submission, store, sandbox, k))
+               for tid, k in zip(task_ids, numbers)]
     outcomes = []
-    for tid, future in futures:
+    for tid, k, future in futures:
         future.wait()
         if future.state.is_completed():
             outcomes.append(future.result())
         else:
-            outcomes.append({"task_id": tid, "run_id": f"{submission.submission_id}--{tid}", "status": "infra_error"})
+            outcomes.append({"task_id": tid, "run_id": submission.run_id(tid, k), "status": "infra_error"})
     return outcomes
 
 
@@ -88,13 +93,16 @@ def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
 def evaluate_submission(agent: str, split: str = "dev", submission_id: str | None = None,
                         submitter: str | None = None, concurrency: int = 4, sandbox: str = "local",
                         store: str | None = None, db_path: str | None = None, task_ids: list[str] | None = None,
-                        runner: str | None = None) -> dict[str, Any]:
+                        runner: str | None = None, trials: int = 1) -> dict[str, Any]:
     """Evaluate ``agent`` (an agent spec: oracle, noop, command:<argv>, http:<url>, openai[:model]) on
     ``split`` (dev, or a private month YYYY-MM: the worker needs MCPBENCH_SECRET), landing every run in
     ``store``; then rebuild the warehouse at ``db_path`` and return the score and anomaly flags.
 
     ``runner``: threads (default), dask, dask-threads, or a Dask scheduler address; default
-    ``$MCPBENCH_TASK_RUNNER``. Pass the same ``submission_id`` to resume an interrupted evaluation."""
+    ``$MCPBENCH_TASK_RUNNER``. ``trials``: run every task this many times (pass@1, pass^k, pass@k).
+    Pass the same ``submission_id`` to resume an interrupted evaluation."""
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
     from mcpbench.agents.spec import parse_agent
     from mcpbench.evaluation import make_submission
 
@@ -102,19 +110,36 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     root, db = store_root(store), db_location(db_path)
     submission = make_submission(parse_agent(agent), split, submission_id=submission_id, submitter=submitter)
     ids = list_task_ids(split, root, task_ids)
-    todo = pending_task_ids(ids, submission, root)
-    outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox)
+    if trials == 1:
+        todo, todo_trials = pending_task_ids(ids, submission, root), None
+    else:
+        pairs = pending_runs(ids, submission, root, trials)
+        todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
+    outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox,
+                                                                                  todo_trials)
     infra = sorted(o["task_id"] for o in outcomes if o["status"] == "infra_error")
     if infra:
         log.warning("%d runs ended as infra errors after retries: %s", len(infra), ", ".join(infra))
     built = build_warehouse(root, db)
     flags = read_flags(built["db_path"], submission.submission_id)
     card = score_card(submission.submission_id, built["db_path"])
-    return {"submission_id": submission.submission_id, "split": split, "tasks": len(ids),
-            "skipped": len(ids) - len(todo), "ran": len(outcomes),
+    return {"submission_id": submission.submission_id, "split": split, "tasks": len(ids), "trials": trials,
+            "skipped": len(ids) * trials - len(todo), "ran": len(outcomes),
             "passed": sum(o["status"] == "passed" for o in outcomes),
             "failed": sum(o["status"] == "failed" for o in outcomes), "infra_errors": infra,
             "score": card, "flags": flags}
+
+
+@task(name="pending-runs", **PRIVATE)
+def pending_runs(task_ids: list[str], submission: Submission, store: str, trials: int) -> list[tuple[str, int]]:
+    """The (task id, trial) pairs whose runs have not landed yet."""
+    from mcpbench.evaluation import pending_runs as pending
+    from runstore.store import open_store
+
+    todo = pending(task_ids, submission, store=open_store(store), trials=trials)
+    logger().info("%d of %d runs already landed; %d to run", len(task_ids) * trials - len(todo),
+                  len(task_ids) * trials, len(todo))
+    return todo
 
 
 @task(name="score-card", **PRIVATE)
@@ -131,5 +156,5 @@ def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
     return card["overall"]
 
 
-__all__ = ["InfraError", "evaluate_submission", "list_task_ids", "pending_task_ids", "retry_only_infra_errors",
+__all__ = ["InfraError", "evaluate_submission", "list_task_ids", "pending_runs", "pending_task_ids", "retry_only_infra_errors",
            "run_all", "run_task", "score_card"]

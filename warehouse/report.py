@@ -90,11 +90,13 @@ def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float |
 
 def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
     """The report page for the warehouse in ``con``; charts show the ``top`` contemporary submissions."""
-    board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate", "efficiency",
-                  "hallucination_rate", "recovery_rate", "infra_errors", "under_review"]
-    board = _records(con, "select * from leaderboard_contemporary")
+    board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate_95ci",
+                  "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate", "infra_errors",
+                  "trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd", "under_review"]
+    board = _with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate", "pass_hat_k",
+                            "pass_at_k")
     month = board[0]["month"] if board else None
-    historical = _records(con, "select * from leaderboard_historical")
+    historical = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate")
     leaders = [r["submission_id"] for r in board[:top]]
     per_server = _records(con, "select submission_id, agent, server, success_rate, efficiency "
                                "from metrics_by_submission_server where submission_id in "
@@ -106,15 +108,29 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
     for r in per_server:
         success[label[r["submission_id"]]][r["server"]] = None if r["success_rate"] is None else 100 * r["success_rate"]
         efficiency[label[r["submission_id"]]][r["server"]] = r["efficiency"]
-    submitter_flags = _records(con, "select * from anomaly_submitter_flags order by submitted_at desc")
-    task_flags = _records(con, "select * from anomaly_task_flags order by month desc, jump desc")
+    server_ci = _with_intervals(_records(
+        con, "select agent, submission_id, server, pass_at_1 as success_rate, pass_at_1_ci_low as success_rate_ci_low, "
+             "pass_at_1_ci_high as success_rate_ci_high, k as trials, tokens_per_run, cost_usd "
+             "from trials_by_submission_server where submission_id in (select unnest(?::varchar[])) "
+             "order by server, submission_id", [leaders]), "success_rate")
+    submitter_flags = _with_intervals(_records(
+        con, "select f.*, wilson_low(m.passed, m.attempted) as success_rate_ci_low, "
+             "wilson_high(m.passed, m.attempted) as success_rate_ci_high from anomaly_submitter_flags f "
+             "join metrics_by_submission m on m.submission_id = f.submission_id order by f.submitted_at desc"),
+        "success_rate")
+    task_flags = _with_intervals(_records(
+        con, "select *, wilson_low(passes, attempts) as success_rate_ci_low, "
+             "wilson_high(passes, attempts) as success_rate_ci_high from anomaly_task_flags "
+             "order by month desc, jump desc"), "success_rate")
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
     sections = [
         "<h1>MCPBench leaderboard</h1>",
         f'<p class="muted">Generated {generated}. Success rate = passed / attempted (infra errors are not '
         "attempted); efficiency = mean tool calls / max steps over passed runs (lower is better). "
-        "Dev-set scores never rank.</p>",
+        "Every success rate is shown with its 95% Wilson score interval, from the integer counts (over runs; "
+        "pass^k and pass@k over tasks with all k trials attempted); an entry is not separable from the next "
+        "when their intervals overlap. Dev-set scores never rank.</p>",
         f"<h2>Contemporary: {html.escape(month or 'no private month yet')}</h2>",
         _table(board, board_cols, "No submissions on a private month yet."),
         "<h2>Per server (top submissions)</h2>",
@@ -124,21 +140,32 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
         sections.append(bar_chart("Efficiency by server (lower is better)", servers, efficiency,
                                   max_value=max([v for s in efficiency.values() for v in s.values() if v] or [100]),
                                   unit="%"))
+        sections.append(_table(server_ci, ["server", "agent", "submission_id", "success_rate_95ci", "trials",
+                                           "tokens_per_run", "cost_usd"], "No per-server results yet."))
     else:
         sections.append('<p class="muted">No per-server results yet.</p>')
     sections += [
         "<h2>Anomaly flags</h2><h3>Submissions under review</h3>",
-        _table(submitter_flags, ["submission_id", "submitter", "split", "success_rate", "prior_submissions",
+        _table(submitter_flags, ["submission_id", "submitter", "split", "success_rate_95ci", "prior_submissions",
                                  "prior_mean", "prior_sd", "z_score", "reason"], "No submission flagged."),
         "<h3>Tasks suspected leaked</h3>",
-        _table(task_flags, ["task_id", "server", "month", "success_rate", "prior_success_rate", "submitters_passed",
+        _table(task_flags, ["task_id", "server", "month", "success_rate_95ci", "prior_success_rate", "submitters_passed",
                             "reason"], "No task flagged."),
         "<h2>Historical (retired public months)</h2>",
-        _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate",
-                            "efficiency", "hallucination_rate", "recovery_rate"], "No historical submissions yet."),
+        _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate_95ci",
+                            "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate"], "No historical submissions yet."),
     ]
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>MCPBench report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(sections)}</body></html>\n")
+
+
+def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, Any]]:
+    """Each row with ``<rate>_95ci``: the rate and its interval as one text cell, e.g. ``62.5% [48.1-75.0]``."""
+    for row in rows:
+        for rate in rates:
+            value, low, high = row.get(rate), row.get(f"{rate}_ci_low"), row.get(f"{rate}_ci_high")
+            row[f"{rate}_95ci"] = None if value is None else f"{100 * value:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
+    return rows
 
 
 def write_report(path: str | Path, con: duckdb.DuckDBPyConnection) -> Path:

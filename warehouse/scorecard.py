@@ -9,6 +9,11 @@ import duckdb
 
 from runstore.store import Store
 
+#: The keys of ``trials["overall"]`` and of each ``trials["by_server"]`` entry (``trials_by_submission``):
+#: pass@1 (= success rate), pass^k and pass@k, each with its 95% Wilson interval, and model usage.
+TRIALS = ("k", "tasks", "tasks_complete", "pass_at_1", "pass_at_1_ci_low", "pass_at_1_ci_high", "pass_hat_k",
+          "pass_hat_k_ci_low", "pass_hat_k_ci_high", "pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
+          "model_requests", "prompt_tokens", "completion_tokens", "tokens_per_run", "cost_usd", "cost_usd_per_run")
 #: The keys of ``overall`` and of each ``by_server`` entry.
 METRICS = ("attempted", "passed", "success_rate", "efficiency", "hallucination_rate", "recovery_rate",
            "collateral_damage_rate", "infra_errors")
@@ -28,7 +33,12 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
          "overall": {attempted, passed, success_rate, efficiency, hallucination_rate, recovery_rate,
                      collateral_damage_rate, infra_errors},
          "by_server": {server: {same keys}},
-         "frame_violations": [{"task_id", "entities"}, ...]}
+         "frame_violations": [{"task_id", "entities"}, ...],
+         "trials": {"overall": {TRIALS keys}, "by_server": {server: {TRIALS keys}}}}
+
+    ``trials`` holds pass@1 (the success rate), pass^k and pass@k over the submission's K trials, each
+    with its 95% Wilson score interval (pass@1 over runs, the others over complete tasks), and the
+    model gateway's usage: requests, prompt and completion tokens, tokens per run, cost in USD.
 
     ``frame_violations`` lists the runs that changed state outside their task's frame, each with the
     entities it changed (kind, id, what changed; kinds and counts only on a private month).
@@ -50,6 +60,10 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
             raise LookupError(f"no runs of submission {submission_id!r} have landed")
         servers = _rows(con, f"select server, {columns} from metrics_by_submission_server "
                              "where submission_id = ? order by server", [submission_id])
+        trial_cols = ", ".join(TRIALS)
+        trials = _rows(con, f"select {trial_cols} from trials_by_submission where submission_id = ?", [submission_id])
+        trial_servers = _rows(con, f"select server, {trial_cols} from trials_by_submission_server "
+                                   "where submission_id = ? order by server", [submission_id])
         violated = _rows(con, "select task_id, frame_violations as entities from run_facts "
                               "where submission_id = ? and frame_violated order by task_id", [submission_id])
     finally:
@@ -64,6 +78,8 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         "overall": {k: head[k] for k in METRICS},
         "by_server": {row["server"]: {k: row[k] for k in METRICS} for row in servers},
         "frame_violations": violated,
+        "trials": {"overall": {k: trials[0][k] for k in TRIALS},
+                   "by_server": {row["server"]: {k: row[k] for k in TRIALS} for row in trial_servers}},
     }
 
 
@@ -86,6 +102,9 @@ def format_scorecard(card: dict[str, Any]) -> str:
     title = f"submission {card['submission_id']} ({card['agent']}, {card['submitter']}, split {card['split']})"
     out = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths))]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
+    trials = card.get("trials")
+    if trials:
+        out.append(_format_trials(trials))
     for row in card.get("frame_violations", []):
         out.append(f"frame violated in {row['task_id']}: {row['entities']}")
     if card["split"] == "dev":
@@ -93,4 +112,27 @@ def format_scorecard(card: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-__all__ = ["METRICS", "format_scorecard", "scorecard"]
+def interval(rate: float | None, low: float | None, high: float | None) -> str:
+    """``62.5% [48.1-75.0]``: a rate and its 95% interval, in percent."""
+    if rate is None:
+        return "-"
+    return f"{100 * rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
+
+
+def _format_trials(trials: dict[str, Any]) -> str:
+    header = ["server", "k", "pass@1 (95% CI)", "pass^k (95% CI)", "pass@k (95% CI)", "tokens/run", "cost"]
+    rows = []
+    for name, t in [*trials["by_server"].items(), ("overall", trials["overall"])]:
+        rows.append([name, str(t["k"]),
+                     interval(t["pass_at_1"], t["pass_at_1_ci_low"], t["pass_at_1_ci_high"]),
+                     interval(t["pass_hat_k"], t["pass_hat_k_ci_low"], t["pass_hat_k_ci_high"]),
+                     interval(t["pass_at_k"], t["pass_at_k_ci_low"], t["pass_at_k_ci_high"]),
+                     "-" if t["tokens_per_run"] is None else f"{t['tokens_per_run']:.0f}",
+                     f"${t['cost_usd']:.4f}"])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["", "trials (95% Wilson intervals; pass^k and pass@k over tasks with all k trials attempted)"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+__all__ = ["METRICS", "TRIALS", "format_scorecard", "interval", "scorecard"]

@@ -93,7 +93,8 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     card = scorecard(submission.submission_id, store=store)
     if as_json:
         click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
-                               "split": card["split"], "by_server": card["by_server"]}, indent=2))
+                               "split": card["split"], "by_server": card["by_server"],
+                               "trials": card["trials"]}, indent=2))
     else:
         click.echo(format_scorecard(card))
         click.echo(f"landed in {store.url()}")

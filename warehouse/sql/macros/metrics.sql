@@ -24,3 +24,17 @@ create or replace macro recovery_rate(passed_after_error, attempted, passed_with
 
 -- collateral damage rate = attempted runs that changed state outside their task's frame / attempted
 create or replace macro collateral_damage_rate(frame_violated, attempted) as frame_violated / nullif(attempted, 0);
+
+-- The 95% Wilson score interval of k successes in n trials (z = 1.959963984540054, z^2 = 3.841458820694124),
+-- from the integer counts; null when n = 0. Used for every success rate reported (pass@1 over runs,
+-- pass^k and pass@k over tasks). With K trials per task, pass@1's interval treats the K runs of a task as
+-- independent, which understates its width when tasks differ much more than trials do.
+create or replace macro wilson_low(k, n) as
+    case when n > 0 then greatest(0.0, (k + 1.920729410347062
+        - 1.959963984540054 * sqrt(k * (n - k) / n + 0.960364705173531)) / (n + 3.841458820694124)) end;
+create or replace macro wilson_high(k, n) as
+    case when n > 0 then least(1.0, (k + 1.920729410347062
+        + 1.959963984540054 * sqrt(k * (n - k) / n + 0.960364705173531)) / (n + 3.841458820694124)) end;
+
+-- model cost in USD from the integer nano-dollars the model gateway metered (one division)
+create or replace macro cost_usd(cost_nanousd) as cost_nanousd / 1000000000;

@@ -1,5 +1,6 @@
 -- leaderboard_historical: submissions on retired public months (splits 'historical-YYYY-MM'),
 -- ranked within each month like the contemporary leaderboard. Dev-set runs never appear here.
+-- Success rates carry their 95% Wilson interval and separable_from_next, as on the contemporary board.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'historical'
@@ -23,8 +24,17 @@ final as (
         hallucination_rate,
         recovery_rate,
         infra_errors,
-        submitted_at
+        submitted_at,
+        wilson_low(passed, attempted) as success_rate_ci_low,
+        wilson_high(passed, attempted) as success_rate_ci_high,
+        wilson_low(passed, attempted) > lead(wilson_high(passed, attempted)) over board
+            or wilson_high(passed, attempted) < lead(wilson_low(passed, attempted)) over board as separable_from_next
     from submissions
+    window board as (
+        partition by split
+        order by success_rate desc nulls last, efficiency asc nulls last, hallucination_rate asc nulls last,
+            submission_id
+    )
 )
 
 select * from final

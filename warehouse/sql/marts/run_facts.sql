@@ -48,7 +48,12 @@ final as (
         coalesce(call_counts.error_calls, 0) as error_calls,
         coalesce(call_counts.error_calls, 0) > 0 as observed_error,
         runs.started_at,
-        runs.ended_at
+        runs.ended_at,
+        runs.trial,
+        runs.model_requests,
+        runs.model_prompt_tokens,
+        runs.model_completion_tokens,
+        runs.model_cost_nanousd
     from runs
     left join call_counts on call_counts.run_id = runs.run_id
 )
