@@ -119,7 +119,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         deadline = time.time() + task.timeout_s
         try:
             async with host.serve(gateway) as path, contextlib.AsyncExitStack() as stack:
-                if models is not None and uses_model(agent):
+                if models is not None:
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
                 job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
                                deadline=deadline, seed=run_id,
@@ -183,12 +183,14 @@ def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held
     return "passed"
 
 
-def uses_model(agent: Agent) -> bool:
+def uses_model(agent: Agent, settings: ModelSettings | None = None) -> bool:
     """Whether runs of ``agent`` get the model gateway: the ``openai`` loop always, a process agent
-    when it is not a built-in baseline and the operator configured an upstream."""
+    when it is not a built-in baseline and the operator configured an upstream (``settings`` given,
+    or named in the environment)."""
     if isinstance(agent, OpenAIAgent):
         return True
-    return isinstance(agent, ProcessAgent) and agent.uses_model and ModelSettings.configured()
+    return (isinstance(agent, ProcessAgent) and agent.uses_model
+            and (settings is not None or ModelSettings.configured()))
 
 
 async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None,
@@ -223,7 +225,7 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     results: list[RunResult] = []
     limiter = anyio.Semaphore(concurrency)
     settings = None
-    if uses_model(agent):
+    if uses_model(agent, model_settings):
         settings = model_settings or ModelSettings.from_env()
 
     async def one(task: Task, trial: int) -> None:
