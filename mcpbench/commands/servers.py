@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import click
@@ -70,6 +71,9 @@ def serve(name: str, state_file: Path | None, transport: str, host: str, port: i
         state = spec.state_model.load(state_file) if state_file else spec.state_model()
     except StateError as exc:
         raise click.ClickException(f"bad state for server {name}:\n{exc}") from None
+    # SIGTERM (a supervisor stopping the server) unwinds like Ctrl-C, so the backend is closed and
+    # leaves nothing behind (the filesystem server's workspace in /dev/shm).
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     with spec.open(state) as tools:
         server = build_mcp_server(spec, tools)
         if transport == "stdio":
@@ -77,3 +81,7 @@ def serve(name: str, state_file: Path | None, transport: str, host: str, port: i
         else:
             click.echo(f"serving {name} at http://{host}:{port}/mcp", err=True)
             server.run("streamable-http", host=host, port=port)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)

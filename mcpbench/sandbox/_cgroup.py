@@ -2,7 +2,8 @@
 
 Both hierarchies are supported, chosen by what is mounted: cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``
 exists) or cgroup v1 (one mount per controller under ``/sys/fs/cgroup/<controller>``). A run's group is
-``mcpbench/<run id>`` under each root. The spawned child moves *itself* into the group before it execs
+``mcpbench/run-<owner tag><random>`` under each root (``_owner.py``: a harness killed with SIGKILL leaves
+its groups behind, and ``sweep_dead_groups`` removes those of dead owners). The spawned child moves *itself* into the group before it execs
 (see ``_limits.entry_prefix``), so nothing the agent forks can start outside it.
 """
 
@@ -15,12 +16,14 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._owner import owner_tag, sweep
 from .interface import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 GROUP_PARENT = "mcpbench"
 CPU_PERIOD_US = 100_000
 V1_CONTROLLERS = ("memory", "pids", "cpu")
+GROUP_PREFIX = "run-"
 
 
 class CgroupError(OSError):
@@ -59,7 +62,7 @@ class RunCgroup:
         version = detect_version(root)
         if version is None:
             raise CgroupError(f"no cgroup v1 or v2 hierarchy with memory, pids and cpu under {root}")
-        name = f"run-{uuid.uuid4().hex[:12]}"
+        name = f"{GROUP_PREFIX}{owner_tag()}{uuid.uuid4().hex[:12]}"
         try:
             if version == 2:
                 group = cls(2, [_make_v2_group(root, name)])
@@ -146,6 +149,17 @@ class RunCgroup:
                         raise
                     self.kill_all()
                     time.sleep(0.005)
+
+
+def sweep_dead_groups(root: Path = CGROUP_ROOT) -> list[Path]:
+    """Kill the processes of, and delete, every run group whose harness is no longer running."""
+    version = detect_version(root)
+    parents = {2: [root / GROUP_PARENT], 1: [root / c / GROUP_PARENT for c in V1_CONTROLLERS]}.get(version, [])
+
+    def remove(group: Path) -> None:
+        RunCgroup(1, [group]).remove()  # v1 semantics per directory: kill its members one by one, rmdir
+
+    return [gone for parent in parents for gone in sweep(parent, GROUP_PREFIX, remove)]
 
 
 def _make_dir(path: Path) -> Path:

@@ -1,9 +1,12 @@
-"""The in-sandbox end of the gateway link: ``127.0.0.1:<port>`` inside, a Unix socket out.
+"""The in-sandbox end of the endpoint links: ``127.0.0.1:<port>`` inside, a Unix socket out.
 
-Run as the sandbox's first process (``python -I -S _forwarder.py PORT SOCKET -- AGENT ARGV...``). It
-binds the loopback listener *before* the agent exists, so the agent's first connection cannot race
-it, detaches a relay process (reparented to the sandbox's init), and then ``exec``s the agent, which
-keeps this process's pid, stdio and exit status.
+Run as the sandbox's first process (``python -I -S _forwarder.py PORT:SOCKET [PORT:SOCKET ...] --
+AGENT ARGV...``). It binds every loopback listener *before* the agent exists, so the agent's first
+connection cannot race it, detaches a relay process (reparented to the sandbox's init), and then
+``exec``s the agent, which keeps this process's pid, stdio and exit status.
+
+Like ``forwarder.c``: at most ``MAX_CONNECTIONS`` relayed at once (one more is closed at once); a peer
+that went away closes that connection only (Python ignores SIGPIPE; the agent gets the default back).
 
 Standard library only, and only cheap modules: it is on the path of every sandboxed run, and
 ``python -I -S`` with ``socket`` and ``selectors`` starts in about 12 ms. One thread, one selector, no
@@ -14,10 +17,12 @@ from __future__ import annotations
 
 import os
 import selectors
+import signal
 import socket
 import sys
 
 CHUNK = 65536
+MAX_CONNECTIONS = 64
 
 
 class _Pipe:
@@ -33,33 +38,37 @@ class _Pipe:
 
 
 class Relay:
-    """Accept on the loopback listener; splice each connection to a new Unix-socket connection."""
+    """Accept on the loopback listeners; splice each connection to a new connection to that
+    listener's Unix socket."""
 
-    def __init__(self, listener: socket.socket, unix_path: str) -> None:
-        self.listener = listener
-        self.unix_path = unix_path
+    def __init__(self, links: dict[socket.socket, str]) -> None:
+        self.links = links
         self.selector = selectors.DefaultSelector()
         self.pipes: dict[socket.socket, list[_Pipe]] = {}
         self.partner: dict[socket.socket, socket.socket] = {}
 
     def serve_forever(self) -> None:
-        self.listener.setblocking(False)
-        self.selector.register(self.listener, selectors.EVENT_READ)
+        for listener in self.links:
+            listener.setblocking(False)
+            self.selector.register(listener, selectors.EVENT_READ)
         while True:
             for key, _ in self.selector.select():
-                if key.fileobj is self.listener:
-                    self._accept()
+                if key.fileobj in self.links:
+                    self._accept(key.fileobj)
                 else:
                     self._pump(key.fileobj)
 
-    def _accept(self) -> None:
+    def _accept(self, listener: socket.socket) -> None:
         try:
-            inside, _ = self.listener.accept()
+            inside, _ = listener.accept()
         except BlockingIOError:
+            return
+        if len(self.pipes) >= 2 * MAX_CONNECTIONS:  # too many at once: refuse this one
+            inside.close()
             return
         outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            outside.connect(self.unix_path)
+            outside.connect(self.links[listener])
         except OSError:
             inside.close()
             outside.close()
@@ -134,12 +143,13 @@ class Relay:
             s.close()
 
 
-def _detach(listener: socket.socket, unix_path: str) -> None:
+def _detach(links: dict[socket.socket, str]) -> None:
     """Double-fork a relay so the agent has no stray child and the sandbox's init reaps the relay."""
     first = os.fork()
     if first:
         os.waitpid(first, 0)
-        listener.close()
+        for listener in links:
+            listener.close()
         return
     if os.fork():
         os._exit(0)
@@ -147,23 +157,33 @@ def _detach(listener: socket.socket, unix_path: str) -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     try:
-        Relay(listener, unix_path).serve_forever()
+        Relay(links).serve_forever()
     finally:
         os._exit(0)
 
 
-def main(argv: list[str]) -> None:
-    if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write("usage: _forwarder.py PORT:UNIX_SOCKET -- ARGV...\n")
-        os._exit(125)
-    port_text, _, unix_path = argv[1].partition(":")
+def _listen(spec: str) -> tuple[socket.socket, str]:
+    port_text, _, unix_path = spec.partition(":")
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", int(port_text)))
+    try:
+        listener.bind(("127.0.0.1", int(port_text)))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"mcpbench sandbox: cannot listen on 127.0.0.1:{port_text}: {exc}\n")
+        os._exit(125)
     listener.listen(64)
     listener.set_inheritable(False)
-    _detach(listener, unix_path)
-    agent = argv[3:]
+    return listener, unix_path
+
+
+def main(argv: list[str]) -> None:
+    dashes = argv.index("--") if "--" in argv else len(argv)
+    if dashes < 2 or dashes + 1 >= len(argv) or not all(":" in spec for spec in argv[1:dashes]):
+        sys.stderr.write("usage: _forwarder.py PORT:UNIX_SOCKET [PORT:UNIX_SOCKET ...] -- ARGV...\n")
+        os._exit(125)
+    _detach(dict(_listen(spec) for spec in argv[1:dashes]))
+    agent = argv[dashes + 1 :]
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; the agent gets the default
     try:
         os.execvp(agent[0], agent)
     except OSError as exc:

@@ -61,9 +61,12 @@ def outcome(
     pids_limited: bool = False,
     enforced_by: str,
     notes: list[str] | tuple[str, ...] = (),
+    abort_reason: str = "aborted",
 ) -> ProcessOutcome:
     killed_reason = None
-    if watched.timed_out:
+    if watched.aborted:
+        killed_reason = abort_reason
+    elif watched.timed_out:
         killed_reason = "timeout"
     elif oom and watched.returncode != 0:
         killed_reason = "memory limit"

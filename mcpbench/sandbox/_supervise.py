@@ -44,6 +44,7 @@ class Watched:
     wall_s: float
     stdout: OutputTail
     stderr: OutputTail
+    aborted: bool = False  # killed because ``abort`` was set, not by the deadline
 
 
 async def _collect(stream: asyncio.StreamReader | None, tail: OutputTail) -> None:
@@ -70,8 +71,10 @@ async def watch(
     stdin: str | None,
     timeout_s: float,
     kill_tree: Callable[[], None],
+    abort: asyncio.Event | None = None,
 ) -> Watched:
-    """Run ``proc`` to its end or its deadline; afterwards ``kill_tree`` sweeps anything it left behind."""
+    """Run ``proc`` to its end, its deadline, or until ``abort`` is set (then it is killed); afterwards
+    ``kill_tree`` sweeps anything it left behind."""
     began = time.perf_counter()
     stdout, stderr = OutputTail(), OutputTail()
     readers = [
@@ -79,12 +82,14 @@ async def watch(
         asyncio.create_task(_collect(proc.stderr, stderr)),
     ]
     feeder = asyncio.create_task(_feed_stdin(proc, stdin))
-    timed_out = False
+    timed_out = aborted = False
+    ended = asyncio.create_task(proc.wait())
+    stop = asyncio.create_task(abort.wait()) if abort is not None else None
     try:
-        try:
-            await asyncio.wait_for(proc.wait(), timeout_s)
-        except TimeoutError:
-            timed_out = True
+        done, _ = await asyncio.wait([t for t in (ended, stop) if t is not None], timeout=timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if ended not in done:
+            timed_out, aborted = stop not in done, stop in done
             kill_tree()
             await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
         wall_s = time.perf_counter() - began
@@ -93,17 +98,19 @@ async def watch(
         for task in pending:
             task.cancel()
     finally:
-        for task in (*readers, feeder):
+        tasks = [t for t in (*readers, feeder, ended, stop) if t is not None]
+        for task in tasks:
             if not task.done():
                 task.cancel()
-        await asyncio.gather(*readers, feeder, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         if proc.returncode is None:  # cancelled from outside: never leave the tree running
             kill_tree()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
     return Watched(
-        returncode=None if timed_out else proc.returncode,
+        returncode=None if timed_out or aborted else proc.returncode,
         timed_out=timed_out,
+        aborted=aborted,
         wall_s=wall_s,
         stdout=stdout,
         stderr=stderr,

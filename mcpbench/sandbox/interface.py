@@ -27,6 +27,9 @@ class ResourceLimits:
     pids: int = 256
     cpu_cores: float = 1.0
     file_size_mb: int = 1024  # RLIMIT_FSIZE: the largest single file the agent may write
+    #: all the agent may write in total (its HOME and /tmp, size-limited tmpfs in ``local``); writes past
+    #: it fail with ENOSPC. tmpfs lives in memory, so it also counts against ``memory_mb``.
+    disk_mb: int = 512
 
     def __post_init__(self) -> None:
         if self.memory_mb < 16:
@@ -35,6 +38,8 @@ class ResourceLimits:
             raise ValueError(f"pids must be at least 4 (the sandbox needs a few itself), got {self.pids}")
         if not 0.01 <= self.cpu_cores <= 1024:
             raise ValueError(f"cpu_cores must be between 0.01 and 1024, got {self.cpu_cores}")
+        if self.disk_mb < 4:
+            raise ValueError(f"disk_mb must be at least 4, got {self.disk_mb}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class AgentProcess:
     reaches it at ``127.0.0.1:<gateway_port>`` and nothing else; unless ``env`` already sets it, the
     backend puts ``MCPBENCH_MCP_URL=http://127.0.0.1:<gateway_port>/mcp`` in the agent's environment.
     ``None`` means the agent gets no endpoint at all.
+
+    ``extra_ports`` are further host loopback ports the agent may reach, each at the same
+    ``127.0.0.1:<port>`` inside (e.g. the model gateway); every other port stays unreachable. Each has
+    its own link and the same per-run connection cap as the gateway.
 
     The agent's environment is ``env`` on top of a small neutral base (PATH, HOME, TMPDIR, LANG); nothing
     of the harness's own environment leaks in. Its HOME and cwd is a private writable directory,
@@ -59,6 +68,7 @@ class AgentProcess:
     timeout_s: float = 600.0
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     readonly_paths: tuple[str, ...] = ()
+    extra_ports: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -67,6 +77,16 @@ class AgentProcess:
             raise ValueError(f"timeout_s must be positive, got {self.timeout_s}")
         if self.gateway_port is not None and not 0 < self.gateway_port < 65536:
             raise ValueError(f"gateway_port must be a TCP port, got {self.gateway_port}")
+        for port in self.extra_ports:
+            if not 0 < port < 65536:
+                raise ValueError(f"extra_ports must hold TCP ports, got {port}")
+        if len(set(self.ports)) != len(self.ports):
+            raise ValueError(f"gateway_port and extra_ports must all differ, got {self.ports}")
+
+    @property
+    def ports(self) -> tuple[int, ...]:
+        """Every host loopback port the agent may reach: the gateway's first, then ``extra_ports``."""
+        return ((self.gateway_port,) if self.gateway_port is not None else ()) + tuple(self.extra_ports)
 
     @property
     def mcp_url(self) -> str | None:
@@ -80,7 +100,9 @@ class AgentProcess:
 class ProcessOutcome:
     """How a contained agent process ended.
 
-    ``exit_code`` is None when the harness killed the process (see ``killed_reason``); a process that
+    ``exit_code`` is None when the harness killed the process (see ``killed_reason``: ``"timeout"``,
+    ``"memory limit"``, or ``"connection limit"`` when the agent opened more connections to its
+    endpoints than a run may hold at once); a process that
     died of a signal it did not receive from the harness reports ``-signal``. ``startup_ms`` is the
     harness-side setup before the process was spawned (cgroup, private directories, gateway link);
     ``wall_s`` runs from spawn to exit, so it includes the backend's own start (bubblewrap's namespace

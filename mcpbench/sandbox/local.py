@@ -3,16 +3,23 @@
 Each run gets:
 
 - every namespace unshared (``--unshare-all``: user, pid, net, ipc, uts, cgroup), ``--die-with-parent``,
-  ``--new-session`` and an empty capability set (``--cap-drop ALL``);
+  ``--new-session``, no capabilities and no new privileges;
+- an agent uid that is not host root: inside it is uid 1000, on the host ``agent_host_uid`` (see
+  ``_userns.py``; the agent can create no user namespace of its own);
 - a root made only of read-only binds: ``/usr`` and the ``/bin``/``/lib*`` links, a few files of
   ``/etc``, the Python installation running the harness, and ``AgentProcess.readonly_paths``; a fresh
-  ``/proc`` and minimal ``/dev``, a private tmpfs ``/tmp``, and a writable ``/home/agent`` (HOME and cwd)
-  backed by a host temporary directory removed afterwards;
-- a network namespace holding only its own loopback; ``127.0.0.1:<gateway_port>`` inside is served by
-  the forwarder (``forwarder.c`` compiled on first use, else ``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays
-  to the gateway (``_gateway_link.py``);
+  ``/proc`` whose host-wide knobs (``/proc/sys``, ``/proc/sysrq-trigger``, ...) are read-only, no
+  ``/sys``, a minimal ``/dev``, and a size-limited tmpfs ``/home/agent`` (HOME and cwd) and ``/tmp``
+  that together hold at most ``ResourceLimits.disk_mb``;
+- a network namespace holding only its own loopback; ``127.0.0.1:<port>`` inside, for the gateway and
+  each of ``extra_ports``, is served by the forwarder (``forwarder.c`` compiled on first use, else
+  ``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays to the port
+  (``_gateway_link.py``, with a cap on connections held at once: a flood ends the run);
 - a cgroup with the run's memory, pids and CPU limits (``_cgroup.py``), or rlimits where no cgroup can be
   made, as recorded in ``ProcessOutcome.limits_enforced_by``.
+
+Everything the run leaves on the host is named after the harness process (``_owner.py``) and removed on
+every exit path; what a killed harness left is swept when the next one opens the backend.
 """
 
 from __future__ import annotations
@@ -29,11 +36,13 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import _limits
-from ._cgroup import CgroupError, RunCgroup
+from . import _limits, _userns
+from ._cgroup import CgroupError, RunCgroup, sweep_dead_groups
 from ._forwarder_build import compiled_forwarder
 from ._gateway_link import GatewayLink
+from ._owner import owner_tag, sweep
 from ._supervise import watch
+from ._userns import AGENT_UID
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -43,7 +52,8 @@ INSIDE_HOME = "/home/agent"
 INSIDE_LINK_DIR = "/run/mcpbench"
 INSIDE_FORWARDER = f"{INSIDE_LINK_DIR}/forwarder.py"
 INSIDE_COMPILED_FORWARDER = f"{INSIDE_LINK_DIR}/forwarder"
-INSIDE_SOCKET = f"{INSIDE_LINK_DIR}/link/gateway.sock"
+INSIDE_SOCKETS = f"{INSIDE_LINK_DIR}/link"
+PRIVATE_PREFIX = "mcpbench-sandbox-"
 SYSTEM_DIRS = ("/usr",)
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = (
@@ -57,8 +67,14 @@ ETC_FILES = (
     "/etc/nsswitch.conf",
     "/etc/mime.types",
 )
-PASSWD = f"agent:x:0:0:MCPBench agent:{INSIDE_HOME}:/bin/sh\n"
-GROUP = "agent:x:0:\n"
+#: Parts of the fresh /proc that reach the whole host, bound read-only over themselves (bubblewrap
+#: covers only a few of them, and skips /proc/sys when its directory is not writable, which it never is).
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi", "driver", "mtrr")
+PASSWD = f"agent:x:{AGENT_UID}:{AGENT_UID}:MCPBench agent:{INSIDE_HOME}:/bin/sh\n"
+GROUP = f"agent:x:{AGENT_UID}:\n"
+TMP_SHARE = 4  # /tmp gets 1/TMP_SHARE of disk_mb, HOME the rest
+
+_swept = False
 
 
 def python_installations() -> list[str]:
@@ -67,13 +83,49 @@ def python_installations() -> list[str]:
     return sorted(roots)
 
 
+def sweep_leftovers() -> list[Path]:
+    """Remove the private directories and cgroups of sandbox runs whose harness is no longer running."""
+    return sweep(Path(tempfile.gettempdir()), PRIVATE_PREFIX) + sweep_dead_groups()
+
+
+class _Mounts:
+    """bwrap mount arguments, making each destination's missing parents world-searchable first
+    (bwrap would make them 0700, unreadable for the agent's uid)."""
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self._made: set[str] = {"/"}
+        self._read_only: list[str] = []
+
+    def _parents(self, dest: str) -> None:
+        parts = dest.strip("/").split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            parent = "/" + "/".join(parts[:i])
+            inside_ro = any(parent == d or parent.startswith(d + "/") for d in self._read_only)
+            if parent not in self._made and not inside_ro:
+                self.args += ["--perms", "0755", "--dir", parent]
+            self._made.add(parent)
+
+    def add(self, option: str, dest: str, *before: str, source: str | None = None) -> None:
+        self._parents(dest)
+        self.args += [*before, option, *([source] if source is not None else []), dest]
+        self._made.add(dest)
+        if option.startswith("--ro-bind"):
+            self._read_only.append(dest)
+
+
 class LocalSandbox:
-    """bubblewrap plus cgroups on this machine. ``require_cgroups`` refuses to fall back to rlimits."""
+    """bubblewrap plus cgroups on this machine. ``require_cgroups`` refuses to fall back to rlimits.
+
+    Run as root (as the harness is here), the agent gets ``agent_host_uid`` on the host; run as
+    another user, bubblewrap maps the agent to that user.
+    """
 
     name = "local"
     isolates = True
 
-    def __init__(self, *, bwrap: str | None = None, require_cgroups: bool = False) -> None:
+    def __init__(self, *, bwrap: str | None = None, require_cgroups: bool = False,
+                 agent_host_uid: int = _userns.AGENT_HOST_UID) -> None:
         found = bwrap or shutil.which("bwrap")
         if not found or not os.access(found, os.X_OK):
             raise SandboxUnavailable(
@@ -82,46 +134,81 @@ class LocalSandbox:
             )
         self.bwrap = found
         self.require_cgroups = require_cgroups
+        self.privileged = os.geteuid() == 0
+        if self.privileged and agent_host_uid == 0:
+            raise SandboxUnavailable("agent_host_uid must not be 0: the agent is never host root")
+        self.agent_host_uid = agent_host_uid
+        self.setpriv = _userns.find_setpriv() if self.privileged else None
         self.python_bin = os.path.join(os.path.realpath(sys.base_prefix), "bin")
         self.python = os.path.realpath(sys.executable)
+        global _swept
+        if not _swept:
+            _swept = True
+            sweep_leftovers()
 
-    def command(self, spec: AgentProcess, *, home: Path, link_dir: Path | None, etc_dir: Path) -> list[str]:
-        """The full bwrap argv for ``spec`` (exposed for tests and for reading what a run gets)."""
-        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        args += ["--clearenv", "--hostname", "mcpbench-agent"]
+    def command(self, spec: AgentProcess, *, link_dir: Path | None, etc_dir: Path,
+                sync_fds: tuple[int, int] | None = None) -> list[str]:
+        """The full bwrap argv for ``spec`` (exposed for tests and for reading what a run gets).
+        ``sync_fds`` (info, block) are the user-namespace handshake pipes of a privileged run."""
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"]
+        args += ["--cap-drop", "ALL", "--clearenv", "--hostname", "mcpbench-agent"]
+        if self.privileged:
+            if sync_fds is None:
+                raise ValueError("a privileged run needs the user-namespace handshake pipes")
+            args += ["--info-fd", str(sync_fds[0]), "--userns-block-fd", str(sync_fds[1])]
+            for cap in _userns.STAGE_CAPS:
+                args += ["--cap-add", cap]
+        else:
+            args += ["--disable-userns", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID)]
+        m = _Mounts()
         for d in SYSTEM_DIRS:
-            args += ["--ro-bind", d, d]
+            m.add("--ro-bind", d, source=d)
         for link in SYSTEM_LINKS:
             if os.path.islink(link):
-                args += ["--symlink", os.readlink(link), link]
+                m.add("--symlink", link, source=os.readlink(link))
             elif os.path.isdir(link):
-                args += ["--ro-bind", link, link]
+                m.add("--ro-bind", link, source=link)
         for path in ETC_FILES:
-            args += ["--ro-bind-try", path, path]
-        args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd"]
-        args += ["--ro-bind", str(etc_dir / "group"), "/etc/group"]
+            m.add("--ro-bind-try", path, source=path)
+        m.add("--ro-bind", "/etc/passwd", source=str(etc_dir / "passwd"))
+        m.add("--ro-bind", "/etc/group", source=str(etc_dir / "group"))
+        m.add("--proc", "/proc")
+        for entry in PROC_READ_ONLY:
+            m.add("--ro-bind-try", f"/proc/{entry}", source=f"/proc/{entry}")
+        if self.privileged:  # the first stage sets the sandbox's user.max_user_namespaces to 0 through it
+            m.add("--bind", "/proc/sys/user", source="/proc/sys/user")
+        m.add("--dev", "/dev")
+        disk = spec.limits.disk_mb * 1024 * 1024
         # The private /tmp comes before the extra binds: a project checked out under /tmp must stay
         # visible, not be hidden under the fresh tmpfs.
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        m.add("--tmpfs", "/tmp", "--perms", "1777", "--size", str(disk // TMP_SHARE))
         for path in [*python_installations(), *spec.readonly_paths]:
             real = os.path.realpath(path)
             if not os.path.exists(real):
                 raise SandboxUnavailable(f"read-only path {path!r} does not exist on this host")
-            args += ["--ro-bind", real, real]
-        args += ["--bind", str(home), INSIDE_HOME, "--chdir", INSIDE_HOME]
+            if self.privileged and not _readable_by_others(real):
+                raise SandboxUnavailable(
+                    f"read-only path {path!r} is not readable by other users, and the agent is not root: "
+                    "make it world-readable (e.g. chmod o+rX) or choose another path"
+                )
+            m.add("--ro-bind", real, source=real)
+        m.add("--tmpfs", INSIDE_HOME, "--perms", "0777", "--size", str(disk - disk // TMP_SHARE))
+        program: list[str] = []
+        if link_dir is not None:
+            links = [f"{port}:{INSIDE_SOCKETS}/{port}.sock" for port in spec.ports]
+            m.add("--ro-bind", INSIDE_SOCKETS, source=str(link_dir))
+            compiled = compiled_forwarder()
+            if compiled is not None:
+                m.add("--ro-bind", INSIDE_COMPILED_FORWARDER, source=str(compiled))
+                program = [INSIDE_COMPILED_FORWARDER, *links, "--"]
+            else:
+                m.add("--ro-bind", INSIDE_FORWARDER, source=str(FORWARDER_SOURCE))
+                program = [self.python, "-I", "-S", INSIDE_FORWARDER, *links, "--"]
+        args += m.args + ["--chdir", INSIDE_HOME]
         for key, value in self._environment(spec).items():
             args += ["--setenv", key, value]
-        args.append("--")
-        if link_dir is None:
-            return args + list(spec.argv)
-        args = args[:-1] + ["--ro-bind", str(link_dir), os.path.dirname(INSIDE_SOCKET)]
-        link = f"{spec.gateway_port}:{INSIDE_SOCKET}"
-        compiled = compiled_forwarder()
-        if compiled is not None:
-            args += ["--ro-bind", str(compiled), INSIDE_COMPILED_FORWARDER, "--"]
-            return args + [INSIDE_COMPILED_FORWARDER, link, "--", *spec.argv]
-        args += ["--ro-bind", str(FORWARDER_SOURCE), INSIDE_FORWARDER, "--"]
-        return args + [self.python, "-I", "-S", INSIDE_FORWARDER, link, "--", *spec.argv]
+        stage = _userns.first_stage(self.setpriv) if self.privileged else []
+        return [*args, "--", *stage, *program, *spec.argv]
 
     def _environment(self, spec: AgentProcess) -> dict[str, str]:
         env = {
@@ -136,31 +223,47 @@ class LocalSandbox:
         env.update(spec.env)
         return env
 
+    @property
+    def _agent_owner(self) -> tuple[int, int] | None:
+        """Who must own what the agent uses on the host (its link sockets), if not the harness."""
+        return (self.agent_host_uid, self.agent_host_uid) if self.privileged else None
+
     async def run(self, spec: AgentProcess) -> ProcessOutcome:
-        if spec.gateway_port is not None and spec.gateway_port < 1024:
+        low = [p for p in spec.ports if p < 1024]
+        if low:
             raise SandboxUnavailable(
-                f"gateway port {spec.gateway_port} is privileged: the sandbox drops the capability to listen on "
-                "ports below 1024, so serve the gateway on an unprivileged port"
+                f"port {low[0]} is privileged: the sandbox drops the capability to listen on "
+                "ports below 1024, so serve the gateway (and any extra endpoint) on an unprivileged port"
             )
         t0 = time.perf_counter()
         started_at = datetime.now(UTC)
         notes: list[str] = []
         cgroup = self._cgroup(spec, notes)
-        private = Path(tempfile.mkdtemp(prefix="mcpbench-sandbox-"))
+        sync = _userns.Handshake() if self.privileged else None
+        abort = asyncio.Event()
+        links: list[GatewayLink] = []
         try:
-            home, etc_dir = private / "home", private / "etc"
-            home.mkdir()
+            private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{owner_tag()}"))
+        except BaseException:
+            await asyncio.to_thread(_clean_up, cgroup, None)
+            raise
+        try:
+            etc_dir = private / "etc"
             etc_dir.mkdir()
             (etc_dir / "passwd").write_text(PASSWD)
             (etc_dir / "group").write_text(GROUP)
             link_dir = None
-            if spec.gateway_port is not None:
+            if spec.ports:
                 link_dir = private / "link"
                 link_dir.mkdir(mode=0o700)
-            argv = self.command(spec, home=home, link_dir=link_dir, etc_dir=etc_dir)
+                if self._agent_owner is not None:
+                    os.chown(link_dir, *self._agent_owner)
+            argv = self.command(spec, link_dir=link_dir, etc_dir=etc_dir,
+                                sync_fds=sync.child_fds if sync is not None else None)
             async with contextlib.AsyncExitStack() as stack:
-                if link_dir is not None:
-                    await stack.enter_async_context(GatewayLink(link_dir / "gateway.sock", spec.gateway_port))
+                for port in spec.ports if link_dir is not None else ():
+                    link = GatewayLink(link_dir / f"{port}.sock", port, on_flood=abort.set, owner=self._agent_owner)
+                    links.append(await stack.enter_async_context(link))
                 proc = await asyncio.create_subprocess_exec(
                     *_limits.entry_prefix(cgroup, spec.limits),
                     *argv,
@@ -169,8 +272,8 @@ class LocalSandbox:
                     stderr=asyncio.subprocess.PIPE,
                     env={},
                     start_new_session=True,
+                    pass_fds=sync.child_fds if sync is not None else (),
                 )
-                startup_ms = (time.perf_counter() - t0) * 1000
 
                 def kill_tree() -> None:
                     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -178,12 +281,27 @@ class LocalSandbox:
                     if cgroup is not None:
                         cgroup.kill_all()
 
-                watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree)
+                if sync is not None:
+                    try:
+                        await sync.complete(self.agent_host_uid)
+                    except BaseException:
+                        kill_tree()
+                        with contextlib.suppress(Exception):
+                            await asyncio.wait_for(proc.wait(), 5)
+                        raise
+                startup_ms = (time.perf_counter() - t0) * 1000
+                watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree,
+                                      abort=abort)
             usage = cgroup.usage() if cgroup is not None else None
         finally:
+            if sync is not None:
+                sync.close()
             await asyncio.to_thread(_clean_up, cgroup, private)  # rmdir of a memory cgroup takes ms
         if failure := _limits.entry_failure(watched):
             raise SandboxUnavailable(f"the local sandbox could not apply the run's limits: {failure}")
+        refused = sum(link.refused for link in links)
+        if refused:
+            notes.append(f"refused {refused} connection(s) past {links[0].max_connections} held at once; run ended")
         return _limits.outcome(
             self.name,
             watched,
@@ -193,6 +311,7 @@ class LocalSandbox:
             pids_limited=bool(usage and usage.pids_limited),
             enforced_by=cgroup.label if cgroup is not None else "rlimit",
             notes=notes,
+            abort_reason="connection limit",
         )
 
     def _cgroup(self, spec: AgentProcess, notes: list[str]) -> RunCgroup | None:
@@ -206,10 +325,17 @@ class LocalSandbox:
             return None
 
 
-def _clean_up(cgroup: RunCgroup | None, private: Path) -> None:
+def _readable_by_others(path: str) -> bool:
+    mode = os.stat(path).st_mode
+    need = 0o005 if os.path.isdir(path) else 0o004
+    return mode & need == need
+
+
+def _clean_up(cgroup: RunCgroup | None, private: Path | None) -> None:
     if cgroup is not None:
         try:
             cgroup.remove()
         except OSError as exc:
             log.warning("could not remove cgroup %s: %s", cgroup.dirs[0], exc)
-    shutil.rmtree(private, ignore_errors=True)
+    if private is not None:
+        shutil.rmtree(private, ignore_errors=True)

@@ -18,9 +18,25 @@ from pydantic import BaseModel, Field
 from servers.kit import ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
 
+WORKSPACE_PREFIX = "mcpbench-fs-"
+_swept: set[str] = set()
+
+
 def _memory_dir() -> str | None:
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def _workspace_parent() -> str:
+    """Where workspaces go; on first use in a process, the workspaces of dead processes there are
+    removed (a process killed with SIGKILL cannot remove its own: they may hold a private task's files)."""
+    from mcpbench.sandbox._owner import sweep
+
+    parent = _memory_dir() or tempfile.gettempdir()
+    if parent not in _swept:
+        _swept.add(parent)
+        sweep(Path(parent), WORKSPACE_PREFIX)
+    return parent
 
 
 PathArg = Annotated[str, Field(description="Path relative to the workspace root, e.g. 'docs/notes.md'")]
@@ -37,7 +53,10 @@ class FilesystemTools(Toolset[FilesystemState]):
     def __init__(self, state: FilesystemState) -> None:
         super().__init__(state)
         # In memory where the machine has it (/dev/shm): a private task's files never touch the disk.
-        self._tmp = tempfile.TemporaryDirectory(prefix="mcpbench-fs-", dir=_memory_dir())
+        # Named after this process, so a later one can tell it is a dead process's leftover.
+        from mcpbench.sandbox._owner import owner_tag
+
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{owner_tag()}", dir=_workspace_parent())
         self.root = Path(self._tmp.name).resolve()
         for d in state.directories:
             (self.root / d).mkdir(parents=True, exist_ok=True)

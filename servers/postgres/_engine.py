@@ -28,6 +28,10 @@ STATEMENT_TIMEOUT_S = 5.0
 MAX_TOTAL_ROWS = 50_000
 
 _HARDENING = (
+    # Never spill to disk: by default an in-memory database offloads large intermediates to `.tmp`
+    # under the working directory, task values in plaintext. Past the memory limit a query fails.
+    # (First: once external access is off, the setting can no longer change.)
+    "SET temp_directory = ''",
     "SET enable_external_access = false",
     "SET autoinstall_known_extensions = false",
     "SET autoload_known_extensions = false",

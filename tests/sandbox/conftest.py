@@ -56,10 +56,27 @@ class _GatewayHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def gateway_port() -> Iterator[int]:
-    """A tiny HTTP server on a host loopback port, standing in for the MCP gateway."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _GatewayHandler)
+class _ModelGatewayHandler(_GatewayHandler):
+    def do_GET(self) -> None:
+        self._reply(b"model gateway here")
+
+
+class _SizeLimitedHandler(_GatewayHandler):
+    """Refuses a body over 4 MiB as the MCP gateway does: 413 and close, the body left unread."""
+
+    def do_POST(self) -> None:
+        if int(self.headers["Content-Length"]) > 4 << 20:
+            self.close_connection = True
+            self.send_response(413)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return
+        super().do_POST()
+
+
+def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -67,6 +84,24 @@ def gateway_port() -> Iterator[int]:
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def gateway_port() -> Iterator[int]:
+    """A tiny HTTP server on a host loopback port, standing in for the MCP gateway."""
+    yield from _serve(_GatewayHandler)
+
+
+@pytest.fixture
+def second_endpoint() -> Iterator[int]:
+    """Another loopback HTTP server, standing in for the model gateway (an ``extra_ports`` endpoint)."""
+    yield from _serve(_ModelGatewayHandler)
+
+
+@pytest.fixture
+def size_limited_gateway() -> Iterator[int]:
+    """A stand-in gateway that refuses request bodies over 4 MiB."""
+    yield from _serve(_SizeLimitedHandler)
 
 
 class _Listener:

@@ -62,18 +62,18 @@ def test_a_missing_read_only_path_is_reported_before_anything_runs():
 def test_the_bubblewrap_command_unshares_everything_and_drops_all_capabilities(tmp_path, monkeypatch):
     monkeypatch.setenv("MCPBENCH_FORWARDER", "python")
     spec = AgentProcess(argv=["agent"], gateway_port=8123, timeout_s=5)
-    argv = LocalSandbox().command(spec, home=tmp_path, link_dir=tmp_path, etc_dir=tmp_path)
-    for flag in ("--unshare-all", "--die-with-parent", "--new-session", "--clearenv"):
+    argv = LocalSandbox().command(spec, link_dir=tmp_path, etc_dir=tmp_path, sync_fds=(5, 6))
+    for flag in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"):
         assert flag in argv
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
     assert "--share-net" not in argv
-    assert argv[-5:] == ["-S", "/run/mcpbench/forwarder.py", "8123:/run/mcpbench/link/gateway.sock", "--", "agent"]
+    assert argv[-5:] == ["-S", "/run/mcpbench/forwarder.py", "8123:/run/mcpbench/link/8123.sock", "--", "agent"]
     setenv = {argv[i + 1]: argv[i + 2] for i, a in enumerate(argv) if a == "--setenv"}
     assert setenv["MCPBENCH_MCP_URL"] == "http://127.0.0.1:8123/mcp"
     monkeypatch.delenv("MCPBENCH_FORWARDER")
     if compiled_forwarder() is not None:
-        argv = LocalSandbox().command(spec, home=tmp_path, link_dir=tmp_path, etc_dir=tmp_path)
-        assert argv[-4:] == ["/run/mcpbench/forwarder", "8123:/run/mcpbench/link/gateway.sock", "--", "agent"]
+        argv = LocalSandbox().command(spec, link_dir=tmp_path, etc_dir=tmp_path, sync_fds=(5, 6))
+        assert argv[-4:] == ["/run/mcpbench/forwarder", "8123:/run/mcpbench/link/8123.sock", "--", "agent"]
 
 
 def test_resource_limits_reject_values_that_would_break_the_sandbox():

@@ -9,7 +9,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mcpbench.sandbox import AgentProcess, get_sandbox
+import pytest
+
+from mcpbench.sandbox import AgentProcess, SandboxUnavailable, get_sandbox
 
 from .conftest import python_agent, run_agent
 
@@ -114,6 +116,7 @@ def test_a_read_only_path_under_tmp_stays_visible_beside_the_private_tmp():
     # CI may check the project out under /tmp: the private tmpfs must not hide it.
     shared = Path(tempfile.mkdtemp(dir="/tmp", prefix="mcpbench-ro-"))
     try:
+        shared.chmod(0o755)  # the agent is not root: what it reads must be readable by others
         (shared / "agent_data.txt").write_text("visible")
         source = f"print(open({str(shared / 'agent_data.txt')!r}).read()); open('/tmp/own.txt', 'w').write('x')"
         spec = python_agent(source, timeout_s=10, readonly_paths=(str(shared),))
@@ -123,3 +126,11 @@ def test_a_read_only_path_under_tmp_stays_visible_beside_the_private_tmp():
         assert not (Path("/tmp") / "own.txt").exists()
     finally:
         shutil.rmtree(shared)
+
+
+def test_a_read_only_path_only_root_can_read_is_refused_by_name(tmp_path):
+    private = tmp_path / "root-only"
+    private.mkdir(mode=0o700)
+    spec = python_agent("pass", timeout_s=10, readonly_paths=(str(private),))
+    with pytest.raises(SandboxUnavailable, match="root-only.*not readable"):
+        run_agent(get_sandbox("local"), spec)
