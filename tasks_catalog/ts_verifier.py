@@ -91,3 +91,27 @@ def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> li
         verdict = item["verdict"] if isinstance(item, dict) else item
         out.append(verdict if isinstance(verdict, bool) else NoVerdict(i, str(item.get("error", "no verdict"))))
     return out
+
+
+def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
+                          *, break_kind: str | None = None) -> list[list[dict[str, Any]]]:
+    """The TypeScript verifier's frame violations on ``(server, initial, final, frame)`` cases, in order:
+    per case a list of ``{entity, id, change, fields, reason}`` (empty when the frame held).
+    ``break_kind`` (a test hook) makes it blind to that entity kind."""
+    payload = json.dumps([{"server": s, "initial": a, "final": b, "frame": f} for s, a, b, f in cases])
+    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
+    if break_kind is not None:
+        env[BREAK_ENV] = f"frame:{break_kind}"
+    proc = subprocess.run(["node", str(CLI), "--frames"], input=payload, capture_output=True, text=True,
+                          timeout=120, env=env, encoding="utf-8")
+    if proc.returncode != 0:
+        raise TypeScriptVerifierError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout)
+    if not isinstance(out, list) or len(out) != len(cases):
+        raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of frame judgements")
+    answers = []
+    for i, item in enumerate(out):
+        if not isinstance(item, dict) or "violations" not in item:
+            raise TypeScriptVerifierError(f"case {i}: TypeScript verifier could not judge the frame: {item!r}")
+        answers.append(item["violations"])
+    return answers

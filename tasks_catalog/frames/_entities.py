@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -86,7 +87,8 @@ def server_entities(server: str) -> ServerEntities:
 
 
 def render_scalar(value: Any) -> str:
-    """A JSON scalar as id text, identically in both verifiers (numbers as JavaScript prints them)."""
+    """A JSON scalar as id text, identically in both verifiers: numbers as JavaScript's
+    ``Number.prototype.toString`` prints them (``30.0`` is ``30``, ``1e-05`` is ``0.00001``)."""
     if value is None:
         return "null"
     if value is True:
@@ -96,17 +98,31 @@ def render_scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        text = repr(value)
-        mantissa, e, exponent = text.partition("e")
-        if e:
-            sign = "-" if exponent.startswith("-") else "+"
-            return f"{mantissa}e{sign}{int(exponent.lstrip('+-'))}"
-        return text
+        return _js_number(value)
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _js_number(x: float) -> str:
+    if x == 0:
+        return "0"
+    if not math.isfinite(x):
+        return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
+    sign = "-" if x < 0 else ""
+    digits_tuple = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, digits_tuple.digits))
+    k = len(digits)
+    n = k + digits_tuple.exponent  # value = 0.<digits> x 10^n
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    exponent = n - 1
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{mantissa}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
 
 
 class _Scope:
@@ -170,6 +186,14 @@ def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positi
             yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1])
 
 
+def _fold(name: str) -> str:
+    """Identifier folding of the SQL engine: ASCII letters lower-cased, nothing else."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def _row_fields(kind: Kind, scope: _Scope) -> tuple[dict[str, Any], str]:
     table = scope.items[-2]
     columns = [c.get("name") if isinstance(c, dict) else c for c in table.get(kind.row[0], [])]
@@ -177,8 +201,8 @@ def _row_fields(kind: Kind, scope: _Scope) -> tuple[dict[str, Any], str]:
     fields = dict(zip(columns, row if isinstance(row, list) else [], strict=False))
     keys = table.get(kind.row[1]) or []
     if keys:
-        folded = {str(c).lower(): c for c in columns}
-        values = [fields.get(folded.get(str(k).lower(), k)) for k in keys]
+        folded = {_fold(str(c)): c for c in columns}
+        values = [fields.get(folded.get(_fold(str(k)), k)) for k in keys]
         return fields, ",".join(render_scalar(v) for v in values)
     cells = (json.dumps(v, ensure_ascii=False) if isinstance(v, str) else render_scalar(v) for v in fields.values())
     return fields, "~[" + ",".join(cells) + "]"

@@ -59,6 +59,12 @@ the state, and the order of evaluation inside `all`/`any` cannot change a verdic
 - **Missing objects**: when the object a primitive is about does not exist in the final state (no
   such file, issue, channel, row, ...), the primitive is **false**, never an error. So
   `{{"not": {{"<server>.<name>": ...}}}}` over a missing object is true.
+- **Ids as well as names**: an argument that names a channel, user, calendar, event, label, page,
+  database or customer also accepts that object's stable id (the ids of docs/frames.md), so a guard
+  written with an id still sees the object after a rename: `{{"not": {{"slack.channelArchived":
+  {{"channel": "C05INC2047"}}}}}}` holds only while that channel is active, whatever it is called by
+  then. Guards (`not ...`) should name objects by id wherever the server has one; the gate accepts an
+  id that the initial state holds as named.
 - **Lists in arguments** (e.g. members, files) mean "each of these is present"; other items may be
   present too, unless the primitive says otherwise.
 - **Optional arguments** that are absent do not constrain the verdict, unless the primitive says

@@ -1,5 +1,5 @@
-"""Calendar primitives. A calendar is identified by its name (unique in the account); an event by its
-title (or, in eventHasAttendee, its id). Times are the state's canonical strings: ``2026-03-18T10:00``
+"""Calendar primitives. A calendar is identified by its name (unique in the account) or its id; an event
+by its title or its id, so a guard written with an id still sees the calendar or event after a rename. Times are the state's canonical strings: ``2026-03-18T10:00``
 (local to the account's time zone) or ``2026-03-18`` for an all-day event."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})
 
 
 class EventExists(Args):
-    """True when some event's title equals `title` exactly (case-sensitive) and, if given, it is in the
-    calendar whose name equals `calendar` exactly, and its start equals `start` exactly as a canonical
+    """True when some event's title (or id) equals `title` exactly (case-sensitive) and, if given, it is
+    in the calendar whose name or id equals `calendar` exactly, and its start equals `start` exactly as a canonical
     time string (`2026-03-18T10:00`, or `2026-03-18` for an all-day event; no seconds, no offset)."""
 
     title: Name
@@ -38,24 +38,24 @@ class EventHasAttendee(Args):
 
 
 class CalendarExists(Args):
-    """True when a calendar whose name equals `calendar` exactly (case-sensitive) exists."""
+    """True when a calendar whose name or id equals `calendar` exactly (case-sensitive) exists."""
 
     calendar: Name
 
 
 class EventCount(Args):
-    """True when the number of events that are in the calendar named `calendar` (if given; all
-    calendars otherwise) and whose title matches regex `title_pattern` (if given; search semantics,
-    case-sensitive) equals `count` (a number, compared numerically). False when `calendar` is given and
-    no calendar has that name, whatever `count` is."""
+    """True when the number of events that are in the calendar whose name or id is `calendar` (if
+    given; all calendars otherwise) and whose title matches regex `title_pattern` (if given; search
+    semantics, case-sensitive) equals `count` (a number, compared numerically). False when `calendar` is
+    given and no calendar has that name or id, whatever `count` is."""
 
     count: Annotated[int | float, Field(ge=0)]
     calendar: Name | None = None
     title_pattern: Pattern | None = OPTIONAL_PATTERN
 
 
-def _calendar_id(state: CalendarState, name: str) -> str | None:
-    return next((c.id for c in state.calendars if c.name == name), None)
+def _calendar_id(state: CalendarState, ref: str) -> str | None:
+    return next((c.id for c in state.calendars if ref in (c.name, c.id)), None)
 
 
 def _in_calendar(state: CalendarState, event: Event, name: str | None) -> bool:
@@ -65,7 +65,7 @@ def _in_calendar(state: CalendarState, event: Event, name: str | None) -> bool:
 @primitive("calendar", "eventExists", EventExists)
 def event_exists(state: CalendarState, args: EventExists) -> bool:
     return any(
-        e.title == args.title and _in_calendar(state, e, args.calendar) and (args.start is None or e.start == args.start)
+        args.title in (e.title, e.id) and _in_calendar(state, e, args.calendar) and (args.start is None or e.start == args.start)
         for e in state.events
     )
 

@@ -69,7 +69,7 @@ def message_label_applied(state: GmailState, args: MessageLabelApplied) -> bool:
     if args.label in SYSTEM_LABELS:
         label_id = args.label
     else:
-        label_id = next((label.id for label in state.labels if label.name == args.label), None)
+        label_id = next((label.id for label in state.labels if args.label in (label.name, label.id)), None)
         if label_id is None:
             return False
     return any(m.id == args.message and label_id in m.label_ids for m in state.messages)

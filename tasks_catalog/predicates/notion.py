@@ -1,6 +1,7 @@
-"""Notion primitives. Pages and databases are identified by their exact title (case-sensitive), never
-by id, and only objects that are not archived count. Where several live objects share a title, a
-primitive holds when it holds for any of them.
+"""Notion primitives. Pages and databases are identified by their exact title (case-sensitive) or their
+id, so a guard written with an id still sees the object after a rename; only objects that are not
+archived count. Where several live objects share a title, a primitive holds when it holds for any of
+them.
 
 A page's property values are its ``properties`` plus its title, under the name of its title
 property: the database's title column for a row (e.g. ``Name``), ``title`` for other pages. A
@@ -24,16 +25,16 @@ Value = Scalar | list[str]
 
 
 class PageExists(Args):
-    """True when a page (free-standing or a database row) that is not archived has title exactly
-    `title`. With `parent`, that page's parent must be a page or database, not archived, whose title is
-    exactly `parent` (a page at the top of the workspace has no parent and never matches)."""
+    """True when a page (free-standing or a database row) that is not archived has title (or id) exactly
+    `title`. With `parent`, that page's parent must be a page or database, not archived, whose title or
+    id is exactly `parent` (a page at the top of the workspace has no parent and never matches)."""
 
     title: Name
     parent: Name | None = None
 
 
 class DatabaseHasRow(Args):
-    """True when a database titled exactly `database`, not archived, has a row (a page whose parent is
+    """True when a database titled exactly `database` (or with that id), not archived, has a row (a page whose parent is
     that database, not archived) whose value equals the given value for every property named in
     `where` (the title column included). An empty `where` asks for any row."""
 
@@ -42,7 +43,7 @@ class DatabaseHasRow(Args):
 
 
 class PagePropertyEquals(Args):
-    """True when a page titled exactly `page`, not archived, has property `property` equal to `value`.
+    """True when a page titled exactly `page` (or with that id), not archived, has property `property` equal to `value`.
     `property` may be the page's title property (``title`` outside a database)."""
 
     page: Name
@@ -51,7 +52,7 @@ class PagePropertyEquals(Args):
 
 
 class DatabaseExists(Args):
-    """True when a database titled exactly `title` exists and is not archived."""
+    """True when a database titled exactly `title` (or with that id) exists and is not archived."""
 
     title: Name
 
@@ -66,7 +67,7 @@ def equal(expected: Value, actual: object) -> bool:
 
 
 def _live_pages(state: NotionState, title: str) -> list[Page]:
-    return [p for p in state.pages if p.title == title and not p.archived]
+    return [p for p in state.pages if title in (p.title, p.id) and not p.archived]
 
 
 def _has(values: dict, name: str, expected: Value) -> bool:
@@ -81,7 +82,7 @@ def page_exists(state: NotionState, args: PageExists) -> bool:
         if page.parent_id is None:
             continue
         parent = state.page(page.parent_id) or state.database(page.parent_id)
-        if parent is not None and parent.title == args.parent and not parent.archived:
+        if parent is not None and args.parent in (parent.title, parent.id) and not parent.archived:
             return True
     return False
 
@@ -89,7 +90,7 @@ def page_exists(state: NotionState, args: PageExists) -> bool:
 @primitive("notion", "databaseHasRow", DatabaseHasRow)
 def database_has_row(state: NotionState, args: DatabaseHasRow) -> bool:
     for db in state.databases:
-        if db.title != args.database or db.archived:
+        if args.database not in (db.title, db.id) or db.archived:
             continue
         for row in state.pages:
             if row.parent_id != db.id or row.archived:
@@ -107,4 +108,4 @@ def page_property_equals(state: NotionState, args: PagePropertyEquals) -> bool:
 
 @primitive("notion", "databaseExists", DatabaseExists)
 def database_exists(state: NotionState, args: DatabaseExists) -> bool:
-    return any(db.title == args.title and not db.archived for db in state.databases)
+    return any(args.title in (db.title, db.id) and not db.archived for db in state.databases)

@@ -9,14 +9,20 @@
  * (the conformance test compares it with the Python registry). `--timing` adds one line of JSON on
  * stderr, `{"parse_ms", "evaluate_ms"}`, for bench/verifier_bench.py.
  *
- * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts: a test hook that proves the
- * conformance run catches a broken primitive. Never set it elsewhere.
+ * `node dist/cli.js --frames`: read `[{"server", "initial", "final", "frame"}, ...]` (two dumped states
+ * and a frame, docs/frames.md) and answer, per case, `{"violations": [{entity, id, change, fields,
+ * reason}, ...]}`, or `{"error": ...}` for a case it cannot judge.
+ *
+ * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts; MCPBENCH_TS_BREAK=frame:<server.kind>
+ * makes the frame blind to that entity kind: test hooks that prove the conformance run catches a broken
+ * verifier. Never set them elsewhere.
  */
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 import { InputError, parseCases, verdicts } from "./verdicts";
+import { frameAnswers } from "./frameCases";
 import { PRIMITIVES } from "./predicate";
 
 function main(argv: string[]): number {
@@ -28,6 +34,16 @@ function main(argv: string[]): number {
   }
   const text = readFileSync(0, "utf8");
   const broken = process.env.MCPBENCH_TS_BREAK || null;
+  if (argv.includes("--frames")) {
+    try {
+      const answers = frameAnswers(JSON.parse(text), broken !== null && broken.startsWith("frame:") ? broken.slice(6) : null);
+      process.stdout.write(JSON.stringify(answers) + "\n");
+      return 0;
+    } catch (exc) {
+      process.stderr.write(`${(exc as Error).message}\n`);
+      return 2;
+    }
+  }
   if (broken !== null && !PRIMITIVES.has(broken)) {
     process.stderr.write(`MCPBENCH_TS_BREAK names no primitive: ${broken}\n`);
     return 2;

@@ -7,3 +7,5 @@ export type { Case, Verdict } from "./verdicts";
 export { search, translate, PatternError } from "./pattern";
 export { countRows, SqlFailure } from "./sql";
 export { same, Undecidable } from "./values";
+export { declaration, describe, diff, extract, frameViolations, judge, jsonEqual, renderScalar, FrameError } from "./frame";
+export type { Change, Declaration, KindDeclaration, Violation } from "./frame";

@@ -1,13 +1,13 @@
-/** Calendar primitives (tasks_catalog/predicates/calendar.py). Calendars by name, events by title (or
- * id, in eventHasAttendee); times as the state's canonical strings. */
+/** Calendar primitives (tasks_catalog/predicates/calendar.py). Calendars by name or id, events by title
+ * or id; times as the state's canonical strings. */
 
 import { Name, Num, Pattern, optional, required } from "../args";
 import { arg, definePrimitives } from "../registry";
 import { search } from "../pattern";
 import { JsonObject, list, same, str } from "../values";
 
-function calendarId(state: JsonObject, name: string): string | null {
-  const found = list(state, "calendars").find((c) => str(c, "name") === name);
+function calendarId(state: JsonObject, ref: string): string | null {
+  const found = list(state, "calendars").find((c) => str(c, "name") === ref || str(c, "id") === ref);
   return found === undefined ? null : str(found, "id");
 }
 
@@ -20,7 +20,7 @@ export default definePrimitives("calendar", {
     const calendar = arg(args, "calendar") as string | null;
     const start = arg(args, "start") as string | null;
     return list(state, "events").some((e) =>
-      str(e, "title") === args.title && inCalendar(state, e, calendar) && (start === null || str(e, "start") === start));
+      (str(e, "title") === args.title || str(e, "id") === args.title) && inCalendar(state, e, calendar) && (start === null || str(e, "start") === start));
   }],
   eventHasAttendee: [{ event: required(Name), attendee: required(Name) }, (state, args) =>
     list(state, "events").some((e) =>

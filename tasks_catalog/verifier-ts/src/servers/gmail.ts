@@ -26,7 +26,7 @@ export default definePrimitives("gmail", {
     const label = args.label as string;
     let labelId: string | null = label;
     if (!SYSTEM_LABELS.has(label)) {
-      const user = list(state, "labels").find((l) => str(l, "name") === label);
+      const user = list(state, "labels").find((l) => str(l, "name") === label || str(l, "id") === label);
       if (user === undefined) return false;
       labelId = str(user, "id");
     }

@@ -1,5 +1,5 @@
-/** Notion primitives (tasks_catalog/predicates/notion.py). Pages and databases by exact title; only
- * objects that are not archived count. */
+/** Notion primitives (tasks_catalog/predicates/notion.py). Pages and databases by exact title or id;
+ * only objects that are not archived count. */
 
 import { DictOf, ListOf, Name, OneOf, Scalar, Text, optional, required } from "../args";
 import { arg, definePrimitives } from "../registry";
@@ -20,7 +20,8 @@ export function equal(expected: Json | undefined, actual: Json | undefined): boo
 }
 
 const live = (state: JsonObject, title: string) =>
-  list(state, "pages").filter((p) => str(p, "title") === title && get(p, "archived") !== true);
+  list(state, "pages").filter((p) => (str(p, "title") === title || str(p, "id") === title) && get(p, "archived") !== true);
+const named = (x: JsonObject, ref: unknown) => str(x, "title") === ref || str(x, "id") === ref;
 const byId = (items: JsonObject[], id: string) => items.find((x) => str(x, "id") === id);
 
 /** A page's property values: its `properties` plus its title under its title property's name. */
@@ -52,14 +53,14 @@ export default definePrimitives("notion", {
       const parentId = str(page, "parent_id");
       if (parentId === null) continue;
       const owner = byId(list(state, "pages"), parentId) ?? byId(list(state, "databases"), parentId);
-      if (owner !== undefined && str(owner, "title") === parent && get(owner, "archived") !== true) return true;
+      if (owner !== undefined && named(owner, parent) && get(owner, "archived") !== true) return true;
     }
     return false;
   }],
   databaseHasRow: [{ database: required(Name), where: required(DictOf(Value)) }, (state, args) => {
     const where = Object.entries(args.where as JsonObject);
     for (const db of list(state, "databases")) {
-      if (str(db, "title") !== args.database || get(db, "archived") === true) continue;
+      if (!named(db, args.database) || get(db, "archived") === true) continue;
       for (const row of list(state, "pages")) {
         if (str(row, "parent_id") !== str(db, "id") || get(row, "archived") === true) continue;
         const values = valuesOf(state, row);
@@ -71,5 +72,5 @@ export default definePrimitives("notion", {
   pagePropertyEquals: [{ page: required(Name), property: required(Name), value: required(Value) }, (state, args) =>
     live(state, args.page as string).some((p) => holds(valuesOf(state, p), args.property as string, args.value as Json))],
   databaseExists: [{ title: required(Name) }, (state, args) =>
-    list(state, "databases").some((db) => str(db, "title") === args.title && get(db, "archived") !== true)],
+    list(state, "databases").some((db) => named(db, args.title) && get(db, "archived") !== true)],
 });

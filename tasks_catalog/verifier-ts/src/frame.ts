@@ -1,0 +1,274 @@
+/**
+ * The frame (docs/frames.md): diff two dumped states entity by entity, keyed by the stable ids that
+ * tasks_catalog/frames/entities.json declares, and judge the changes against a task's allowances.
+ * Written to agree with tasks_catalog/frames (Python) on every case of the conformance corpus.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { isObject, Json, JsonObject } from "./values";
+
+export interface KindDeclaration {
+  path: string[];
+  id: string;
+  fields: string[] | null;
+  value?: string;
+  extra?: { [name: string]: string };
+  row?: { columns: string; primary_key: string };
+}
+
+export interface ServerDeclaration {
+  benign?: string[];
+  kinds: { [name: string]: KindDeclaration };
+}
+
+export interface Declaration {
+  version: number;
+  servers: { [server: string]: ServerDeclaration };
+}
+
+export type ChangeKind = "create" | "update" | "delete";
+
+export interface Change {
+  entity: string;
+  id: string;
+  change: ChangeKind;
+  fields: string[];
+  before: JsonObject | null;
+  after: JsonObject | null;
+}
+
+export interface Violation {
+  entity: string;
+  id: string;
+  change: ChangeKind;
+  fields: string[];
+  reason: string;
+}
+
+/** Where the one declaration lives, relative to the built `dist/` (tasks_catalog/frames/entities.json). */
+export const DECLARATION_PATH = join(__dirname, "..", "..", "frames", "entities.json");
+let cached: Declaration | null = null;
+
+export function declaration(): Declaration {
+  if (cached === null) cached = JSON.parse(readFileSync(DECLARATION_PATH, "utf8")) as Declaration;
+  return cached;
+}
+
+export class FrameError extends Error {
+  override name = "FrameError";
+}
+
+/** Number.prototype.toString for numbers; the text of every other scalar (tasks_catalog/frames render_scalar). */
+export function renderScalar(value: Json | undefined): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+/** JSON equality: `1` equals `1.0`, `true` never equals `1`, object key order is ignored. */
+export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+interface Scope {
+  items: Json[];
+  keys: (string | null)[];
+  positions: number[];
+}
+
+const PLACEHOLDER = /\{([^{}]+)\}/g;
+const LONE = /^\{([^{}]+)\}$/;
+
+function lookup(scope: Scope, ref: string, rowKey: string | null): Json {
+  const dot = ref.lastIndexOf(".");
+  const level = dot < 0 ? "" : ref.slice(0, dot);
+  const name = dot < 0 ? ref : ref.slice(dot + 1);
+  const depth = level === "" ? scope.items.length - 1 : Number(level) + 1; // items[0] is the state itself
+  if (name === "$key") return rowKey !== null ? rowKey : (scope.keys[depth] ?? null);
+  if (name === "$value") return scope.items[depth] ?? null;
+  if (name === "$n") return scope.positions[depth] ?? null;
+  const item = scope.items[depth];
+  return isObject(item) && Object.prototype.hasOwnProperty.call(item, name) ? (item[name] as Json) : null;
+}
+
+function fill(template: string, scope: Scope, rowKey: string | null): Json {
+  const whole = LONE.exec(template);
+  if (whole !== null) return lookup(scope, whole[1] as string, rowKey);
+  return template.replace(PLACEHOLDER, (_, ref: string) => renderScalar(lookup(scope, ref, rowKey)));
+}
+
+function* walk(node: Json, path: string[], scope: Scope): Generator<Scope> {
+  if (path.length === 0) {
+    yield scope;
+    return;
+  }
+  const [head, ...rest] = path as [string, ...string[]];
+  const coll = isObject(node) && Object.prototype.hasOwnProperty.call(node, head) ? node[head] : undefined;
+  if (Array.isArray(coll)) {
+    for (let i = 0; i < coll.length; i++) {
+      const item = coll[i] as Json;
+      yield* walk(item, rest, { items: [...scope.items, item], keys: [...scope.keys, null], positions: [...scope.positions, i + 1] });
+    }
+  } else if (isObject(coll)) {
+    let i = 0;
+    for (const [key, item] of Object.entries(coll)) {
+      i += 1;
+      yield* walk(item, rest, { items: [...scope.items, item], keys: [...scope.keys, key], positions: [...scope.positions, i] });
+    }
+  }
+}
+
+const foldAscii = (name: string) => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+function rowFields(row: { columns: string; primary_key: string }, scope: Scope): [JsonObject, string] {
+  const table = scope.items[scope.items.length - 2];
+  const item = scope.items[scope.items.length - 1];
+  const rawColumns = isObject(table) && Array.isArray(table[row.columns]) ? (table[row.columns] as Json[]) : [];
+  const columns = rawColumns.map((c) => (isObject(c) ? c.name : c));
+  const values = Array.isArray(item) ? item : [];
+  const fields: JsonObject = {};
+  columns.forEach((c, i) => {
+    if (i < values.length) fields[renderScalar(c as Json)] = values[i] as Json;
+  });
+  const keys = isObject(table) && Array.isArray(table[row.primary_key]) ? (table[row.primary_key] as Json[]) : [];
+  if (keys.length > 0) {
+    const folded = new Map(Object.keys(fields).map((c) => [foldAscii(c), c]));
+    const parts = keys.map((k) => {
+      const name = folded.get(foldAscii(renderScalar(k))) ?? renderScalar(k);
+      return renderScalar(Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : null);
+    });
+    return [fields, parts.join(",")];
+  }
+  const cells = Object.values(fields).map((v) => (typeof v === "string" ? JSON.stringify(v) : renderScalar(v)));
+  return [fields, "~[" + cells.join(",") + "]"];
+}
+
+/** The entities of one kind in `state`: stable id -> judged fields (a `#2`, `#3`... suffix tells apart ids that collide). */
+export function extract(kind: KindDeclaration, state: JsonObject): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
+  for (const scope of walk(state, kind.path, { items: [state], keys: [null], positions: [1] })) {
+    let rowKey: string | null = null;
+    let fields: JsonObject;
+    const item = scope.items[scope.items.length - 1] as Json;
+    if (kind.row !== undefined) {
+      [fields, rowKey] = rowFields(kind.row, scope);
+    } else if (kind.value !== undefined) {
+      fields = { [kind.value]: item };
+    } else {
+      if (!isObject(item)) continue;
+      fields = {};
+      for (const f of kind.fields ?? []) {
+        if (Object.prototype.hasOwnProperty.call(item, f)) fields[f] = item[f] as Json;
+      }
+    }
+    for (const [name, template] of Object.entries(kind.extra ?? {})) fields[name] = fill(template, scope, rowKey);
+    let ident = renderScalar(fill(kind.id, scope, rowKey));
+    if (out.has(ident)) {
+      let n = 2;
+      while (out.has(`${ident}#${n}`)) n += 1;
+      ident = `${ident}#${n}`;
+    }
+    out.set(ident, fields);
+  }
+  return out;
+}
+
+function serverDeclaration(server: string, decl: Declaration): ServerDeclaration {
+  const found = Object.prototype.hasOwnProperty.call(decl.servers, server) ? decl.servers[server] : undefined;
+  if (found === undefined) throw new FrameError(`entities.json declares no server ${JSON.stringify(server)}`);
+  return found;
+}
+
+const byId = (a: Change, b: Change) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Every entity created, deleted or changed between two dumped states, by kind (declaration order) then id. */
+export function diff(server: string, initial: JsonObject, final: JsonObject, decl: Declaration = declaration(),
+                     skipKind: string | null = null): Change[] {
+  const out: Change[] = [];
+  for (const [name, kind] of Object.entries(serverDeclaration(server, decl).kinds)) {
+    const entity = `${server}.${name}`;
+    if (entity === skipKind) continue;
+    const before = extract(kind, initial);
+    const after = extract(kind, final);
+    const changes: Change[] = [];
+    for (const [id, old] of before) {
+      const now = after.get(id);
+      if (now === undefined) {
+        changes.push({ entity, id, change: "delete", fields: [], before: old, after: null });
+      } else if (!jsonEqual(old, now)) {
+        const names = new Set([...Object.keys(old), ...Object.keys(now)]);
+        const own = (o: JsonObject, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+        const differ = [...names].filter((k) => !own(old, k) || !own(now, k) || !jsonEqual(old[k], now[k])).sort();
+        changes.push({ entity, id, change: "update", fields: differ, before: old, after: now });
+      }
+    }
+    for (const [id, now] of after) {
+      if (!before.has(id)) changes.push({ entity, id, change: "create", fields: [], before: null, after: now });
+    }
+    out.push(...changes.sort(byId));
+  }
+  return out;
+}
+
+function matches(a: JsonObject, c: Change): boolean {
+  const change = Array.isArray(a.change) ? a.change : ["update"];
+  if (a.entity !== c.entity || !change.includes(c.change)) return false;
+  if (Array.isArray(a.ids) && !a.ids.includes(c.id)) return false;
+  if (isObject(a.where)) {
+    const values = (c.change === "delete" ? c.before : c.after) as JsonObject;
+    for (const [k, v] of Object.entries(a.where)) {
+      if (!Object.prototype.hasOwnProperty.call(values, k) || !jsonEqual(values[k], v)) return false;
+    }
+  }
+  if (Array.isArray(a.fields) && c.change === "update") {
+    const allowed = a.fields;
+    if (!c.fields.every((f) => allowed.includes(f))) return false;
+  }
+  return true;
+}
+
+/** The changes no allowance allows. An allowance that more changes match than its `max` allows none of them. */
+export function judge(frame: JsonObject[], changes: Change[]): Violation[] {
+  const hits = changes.map((c) => frame.flatMap((a, i) => (matches(a, c) ? [i] : [])));
+  const counts = frame.map((_, i) => hits.filter((h) => h.includes(i)).length);
+  const over = frame.map((a, i) => typeof a.max === "number" && (counts[i] as number) > a.max);
+  const violations: Violation[] = [];
+  changes.forEach((c, j) => {
+    const mine = hits[j] as number[];
+    if (mine.some((i) => !over[i])) return;
+    let reason = "outside the frame";
+    if (mine.length > 0) {
+      const i = mine[0] as number;
+      reason = `frame[${i}] allows at most ${(frame[i] as JsonObject).max}, ${counts[i]} matched`;
+    }
+    violations.push({ entity: c.entity, id: c.id, change: c.change, fields: c.fields, reason });
+  });
+  return violations;
+}
+
+export function frameViolations(server: string, frame: JsonObject[], initial: JsonObject, final: JsonObject,
+                                skipKind: string | null = null): Violation[] {
+  return judge(frame, diff(server, initial, final, declaration(), skipKind));
+}
+
+const PAST: { [k in ChangeKind]: string } = { create: "created", update: "updated", delete: "deleted" };
+
+/** The text the Python verifier's `Violation.describe()` gives. */
+export function describe(v: Violation): string {
+  const head = `${v.entity} ${v.id} ${PAST[v.change]}`;
+  return `${v.fields.length > 0 ? `${head} (${v.fields.join(", ")})` : head}: ${v.reason}`;
+}

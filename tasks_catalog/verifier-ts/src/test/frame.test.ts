@@ -1,0 +1,39 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+
+import { describe, frameViolations, jsonEqual, renderScalar } from "../frame";
+
+const CLI = join(__dirname, "..", "cli.js");
+
+const slack = (archived: boolean, name = "incident-2047") => ({
+  viewer: "UBOT0001",
+  users: [{ id: "UBOT0001", name: "bot" }],
+  channels: [{ id: "C05INC2047", name, is_archived: archived, members: [], messages: [] }],
+});
+
+test("a renamed and archived channel is one update under its id", () => {
+  const frame = [{ entity: "slack.channel", ids: ["C05INC2047"], fields: ["is_archived"] }];
+  assert.deepEqual(frameViolations("slack", frame, slack(false), slack(true)), []);
+  const [v] = frameViolations("slack", frame, slack(false), slack(true, "old"));
+  assert.ok(v);
+  assert.equal(describe(v), "slack.channel C05INC2047 updated (is_archived, name): outside the frame");
+});
+
+test("numbers in ids print as JavaScript prints them and booleans never equal numbers", () => {
+  assert.equal(renderScalar(30.0), "30");
+  assert.equal(renderScalar(1e-7), "1e-7");
+  assert.equal(jsonEqual(true, 1), false);
+  assert.equal(jsonEqual({ a: [1, 2] }, { a: [1.0, 2] }), true);
+});
+
+test("the CLI judges frame cases and refuses malformed input", () => {
+  const input = JSON.stringify([{ server: "slack", initial: slack(false), final: slack(true), frame: [] }]);
+  const proc = spawnSync(process.execPath, [CLI, "--frames"], { input, encoding: "utf8" });
+  assert.equal(proc.status, 0, proc.stderr);
+  const [answer] = JSON.parse(proc.stdout);
+  assert.equal(answer.violations[0].id, "C05INC2047");
+  const bad = spawnSync(process.execPath, [CLI, "--frames"], { input: "{}", encoding: "utf8" });
+  assert.equal(bad.status, 2);
+});

@@ -1,0 +1,53 @@
+"""The frame conformance run: the Python and the TypeScript verifier judge every frame case of the
+shared corpus (tasks_catalog/fixtures/frames), and both report exactly the violations the case states."""
+
+from __future__ import annotations
+
+import pytest
+
+from servers import SERVER_NAMES
+from tasks_catalog import ts_verifier
+from tasks_catalog.fixtures import apply_edits, load_frame_cases
+from tasks_catalog.frames import frame_violations
+
+CASES = load_frame_cases()
+
+
+def _python(case) -> list[dict]:
+    return [v.to_json() for v in frame_violations(case.server, case.frame, case.initial, case.final)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_the_python_verifier_reports_the_violations_the_case_states(case):
+    got = [v.describe() for v in frame_violations(case.server, case.frame, case.initial, case.final)]
+    assert got == case.expected
+
+
+def test_every_server_has_frame_cases_for_each_kind_of_change():
+    for server in SERVER_NAMES:
+        mine = [c for c in CASES if c.server == server]
+        texts = " ".join(t for c in mine for t in c.expected)
+        assert any(not c.expected for c in mine if c.frame), f"{server}: no allowed change"
+        assert any(c.expected for c in mine), f"{server}: no disallowed change"
+        assert "created" in texts or any(a.get("change") == ["create"] for c in mine for a in c.frame), server
+        assert "deleted" in texts, f"{server}: no delete"
+        assert any("renam" in c.name or "retitl" in c.name for c in mine), f"{server}: no rename"
+
+
+def test_both_verifiers_report_the_same_violations_case_by_case(ts_cli):
+    typescript = ts_verifier.frame_violations_many([(c.server, c.initial, c.final, c.frame) for c in CASES])
+    differ = [f"{c.id}:\n  python     {_python(c)}\n  typescript {ts}" for c, ts in zip(CASES, typescript)
+              if ts != _python(c)]
+    assert not differ, "\n".join(differ)
+
+
+def test_a_typescript_verifier_blind_to_a_kind_makes_the_frame_conformance_fail(ts_cli):
+    typescript = ts_verifier.frame_violations_many([(c.server, c.initial, c.final, c.frame) for c in CASES],
+                                                   break_kind="slack.message")
+    differ = [c for c, ts in zip(CASES, typescript) if ts != _python(c)]
+    assert differ and all(c.server == "slack" and "message" in " ".join(c.expected) for c in differ)
+
+
+def test_a_selector_that_matches_nothing_is_an_error_naming_the_edit():
+    with pytest.raises(ValueError, match=r"edits\[0\]: selector \{'id': 'C9'\} matches 0 items"):
+        apply_edits({"channels": []}, [{"set": ["channels", {"id": "C9"}, "name"], "value": "x"}])
