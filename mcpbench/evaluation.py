@@ -56,6 +56,8 @@ class EvaluationSummary:
     passed: int
     failed: int
     infra_errors: list[str] = field(default_factory=list)
+    #: tasks whose run could not land in the store (also in ``infra_errors``); resuming runs them again
+    not_landed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -85,7 +87,9 @@ def open_sandbox(agent: Agent, sandbox: str):
 
 
 def finished_run_ids(store, submission_id: str) -> set[str]:
-    """The runs of ``submission_id`` that have landed and need no re-run: all but infra errors."""
+    """The runs of ``submission_id`` that have landed and need no re-run: all but infra errors.
+    Landings a kill or a dead store interrupted are finished or undone first (``repair_landings``)."""
+    store.repair_landings(submission_id)
     landed = store.landed_run_ids(submission_id)
     if not landed:
         return set()
@@ -116,6 +120,7 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
         skipped=len(pairs) - len(todo), passed=sum(r.run.passed for r in results),
         failed=sum(r.run.status == "failed" for r in results),
         infra_errors=[r.run.task_id for r in results if r.run.status == "infra_error"],
+        not_landed=[r.run.task_id for r in results if r.run.end_reason == "infra:store"],
     )
     return summary, results
 

@@ -208,6 +208,17 @@ async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | N
     raise TypeError(f"not an agent: {agent!r}")
 
 
+def not_landed(result: RunResult, exc: BaseException, *, private: bool) -> RunResult:
+    """The run's result once its landing failed for good: an infra error of kind ``store``, not landed,
+    so a resumed evaluation runs it again. Its calls are dropped; the record keeps why it ended."""
+    what = f"{type(exc).__name__}" if private else str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    log.info("run %s did not land: %s", result.run.run_id, what)
+    record = RunRecord.model_validate({
+        **result.run.model_dump(), "status": "infra_error", "passed": False, "end_reason": "infra:store",
+        "infra_error": f"store: the run did not land: {what}"[:2000]})
+    return RunResult(record, [], result.outcome)
+
+
 async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
                     concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
                     on_result: Callable[[RunResult], None] | None = None, trials: int = 1,
@@ -216,7 +227,8 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     """Run every task ``trials`` times (or exactly the ``(task, trial)`` pairs of ``runs``) with at most
     ``concurrency`` at once. Each result is landed (``land``, run in a worker thread) as soon as it
     finishes, so an interruption loses only the runs in flight. A run whose model stayed unavailable
-    is run again up to ``requeues`` times (model settings) before it lands as that infra error."""
+    is run again up to ``requeues`` times (model settings) before it lands as that infra error. A run
+    whose landing fails becomes an infra error of kind ``store`` (``not_landed``); the others go on."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if trials < 1:
@@ -239,7 +251,10 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
                 if result.run.end_reason != "infra:model_unavailable":
                     break
         if land is not None:
-            await anyio.to_thread.run_sync(land, result)
+            try:
+                await anyio.to_thread.run_sync(land, result)
+            except Exception as exc:  # noqa: BLE001 - one run that cannot land must not stop the others
+                result = not_landed(result, exc, private=submission.private)
         results.append(result)
         if on_result is not None:
             on_result(result)
@@ -256,4 +271,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: (order[r.run.task_id], r.run.trial))
 
 
-__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "run_task", "run_tasks", "uses_model"]
+__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "not_landed", "run_task", "run_tasks",
+           "uses_model"]

@@ -82,15 +82,32 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
                    "you trust", err=True)
     submission = make_submission(agent, split, submission_id=submission_id, submitter=submitter,
                                  publish_goals=publish_goals)
-    with _progress(len(tasks) * trials, quiet=as_json) as advance:
-        summary, _ = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,
-                              concurrency=concurrency, on_result=advance, trials=trials)
+    from runstore.store import StoreError
+
+    try:
+        with _progress(len(tasks) * trials, quiet=as_json) as advance:
+            summary, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,
+                                        concurrency=concurrency, on_result=advance, trials=trials)
+    except StoreError as exc:
+        raise click.ClickException(f"the store {store.url()} failed: {_first_line(exc)}") from None
     if summary.skipped:
         click.echo(f"resumed: {summary.skipped} runs had already landed", err=True)
+    if summary.not_landed:
+        why = next(r.run.infra_error for r in results if r.run.end_reason == "infra:store")
+        click.echo(f"error: {len(summary.not_landed)} of {summary.ran} runs did not land in {store.url()} "
+                   f"({why.removeprefix('store: the run did not land: ')}); the same command with "
+                   f"--submission-id {submission.submission_id} runs exactly those again", err=True)
 
     from warehouse.scorecard import format_scorecard, scorecard
 
-    card = scorecard(submission.submission_id, store=store)
+    import duckdb
+
+    try:
+        card = scorecard(submission.submission_id, store=store)
+    except (StoreError, OSError, LookupError, duckdb.Error) as exc:
+        if summary.not_landed:
+            sys.exit(1)  # said above, in one line
+        raise click.ClickException(f"cannot read the score card from {store.url()}: {_first_line(exc)}") from None
     if as_json:
         click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
                                "split": card["split"], "by_server": card["by_server"],
@@ -98,6 +115,13 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     else:
         click.echo(format_scorecard(card))
         click.echo(f"landed in {store.url()}")
+    if summary.not_landed:
+        sys.exit(1)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class _progress:

@@ -8,14 +8,16 @@ Layout under the root::
     <anything else>                                                   artefacts via put_bytes/get_bytes
 
 A run counts as landed once its index entry exists; the entry is written last, after both Parquet
-files, so a crash mid-landing leaves a run that ``has_run`` reports as absent and a re-landing replaces.
+files. A landing that fails (after bounded retries) removes what it wrote and raises ``StoreError``;
+a kill between a run's Parquet and its index entry leaves a complete run without its entry, which
+``Store.repair_landings`` (called when an evaluation resumes) indexes, so the run is not run again.
 """
 
 from __future__ import annotations
 
 import os
 
-from runstore.store._base import Store, StoreError
+from runstore.store._base import LandingRepair, Store, StoreError
 from runstore.store._local import LocalStore
 
 #: The store used when neither an argument nor ``MCPBENCH_STORE`` names one.
@@ -44,4 +46,4 @@ def open_store(root: str | None = None, **options) -> Store:
     return LocalStore(root, **options)
 
 
-__all__ = ["DEFAULT_ROOT", "LocalStore", "Store", "StoreError", "default_root", "open_store"]
+__all__ = ["DEFAULT_ROOT", "LandingRepair", "LocalStore", "Store", "StoreError", "default_root", "open_store"]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
@@ -55,10 +58,22 @@ def parquet_bytes(rows: list[dict], schema: pa.Schema) -> bytes:
     return buf.getvalue()
 
 
+@dataclass
+class LandingRepair:
+    """What ``Store.repair_landings`` did: runs whose index entry it wrote, runs whose files it removed."""
+
+    indexed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
 class Store(ABC):
     """Where runs, calls and other artefacts land. Open one with :func:`runstore.store.open_store`."""
 
     root: str
+    #: How often a whole landing is tried before the run is given up as not landed, and the first
+    #: backoff (doubled each time, jittered). Bounded: a run waits at most ~1.5 s more by default.
+    land_attempts: int = 3
+    land_backoff_s: float = 0.25
 
     # -- primitives a backend provides -------------------------------------------------------
     @abstractmethod
@@ -126,7 +141,12 @@ class Store(ABC):
     # -- runs and calls --------------------------------------------------------------------------
     def land_run(self, run: RunRecord, calls: list[CallRecord]) -> None:
         """Land one run and its calls. Atomic per file and idempotent: re-landing a ``run_id`` replaces
-        its files (also when it moves to another month or submission), never duplicates rows."""
+        its files (also when it moves to another month or submission), never duplicates rows.
+
+        A failed write is retried, the whole landing ``land_attempts`` times with exponential backoff
+        (on top of a backend's own retries); if it still fails, what this landing wrote is removed
+        (best effort, see ``repair_landings`` for what a dead store leaves) and a ``StoreError``
+        names the run: the run is then not landed, and a resumed evaluation runs it again."""
         _check_id("run_id", run.run_id)
         where = partition(run.month, run.submission_id)
         for call in calls:
@@ -135,18 +155,106 @@ class Store(ABC):
                     f"call seq={call.seq} of run {call.run_id!r} (submission {call.submission_id!r}) "
                     f"does not belong to run {run.run_id!r} (submission {run.submission_id!r})"
                 )
-        index_key = f"index/runs/{run.run_id}.json"
-        previous = self._get(index_key)
-        old_where = json.loads(previous)["partition"] if previous else None
         calls_bytes = parquet_bytes([c.model_dump() for c in calls], schema_of("calls"))
         run_bytes = parquet_bytes([run.model_dump()], schema_of("runs"))
+        first: StoreError | None = None
+        for attempt in range(max(1, self.land_attempts)):
+            progress: dict = {"previous": None, "written": []}
+            try:
+                self._land_once(run.run_id, where, calls_bytes, run_bytes, progress)
+                return
+            except StoreError as exc:
+                first = first or exc  # where it broke; later attempts may fail earlier, on the lookup
+                if attempt + 1 < self.land_attempts:
+                    time.sleep(self.land_backoff_s * (2**attempt) * (0.5 + random.random() / 2))
+        self._roll_back(run.run_id, where, progress)
+        raise StoreError(f"run {run.run_id} did not land ({self.land_attempts} tries): {first}") from first
+
+    def _land_once(self, run_id: str, where: str, calls_bytes: bytes, run_bytes: bytes, progress: dict) -> None:
+        index_key = f"index/runs/{run_id}.json"
+        previous = self._get(index_key)
+        progress["previous"] = previous is not None
+        old_where = json.loads(previous)["partition"] if previous else None
         # calls first, the run row second (it marks the run landed), the locator last
-        self._put(f"calls/{where}/{run.run_id}.parquet", calls_bytes)
-        self._put(f"runs/{where}/{run.run_id}.parquet", run_bytes)
-        self._put(index_key, json.dumps({"partition": where}).encode())
+        for key, data in ((f"calls/{where}/{run_id}.parquet", calls_bytes),
+                          (f"runs/{where}/{run_id}.parquet", run_bytes),
+                          (index_key, json.dumps({"partition": where}).encode())):
+            progress["written"].append(key)  # before the write: a failed PUT may still have happened
+            self._put(key, data)
         if old_where and old_where != where:
-            self._delete(f"runs/{old_where}/{run.run_id}.parquet")
-            self._delete(f"calls/{old_where}/{run.run_id}.parquet")
+            self._delete(f"runs/{old_where}/{run_id}.parquet")
+            self._delete(f"calls/{old_where}/{run_id}.parquet")
+
+    def _roll_back(self, run_id: str, where: str, progress: dict) -> None:
+        """After a landing that failed for good, leave nothing half-written: remove the run's files
+        (it is not landed and is run again), unless the landing wrote nothing, or only tried its
+        first file over an earlier landing, which then stays as it was."""
+        written = progress["written"]
+        if not written or (len(written) == 1 and progress["previous"]):
+            return
+        for key in (f"index/runs/{run_id}.json", f"runs/{where}/{run_id}.parquet", f"calls/{where}/{run_id}.parquet"):
+            try:
+                self._delete(key)
+            except (StoreError, OSError):
+                pass  # the store is gone: repair_landings tidies up when the evaluation resumes
+
+    def repair_landings(self, submission_id: str) -> LandingRepair:
+        """Finish or undo landings that a kill or a dead store interrupted, for one submission.
+
+        A run whose row landed but whose index entry did not (killed between the two) is complete:
+        both Parquet files are written whole before the index, calls first. When both files read back
+        and belong to the run, its index entry is written (the run counts as landed); otherwise both
+        files are removed and the run is run again. Calls without a run row, and index entries whose
+        run row is gone, are removed. Resuming an evaluation calls this first."""
+        _check_id("submission_id", submission_id)
+        runs, calls = self._submission_files("runs", submission_id), self._submission_files("calls", submission_id)
+        report = LandingRepair()
+        for run_id, where in sorted(runs.items()):
+            if self._exists(f"index/runs/{run_id}.json"):
+                continue
+            if run_id in calls and calls[run_id] == where and self._landing_reads_back(run_id, where, submission_id):
+                self._put(f"index/runs/{run_id}.json", json.dumps({"partition": where}).encode())
+                report.indexed.append(run_id)
+            else:
+                self._delete(f"runs/{where}/{run_id}.parquet")
+                self._delete(f"calls/{where}/{run_id}.parquet")
+                report.removed.append(run_id)
+        for run_id, where in sorted(calls.items()):
+            if run_id not in runs:
+                self._delete(f"calls/{where}/{run_id}.parquet")
+                if self._index_partition(run_id) == where:
+                    self._delete(f"index/runs/{run_id}.json")
+                report.removed.append(run_id)
+        return report
+
+    def _submission_files(self, kind: str, submission_id: str) -> dict[str, str]:
+        """run id -> partition of every ``kind`` file of one submission."""
+        out = {}
+        for month in self._children(f"{kind}/"):
+            for key in self._list(f"{kind}/{month}/submission={submission_id}/"):
+                if key.endswith(".parquet"):
+                    out[key.rsplit("/", 1)[1].removesuffix(".parquet")] = f"{month}/submission={submission_id}"
+        return out
+
+    def _index_partition(self, run_id: str) -> str | None:
+        raw = self._get(f"index/runs/{run_id}.json")
+        try:
+            return json.loads(raw)["partition"] if raw else None
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def _landing_reads_back(self, run_id: str, where: str, submission_id: str) -> bool:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            run = pq.read_table(pa.BufferReader(self._get(f"runs/{where}/{run_id}.parquet") or b""))
+            calls = pq.read_table(pa.BufferReader(self._get(f"calls/{where}/{run_id}.parquet") or b""))
+        except (pa.ArrowException, OSError):
+            return False
+        return (run.num_rows == 1 and run.column("run_id").to_pylist() == [run_id]
+                and run.column("submission_id").to_pylist() == [submission_id]
+                and set(calls.column("run_id").to_pylist()) <= {run_id})
 
     def land_runs(self, batch: Iterable[tuple[RunRecord, list[CallRecord]]], *, workers: int = 8) -> list[str]:
         """Land many runs, ``workers`` at a time (worth it on S3, where each write is a round trip).

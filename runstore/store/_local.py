@@ -27,9 +27,9 @@ class LocalStore(Store):
 
     def _put(self, key: str, data: bytes) -> None:
         target = self.path / key
-        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.parent / f"{_TMP_PREFIX}{target.name}.{uuid.uuid4().hex}.tmp"
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as f:
                 f.write(data)
                 if self.fsync:
@@ -37,14 +37,19 @@ class LocalStore(Store):
                     os.fsync(f.fileno())
             os.replace(tmp, target)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass  # its folder could not be made either
             raise StoreError(f"could not write {target}: {exc}") from exc
 
     def _get(self, key: str) -> bytes | None:
         try:
             return (self.path / key).read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise StoreError(f"could not read {self.path / key}: {exc}") from exc
 
     def _exists(self, key: str) -> bool:
         return (self.path / key).is_file()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import urllib.request
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -78,3 +80,55 @@ def land(store):
         return run
 
     return land_
+
+
+class MotoEndpoint:
+    """moto's S3 over HTTP on 127.0.0.1, which the test can stop and start again on the same port
+    (moto keeps its buckets in process memory, so they outlive a restart)."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self.running = False
+        self.start()
+
+    def start(self) -> None:
+        from moto.server import DomainDispatcherApplication, create_backend_app
+        from werkzeug.serving import make_server
+
+        app = DomainDispatcherApplication(create_backend_app)
+        self._server = make_server("127.0.0.1", self.port, app, threaded=True)
+        self.port = self._server.server_port
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self.running = True
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()  # refuse new connections at once rather than leave them queued
+        self._thread.join(timeout=10)
+        self.running = False
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def moto_endpoint(monkeypatch, bucket: str = "bench"):
+    """Generator for a fixture: a moto S3 endpoint on loopback with ``bucket``, AWS settings pointed
+    at it; moto's state is wiped afterwards."""
+    import boto3
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    moto = MotoEndpoint()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto.url)
+    boto3.client("s3").create_bucket(Bucket=bucket)
+    yield moto
+    if not moto.running:
+        moto.start()
+    # moto keeps its state per process, not per server: wipe it so the next test starts empty
+    urllib.request.urlopen(urllib.request.Request(f"{moto.url}/moto-api/reset", method="POST"), timeout=10).close()
+    moto.stop()

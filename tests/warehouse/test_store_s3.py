@@ -3,60 +3,18 @@ drops connections or dies mid-write."""
 
 from __future__ import annotations
 
-import threading
-import urllib.request
-
-import boto3
 import pytest
 from botocore.exceptions import ConnectionClosedError
-from moto.server import DomainDispatcherApplication, create_backend_app
-from werkzeug.serving import make_server
 
-from tests.warehouse.conftest import err, make_calls, make_run, ok, unlisted
+from tests.warehouse.conftest import err, make_calls, make_run, moto_endpoint, ok, unlisted
 from runstore.store import StoreError, open_store
 from warehouse.build import build, connect
 from warehouse.scorecard import scorecard
 
 
-class MotoEndpoint:
-    """moto's S3 over HTTP on 127.0.0.1, which the test can stop and start again on the same port
-    (moto keeps its buckets in process memory, so they outlive a restart)."""
-
-    def __init__(self) -> None:
-        self.port = 0
-        self.start()
-
-    def start(self) -> None:
-        app = DomainDispatcherApplication(create_backend_app)
-        self._server = make_server("127.0.0.1", self.port, app, threaded=True)
-        self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()  # refuse new connections at once rather than leave them queued
-        self._thread.join(timeout=10)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
 @pytest.fixture
 def endpoint(monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
-        monkeypatch.delenv(name, raising=False)
-    moto = MotoEndpoint()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", moto.url)
-    boto3.client("s3").create_bucket(Bucket="bench")
-    yield moto
-    # moto keeps its state per process, not per server: wipe it so the next test starts empty
-    urllib.request.urlopen(urllib.request.Request(f"{moto.url}/moto-api/reset", method="POST"), timeout=10).close()
-    moto.stop()
+    yield from moto_endpoint(monkeypatch)
 
 
 @pytest.fixture
