@@ -9,8 +9,8 @@ Each run gets:
 - a root made only of read-only binds: ``/usr`` and the ``/bin``/``/lib*`` links, a few files of
   ``/etc``, the Python installation running the harness, and ``AgentProcess.readonly_paths``; a fresh
   ``/proc`` whose host-wide knobs (``/proc/sys``, ``/proc/sysrq-trigger``, ...) are read-only, no
-  ``/sys``, a minimal ``/dev``, and a size-limited tmpfs ``/home/agent`` (HOME and cwd) and ``/tmp``
-  that together hold at most ``ResourceLimits.disk_mb``;
+  ``/sys``, a minimal ``/dev``, and size-limited tmpfs ``/home/agent`` (HOME and cwd), ``/tmp`` and
+  ``/dev/shm`` that together hold at most ``ResourceLimits.disk_mb``;
 - a network namespace holding only its own loopback; ``127.0.0.1:<port>`` inside, for the gateway and
   each of ``extra_ports``, is served by the forwarder (``forwarder.c`` compiled on first use, else
   ``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays to the port
@@ -72,7 +72,9 @@ ETC_FILES = (
 PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi", "driver", "mtrr")
 PASSWD = f"agent:x:{AGENT_UID}:{AGENT_UID}:MCPBench agent:{INSIDE_HOME}:/bin/sh\n"
 GROUP = f"agent:x:{AGENT_UID}:\n"
-TMP_SHARE = 4  # /tmp gets 1/TMP_SHARE of disk_mb, HOME the rest
+#: How ResourceLimits.disk_mb is shared: /tmp a quarter, /dev/shm (POSIX semaphores, shared memory)
+#: an eighth, HOME the rest.
+TMP_SHARE, SHM_SHARE = 4, 8
 
 _swept = False
 
@@ -179,6 +181,7 @@ class LocalSandbox:
             m.add("--bind", "/proc/sys/user", source="/proc/sys/user")
         m.add("--dev", "/dev")
         disk = spec.limits.disk_mb * 1024 * 1024
+        m.add("--tmpfs", "/dev/shm", "--perms", "1777", "--size", str(disk // SHM_SHARE))
         # The private /tmp comes before the extra binds: a project checked out under /tmp must stay
         # visible, not be hidden under the fresh tmpfs.
         m.add("--tmpfs", "/tmp", "--perms", "1777", "--size", str(disk // TMP_SHARE))
@@ -192,7 +195,7 @@ class LocalSandbox:
                     "make it world-readable (e.g. chmod o+rX) or choose another path"
                 )
             m.add("--ro-bind", real, source=real)
-        m.add("--tmpfs", INSIDE_HOME, "--perms", "0777", "--size", str(disk - disk // TMP_SHARE))
+        m.add("--tmpfs", INSIDE_HOME, "--perms", "0777", "--size", str(disk - disk // TMP_SHARE - disk // SHM_SHARE))
         program: list[str] = []
         if link_dir is not None:
             links = [f"{port}:{INSIDE_SOCKETS}/{port}.sock" for port in spec.ports]

@@ -131,7 +131,7 @@ print(written >> 20, "all written", flush=True)
 """
 
 
-@pytest.mark.parametrize("where", ["/home/agent", "/tmp"])
+@pytest.mark.parametrize("where", ["/home/agent", "/tmp", "/dev/shm"])
 def test_three_files_of_512_mib_do_not_fit_the_agent_disk(where):
     limits = ResourceLimits(disk_mb=64, memory_mb=512)
     outcome = run_agent(get_sandbox("local"), python_agent(FILL_DISK, where, timeout_s=60, limits=limits))
