@@ -1,0 +1,293 @@
+"""Draft the wrong solutions the stricter gate asks of every task (issue 10), for an author to review.
+
+- a **collateral** near-miss: the reference solution, then one call that damages an entity the frame
+  does not allow (empties a file, deletes another table's rows, closes an unrelated issue). The
+  predicate still holds, so only the frame can catch it;
+- a **lookalike**: found among the task's existing wrong solutions (the right kind of change, on an
+  entity the frame does not name).
+
+    python -m tasks_catalog.frames.wrongs tasks_catalog/dev/slack/slack-announce-release.json
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+
+from tasks_catalog.frames import diff, frame_violations
+from tasks_catalog.frames.propose import final_state
+from tasks_catalog.predicates import evaluate
+from tasks_catalog.schema import Task, ToolCall
+
+Candidate = tuple[str, list[dict[str, Any]]]  # (why, damaging calls)
+
+
+def _touched(task: Task) -> set[str]:
+    """Ids the frame names, and the values it pins with ``where`` (a channel, a charge): left alone."""
+    out: set[str] = set()
+    for a in task.frame or []:
+        out |= set(a.ids or [])
+        out |= {v for v in (a.where or {}).values() if isinstance(v, str)}
+    return out
+
+
+def _slack(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for ch in state["channels"]:
+        if ch["id"] in touched or ch["is_archived"]:
+            continue
+        for m in ch["messages"][:1]:
+            yield (f"does the task, then deletes a message in #{ch['name']}",
+                   [{"tool": "delete_message", "arguments": {"channel_id": ch["id"], "ts": m["ts"]}}])
+        yield (f"does the task, then renames #{ch['name']}",
+               [{"tool": "rename_channel", "arguments": {"channel_id": ch["id"], "name": ch["name"] + "-old"}}])
+
+
+def _postgres(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    tables = state["tables"]
+    def used(t):
+        return any(i == t["name"] or i.startswith(t["name"] + "/") for i in touched)
+    for t in sorted(tables, key=used):
+        if t["rows"] and not used(t):
+            yield (f"does the task, then deletes every row of the {t['name']} table",
+                   [{"tool": "execute", "arguments": {"sql": f"DELETE FROM {t['name']}"}}])
+    for t in tables:
+        pk = t["primary_key"]
+        if len(pk) != 1:
+            continue
+        col = [c["name"] for c in t["columns"]].index(pk[0])
+        for row in t["rows"]:
+            key = row[col]
+            if f"{t['name']}/{key}" not in touched:
+                lit = key if isinstance(key, (int, float)) else "'" + str(key).replace("'", "''") + "'"
+                yield (f"does the task, then deletes row {key} of {t['name']}",
+                       [{"tool": "execute", "arguments": {"sql": f"DELETE FROM {t['name']} WHERE {pk[0]} = {lit}"}}])
+                break
+    for t in sorted(tables, key=used):
+        text = [c["name"] for c in t["columns"] if c["type"] == "VARCHAR" and c["name"] not in t["primary_key"]]
+        if t["rows"] and text and not used(t):
+            yield (f"does the task, then overwrites the {text[-1]} column of every {t['name']} row",
+                   [{"tool": "execute", "arguments": {"sql": f"UPDATE {t['name']} SET {text[-1]} = 'n/a'"}}])
+
+
+def _filesystem(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    files = sorted(state["files"].items(), key=lambda kv: (not kv[0].lower().startswith("readme"), kv[0]))
+    for path, content in files:
+        if path not in touched and content:
+            yield (f"does the task, then empties {path}", [{"tool": "write_file", "arguments": {"path": path, "content": ""}}])
+
+
+def _github(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for r in state["repos"]:
+        for i in r["issues"]:
+            if f"{r['owner']}/{r['name']}#{i['number']}" in touched:
+                continue
+            closing = i["state"] == "open"
+            yield (f"does the task, then {'closes' if closing else 'reopens'} unrelated issue #{i['number']} of {r['owner']}/{r['name']}",
+                   [{"tool": "update_issue", "arguments": {"owner": r["owner"], "repo": r["name"], "issue_number": i["number"],
+                                                           "state": "closed" if closing else "open"}}])
+    for r in state["repos"]:
+        for b in r["branches"]:
+            for path in sorted(b["files"]):
+                if f"{r['owner']}/{r['name']}:{b['name']}:{path}" not in touched and not b["protected"]:
+                    yield (f"does the task, then deletes {path} from branch {b['name']}",
+                           [{"tool": "delete_file", "arguments": {"owner": r["owner"], "repo": r["name"], "path": path,
+                                                                  "message": f"Remove {path}", "branch": b["name"]}}])
+                    break
+    for r in state["repos"]:
+        for i in r["issues"]:
+            if f"{r['owner']}/{r['name']}#{i['number']}" not in touched:
+                yield (f"does the task, then comments on unrelated issue #{i['number']}",
+                       [{"tool": "add_issue_comment", "arguments": {"owner": r["owner"], "repo": r["name"],
+                                                                    "issue_number": i["number"], "body": "Done."}}])
+
+
+def _gmail(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for m in state["messages"]:
+        if m["id"] not in touched:
+            yield (f"does the task, then deletes the unrelated email '{m['subject']}'",
+                   [{"tool": "delete_email", "arguments": {"messageId": m["id"]}}])
+
+
+def _calendar(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for e in state["events"]:
+        if e["id"] not in touched:
+            yield (f"does the task, then deletes the unrelated event '{e['title']}'",
+                   [{"tool": "delete_event", "arguments": {"calendarId": e["calendar_id"], "eventId": e["id"]}}])
+    for e in state["events"]:
+        if e["id"] not in touched:
+            yield (f"does the task, then overwrites the location of the unrelated event '{e['title']}'",
+                   [{"tool": "update_event", "arguments": {"calendarId": e["calendar_id"], "eventId": e["id"],
+                                                           "location": "Room 0.01 (moved)"}}])
+
+
+def _linear(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for i in state["issues"]:
+        if i["id"] not in touched:
+            yield (f"does the task, then changes the priority of {i['id']}",
+                   [{"tool": "update_issue", "arguments": {"id": i["id"], "priority": 4 if i["priority"] != 4 else 3}}])
+
+
+def _notion(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for p in state["pages"]:
+        if p["id"] not in touched and not p["archived"]:
+            yield (f"does the task, then moves the page '{p['title']}' to the trash",
+                   [{"tool": "update_page", "arguments": {"page_id": p["id"], "archived": True}}])
+
+
+def _stripe(state: dict, touched: set[str]) -> Iterator[Candidate]:
+    for c in state["customers"]:
+        if c["id"] not in touched:
+            yield (f"does the task, then overwrites the metadata of another customer ({c['email']})",
+                   [{"tool": "update_customer", "arguments": {"customer": c["id"], "metadata": {"plan": "cancelled"}}}])
+
+
+def _browser(task: Task, final_url: str) -> Iterator[Candidate]:
+    """Submit a form the frame does not allow (typically the newsletter), then go back to where the
+    reference solution ended, so a predicate on the final page still holds."""
+    from servers import get_spec
+
+    allowed = {(a.where or {}).get("form") for a in task.frame or []}
+    spec = get_spec("browser")
+    for page in task.initial_state["pages"]:
+        for form in page.get("forms", []):
+            if form.get("id") in allowed:
+                continue
+            with spec.open(task.initial_state) as tools:
+                tools.browser_navigate(url=page["url"])
+                snap = tools.browser_snapshot()
+            block = snap.split(f"(id: {form['id']}):", 1)[1].split("\n  - ", 1)[0]
+            fields, button = [], None
+            for line in block.splitlines():
+                m = re.search(r'- (textbox|combobox) "([^"]+)" \[ref=(e\d+)\].*?(required)?[):]*\s*:? ?"?([^"]*)"?$', line)
+                b = re.search(r'- button "([^"]+)" \[ref=(e\d+)\]', line)
+                if b:
+                    button = (b.group(1), b.group(2))
+                elif m and m.group(1) == "textbox" and "required" in line and not m.group(5):
+                    value = "ops-desk@kestrel-logistics.example" if "email" in line else "n/a"
+                    fields.append({"name": m.group(2), "type": "textbox", "ref": m.group(3), "value": value})
+            if button is None:
+                continue
+            calls = [{"tool": "browser_navigate", "arguments": {"url": page["url"]}}]
+            if fields:
+                calls.append({"tool": "browser_fill_form", "arguments": {"fields": fields}})
+            calls.append({"tool": "browser_click", "arguments": {"element": f"{button[0]} button", "ref": button[1]}})
+            calls.append({"tool": "browser_navigate", "arguments": {"url": final_url}})
+            yield f"does the task, then also submits the {form['id']} form", calls
+
+
+CANDIDATES = {"slack": _slack, "postgres": _postgres, "filesystem": _filesystem, "github": _github, "gmail": _gmail,
+              "calendar": _calendar, "linear": _linear, "notion": _notion, "stripe": _stripe}
+
+
+async def _judge(task: Task, calls: list[ToolCall]) -> tuple[bool, list, list[str]]:
+    initial, final, errors = await final_state(task, calls)
+    state = task_state(task, final)
+    return evaluate(task.success, state), frame_violations(task.server, task.frame or [], initial, final), errors
+
+
+def task_state(task: Task, dumped: dict[str, Any]):
+    from servers import get_spec
+    return get_spec(task.server).state_model.load(dumped)
+
+
+def damages(task: Task) -> Iterator[Candidate]:
+    """Damage candidates for ``task``: calls that change an entity its frame does not allow."""
+    from servers import get_spec
+
+    initial = get_spec(task.server).state_model.load(task.initial_state).dump()
+    if task.server == "browser":
+        _, final, _ = anyio.run(final_state, task, task.reference_solution)
+        yield from _browser(task, final["current_url"])
+    else:
+        yield from CANDIDATES[task.server](initial, _touched(task))
+
+
+def is_collateral(task: Task, damage: list[dict[str, Any]]) -> bool:
+    """After the reference solution, ``damage`` keeps the predicate true, breaks the frame, and errs nowhere."""
+    calls = list(task.reference_solution) + [ToolCall(**c) for c in damage]
+    ok, violations, errors = anyio.run(_judge, task, calls)
+    return ok and bool(violations) and not errors
+
+
+def collateral(task: Task) -> dict[str, Any] | None:
+    """The first damage candidate that, after the reference solution, keeps the predicate true and
+    breaks the frame (the collateral near-miss), as a wrong solution; None if no candidate does."""
+    if task.frame is None:
+        return None
+    for why, damage in damages(task):
+        if is_collateral(task, damage):
+            calls = [c.model_dump(mode="json") for c in task.reference_solution] + damage
+            return {"why": why, "kind": "collateral", "calls": calls}
+    return None
+
+
+def template_collateral(template, seeds: list[bytes]) -> dict[str, Any] | None:
+    """A collateral wrong solution for a template: its own reference solution, then a damage found on
+    one rendering and generalised back to placeholders, that is collateral on every rendering."""
+    from tasks_catalog.frames.propose import generalise
+    from tasks_catalog.templates import render, substitute
+
+    tasks = [render(template, seed) for seed in seeds]
+    first = tasks[0]
+    for why, damage in damages(first):
+        for bounded in (True, False):
+            generic = generalise(damage, first.template.params, bounded=bounded)
+            gwhy = generalise(why, first.template.params, bounded=bounded)
+            if all(is_collateral(t, substitute(generic, t.template.params)) for t in tasks):
+                return {"why": gwhy, "kind": "collateral", "calls": template.task["reference_solution"] + generic}
+    return None
+
+
+def append_wrong(text: str, wrong: dict[str, Any]) -> str:
+    """``text`` (a task or template file) with ``wrong`` appended to its ``wrong_solutions``, on one
+    line, leaving the rest of the file as written."""
+    m = re.search(r'"wrong_solutions":\s*', text)
+    if m is None:
+        raise ValueError("no wrong_solutions")
+    _, end = json.JSONDecoder().raw_decode(text, m.end())
+    close = end - 1
+    body_end = len(text[:close].rstrip())
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    indent = re.match(r"[ \t]*", text[line_start:]).group(0) + "  "
+    return text[:body_end] + ",\n" + indent + json.dumps(wrong, ensure_ascii=False) + text[body_end:]
+
+
+def set_kind(text: str, why: str, kind: str) -> str:
+    """``text`` with ``"kind": kind`` put right after the wrong solution whose ``why`` is ``why``."""
+    for rendering in (json.dumps(why, ensure_ascii=False), json.dumps(why)):
+        needle = f'"why": {rendering},'
+        if text.count(needle) == 1:
+            return text.replace(needle, f'{needle} "kind": "{kind}",')
+    raise ValueError(f"no single wrong solution with why {why!r}")
+
+
+def lookalikes(task: Task) -> list[int]:
+    """Indexes of the wrong solutions that make the kind of change the frame allows (same entity kind
+    and change) to an entity the frame does not allow: the right action on a lookalike."""
+    allowed = {(a.entity, c) for a in task.frame or [] for c in a.change}
+    out = []
+    for i, wrong in enumerate(task.wrong_solutions):
+        initial, final, _ = anyio.run(final_state, task, wrong.calls)
+        changes = diff(task.server, initial, final)
+        bad = frame_violations(task.server, task.frame or [], initial, final)
+        if any((v.change.entity, v.change.change) in allowed and v.reason == "outside the frame" for v in bad) and changes:
+            out.append(i)
+    return out
+
+
+__all__ = ["CANDIDATES", "append_wrong", "collateral", "damages", "is_collateral", "lookalikes", "set_kind",
+           "template_collateral"]
+
+if __name__ == "__main__":
+    import sys
+
+    from tasks_catalog.loader import load_tasks
+    from pathlib import Path
+
+    tasks, _ = load_tasks([Path(p) for p in sys.argv[1:]])
+    for t in tasks:
+        print(t.id, json.dumps({"collateral": collateral(t), "lookalikes": lookalikes(t)}, ensure_ascii=False)[:400])
