@@ -1,0 +1,81 @@
+"""Frame authoring tools: a frame is drafted from the reference solution's diff by stable id, a
+template's draft generalises back to placeholders, file edits keep the rest of a file as written,
+and every committed frame lets its reference solution through while a damaging extra call breaks it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tasks_catalog.frames import frame_violations
+from tasks_catalog.frames.propose import draft, draft_template, final_state, generalise, insert_frame
+from tasks_catalog.frames.wrongs import append_wrong, collateral, set_kind
+from tasks_catalog.loader import DEV_DIR, load_tasks
+from tasks_catalog.templates import load_pool, render, substitute
+
+DEV_TASKS, _ = load_tasks([DEV_DIR])
+BY_ID = {t.id: t for t in DEV_TASKS}
+POOL = load_pool()
+
+
+def test_an_update_is_allowed_by_row_id_and_only_the_changed_column():
+    assert draft(BY_ID["pg-ship-order-1042"]) == [
+        {"entity": "postgres.row", "ids": ["orders/1042"], "fields": ["status"]}]
+
+
+def test_a_created_message_is_bounded_by_its_channel_and_a_max():
+    assert draft(BY_ID["slack-announce-release"]) == [
+        {"entity": "slack.message", "change": ["create"], "where": {"channel": "C01RELEASE"}, "max": 1}]
+
+
+def test_a_template_draft_generalises_to_placeholders_and_renders_back_for_other_seeds():
+    template = next(t for t in POOL if t.id == "fs-t-move-into-archive")
+    frame, problems = draft_template(template, [b"a", b"b", b"c"])
+    assert problems == []
+    assert any("{{topic}}" in i for a in frame for i in a.get("ids", []))
+    task = render(template, b"d")
+    assert substitute(frame, task.template.params) == draft(task, created_refs=False)
+
+
+def test_generalise_leaves_a_value_that_only_contains_a_parameter_inside_a_word():
+    assert generalise("members", {"p": "ember"}) == "members"
+    assert generalise("proj-ember", {"p": "ember"}) == "proj-{{p}}"
+
+
+def test_inserting_a_frame_changes_nothing_else_in_the_file(tmp_path: Path):
+    text = '{\n  "id": "x",\n  "success": {"a": 1},\n  "wrong_solutions": [\n    {"why": "w", "calls": []}\n  ]\n}\n'
+    frame = [{"entity": "postgres.row", "ids": ["t/1"]}]
+    out = insert_frame(text, frame)
+    assert json.loads(out) == {**json.loads(text), "frame": frame}
+    out = append_wrong(out, {"why": "v", "calls": []})
+    out = set_kind(out, "v", "collateral")
+    assert json.loads(out)["wrong_solutions"] == [{"why": "w", "calls": []},
+                                                  {"why": "v", "kind": "collateral", "calls": []}]
+    with pytest.raises(ValueError, match="already"):
+        insert_frame(out, frame)
+
+
+@pytest.mark.parametrize("task", DEV_TASKS, ids=lambda t: t.id)
+def test_every_dev_frame_lets_its_reference_solution_through(task):
+    assert task.frame is not None
+    initial, final, errors = anyio.run(final_state, task, task.reference_solution)
+    assert errors == []
+    assert [v.describe() for v in frame_violations(task.server, task.frame, initial, final)] == []
+
+
+@pytest.mark.parametrize("template", POOL, ids=lambda t: t.id)
+def test_every_template_frame_lets_its_reference_solution_through(template):
+    task = render(template, b"frame-authoring")
+    assert task.frame is not None
+    initial, final, errors = anyio.run(final_state, task, task.reference_solution)
+    assert errors == []
+    assert [v.describe() for v in frame_violations(task.server, task.frame, initial, final)] == []
+
+
+def test_the_drafted_collateral_keeps_the_predicate_true_and_breaks_the_frame():
+    wrong = collateral(BY_ID["fs-set-log-level"])
+    assert wrong is not None and wrong["kind"] == "collateral"
+    assert wrong["why"].startswith("does the task, then")
