@@ -95,14 +95,23 @@ def _fmt(key: str, value: Any) -> str:
 
 def format_scorecard(card: dict[str, Any]) -> str:
     """The score card as a plain-text table, one line per server and a total."""
-    header = ["server", *METRICS]
-    lines = [[name, *(_fmt(k, m[k]) for k in METRICS)] for name, m in card["by_server"].items()]
-    lines.append(["overall", *(_fmt(k, card["overall"][k]) for k in METRICS)])
+    trials = card.get("trials")
+
+    def cell(server: str, key: str, value: Any) -> str:
+        # the success rate with its 95% interval (pass@1's, the same rate), when the card has it
+        t = (trials or {}).get("overall" if server == "overall" else "by_server", {})
+        t = t if server == "overall" else t.get(server)
+        if key == "success_rate" and t:
+            return interval(value, t["pass_at_1_ci_low"], t["pass_at_1_ci_high"])
+        return _fmt(key, value)
+
+    header = ["server", *(f"{k} (95% CI)" if k == "success_rate" and trials else k for k in METRICS)]
+    lines = [[name, *(cell(name, k, m[k]) for k in METRICS)] for name, m in card["by_server"].items()]
+    lines.append(["overall", *(cell("overall", k, card["overall"][k]) for k in METRICS)])
     widths = [max(len(str(r[i])) for r in [header, *lines]) for i in range(len(header))]
     title = f"submission {card['submission_id']} ({card['agent']}, {card['submitter']}, split {card['split']})"
     out = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths))]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
-    trials = card.get("trials")
     if trials:
         out.append(_format_trials(trials))
     for row in card.get("frame_violations", []):
