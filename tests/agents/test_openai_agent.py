@@ -12,15 +12,17 @@ from tests.agents.conftest import run, settings
 from tests.agents.upstream import Reply, ScriptedUpstream, Stream, completion, streamed
 
 
-def solving(task, *, usage=None, stream=True):
-    """An upstream that replays ``task``'s reference solution, one call a turn, then answers."""
+def solving(task, *, usage=None, stream=None):
+    """An upstream that replays ``task``'s reference solution, one call a turn, then answers; streamed
+    when the request asks (or ``stream`` says so)."""
     def answer(body, n):
+        streaming = body.get("stream") is True if stream is None else stream
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn < len(task.reference_solution):
             call = task.reference_solution[turn]
             calls = [(call.tool, json.dumps(call.arguments))]
-            return streamed(calls=calls, usage=usage) if stream else Reply(body=completion(calls=calls, usage=usage))
-        return streamed("All done.", usage=usage) if stream else Reply(body=completion("All done.", usage=usage))
+            return streamed(calls=calls, usage=usage) if streaming else Reply(body=completion(calls=calls, usage=usage))
+        return streamed("All done.", usage=usage) if streaming else Reply(body=completion("All done.", usage=usage))
     return answer
 
 
