@@ -89,6 +89,24 @@ class Comment(Model):
     body: str
 
 
+class Label(Model):
+    """A repository label: issues and pull requests carry its name."""
+
+    name: str = Field(min_length=1, max_length=50)
+    color: str = Field(default="ededed", pattern=r"^[0-9a-f]{6}$")
+    description: str = ""
+
+
+class Milestone(Model):
+    """A repository milestone; issues refer to it by ``number``. ``due_on`` is a date, ``YYYY-MM-DD``."""
+
+    number: int = Field(ge=1)
+    title: str = Field(min_length=1)
+    state: Literal["open", "closed"] = "open"
+    due_on: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    description: str = ""
+
+
 class Issue(Model):
     number: int = Field(ge=1)
     title: str = Field(min_length=1)
@@ -99,6 +117,8 @@ class Issue(Model):
     labels: list[str] = Field(default_factory=list)
     assignees: list[str] = Field(default_factory=list)
     comments: list[Comment] = Field(default_factory=list)
+    milestone: int | None = Field(default=None, description="Number of the repository milestone it belongs to")
+    created_at: str | None = Field(default=None, description="UTC, e.g. 2026-02-03T10:15:00Z")
 
 
 class PullRequest(Model):
@@ -111,6 +131,8 @@ class PullRequest(Model):
     merged: bool = False
     merge_commit_sha: str | None = None
     author: str
+    labels: list[str] = Field(default_factory=list)
+    created_at: str | None = Field(default=None, description="UTC, e.g. 2026-02-03T10:15:00Z")
 
     @model_validator(mode="after")
     def _merged_is_closed(self) -> "PullRequest":
@@ -128,6 +150,8 @@ class Repository(Model):
     branches: list[Branch] = Field(default_factory=lambda: [Branch(name="main")])
     issues: list[Issue] = Field(default_factory=list)
     pull_requests: list[PullRequest] = Field(default_factory=list)
+    labels: list[Label] = Field(default_factory=list, description="The repository's label definitions")
+    milestones: list[Milestone] = Field(default_factory=list)
 
     @property
     def full_name(self) -> str:
@@ -160,6 +184,14 @@ class Repository(Model):
         comment_ids = [c.id for i in self.issues for c in i.comments]
         if len(comment_ids) != len(set(comment_ids)):
             raise ValueError(f"{self.full_name}: two comments share an id")
+        if len({label.name.lower() for label in self.labels}) != len(self.labels):
+            raise ValueError(f"{self.full_name}: two labels share a name")
+        milestones = {m.number for m in self.milestones}
+        if len(milestones) != len(self.milestones):
+            raise ValueError(f"{self.full_name}: two milestones share a number")
+        for issue in self.issues:
+            if issue.milestone is not None and issue.milestone not in milestones:
+                raise ValueError(f"{self.full_name}: issue #{issue.number} names unknown milestone {issue.milestone}")
         return self
 
     def branch(self, name: str) -> Branch | None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from servers.kit import ToolError, Toolset, tool
+from servers.kit.pages import page
 from servers.github.state import (
     Branch,
     Comment,
@@ -29,6 +30,9 @@ from servers.github.state import (
 Owner = Annotated[str, Field(min_length=1, max_length=100, description="Repository owner (user or organisation)")]
 RepoName = Annotated[str, Field(min_length=1, max_length=100, description="Repository name")]
 Number = Annotated[int, Field(ge=1)]
+PerPage = Annotated[int, Field(ge=1, le=100, description="Results per page (at most 100)")]
+Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
+After = Annotated[str | None, Field(max_length=200, description="pageInfo.endCursor of the previous page")]
 Text = Annotated[str, Field(max_length=65_536)]
 
 
@@ -89,6 +93,8 @@ class GithubTools(Toolset[GithubState]):
             "labels": issue.labels,
             "assignees": issue.assignees,
             "comments": len(issue.comments),
+            "milestone": issue.milestone,
+            "created_at": issue.created_at,
         }
 
     @staticmethod
@@ -157,12 +163,14 @@ class GithubTools(Toolset[GithubState]):
         repo: RepoName,
         sha: Annotated[str | None, Field(description="Branch name to list; default: the default branch")] = None,
         author: Annotated[str | None, Field(description="Only commits by this login")] = None,
-        perPage: Annotated[int, Field(ge=1, le=100)] = 30,
+        perPage: PerPage = 30,
+        page: Page = 1,
     ) -> list:
-        """List the commits of a branch, newest first."""
+        """List the commits of a branch, newest first, one page at a time (page 1, 2, ...)."""
         r = self._repo(owner, repo)
         commits = [c for c in self._branch(r, sha).commits if author is None or c.author == author]
-        return [c.model_dump(mode="json") for c in commits[:perPage]]
+        start = (page - 1) * perPage
+        return [c.model_dump(mode="json") for c in commits[start:start + perPage]]
 
     # -- files -------------------------------------------------------------------------------
     @tool(read_only=True)
@@ -254,14 +262,91 @@ class GithubTools(Toolset[GithubState]):
         repo: RepoName,
         state: Literal["open", "closed", "all"] = "open",
         labels: Annotated[list[str] | None, Field(description="Only issues carrying all of these labels")] = None,
-    ) -> list:
-        """List a repository's issues (not pull requests), filtered by state and labels."""
+        milestone: Annotated[int | None, Field(ge=1, description="Only issues of this milestone number")] = None,
+        perPage: PerPage = 30,
+        after: After = None,
+    ) -> dict:
+        """List a repository's issues (not pull requests) by number, filtered by state, labels and milestone,
+        one page at a time: when pageInfo.hasNextPage is true, pass pageInfo.endCursor as 'after'."""
         r = self._repo(owner, repo)
-        return [
+        found = [
             self._issue_summary(i)
             for i in sorted(r.issues, key=lambda i: i.number)
             if (state == "all" or i.state == state) and all(lb in i.labels for lb in labels or [])
+            and (milestone is None or i.milestone == milestone)
         ]
+        chunk, cursor = page(found, f"issues:{r.full_name}:{state}:{sorted(labels or [])}:{milestone}", after, perPage)
+        return {"issues": chunk, "pageInfo": {"hasNextPage": bool(cursor), "endCursor": cursor or None},
+                "totalCount": len(found)}
+
+    @tool(read_only=True)
+    def search_issues(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=256, description=(
+            "Words and qualifiers, as on GitHub: repo:owner/name, is:open, is:closed, is:issue, is:pr, "
+            "label:name (quote names with spaces), author:login, assignee:login, milestone:\"title\""))],
+        perPage: PerPage = 30,
+        page: Page = 1,
+    ) -> dict:
+        """Search issues and pull requests of the repositories you can see with GitHub's search syntax; every
+        word must occur in the title or body. Newest first (by number); total_count says how many matched."""
+        import shlex
+
+        try:
+            tokens = shlex.split(query)
+        except ValueError as exc:
+            raise ToolError(f"cannot parse the query: {exc}") from None
+        words, quals = [], []
+        for token in tokens:
+            key, sep, value = token.partition(":")
+            if sep and key in ("repo", "is", "label", "author", "assignee", "milestone", "state"):
+                quals.append((key, value))
+            else:
+                words.append(token.lower())
+        items = []
+        for r in self.state.repos:
+            entries = [(i, "issue") for i in r.issues] + [(p, "pr") for p in r.pull_requests]
+            for entry, kind in entries:
+                if self._matches(r, entry, kind, words, quals):
+                    items.append((r, entry, kind))
+        items.sort(key=lambda t: (t[1].number, t[0].full_name), reverse=True)
+        start = (page - 1) * perPage
+        chunk = items[start:start + perPage]
+        return {"total_count": len(items), "items": [
+            {"repository": r.full_name, "number": e.number, "title": e.title, "state": e.state,
+             "is_pull_request": kind == "pr", "author": e.author, "labels": e.labels,
+             "url": f"https://github.com/{r.full_name}/{'pull' if kind == 'pr' else 'issues'}/{e.number}"}
+            for r, e, kind in chunk]}
+
+    @staticmethod
+    def _matches(r: Repository, entry: Issue | PullRequest, kind: str, words: list[str],
+                 quals: list[tuple[str, str]]) -> bool:
+        hay = f"{entry.title}\n{entry.body}".lower()
+        if not all(w in hay for w in words):
+            return False
+        for key, value in quals:
+            low = value.lower()
+            if key == "repo" and r.full_name.lower() != low:
+                return False
+            if key in ("is", "state"):
+                if low in ("issue", "pr") and (low == "pr") != (kind == "pr"):
+                    return False
+                if low in ("open", "closed") and entry.state != low:
+                    return False
+                if low == "merged" and not getattr(entry, "merged", False):
+                    return False
+            if key == "label" and low not in (lb.lower() for lb in entry.labels):
+                return False
+            if key == "author" and entry.author.lower() != low:
+                return False
+            if key == "assignee" and low not in (a.lower() for a in getattr(entry, "assignees", [])):
+                return False
+            if key == "milestone":
+                number = getattr(entry, "milestone", None)
+                titles = {m.number: m.title.lower() for m in r.milestones}
+                if number is None or titles.get(number) != low:
+                    return False
+        return True
 
     @tool(read_only=True)
     def get_issue(self, owner: Owner, repo: RepoName, issue_number: Number) -> dict:
@@ -297,8 +382,9 @@ class GithubTools(Toolset[GithubState]):
         state_reason: Literal["completed", "not_planned", "reopened"] | None = None,
         labels: Annotated[list[str] | None, Field(description="Replaces all labels")] = None,
         assignees: Annotated[list[str] | None, Field(description="Replaces all assignees")] = None,
+        milestone: Annotated[int | None, Field(ge=1, description="Milestone number to put the issue in")] = None,
     ) -> dict:
-        """Edit an issue: title, body, state (open/closed, with an optional reason), labels or assignees. Only the fields given change."""
+        """Edit an issue: title, body, state (open/closed, with an optional reason), labels, assignees or milestone. Only the fields given change."""
         r = self._repo(owner, repo)
         issue = self._issue(r, issue_number)
         if state_reason is not None:
@@ -314,16 +400,31 @@ class GithubTools(Toolset[GithubState]):
             changes["labels"] = list(dict.fromkeys(labels))
         if assignees is not None:
             changes["assignees"] = list(dict.fromkeys(assignees))
+        if milestone is not None:
+            if all(m.number != milestone for m in r.milestones):
+                raise ToolError(f"unknown milestone {milestone} in {r.full_name}; list_milestones shows them")
+            changes["milestone"] = milestone
         if state is not None and state != issue.state:
             changes["state"] = state
             changes["state_reason"] = state_reason or ("completed" if state == "closed" else "reopened")
         elif state_reason is not None:
             changes["state_reason"] = state_reason
         if not changes:
-            raise ToolError("nothing to update: give at least one of title, body, state, state_reason, labels, assignees")
+            raise ToolError("nothing to update: give at least one of title, body, state, state_reason, labels, "
+                            "assignees, milestone")
         updated = Issue.model_validate({**issue.model_dump(), **changes})
         r.issues = [updated if i.number == issue_number else i for i in r.issues]
         return self._issue_summary(updated)
+
+    @tool(read_only=True)
+    def list_milestones(self, owner: Owner, repo: RepoName,
+                        state: Literal["open", "closed", "all"] = "open") -> list:
+        """List a repository's milestones: number, title, state, due date, and open and closed issue counts."""
+        r = self._repo(owner, repo)
+        return [{**m.model_dump(mode="json"),
+                 "open_issues": sum(1 for i in r.issues if i.milestone == m.number and i.state == "open"),
+                 "closed_issues": sum(1 for i in r.issues if i.milestone == m.number and i.state == "closed")}
+                for m in r.milestones if state == "all" or m.state == state]
 
     @tool()
     def add_issue_comment(self, owner: Owner, repo: RepoName, issue_number: Number,
@@ -338,11 +439,14 @@ class GithubTools(Toolset[GithubState]):
     # -- pull requests -----------------------------------------------------------------------
     @tool(read_only=True)
     def list_pull_requests(self, owner: Owner, repo: RepoName,
-                           state: Literal["open", "closed", "all"] = "open") -> list:
-        """List pull requests with title, body, head and base branches, and merge status."""
+                           state: Literal["open", "closed", "all"] = "open",
+                           perPage: PerPage = 30, page: Page = 1) -> list:
+        """List pull requests by number with title, body, head and base branches, and merge status, one page
+        at a time (page 1, 2, ...; a short or empty page is the last)."""
         r = self._repo(owner, repo)
-        return [self._pull_json(r, p) for p in sorted(r.pull_requests, key=lambda p: p.number)
-                if state == "all" or p.state == state]
+        found = [p for p in sorted(r.pull_requests, key=lambda p: p.number) if state == "all" or p.state == state]
+        start = (page - 1) * perPage
+        return [self._pull_json(r, p) for p in found[start:start + perPage]]
 
     @tool()
     def create_pull_request(

@@ -142,8 +142,8 @@ def test_list_commits_is_newest_first_and_filters_by_author(live):
 
 def test_issues_are_listed_read_created_and_commented(live):
     gh = live("github", STATE)
-    assert [i["number"] for i in gh.ok_json("list_issues", **OWNER)] == [1]
-    assert [i["number"] for i in gh.ok_json("list_issues", **OWNER, state="all", labels=["bug"])] == [1]
+    assert [i["number"] for i in gh.ok_json("list_issues", **OWNER)["issues"]] == [1]
+    assert [i["number"] for i in gh.ok_json("list_issues", **OWNER, state="all", labels=["bug"])["issues"]] == [1]
     assert gh.ok_json("get_issue", **OWNER, issue_number=1)["comments"][0]["body"] == "Reproduced on v0.3"
     created = gh.ok_json("create_issue", **OWNER, title="Wind gust alerts", body="Please add", labels=["enhancement"])
     assert created["number"] == 4  # issues and pull requests share the numbering
@@ -269,3 +269,64 @@ def test_a_file_deleted_on_the_head_branch_is_deleted_on_merge(live):
     main = repo(gh.state()).branch("main")
     assert "docs/README.md" in main.files and "README.md" not in main.files
     assert "src/alerts.py" in main.files
+
+
+GH_WORLD = {"world": {"generator": "github", "version": 1, "seed": 1, "size": "default"}}
+ORG = {"owner": "kestrel-freight", "repo": "route-planner"}
+
+
+def test_the_world_has_three_repositories_with_issues_pulls_commits_and_protected_main(live):
+    gh = live("github", GH_WORLD)
+    state = gh.state()
+    assert len(state.repos) == 3
+    assert sum(len(r.issues) for r in state.repos) == 150 and sum(len(r.pull_requests) for r in state.repos) >= 40
+    assert all(r.branch("main").protected and len(r.branch("main").commits) == 100 for r in state.repos)
+    assert all(r.labels and r.milestones for r in state.repos)
+    assert "protected" in gh.error("create_or_update_file", **ORG, path="NOTES.md", content="x", message="m", branch="main")
+
+
+def test_issue_listing_pages_with_an_end_cursor_until_every_issue_is_seen(live):
+    gh = live("github", GH_WORLD)
+    numbers, after = [], None
+    while True:
+        out = gh.ok_json("list_issues", **ORG, state="all", perPage=20, **({"after": after} if after else {}))
+        numbers += [i["number"] for i in out["issues"]]
+        if not out["pageInfo"]["hasNextPage"]:
+            break
+        after = out["pageInfo"]["endCursor"]
+    assert numbers == sorted(i.number for i in gh.state().repo("kestrel-freight/route-planner").issues)
+    assert out["totalCount"] == 50
+
+
+def test_search_combines_words_and_qualifiers_across_repositories(live):
+    gh = live("github", GH_WORLD)
+    everything = gh.ok_json("search_issues", query="is:issue", perPage=100)
+    assert everything["total_count"] == 150
+    bugs = gh.ok_json("search_issues", query='repo:kestrel-freight/route-planner is:issue is:open label:bug', perPage=100)
+    repo = gh.state().repo("kestrel-freight/route-planner")
+    expected = sorted((i.number for i in repo.issues if i.state == "open" and "bug" in i.labels), reverse=True)
+    assert [i["number"] for i in bugs["items"]] == expected
+    assert gh.ok_json("search_issues", query="is:pr is:merged", perPage=100)["total_count"] == sum(
+        p.merged for r in gh.state().repos for p in r.pull_requests)
+    second = gh.ok_json("search_issues", query="is:issue", perPage=100, page=2)
+    assert len(second["items"]) == 50
+
+
+def test_an_issue_moves_to_a_milestone_that_exists(live):
+    gh = live("github", GH_WORLD)
+    number = gh.state().repo("kestrel-freight/route-planner").issues[0].number
+    gh.ok("update_issue", **ORG, issue_number=number, milestone=3)
+    assert gh.state().repo("kestrel-freight/route-planner").issue(number).milestone == 3
+    assert "unknown milestone 9" in gh.error("update_issue", **ORG, issue_number=number, milestone=9)
+    titles = [m["title"] for m in gh.ok_json("list_milestones", **ORG, state="all")]
+    assert "Q2 hardening" in titles
+
+
+def test_pull_requests_and_commits_page_by_number(live):
+    gh = live("github", GH_WORLD)
+    first = gh.ok_json("list_pull_requests", **ORG, state="all", perPage=5)
+    second = gh.ok_json("list_pull_requests", **ORG, state="all", perPage=5, page=2)
+    assert len(first) == 5 and first[-1]["number"] < second[0]["number"]
+    commits = gh.ok_json("list_commits", **ORG, perPage=100, page=2)
+    assert commits == []  # 100 commits: the second page of 100 is empty
+    assert len(gh.ok_json("list_commits", **ORG, perPage=30, page=4)) == 10
