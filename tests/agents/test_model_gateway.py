@@ -1,0 +1,75 @@
+"""The model gateway on its own, driven by the standard openai client: streams relay intact with
+their tool calls, usage is metered, the key stays with the gateway, unknown runs are refused."""
+
+from __future__ import annotations
+
+import anyio
+import httpx
+import pytest
+
+from mcpbench.model_gateway import ModelGatewayHost
+from tests.agents.conftest import settings
+from tests.agents.upstream import Reply, ScriptedUpstream, streamed
+
+openai = pytest.importorskip("openai", reason="the standard client is a dev extra")
+
+
+def serve(upstream_settings, body):
+    """Run ``body(client, route)`` against one mounted run, with an openai client pointed at it."""
+    async def go():
+        with anyio.fail_after(60):
+            async with ModelGatewayHost(upstream_settings).running() as host, host.serve() as route:
+                client = openai.AsyncOpenAI(base_url=host.url(route), api_key="placeholder", max_retries=0)
+                try:
+                    return await body(client, route, host)
+                finally:
+                    await client.close()
+
+    return anyio.run(go)
+
+
+def test_a_streamed_answer_with_tool_calls_reaches_the_client_intact_and_is_metered():
+    answer = streamed("Let me look.", calls=[("list_channels", '{"limit": 5}')], usage=(321, 12))
+    with ScriptedUpstream(lambda body, n: answer) as upstream:
+        async def body(client, route, host):
+            stream = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True,
+                tools=[{"type": "function", "function": {"name": "list_channels", "parameters": {}}}])
+            text, args, name = "", "", ""
+            async for chunk in stream:
+                for choice in chunk.choices:
+                    text += choice.delta.content or ""
+                    for call in choice.delta.tool_calls or []:
+                        name += call.function.name or ""
+                        args += call.function.arguments or ""
+            return text, name, args, route.meter
+
+        text, name, args, meter = serve(settings(upstream.url), body)
+        sent = upstream.requests[0]
+    assert (text, name, args) == ("Let me look.", "list_channels", '{"limit": 5}')
+    assert (meter.requests, meter.prompt_tokens, meter.completion_tokens) == (1, 321, 12)
+    assert meter.tool_calls_emitted == 1 and meter.malformed_calls == 0
+    assert sent["stream_options"] == {"include_usage": True}
+    assert upstream.headers[0]["Authorization"] == "Bearer sk-upstream-secret"
+
+
+def test_a_429_storm_reaches_the_client_as_model_unavailable_after_the_retries():
+    storm = lambda body, n: Reply(429, {"error": {"message": "busy"}}, {"Retry-After": "0"})  # noqa: E731
+    with ScriptedUpstream(storm) as upstream:
+        async def body(client, route, host):
+            with pytest.raises(openai.APIStatusError) as caught:
+                await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+            return caught.value, route.meter
+
+        error, meter = serve(settings(upstream.url, max_attempts=3), body)
+    assert error.status_code == 503 and "model_unavailable" in str(error.body)
+    assert meter.retries == 2 and meter.unavailable and "HTTP 429" in meter.unavailable
+
+
+def test_a_path_that_names_no_run_is_refused():
+    async def body(client, route, host):
+        async with httpx.AsyncClient() as http:
+            return await http.post(f"http://127.0.0.1:{host.port}/r/not-a-run/v1/chat/completions", json={})
+
+    response = serve(settings("http://127.0.0.1:9/v1"), body)
+    assert response.status_code == 404
