@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from servers.kit import ToolError, Toolset, tool
+from servers.kit.pages import page
 from servers.kit.values import next_id
 from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 
@@ -156,17 +157,34 @@ class GmailTools(Toolset[GmailState]):
     def search_emails(
         self,
         query: Annotated[str, Field(description="Gmail search syntax, e.g. 'from:dana is:unread subject:invoice'")],
-        maxResults: Annotated[int, Field(ge=1, le=100)] = 10,
-    ) -> list:
+        maxResults: Annotated[int, Field(ge=1, le=100, description="Results per page")] = 10,
+        pageToken: Annotated[str | None, Field(max_length=200, description="nextPageToken of the previous page")] = None,
+    ) -> dict:
         """Search messages with Gmail query syntax: free words and quoted phrases (matched in subject, body
         and addresses, case-insensitive), from:, to:, subject:, label:, is:unread|read|starred|important,
         in:inbox|sent|trash|spam|anywhere, after:/before: YYYY/MM/DD, and '-' to negate a term. Messages in
-        trash or spam are left out unless in: asks for them. Newest first; each result has id, threadId,
-        from, to, subject, date, labels and a snippet."""
+        trash or spam are left out unless in: asks for them. Newest first, one page at a time: pass
+        nextPageToken as pageToken for the next page (absent on the last). Each result has id, threadId,
+        from, to, subject, date, labels and a snippet; resultSizeEstimate counts all matches."""
         match = self._matcher(query)
         found = [(m.date, i, m) for i, m in enumerate(self.state.messages) if match(m)]
         found.sort(key=lambda t: (t[0], t[1]), reverse=True)
-        return [self._summary(m) for _, _, m in found[:maxResults]]
+        chunk, token = page(found, f"search:{query}", pageToken, maxResults)
+        out: dict[str, Any] = {"messages": [self._summary(m) for _, _, m in chunk], "resultSizeEstimate": len(found)}
+        if token:
+            out["nextPageToken"] = token
+        return out
+
+    @tool(read_only=True)
+    def get_thread(self, threadId: Annotated[str, Field(min_length=1, description="A threadId, as search_emails returns it")]) -> dict:
+        """A whole conversation: every message of the thread, oldest first, with headers, labels and body."""
+        thread = sorted((m for m in self.state.messages if m.thread_id == threadId), key=lambda m: m.date)
+        if not thread:
+            raise ToolError(f"unknown thread id {threadId!r} (search_emails shows threadId)")
+        names = self._label_names()
+        return {"id": threadId, "messages": [
+            {**self._summary(m), "cc": m.cc, "labelIds": m.label_ids, "body": m.body,
+             "labels": [names[i] for i in m.label_ids]} for m in thread]}
 
     @tool(read_only=True)
     def read_email(self, messageId: MessageId) -> dict:

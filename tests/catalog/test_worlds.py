@@ -25,6 +25,7 @@ PINNED = {
     ("slack", 1): "dd4dbe488cf7a9c37ef67e5b0345204e0e45741408466985a4341707c2c86f44",
     ("postgres", 1): "201dbdfb1e4f218b48d9c39f0d5a30d144e66fe6156544bc4289c6a5e6bd4848",
     ("github", 1): "a743d148f7b9f9ef4d2b4ef6c6ae1caef913bc0c9bdc50a939a13ac29b890956",
+    ("gmail", 1): "e3271e11ccb016d5103fbe7177fab339bb1e08afe48e32310fe766c94ad96009",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}

@@ -24,7 +24,7 @@ STATE = {
 
 
 def ids(results):
-    return [r["id"] for r in results]
+    return [r["id"] for r in results["messages"]]
 
 
 def test_search_filters_by_operators_and_words_newest_first(live):
@@ -44,7 +44,7 @@ def test_search_filters_by_operators_and_words_newest_first(live):
 def test_search_reports_label_names(live):
     gm = live("gmail", STATE)
     gm.ok("modify_email", messageId="m-invoice", addLabelIds=["Label_1"])
-    [hit] = gm.ok_json("search_emails", query="label:invoices")
+    [hit] = gm.ok_json("search_emails", query="label:invoices")["messages"]
     assert hit["id"] == "m-invoice" and hit["labels"] == ["INBOX", "UNREAD", "Invoices"]
 
 
@@ -188,3 +188,37 @@ def test_dump_and_reload_keep_the_digest(live):
 def test_a_bad_state_names_the_problem(change, field):
     with pytest.raises(StateError, match=field):
         GmailState.load({**STATE, **change})
+
+
+GM_WORLD = {"world": {"generator": "gmail", "version": 1, "seed": 1, "size": "default"}}
+
+
+def test_the_world_mailbox_has_500_messages_in_threads_with_labels_and_drafts(live):
+    gm = live("gmail", GM_WORLD)
+    state = gm.state()
+    assert len(state.messages) == 500 and len({m.thread_id for m in state.messages}) < 300
+    assert len(state.labels) == 10 and len(state.drafts) == 8
+    assert any("SENT" in m.label_ids for m in state.messages) and any("UNREAD" in m.label_ids for m in state.messages)
+
+
+def test_search_pages_with_a_token_until_every_match_is_seen(live):
+    gm = live("gmail", GM_WORLD)
+    seen, token = [], None
+    while True:
+        out = gm.ok_json("search_emails", query="in:anywhere", maxResults=100, **({"pageToken": token} if token else {}))
+        seen += ids(out)
+        token = out.get("nextPageToken")
+        if token is None:
+            break
+    assert len(seen) == len(set(seen)) == 500 == out["resultSizeEstimate"]
+    assert "invalid_cursor" in gm.error("search_emails", query="is:unread", pageToken=gm.ok_json(
+        "search_emails", query="in:anywhere")["nextPageToken"])
+
+
+def test_a_thread_reads_as_one_conversation_oldest_first(live):
+    gm = live("gmail", GM_WORLD)
+    hit = gm.ok_json("search_emails", query="subject:renewal")["messages"][0]
+    thread = gm.ok_json("get_thread", threadId=hit["threadId"])["messages"]
+    assert [m["date"] for m in thread] == sorted(m["date"] for m in thread)
+    assert all(m["threadId"] == hit["threadId"] and "body" in m for m in thread)
+    assert "unknown thread id" in gm.error("get_thread", threadId="nope")
