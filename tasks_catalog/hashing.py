@@ -28,6 +28,8 @@ def canonical_json(value: Any) -> bytes:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError) as exc:
         raise ValueError(f"cannot canonicalise: {exc}") from exc
+    except RecursionError:
+        raise ValueError("cannot canonicalise: nested too deeply") from None
 
 
 def task_document(task: Task | dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
+from tasks_catalog._nesting import NestingError, loads
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 
@@ -134,9 +135,24 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     return problems
 
 
+def read_task_json(path: Path) -> Any:
+    """A task file's JSON document; ``ValueError`` naming the file (and the JSON path of a document
+    nested too deeply to judge) when it cannot be read or parsed."""
+    try:
+        return loads(path.read_text(encoding="utf-8"))
+    except NestingError as exc:
+        raise ValueError(f"{path}: {exc.path}: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc}") from None
+
+
 def load_task_file(path: Path) -> tuple[Task | None, list[TaskError]]:
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = loads(path.read_text(encoding="utf-8"))
+    except NestingError as exc:
+        return None, [TaskError(str(path), exc.path, str(exc))]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [TaskError(str(path), "$", f"cannot read: {exc}")]
     except json.JSONDecodeError as exc:
@@ -177,4 +193,5 @@ def load_valid_tasks(paths: list[Path]) -> list[Task]:
 
 
 __all__ = ["DEV_DIR", "SERVER_NAMES", "TaskError", "TaskLoadError", "load_task_file", "load_tasks", "load_valid_tasks",
+           "read_task_json",
            "task_files", "validate_task"]

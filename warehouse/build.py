@@ -163,12 +163,58 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> lis
     return names
 
 
+class CorruptFileError(ValueError):
+    """Landed Parquet that cannot be read: the files, why, and how to recover. Nothing was deleted."""
+
+    def __init__(self, store: Store, bad: list[tuple[str, str]]) -> None:
+        self.files = [key for key, _ in bad]
+        lines = [f"{store.url(key)}: not a readable Parquet file ({why})" for key, why in bad]
+        runs = sorted({key.rsplit("/", 1)[1].removesuffix(".parquet") for key in self.files})
+        super().__init__(
+            "\n".join(lines) + "\nThe warehouse was not built (a previous database file is kept) and nothing in the store was "
+            "changed. To recover, "
+            "restore the file from a backup, or delete it (and its run's other file under runs/ or calls/) and "
+            "run that submission's evaluation again with the same --submission-id: it runs exactly the "
+            f"missing runs ({', '.join(runs)}).")
+
+
+def unreadable_files(store: Store) -> list[tuple[str, str]]:
+    """Every landed Parquet file of ``store`` that does not read back whole, with the reason."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    bad = []
+    for kind in KINDS:
+        for key in store.list(f"{kind}/"):
+            if not key.endswith(".parquet"):
+                continue
+            try:
+                pq.read_table(pa.BufferReader(store.get_bytes(key)))
+            except (pa.ArrowException, OSError) as exc:
+                bad.append((key, str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
+    return bad
+
+
+def _name_corrupt_files(store: Store, exc: BaseException) -> None:
+    """When reading the store failed, raise ``CorruptFileError`` if unreadable files are the cause."""
+    import pyarrow as pa
+
+    if isinstance(exc, ValueError | duckdb.Error | pa.ArrowException | OSError):
+        bad = unreadable_files(store)
+        if bad:
+            raise CorruptFileError(store, bad) from None
+
+
 def connect(store: Store | str | None = None, *, submission_id: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with every view over ``store`` (optionally only one submission's
     runs, which is what a score card needs and is fast on a large store)."""
     store = _resolve_store(store)
     con = duckdb.connect()
-    create_views(con, attach_sources(con, store, submission_id=submission_id, copy=False))
+    try:
+        create_views(con, attach_sources(con, store, submission_id=submission_id, copy=False))
+    except Exception as exc:
+        _name_corrupt_files(store, exc)
+        raise
     return con
 
 
@@ -203,10 +249,11 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
                     [store.root, version, datetime.now(timezone.utc), runs, calls])
         con.close()
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         con.close()
         tmp.unlink(missing_ok=True)
         Path(f"{tmp}.wal").unlink(missing_ok=True)
+        _name_corrupt_files(store, exc)
         raise
     return BuildResult(target, names, runs, calls, time.perf_counter() - started)
 
@@ -228,5 +275,5 @@ def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Stor
     return duckdb.connect(str(path), read_only=read_only)
 
 
-__all__ = ["DEFAULT_DB", "BuildResult", "View", "attach_sources", "build", "connect", "create_views",
-           "default_db_path", "load_views", "open_warehouse"]
+__all__ = ["DEFAULT_DB", "BuildResult", "CorruptFileError", "View", "attach_sources", "build", "connect",
+           "create_views", "default_db_path", "load_views", "open_warehouse", "unreadable_files"]

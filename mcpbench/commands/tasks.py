@@ -91,14 +91,14 @@ def hash_(files: tuple[Path, ...]) -> None:
       mcpbench tasks hash tasks_catalog/dev/slack/*.json
     """
     from tasks_catalog.hashing import task_hash
+    from tasks_catalog.loader import read_task_json
 
     bad = False
     for f in files:
         try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-            click.echo(f"{task_hash(doc)}  {f}")
-        except (ValueError, OSError) as exc:
-            click.echo(f"error: {f}: {exc}", err=True)
+            click.echo(f"{task_hash(read_task_json(f))}  {f}")
+        except ValueError as exc:
+            click.echo(f"error: {exc}" if str(exc).startswith(str(f)) else f"error: {f}: {exc}", err=True)
             bad = True
     sys.exit(1 if bad else 0)
 

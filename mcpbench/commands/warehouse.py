@@ -85,12 +85,13 @@ def build(store: str | None, db_path: Path | None, check: bool, published: tuple
     Example:
       mcpbench warehouse build --store s3://bench/traces --db warehouse.duckdb
     """
+    from warehouse.build import CorruptFileError
     from warehouse.build import build as build_warehouse
     from warehouse.quality import QualityError
 
     try:
         result = build_warehouse(store, db_path, check=check, published_submissions=published)
-    except QualityError as exc:
+    except (QualityError, CorruptFileError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"built {result.path}: {len(result.views)} views over {result.runs} runs and {result.calls} calls "
                f"in {result.seconds:.2f}s")

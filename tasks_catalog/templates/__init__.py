@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from servers import SERVER_NAMES
 from servers.kit import json_path
+from tasks_catalog._nesting import NestingError, loads
 from tasks_catalog.hashing import canonical_json
 from tasks_catalog.schema import Task
 
@@ -108,7 +109,9 @@ class TemplateError(ValueError):
 
 def load_template(path: Path) -> Template:
     try:
-        return Template.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return Template.model_validate(loads(path.read_text(encoding="utf-8")))
+    except NestingError as exc:
+        raise TemplateError(f"{path}: {exc.path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise TemplateError(f"{path}: not valid JSON: {exc}") from None
     except ValidationError as exc:
