@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from tasks_catalog.frames import frame_violations
+from tasks_catalog.frames.guards import by_id, name_keyed
 from tasks_catalog.frames.propose import draft, draft_template, final_state, generalise, insert_frame
 from tasks_catalog.frames.wrongs import append_wrong, collateral, set_kind
 from tasks_catalog.loader import DEV_DIR, load_tasks
@@ -79,3 +80,25 @@ def test_the_drafted_collateral_keeps_the_predicate_true_and_breaks_the_frame():
     wrong = collateral(BY_ID["fs-set-log-level"])
     assert wrong is not None and wrong["kind"] == "collateral"
     assert wrong["why"].startswith("does the task, then")
+
+
+#: Templates whose guard is about a NAME on purpose: the task renames the entity (or swaps titles), so
+#: "no event titled X" is the check; the frame forbids every other change to that entity.
+NAME_GUARDS_ON_PURPOSE = {"cal-t-rename-event", "cal-t-swap-slots", "notion-t-rename-database", "notion-t-rename-page",
+                          "sl-t-rename-and-staff", "sl-t-rename-channel"}
+
+
+def test_a_name_keyed_guard_is_found_and_rewritten_to_the_entity_id():
+    state = {"channels": [{"id": "C05INC2047", "name": "incident-2047"}, {"id": "C02INC2041", "name": "incident-2041"}]}
+    success = {"all": [{"slack.channelArchived": {"channel": "incident-2041"}},
+                       {"not": {"slack.channelArchived": {"channel": "incident-2047"}}}]}
+    assert [h[2:] for h in name_keyed("slack", state, success)] == [("incident-2047", "C05INC2047")]
+    assert by_id("slack", state, success) == {"all": [{"slack.channelArchived": {"channel": "incident-2041"}},
+                                                      {"not": {"slack.channelArchived": {"channel": "C05INC2047"}}}]}
+
+
+def test_no_dev_task_or_template_guards_an_existing_entity_by_name():
+    offenders = [t.id for t in DEV_TASKS if name_keyed(t.server, t.initial_state, t.success)]
+    offenders += [t.id for t in POOL if t.id not in NAME_GUARDS_ON_PURPOSE
+                  and name_keyed(t.server, t.task["initial_state"], t.task["success"])]
+    assert offenders == []
