@@ -26,6 +26,7 @@ PINNED = {
     ("postgres", 1): "201dbdfb1e4f218b48d9c39f0d5a30d144e66fe6156544bc4289c6a5e6bd4848",
     ("github", 1): "a743d148f7b9f9ef4d2b4ef6c6ae1caef913bc0c9bdc50a939a13ac29b890956",
     ("gmail", 1): "e3271e11ccb016d5103fbe7177fab339bb1e08afe48e32310fe766c94ad96009",
+    ("filesystem", 1): "3d4ab6ea5a6ba763502b554917ea65661d2cd931b2383cfbf998eeb4f5d18d45",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -59,6 +60,25 @@ def test_the_worlds_do_not_depend_on_the_process_hash_seed():
 def test_different_seeds_build_different_worlds():
     generator = get_generator("slack")
     assert digest(generator.generate(1)) != digest(generator.generate(2))
+
+
+#: What issue 11 promises at the default size (at least).
+PROMISED = {
+    "slack": {"users": 60, "channels": 40, "messages": 2000},
+    "postgres": {"tables": 8, "rows": 10_000},
+    "github": {"repositories": 3, "issues": 150, "pull_requests": 40, "commits": 300},
+    "gmail": {"messages": 500, "drafts": 1, "labels": 1},
+    "filesystem": {"files": 200, "directories": 30},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROMISED))
+def test_every_default_world_has_the_promised_size_and_fits_its_model(name):
+    generator = get_generator(name)
+    counts = generator.describe(generator.generate(1))
+    assert all(counts[k] >= v for k, v in PROMISED[name].items()), counts
+    for size in ("default", "small"):
+        get_spec(name).load_state({"world": {"generator": name, "version": generator.version, "seed": 3, "size": size}})
 
 
 def test_the_default_slack_world_has_the_promised_size():

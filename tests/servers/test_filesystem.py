@@ -105,3 +105,23 @@ def test_a_bad_state_names_the_field():
         FilesystemState.load({"files": {"../x": "y"}})
     with pytest.raises(StateError, match="folders"):
         FilesystemState.load({"folders": []})
+
+
+FS_WORLD = {"world": {"generator": "filesystem", "version": 1, "seed": 1, "size": "default"}}
+
+
+def test_the_world_drive_has_200_files_in_30_directories_and_round_trips_through_the_disk(live):
+    from servers import get_spec
+
+    fs = live("filesystem", FS_WORLD)
+    state = fs.state()
+    assert len(state.files) == 200 and len(state.directories) >= 30
+    assert state.digest() == get_spec("filesystem").load_state(FS_WORLD).digest()
+    kinds = {path.rsplit(".", 1)[-1] for path in state.files}
+    assert {"md", "csv", "yaml", "toml", "py"} <= kinds
+
+
+def test_a_stray_copy_of_an_export_is_found_next_to_the_original(live):
+    fs = live("filesystem", FS_WORLD)
+    hits = fs.ok("search_files", pattern="sales_2026-03_emea*", path="sales").splitlines()
+    assert hits == ["sales/exports/sales_2026-03_emea (1).csv", "sales/exports/sales_2026-03_emea.csv"]
