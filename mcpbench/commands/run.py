@@ -66,7 +66,12 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
             raise click.ClickException(f"model gateway settings: {exc}") from None
     if tasks_dir is not None:
         split = f"dir:{tasks_dir.name}"
-    store = open_store(store_root)
+    from runstore.store import StoreError
+
+    try:
+        store = open_store(store_root)
+    except StoreError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
     try:
         tasks = load_split(split, store=store, task_ids=list(task_ids) or None, tasks_dir=tasks_dir)
     except TaskLoadError as exc:
@@ -82,8 +87,6 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
                    "you trust", err=True)
     submission = make_submission(agent, split, submission_id=submission_id, submitter=submitter,
                                  publish_goals=publish_goals)
-    from runstore.store import StoreError
-
     try:
         with _progress(len(tasks) * trials, quiet=as_json) as advance:
             summary, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,

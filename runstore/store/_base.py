@@ -205,7 +205,8 @@ class Store(ABC):
         both Parquet files are written whole before the index, calls first. When both files read back
         and belong to the run, its index entry is written (the run counts as landed); otherwise both
         files are removed and the run is run again. Calls without a run row, and index entries whose
-        run row is gone, are removed. Resuming an evaluation calls this first."""
+        run row is gone, are removed. Resuming an evaluation calls this first, before it starts a run;
+        never call it while another process may be landing runs of the same submission."""
         _check_id("submission_id", submission_id)
         runs, calls = self._submission_files("runs", submission_id), self._submission_files("calls", submission_id)
         report = LandingRepair()
@@ -306,10 +307,17 @@ class Store(ABC):
     def _read(self, kind: str, submission_id: str | None) -> pa.Table:
         if submission_id is not None:
             _check_id("submission_id", submission_id)
-        data = self.dataset(kind, submission_id)
-        if data is None:
-            return schema_of(kind).empty_table()
-        return data.to_table()
+        import pyarrow as pa
+
+        try:
+            data = self.dataset(kind, submission_id)
+            if data is None:
+                return schema_of(kind).empty_table()
+            return data.to_table()
+        except (OSError, pa.ArrowException) as exc:  # the service is down, or a file does not read back
+            text = str(exc).strip()
+            raise StoreError(f"could not read the {kind} of {self.url()}: "
+                             f"{text.splitlines()[0] if text else type(exc).__name__}") from exc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.root!r})"

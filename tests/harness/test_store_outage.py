@@ -115,3 +115,13 @@ def test_the_cli_reports_runs_that_could_not_land_in_one_line_without_a_tracebac
     assert not isinstance(result.exception, BaseExceptionGroup)
     lines = [line for line in result.output.splitlines() if "did not land" in line]
     assert len(lines) == 1 and "2 of 2 runs" in lines[0] and "--submission-id cli-outage" in lines[0]
+
+
+def test_the_cli_with_its_s3_store_down_from_the_start_says_so_in_one_line(endpoint):
+    endpoint.stop()
+    result = CliRunner().invoke(main, ["run", "--agent", "oracle", "--tasks", SIX[0], "--store", "s3://bench/traces",
+                                       "--submission-id", "s3-down"])
+    assert result.exit_code == 1 and not isinstance(result.exception, BaseExceptionGroup)
+    assert "Traceback" not in result.output
+    (line,) = [line for line in result.output.splitlines() if line.strip()]
+    assert line.startswith("Error: the store s3://bench/traces/ failed: ") and "could not" in line
