@@ -1,9 +1,10 @@
 """The ``none`` backend: a plain subprocess, for trusted agents and for control runs in tests.
 
 It isolates nothing (the agent sees the host's network, files and processes) and enforces no resource
-limits. What it keeps from the other backends: a private HOME/cwd that is deleted afterwards, a neutral
-environment, the deadline (the whole process group is killed), bounded output tails, the same
-``ProcessOutcome``. ``get_sandbox("none")`` refuses unless isolation is explicitly waived.
+limits. What it keeps from the other backends: a private HOME/cwd that is deleted afterwards (and swept
+by the next harness if this one was killed), a neutral environment, the deadline (the whole process
+group is killed), death with the harness (``setpriv --pdeathsig``, where util-linux has it), bounded
+output tails, the same ``ProcessOutcome``. ``get_sandbox("none")`` refuses unless isolation is explicitly waived.
 """
 
 from __future__ import annotations
@@ -21,21 +22,34 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import _limits
+from ._owner import owner_tag, sweep
 from ._supervise import watch
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome
 
 log = logging.getLogger(__name__)
+
+HOME_PREFIX = "mcpbench-unisolated-"
+_swept = False
 
 
 class UnisolatedSandbox:
     name = "none"
     isolates = False
 
+    def __init__(self) -> None:
+        # The agent gets SIGKILL if the harness dies (as bubblewrap's --die-with-parent does for local).
+        setpriv = shutil.which("setpriv")
+        self._die_with_harness = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
+        global _swept
+        if not _swept:  # homes a SIGKILLed harness could not remove (named after it, see _owner.py)
+            _swept = True
+            sweep(Path(tempfile.gettempdir()), HOME_PREFIX)
+
     async def run(self, spec: AgentProcess) -> ProcessOutcome:
         log.warning("running %r without a sandbox: the agent can reach the host's network and files", spec.argv[0])
         t0 = time.perf_counter()
         started_at = datetime.now(UTC)
-        home = Path(tempfile.mkdtemp(prefix="mcpbench-unisolated-"))
+        home = Path(tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{owner_tag()}"))
         try:
             env = {
                 "PATH": f"{os.path.join(sys.base_prefix, 'bin')}:/usr/local/bin:/usr/bin:/bin",
@@ -48,6 +62,7 @@ class UnisolatedSandbox:
             env.update(spec.env)
             proc = await asyncio.create_subprocess_exec(
                 *_limits.entry_prefix(None, None),
+                *self._die_with_harness,
                 *spec.argv,
                 stdin=asyncio.subprocess.PIPE if spec.stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,

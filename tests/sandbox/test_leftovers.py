@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .conftest import PYTHON
+from .conftest import PYTHON, processes_with_marker
 
 PROJECT = str(Path(__file__).resolve().parents[2])
 
@@ -29,13 +30,15 @@ from servers.filesystem.tools import FilesystemTools
 tools = FilesystemTools(FilesystemState(files={"goal.txt": "a private goal"}))
 
 async def main():
-    agent = AgentProcess(argv=[sys.executable, "-c", "import time; time.sleep(600)"], timeout_s=600)
+    agent = AgentProcess(argv=[sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]], timeout_s=600)
     run = asyncio.ensure_future(get_sandbox("local").run(agent))
+    unisolated = asyncio.ensure_future(get_sandbox("none", allow_unisolated=True).run(agent))
     tag = owner_tag()
     while True:
         private = glob.glob(os.path.join(tempfile.gettempdir(), f"mcpbench-sandbox-{tag}*"))
+        private += glob.glob(os.path.join(tempfile.gettempdir(), f"mcpbench-unisolated-{tag}*"))
         groups = glob.glob(f"/sys/fs/cgroup/*/mcpbench/run-{tag}*") + glob.glob(f"/sys/fs/cgroup/mcpbench/run-{tag}*")
-        if private and groups:
+        if len(private) == 2 and groups:
             break
         await asyncio.sleep(0.02)
     print(json.dumps({"private": private, "groups": groups, "workspace": str(tools.root)}), flush=True)
@@ -50,6 +53,7 @@ from servers.filesystem.state import FilesystemState
 from servers.filesystem.tools import FilesystemTools
 
 get_sandbox("local")
+get_sandbox("none", allow_unisolated=True)
 FilesystemTools(FilesystemState()).close()
 """
 
@@ -65,7 +69,8 @@ def _read_line(proc: subprocess.Popen, bound_s: float = 30) -> str:
 
 
 def test_the_next_harness_sweeps_what_a_killed_one_left_behind():
-    harness = subprocess.Popen([PYTHON, "-c", HARNESS_MID_RUN], stdout=subprocess.PIPE, text=True, env=_env())
+    marker = f"mcpbench-killed-harness-{secrets.token_hex(4)}"
+    harness = subprocess.Popen([PYTHON, "-c", HARNESS_MID_RUN, marker], stdout=subprocess.PIPE, text=True, env=_env())
     try:
         left = json.loads(_read_line(harness))
     finally:
@@ -76,6 +81,7 @@ def test_the_next_harness_sweeps_what_a_killed_one_left_behind():
     assert all(os.path.exists(p) for p in paths), "the killed harness should have left these behind"
     subprocess.run([PYTHON, "-c", NEXT_HARNESS], check=True, timeout=60, env=_env())
     assert [p for p in paths if os.path.exists(p)] == []
+    assert processes_with_marker(marker) == []  # the agents died with their harness
 
 
 def test_the_sweep_leaves_a_live_harness_alone(tmp_path):
