@@ -242,7 +242,6 @@ class LocalSandbox:
         started_at = datetime.now(UTC)
         notes: list[str] = []
         cgroup = self._cgroup(spec, notes)
-        sync = _userns.Handshake() if self.privileged else None
         abort = asyncio.Event()
         links: list[GatewayLink] = []
         try:
@@ -250,7 +249,9 @@ class LocalSandbox:
         except BaseException:
             await asyncio.to_thread(_clean_up, cgroup, None)
             raise
+        sync: _userns.Handshake | None = None
         try:
+            sync = _userns.Handshake() if self.privileged else None
             etc_dir = private / "etc"
             etc_dir.mkdir()
             (etc_dir / "passwd").write_text(PASSWD)
