@@ -123,3 +123,35 @@ def schema(check: bool) -> None:
         return
     SCHEMA_PATH.write_text(text, encoding="utf-8")
     click.echo(f"wrote {SCHEMA_PATH}")
+
+
+@tasks.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per task in a list.")
+def stats(paths: tuple[Path, ...], as_json: bool) -> None:
+    """Print each task's measured difficulty (default: the dev set): its world and size, the length of
+    the reference solution, its discovery reads (read-only calls), whether it pages or searches, its
+    traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
+
+    \b
+    Example:
+      mcpbench tasks stats tasks_catalog/dev/slack
+    """
+    from tasks_catalog.loader import DEV_DIR, load_tasks
+    from tasks_catalog.stats import measure
+
+    tasks_, errors = load_tasks(list(paths) or [DEV_DIR])
+    for err in errors:
+        click.echo(f"error: {err}", err=True)
+    rows = [measure(t) for t in sorted(tasks_, key=lambda t: t.id)]
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in rows], indent=2))
+    else:
+        click.echo(f"{'task':42} {'level':>6} {'meas.':>7} {'calls':>5} {'reads':>5} {'page':>4} {'traps':>5} "
+                   f"{'budget':>8}  world")
+        for r in rows:
+            size = ", ".join(f"{v} {k}" for k, v in r.world_size.items())
+            click.echo(f"{r.task[:42]:42} {r.difficulty:>6} {r.measured:>7} {r.reference_calls:>5} "
+                       f"{r.discovery_reads:>5} {'yes' if r.paginated_search else 'no':>4} {r.traps:>5} "
+                       f"{r.max_steps:>4} {r.budget_ratio:>3.1f}x  {r.world}{f' ({size})' if size else ''}")
+    sys.exit(1 if errors else 0)

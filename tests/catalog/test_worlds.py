@@ -197,3 +197,34 @@ def test_the_task_hash_covers_the_reference_and_the_patch():
     other_patch["initial_state"]["patch"][0]["fields"]["title"] = "y"
     hashes = {task_hash(base), task_hash(other_seed), task_hash(other_patch)}
     assert len(hashes) == 3
+
+
+def test_stats_measure_reference_length_discovery_reads_pagination_and_the_world():
+    from tasks_catalog.schema import Task
+    from tasks_catalog.stats import level, measure
+
+    doc = _task({"world": SLACK, "patch": []})
+    doc["reference_solution"] = [
+        {"tool": "list_channels", "arguments": {}},
+        {"tool": "list_channels", "arguments": {"cursor": "abc"}},
+        {"tool": "post_message", "arguments": {"channel_id": "general", "text": "hi"}},
+    ]
+    stats = measure(Task.model_validate(doc))
+    assert (stats.reference_calls, stats.discovery_reads, stats.paginated_search) == (3, 2, True)
+    assert stats.world == "slack v1 seed 1 default + 0 patch ops" and stats.world_size["messages"] == 2000
+    assert stats.measured == "easy"
+    assert level(8, 0, False, 0) == "unrated" and level(8, 1, False, 0) == "medium"
+    assert level(12, 2, False, 1) == "unrated" and level(12, 1, True, 1) == "hard" and level(12, 3, False, 0) == "unrated"
+
+
+def test_the_stats_command_prints_one_line_per_task_and_json_on_request():
+    from click.testing import CliRunner
+
+    from mcpbench.cli import main
+
+    runner = CliRunner()
+    out = runner.invoke(main, ["tasks", "stats", str(ROOT / "tasks_catalog/dev/slack")])
+    assert out.exit_code == 0, out.output
+    assert len(out.output.strip().splitlines()) == 5  # a header and the four slack tasks
+    rows = json.loads(runner.invoke(main, ["tasks", "stats", "--json", str(ROOT / "tasks_catalog/dev/slack")]).output)
+    assert {"task", "world", "world_size", "reference_calls", "discovery_reads", "max_steps", "measured"} <= set(rows[0])

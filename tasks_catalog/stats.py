@@ -1,0 +1,91 @@
+"""Measured difficulty: what a task's reference solution and initial state say about how hard it is.
+
+docs/tasks.md defines the levels on these numbers:
+
+- easy: at most 4 reference calls;
+- medium: 5-10 reference calls, at least 1 discovery read;
+- hard: 11 or more reference calls, at least 3 discovery reads or a paginated search, and at least one
+  trap (a wrong solution of kind ``lookalike``; before wrong solutions had kinds, any wrong solution).
+
+A *discovery read* is a reference call of a read-only tool (the agent must look before it acts). A
+*paginated search* is a read that asks for a later page (a ``cursor``, ``after``, ``pageToken`` or a
+``page`` above 1) or a search tool. The budget should be about 1.5x the reference (plus what faults force).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from servers import get_spec
+from tasks_catalog.schema import Task
+
+#: Arguments that ask for a later page.
+PAGE_ARGUMENTS = ("cursor", "after", "pageToken")
+LEVELS = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class TaskStats:
+    task: str
+    server: str
+    difficulty: str
+    world: str
+    world_size: dict[str, int]
+    reference_calls: int
+    discovery_reads: int
+    paginated_search: bool
+    traps: int
+    max_steps: int
+    measured: str
+
+    @property
+    def budget_ratio(self) -> float:
+        return round(self.max_steps / self.reference_calls, 2)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "budget_ratio": self.budget_ratio, "consistent": self.measured == self.difficulty}
+
+
+def measure(task: Task) -> TaskStats:
+    spec = get_spec(task.server)
+    read_only = {name for name, mark in spec.toolset.tool_marks() if mark.read_only}
+    reads = [c for c in task.reference_solution if c.tool in read_only]
+    paginated = any(
+        "search" in c.tool or any(c.arguments.get(a) for a in PAGE_ARGUMENTS)
+        or (isinstance(c.arguments.get("page"), int) and c.arguments["page"] > 1)
+        for c in reads
+    )
+    kinds = [getattr(w, "kind", None) for w in task.wrong_solutions]
+    traps = sum(k == "lookalike" for k in kinds) if any(k is not None for k in kinds) else len(kinds)
+    world, size = _world(task)
+    calls = len(task.reference_solution)
+    return TaskStats(task.id, task.server, task.difficulty, world, size, calls, len(reads), paginated, traps,
+                     task.max_steps, level(calls, len(reads), paginated, traps))
+
+
+def level(calls: int, reads: int, paginated: bool, traps: int) -> str:
+    """The difficulty the numbers support (docs/tasks.md); 'unrated' when they fit no level."""
+    if calls <= 4:
+        return "easy"
+    if calls <= 10:
+        return "medium" if reads >= 1 else "unrated"
+    return "hard" if (reads >= 3 or paginated) and traps >= 1 else "unrated"
+
+
+def _world(task: Task) -> tuple[str, dict[str, int]]:
+    state = task.initial_state
+    if "world" in state:
+        from servers.kit.world import get_generator, resolve
+
+        ref = state["world"]
+        name, data = resolve(state)
+        generator = get_generator(name)
+        label = f"{name} v{ref['version']} seed {ref['seed']} {ref.get('size', 'default')}"
+        label += f" + {len(state.get('patch', []))} patch ops"
+        return label, generator.describe(data) if generator.describe else {}
+    return f"inline ({len(json.dumps(state)) / 1024:.1f} KB)", {}
+
+
+__all__ = ["LEVELS", "TaskStats", "level", "measure"]
