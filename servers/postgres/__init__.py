@@ -1,9 +1,11 @@
 """The postgres server: real SQL on an embedded, sandboxed engine (DuckDB in memory)."""
 
+import duckdb
+
 from servers.kit import ServerSpec
 from servers.postgres import _engine
 from servers.postgres._engine import SQLError
-from servers.postgres.state import PostgresState
+from servers.postgres.state import PostgresState, fold
 from servers.postgres.tools import PostgresTools
 
 SPEC = ServerSpec(
@@ -20,8 +22,14 @@ SPEC = ServerSpec(
 def query_state(state: PostgresState, sql: str) -> tuple[list[str], list[tuple]]:
     """Run one read-only SELECT over ``state`` on a fresh sandboxed engine: (column names, rows).
 
-    What the verifier uses; raises ``SQLError`` for a query the engine refuses or cannot run."""
-    conn = _engine.open_database(state)
+    What the verifier uses; raises ``SQLError`` for a query the engine refuses or cannot run. Only the
+    tables the query names are loaded (a verdict on a 10,000-row world need not load all of it)."""
+    conn = _engine.connect()
+    try:
+        named = {fold(name) for name in conn.get_table_names(sql)}
+    except duckdb.Error:
+        named = None  # let the full database report the problem as it always has
+    conn = _engine.open_database(state, named, conn)
     try:
         return _engine.run_read_only(conn, sql)
     finally:

@@ -20,7 +20,7 @@ import duckdb
 from pydantic import ValidationError
 
 from servers.kit import format_validation_error
-from servers.postgres.state import PostgresState, Table, is_supported_type, supported_types_text
+from servers.postgres.state import PostgresState, Table, fold, is_supported_type, supported_types_text
 
 #: Wall-clock budget of one tool call's SQL, in seconds.
 STATEMENT_TIMEOUT_S = 5.0
@@ -59,12 +59,17 @@ def connect() -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def open_database(state: PostgresState) -> duckdb.DuckDBPyConnection:
-    """A hardened database holding exactly ``state``'s tables and rows (referenced tables first)."""
-    conn = connect()
+def open_database(state: PostgresState, only: set[str] | None = None,
+                  conn: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
+    """A hardened database holding exactly ``state``'s tables and rows (referenced tables first).
+
+    With ``only`` (folded table names), just those tables, without foreign keys: what a read-only query
+    that names only them needs. ``conn`` is a fresh connection from ``connect()`` to load into."""
+    conn = conn or connect()
+    tables = state.tables if only is None else [t for t in state.tables if fold(t.name) in only]
     try:
-        for table in creation_order(state.tables):
-            ddl = create_table_sql(table)
+        for table in creation_order(tables):
+            ddl = create_table_sql(table, foreign_keys=only is None)
             statements = conn.extract_statements(ddl)
             if len(statements) != 1 or statements[0].type != duckdb.StatementType.CREATE:
                 raise SQLError(f"table {table.name!r}: a column default is not a single SQL expression")
@@ -128,7 +133,7 @@ def creation_order(tables: list[Table]) -> list[Table]:
     return list(done.values())
 
 
-def create_table_sql(table: Table) -> str:
+def create_table_sql(table: Table, foreign_keys: bool = True) -> str:
     parts = []
     for column in table.columns:
         part = f"{quote(column.name)} {column.type}"
@@ -139,7 +144,7 @@ def create_table_sql(table: Table) -> str:
         parts.append(part)
     if table.primary_key:
         parts.append(f"PRIMARY KEY ({', '.join(quote(k) for k in table.primary_key)})")
-    for fk in table.foreign_keys:
+    for fk in table.foreign_keys if foreign_keys else ():
         parts.append(f"FOREIGN KEY ({', '.join(quote(k) for k in fk.columns)}) REFERENCES "
                      f"{quote(fk.references)} ({', '.join(quote(k) for k in fk.referenced_columns)})")
     return f"CREATE TABLE {quote(table.name)} ({', '.join(parts)})"

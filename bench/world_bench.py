@@ -1,0 +1,175 @@
+"""What worlds cost: generating one, building a run's backend from it, a tool call on it, a verdict on it.
+
+    python bench/world_bench.py [--runs 20] [--calls 100] [--no-write]
+
+For each server with a world generator (seed 1, default size, a one-operation patch):
+- generate: the generator's first run in this process (later runs hit the cache);
+- build: ``spec.open(reference)`` then close, as the runner does per run (the validated world cached);
+- read / write: one read tool call and one write call through the official SDK client in memory;
+- verdict: one predicate on the world state, Python in process and TypeScript in node (its own
+  evaluation time from ``--timing``, without node's start).
+Medians (and minima) of wall-clock time and of this process's CPU time; on a shared, loaded machine
+CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mcp import Client  # noqa: E402
+
+from servers import get_spec  # noqa: E402
+from servers.kit import build_mcp_server  # noqa: E402
+from servers.kit.world import _generated, get_generator  # noqa: E402
+from tasks_catalog import ts_verifier  # noqa: E402
+from tasks_catalog.predicates import evaluate  # noqa: E402
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADING = "## Worlds"
+
+
+def _ref(server: str, patch: list) -> dict:
+    return {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "default"},
+            "patch": patch}
+
+
+def cases() -> dict[str, dict]:
+    """Per server: a one-op patch, a read call, a write call, a predicate."""
+    slack = get_generator("slack").generate(1)
+    general = next(c for c in slack["channels"] if c["name"] == "general")["id"]
+    gmail = get_generator("gmail").generate(1)
+    return {
+        "slack": dict(
+            patch=[{"op": "update", "in": ["channels"], "id": general, "fields": {"topic": "bench"}}],
+            read=("search_messages", {"query": "deploying in:#deploys"}),
+            write=("post_message", {"channel_id": "general", "text": "bench"}),
+            predicate={"slack.messagePosted": {"channel": "general", "pattern": "^Release 9"}}),
+        "postgres": dict(
+            patch=[{"op": "remove", "in": ["tables", "refunds", "rows"], "id": 1}],
+            read=("query", {"sql": "select c.name, count(*) from orders o join customers c on c.id = o.customer_id "
+                                   "group by c.name order by 2 desc limit 5"}),
+            write=("execute", {"sql": "update orders set status = 'cancelled' where id = 7"}),
+            predicate={"postgres.queryReturnsCount": {"query": "select id from payments where status = 'failed'",
+                                                       "count": 3}}),
+        "github": dict(
+            patch=[{"op": "update", "in": ["repos"], "id": "kestrel-freight/infra", "fields": {"description": "bench"}}],
+            read=("list_issues", {"owner": "kestrel-freight", "repo": "route-planner", "state": "all"}),
+            write=("add_issue_comment", {"owner": "kestrel-freight", "repo": "route-planner", "issue_number": 2,
+                                         "body": "bench"}),
+            predicate={"github.issueClosed": {"repo": "kestrel-freight/route-planner", "issue": 2}}),
+        "gmail": dict(
+            patch=[{"op": "set", "field": "now", "value": "2026-03-16T10:00:00Z"}],
+            read=("search_emails", {"query": "subject:invoice is:unread"}),
+            write=("modify_email", {"messageId": gmail["messages"][10]["id"], "addLabelIds": ["STARRED"]}),
+            predicate={"gmail.messageLabelApplied": {"message": gmail["messages"][10]["id"], "label": "Label_9"}}),
+        "filesystem": dict(
+            patch=[{"op": "add", "in": ["files"], "id": "docs/bench.md", "value": "# bench\n"}],
+            read=("search_files", {"pattern": "*.csv"}),
+            write=("write_file", {"path": "docs/bench-out.md", "content": "bench\n"}),
+            predicate={"filesystem.fileContentMatches": {"path": "config/environments/prod/app.yaml",
+                                                          "pattern": "log_level: debug"}}),
+    }
+
+
+def timed(fn, n: int) -> tuple[list[float], list[float]]:
+    walls, cpus = [], []
+    for _ in range(n):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        cpus.append((time.process_time() - c) * 1000)
+        walls.append((time.perf_counter() - w) * 1000)
+    return walls, cpus
+
+
+async def call_times(spec, ref, call, n: int) -> tuple[list[float], list[float]]:
+    walls, cpus = [], []
+    with spec.open(ref) as tools:
+        async with Client(build_mcp_server(spec, tools)) as client:
+            result = await client.call_tool(*call)
+            assert not result.is_error, result.content
+            for _ in range(n):
+                w, c = time.perf_counter(), time.process_time()
+                await client.call_tool(*call)
+                cpus.append((time.process_time() - c) * 1000)
+                walls.append((time.perf_counter() - w) * 1000)
+    return walls, cpus
+
+
+def ts_verdict_ms(server: str, state: dict, predicate: dict, repeat: int) -> float | None:
+    if not ts_verifier.available():
+        return None
+    payload = json.dumps([{"server": server, "state": state, "predicate": predicate}])
+    inner = []
+    for _ in range(repeat):
+        proc = subprocess.run(["node", str(ts_verifier.CLI), "--timing"], input=payload, capture_output=True,
+                              text=True, check=True, timeout=120)
+        inner.append(json.loads(proc.stderr.strip().splitlines()[-1])["evaluate_ms"])
+    return statistics.median(inner)
+
+
+def med(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    for server, case in cases().items():
+        spec, ref = get_spec(server), _ref(server, case["patch"])
+        _generated.cache_clear()
+        generate_ms = timed(lambda: get_generator(server).generate(1), 1)[0][0]
+        spec.open(ref).close()  # validate once: the cache a run builds from
+        build_wall, build_cpu = timed(lambda: spec.open(ref).close(), args.runs)
+        read_wall, read_cpu = anyio.run(call_times, spec, ref, case["read"], args.calls)
+        write_wall, write_cpu = anyio.run(call_times, spec, ref, case["write"], max(10, args.calls // 5))
+        state = spec.load_state(ref)
+        py_wall, py_cpu = timed(lambda: evaluate(case["predicate"], state), 10)
+        ts = ts_verdict_ms(server, state.dump(), case["predicate"], 3)
+        rows.append((server, generate_ms, build_wall, build_cpu, case["read"][0], read_wall, read_cpu,
+                     case["write"][0], write_wall, write_cpu, py_wall, py_cpu, ts))
+        print(server, "build cpu", med(build_cpu), "read cpu", med(read_cpu), "write cpu", med(write_cpu),
+              "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
+    load = os.getloadavg()[0]
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"{HEADING} ({stamp}, `python bench/world_bench.py --runs {args.runs} --calls {args.calls}`)", "",
+             f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
+             "measuring (other engineers' tests), so wall times are inflated: CPU time of this process is the fairer",
+             "figure. Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50.", "",
+             "| server | generate (once) | build wall / cpu | read call | wall / cpu | write call | wall / cpu "
+             "| verdict py wall / cpu | verdict ts in-node |",
+             "|---|---:|---:|---|---:|---|---:|---:|---:|"]
+    for (server, gen, bw, bc, rn, rw, rc, wn, ww, wc, pw, pc, ts) in rows:
+        lines.append(f"| {server} | {gen:.0f} | {med(bw)} / {med(bc)} | `{rn}` | {med(rw)} / {med(rc)} | `{wn}` | "
+                     f"{med(ww)} / {med(wc)} | {med(pw)} / {med(pc)} | {'n/a' if ts is None else f'{ts:.1f}'} |")
+    section = "\n".join(lines) + "\n"
+    print(section)
+    if not args.no_write:
+        text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+        start = text.find(HEADING)
+        if start >= 0:
+            end = text.find("\n## ", start + len(HEADING))
+            text = text[:start] + section + ("" if end < 0 else text[end + 1:])
+        else:
+            text = text.rstrip("\n") + "\n\n" + section
+        RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
