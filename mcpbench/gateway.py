@@ -5,7 +5,9 @@ It sits in front of a fresh backend built from the task's initial state and:
 - records every ``tools/call`` (order, time, tool, arguments, listed or not, error kind, latency,
   result size) as a ``CallRecord`` — the trace every metric is computed from;
 - answers a call to an unlisted tool with a tool error, without executing it (a hallucination);
-- injects the task's faults (the call is answered with the fault's error, not executed);
+- injects the task's faults (tasks_catalog/faults.py): the call is answered with the fault's error
+  and not executed, or, for a partial failure (``timeout_after_commit``), executed and still answered
+  with an error, so a blind retry makes the change twice;
 - past ``max_steps`` answers every call with an error and marks the run over budget.
 
 Every run's gateway is served by one shared ``GatewayHost``: a single loopback HTTP server on which
@@ -20,7 +22,6 @@ import json
 import secrets
 import socket
 import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -34,6 +35,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from runstore.records import REDACTED, CallRecord
 from servers.kit import bind_toolset, shared_mcp_server, unbind_toolset
+from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
 
 #: Arguments kept in a call record, in characters (the size is always recorded in full).
@@ -41,11 +43,6 @@ ARGUMENTS_KEPT = 4096
 #: The largest HTTP request body the gateway reads; larger requests are refused by the transport.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
-FAULT_MESSAGES = {
-    "rate_limit": "rate limited: too many requests (HTTP 429); retry the call",
-    "unavailable": "service unavailable (HTTP 503); retry the call",
-    "timeout": "upstream timed out (HTTP 504); retry the call",
-}
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -69,7 +66,7 @@ class Gateway:
         self.calls: list[CallRecord] = []
         self.over_budget = False
         self.faults_injected = 0
-        self._per_tool: Counter[str] = Counter()
+        self._faults = FaultPlan(task.faults)
         self._tool_list: list[types.Tool] | None = None
         self.server = Server(f"mcpbench-gateway-{task.server}", on_list_tools=self._list_tools,
                              on_call_tool=self._call_tool)
@@ -99,11 +96,10 @@ class Gateway:
             kind, result = "unlisted_tool", _error(
                 f"unknown tool {name!r}: it is not one of this server's tools ({', '.join(sorted(self.listed))})")
         else:
-            self._per_tool[name] += 1
-            fault = self._fault_for(name, self._per_tool[name])
-            if fault is not None:
+            fault = self._faults.next(name)
+            if not executes(fault):
                 self.faults_injected += 1
-                kind, result = "injected_fault", _error(FAULT_MESSAGES[fault])
+                kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
                 token = bind_toolset(self.tools)
                 try:
@@ -114,14 +110,11 @@ class Gateway:
                     unbind_toolset(token)
                 if result.is_error:
                     kind = "tool_error"
+                elif fault is not None:  # committed, but the answer is lost: the agent sees an error
+                    self.faults_injected += 1
+                    kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
         self._record(seq, arrived, name, arguments, listed, kind, result, started)
         return result
-
-    def _fault_for(self, tool: str, nth: int) -> str | None:
-        for f in self.task.faults:
-            if f.tool == tool and f.on_call <= nth < f.on_call + f.times:
-                return f.kind
-        return None
 
     def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,
                 kind: str | None, result: types.CallToolResult, started: float) -> None:

@@ -1,14 +1,23 @@
-"""The acceptance gate: a task is accepted only if it loads, its predicate is false on the initial
-state, its reference solution (applied through the real server over MCP, with only the task's
-available tools listed) makes it true, every wrong solution leaves it false, and its goal names
-every literal the predicate checks.
+"""The acceptance gate: a task is accepted only if
+
+1. it loads, and its goal names every literal the predicate checks (tasks_catalog/literals.py);
+2. its reference solution, applied through the real server over MCP with only the available tools
+   listed and the task's faults injected (retrying the transient ones, as the oracle does), makes the
+   predicate true within ``max_steps`` calls, retries included, and stays inside the frame;
+3. the judgement fails on the initial state and after every wrong solution (the predicate is false, or
+   the frame breaks), and every wrong solution changes the state (one that changes nothing, or whose
+   every call errors, tests nothing). A ``collateral`` wrong solution must satisfy the predicate's
+   positive part (every ``not`` taken as true) and break the frame; a task with a frame needs at least
+   one ``collateral`` and one ``lookalike`` wrong solution.
+
+Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
+``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate".
 
 ``python -m tasks_catalog.gate PATHS`` is ``mcpbench tasks validate PATHS``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +27,23 @@ import anyio
 
 from servers import get_spec
 from servers.kit import build_mcp_server
+from tasks_catalog.faults import FaultPlan, executes
+from tasks_catalog.frames import extract, frame_violations, server_entities, summarize
+from tasks_catalog.literals import pattern_named, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
 
 #: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
-#: The TypeScript verifier plugs in here.
 ExtraVerifier = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool]]
+#: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case.
+ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
+#: How many times the oracle (and so the gate) tries a call that meets a transient fault.
+ATTEMPTS = 4
+#: Until every task says what its wrong solutions test, the rules about them (at least one collateral
+#: and one lookalike; none that changes nothing) apply only to tasks whose wrong solutions carry a
+#: ``kind``. The frame rules apply to every task that declares a frame.
+STRICT_ONLY_WITH_KINDS = True
 
 
 @dataclass
@@ -40,100 +59,172 @@ class GateResult:
         return {"task": self.task_id, "ok": self.ok, "reasons": self.reasons}
 
 
+@dataclass
+class Replay:
+    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took."""
+
+    state: Any
+    errors: list[str]
+    steps: int
+    calls: int
+    initial: Any = None  # the state before any call, when asked for
+
+
 def _text(result) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
-async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
-    """Apply ``calls`` to a fresh backend of ``task`` through an in-memory MCP client; return the
-    final state and the list of call errors (``strict`` stops at the first error)."""
+async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
+                 faults: bool = False, keep_initial: bool = False) -> Replay:
+    """Apply ``calls`` to a fresh backend of ``task`` through an in-memory MCP client. With ``faults``,
+    the task's faults are injected as the gateway does and met as the oracle meets them: a call that
+    fails before commit is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after
+    commit is not. ``strict`` stops at the first error."""
     from mcp import Client
 
     spec = get_spec(task.server)
+    plan = FaultPlan(task.faults if faults else [])
     errors: list[str] = []
+    calls = list(calls)
+    steps = 0
     with spec.open(task.initial_state) as tools:
+        initial = tools.snapshot() if keep_initial else None
         server = build_mcp_server(spec, tools, only=task.available_tools if only_available else None)
         async with Client(server) as client:
             for i, call in enumerate(calls):
-                result = await client.call_tool(call.tool, call.arguments)
-                if result.is_error:
-                    errors.append(f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}")
+                failure = None
+                for _ in range(ATTEMPTS):
+                    steps += 1
+                    fault = plan.next(call.tool)
+                    if not executes(fault):
+                        failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
+                        continue
+                    result = await client.call_tool(call.tool, call.arguments)
+                    failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
+                    break
+                if failure is not None:
+                    errors.append(failure)
                     if strict:
                         break
-        return tools.snapshot(), errors
+        return Replay(tools.snapshot(), errors, steps, len(calls), initial)
 
 
-def literal_problems(task: Task) -> list[str]:
-    """Literals the predicate checks that the goal does not name."""
+async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
+    """``(final state, call errors)`` of ``calls`` on a fresh backend, without faults."""
+    done = await replay(task, calls, only_available=only_available, strict=strict)
+    return done.state, done.errors
+
+
+def _entity_ids(task: Task, initial: dict[str, Any]) -> set[str]:
+    return {ident for kind in server_entities(task.server).kinds for ident in extract(kind, initial)}
+
+
+def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[str]:
+    """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py)."""
+    ids = _entity_ids(task, initial) if initial is not None else set()
     problems = []
     for path, value, is_pattern in goal_literals(task.success):
         path = "$.success" + path[1:]  # goal_literals' paths are relative to the predicate
         if is_pattern:
-            bare = value.strip("^$")
-            if re.search(bare, task.goal) is None and bare not in task.goal:
-                problems.append(f"goal does not name {path} (pattern {value!r} matches nowhere in the goal)")
-        elif isinstance(value, str):
-            if value not in task.goal:
-                problems.append(f"goal does not name {path} = {value!r}")
-        elif not any(r in task.goal for r in _number_renderings(value)):
+            if not pattern_named(value, task.goal):
+                problems.append(f"goal does not name {path}: pattern {value!r} requires no literal of "
+                                f"3+ characters that the goal contains")
+        elif not value_named(value, task.goal, ids):
             problems.append(f"goal does not name {path} = {value!r}")
     return problems
 
 
-def _number_renderings(value: int | float) -> set[str]:
-    out = {str(value)}
-    if isinstance(value, float):
-        out |= {f"{value:.2f}", f"{value:,.2f}"}
-        if value.is_integer():
-            out.add(str(int(value)))
-    else:
-        out.add(f"{value:,}")
-    return out
+def positive_part(pred: dict[str, Any], state: Any) -> bool:
+    """The predicate with every ``not`` taken as true: what the task asks for, without its guards."""
+    (key, body), = pred.items()
+    if key == "all":
+        return all(positive_part(p, state) for p in body)
+    if key == "any":
+        return any(positive_part(p, state) for p in body)
+    if key == "not":
+        return True
+    return evaluate(pred, state)
 
 
-async def gate_task(task: Task, extra: ExtraVerifier | None = None) -> GateResult:
+async def gate_task(task: Task, extra: ExtraVerifier | None = None,
+                    extra_frames: ExtraFrames | None = None) -> GateResult:
     result = GateResult(task.id)
-    spec = get_spec(task.server)
-    initial = spec.state_model.load(task.initial_state)
-    verdicts: list[tuple[str, Any, bool]] = []  # (what, state, required verdict)
-    verdicts.append(("on the initial state", initial, False))
-
-    final, errors = await apply_calls(task, task.reference_solution)
-    if errors:
-        result.reasons.append(f"reference solution: {errors[0]}")
+    reasons = result.reasons
+    strict = not STRICT_ONLY_WITH_KINDS or any(w.kind is not None for w in task.wrong_solutions)
+    ref = await replay(task, task.reference_solution, faults=True, keep_initial=True)
+    initial = ref.initial
+    start = initial.dump()
+    judged: list[tuple[str, Any, bool | None]] = [("on the initial state", initial, False)]  # must pass?
+    if ref.errors:
+        reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
     else:
-        verdicts.append(("after the reference solution", final, True))
-    for i, wrong in enumerate(task.wrong_solutions):
-        state, _ = await apply_calls(task, wrong.calls, only_available=False, strict=False)
-        verdicts.append((f"after wrong solution {i + 1} ({wrong.why})", state, False))
+        judged.append(("after the reference solution", ref.state, True))
+    if ref.steps > task.max_steps:
+        reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
+                       f"faults injected takes {ref.steps} calls, retries included")
+    frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame] if task.frame is not None else None
+    if frame is not None and not ref.errors:
+        outside = frame_violations(task.server, frame, start, ref.state.dump())
+        if outside:
+            reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
 
-    for what, state, wanted in verdicts:
+    kinds = set()
+    for i, wrong in enumerate(task.wrong_solutions):
+        what = f"wrong solution {i + 1} ({wrong.why})"
+        done = await replay(task, wrong.calls, only_available=False, strict=False)
+        final = done.state.dump()
+        kinds.add(wrong.kind)
+        if strict and (done.state.digest() == initial.digest() or (done.calls and len(done.errors) == done.calls)):
+            reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
+            continue
+        broken = bool(frame_violations(task.server, frame, start, final)) if frame is not None else False
+        if evaluate(task.success, done.state) and not broken:
+            reasons.append(f"{what} passes: the predicate is true{' and the frame holds' if frame is not None else ''}")
+        if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
+            reasons.append(f"{what} is marked collateral, so the predicate's positive part must hold and the frame "
+                           f"must break; positive part {positive_part(task.success, done.state)}, frame broken {broken}")
+        judged.append((f"after {what}", done.state, None))
+    if strict and frame is not None and not {"collateral", "lookalike"} <= kinds:
+        missing = sorted({"collateral", "lookalike"} - kinds)
+        reasons.append(f"a task with a frame needs a {' and a '.join(missing)} wrong solution (wrong_solutions[].kind)")
+
+    for what, state, wanted in judged:
         got = evaluate(task.success, state)
-        if got is not wanted:
-            result.reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
+        if wanted is not None and got is not wanted:
+            reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
     if extra is not None:
-        others = extra([(task.server, s.dump(), task.success) for _, s, _ in verdicts])
-        for (what, state, _), other in zip(verdicts, others, strict=True):
+        others = extra([(task.server, s.dump(), task.success) for _, s, _ in judged])
+        for (what, state, _), other in zip(judged, others, strict=True):
             mine = evaluate(task.success, state)
             if other is not mine:
-                result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
-    result.reasons += literal_problems(task)
+                reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
+    if extra_frames is not None and frame is not None:
+        finals = [(what, s.dump()) for what, s, _ in judged[1:]]
+        others = extra_frames([(task.server, start, f, frame) for _, f in finals])
+        for (what, final), other in zip(finals, others, strict=True):
+            mine = [v.to_json() for v in frame_violations(task.server, frame, start, final)]
+            if other != mine:
+                reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
+    reasons += literal_problems(task, start)
     return result
 
 
-async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None) -> list[GateResult]:
-    return [await gate_task(t, extra) for t in tasks]
+async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
+                     extra_frames: ExtraFrames | None = None) -> list[GateResult]:
+    return [await gate_task(t, extra, extra_frames) for t in tasks]
 
 
-def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None) -> tuple[list[GateResult], int]:
+def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
+                   extra_frames: ExtraFrames | None = None) -> tuple[list[GateResult], int]:
     """Gate every task under ``paths``. Returns one result per task (load failures included) and
     the number of tasks found."""
     tasks, load_errors = load_tasks(paths)
     by_task: dict[str, GateResult] = {}
     for err in load_errors:
         by_task.setdefault(err.task, GateResult(err.task)).reasons.append(f"{err.path}: {err.message}")
-    results = list(by_task.values()) + anyio.run(gate_tasks, tasks, extra)
+    results = list(by_task.values()) + anyio.run(gate_tasks, tasks, extra, extra_frames)
     return sorted(results, key=lambda r: r.task_id), len(results)
 
 
-__all__ = ["GateResult", "TaskError", "apply_calls", "gate_task", "gate_tasks", "literal_problems", "validate_paths"]
+__all__ = ["ATTEMPTS", "GateResult", "Replay", "TaskError", "apply_calls", "gate_task", "gate_tasks",
+           "literal_problems", "positive_part", "replay", "validate_paths"]

@@ -35,24 +35,31 @@ class ToolCall(_Strict):
 
 
 class WrongSolution(_Strict):
-    """A plausible sequence of calls that must NOT satisfy the predicate (validation only)."""
+    """A plausible sequence of calls whose final state must FAIL the judgement (predicate or frame;
+    validation only). ``kind`` says what it tests: ``collateral``, the right action plus damage outside
+    the frame (the predicate's positive part holds, the frame breaks); ``lookalike``, the action on a
+    lookalike entity; ``other``. The gate checks each kind's claim (docs/frames.md, "The gate")."""
 
     why: str = Field(min_length=3, description="What is wrong with it, e.g. 'archives the wrong channel'")
+    kind: Literal["collateral", "lookalike", "other"] | None = Field(
+        default=None, description="collateral | lookalike | other (docs/frames.md)")
     calls: list[ToolCall]
 
 
 class Fault(_Strict):
-    """An error the gateway injects instead of executing a call (recovery tasks).
+    """An error the gateway injects (recovery tasks); see tasks_catalog/faults.py and docs/frames.md.
 
     The ``on_call``-th call of ``tool`` (1-based, counting only calls of that tool) and the
-    ``times - 1`` calls of it after that are answered with an MCP tool error of ``kind``; the call
-    is not executed. An agent that retries succeeds afterwards.
+    ``times - 1`` calls of it after that are answered with an MCP tool error of ``kind``. For
+    ``rate_limit``, ``unavailable`` and ``timeout`` the call is not executed, and an agent that
+    retries succeeds afterwards. ``timeout_after_commit`` is a partial failure: the call IS executed
+    and still answers an error, so an agent that retries blindly makes the change twice.
     """
 
     tool: str
     on_call: int = Field(default=1, ge=1, le=100)
     times: int = Field(default=1, ge=1, le=10)
-    kind: Literal["rate_limit", "unavailable", "timeout"] = "rate_limit"
+    kind: Literal["rate_limit", "unavailable", "timeout", "timeout_after_commit"] = "rate_limit"
 
 
 class Allowance(_Strict):

@@ -20,6 +20,9 @@ import time
 from mcpbench.agents._mcp_http import MCPHttpClient
 
 TRANSIENT = ("retry the call", "HTTP 429", "HTTP 503", "HTTP 504")
+#: A partial failure (tasks_catalog/faults.py): the change went through, the answer was lost. The oracle
+#: does not retry it (that would make the change twice); the reference solution checks the state next.
+AFTER_COMMIT = ("may or may not have been applied",)
 HALLUCINATED_TOOLS = ("delete_everything", "run_shell_command", "get_secrets", "send_fax", "sudo")
 
 
@@ -28,6 +31,9 @@ def oracle(client: MCPHttpClient, job: dict) -> int:
     for step, call in enumerate(job["reference_solution"], 1):
         for attempt in range(4):
             is_error, text = client.call_tool(call["tool"], call.get("arguments", {}))
+            if is_error and any(t in text for t in AFTER_COMMIT):
+                is_error = False
+                break
             if not (is_error and any(t in text for t in TRANSIENT)):
                 break
             time.sleep(0.01 * (attempt + 1))

@@ -28,8 +28,10 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
     """Run the acceptance gate over task files (default: the dev set).
 
     A task passes when it loads, its predicate is false on the initial state, its reference
-    solution (through the real server, only available tools) makes it true, every wrong solution
-    leaves it false, and its goal names every literal the predicate checks. Exit 1 on any failure.
+    solution (through the real server, only available tools, the task's faults injected) makes it
+    true within max_steps and stays inside the frame, every wrong solution changes the state and
+    fails the judgement (predicate false or frame broken), and its goal names every literal the
+    predicate checks (docs/frames.md, "The gate"). Exit 1 on any failure.
 
     \b
     Example:
@@ -38,15 +40,15 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
     from tasks_catalog.gate import validate_paths
     from tasks_catalog.loader import DEV_DIR
 
-    extra = None
+    extra = extra_frames = None
     if typescript is not False:
         from tasks_catalog import ts_verifier
 
         if ts_verifier.available():
-            extra = ts_verifier.evaluate_many
+            extra, extra_frames = ts_verifier.evaluate_many, ts_verifier.frame_violations_many
         elif typescript:
             raise click.ClickException(ts_verifier.unavailable_reason())
-    results, total = validate_paths(list(paths) or [DEV_DIR], extra)
+    results, total = validate_paths(list(paths) or [DEV_DIR], extra, extra_frames)
     failed = [r for r in results if not r.ok]
     if as_json:
         click.echo(json.dumps({"tasks": total, "valid": total - len(failed), "failed": len(failed),

@@ -90,8 +90,11 @@ never a silent false:
 
 The acceptance gate (`mcpbench tasks validate`) requires the goal to name every value the predicate
 checks: every string and number argument outside a `not`, except arguments marked *not in goal*
-below (e.g. a SQL query). A pattern counts as named when, stripped of `^`/`$`, it matches the goal or
-appears in it verbatim. Values under `not` guard against side effects and need not be named.
+below (e.g. a SQL query). A string counts as named when the goal contains it or it is the stable id
+of an entity of the initial state (docs/frames.md). A pattern counts as named only when the goal
+contains a literal string of 3 or more characters that every match of the pattern must contain (for
+a top-level alternation `a|b`, one alternative's), so a pattern such as `.+` never counts. Values under
+`not` guard against side effects and need not be named.
 
 ## Argument types
 

@@ -74,16 +74,16 @@ def test_a_wrong_solution_that_succeeds_fails_the_gate(tmp_path):
     doc = _doc()
     doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
     reasons = _reasons(tmp_path, doc)
-    assert reasons == ["predicate is true after wrong solution 3 (is in fact the right solution); it must be false"]
+    assert reasons == ["wrong solution 3 (is in fact the right solution) passes: the predicate is true"]
 
 
 def test_a_goal_that_does_not_name_a_checked_literal_fails_the_gate(tmp_path):
     doc = _doc()
-    doc["success"]["all"].append({"filesystem.fileExists": {"path": "archive/2025/2025-11-02-offsite.md"}})
+    doc["goal"] = doc["goal"].replace(", so that archive/2026/2026-03-14-budget-review.md exists", "")
     reasons = _reasons(tmp_path, doc)
-    assert len(reasons) == 1
-    assert reasons[0] == ('goal does not name $.success.all[4]["filesystem.fileExists"].path = '
-                          "'archive/2025/2025-11-02-offsite.md'")
+    assert reasons == [
+        f'goal does not name $.success.all[0]["filesystem.fileExists"].path = {ARCHIVED!r}',
+        f'goal does not name $.success.all[1]["filesystem.fileContentMatches"].path = {ARCHIVED!r}']
 
 
 def test_a_goal_that_does_not_match_a_checked_pattern_fails_the_gate(tmp_path):
@@ -91,7 +91,7 @@ def test_a_goal_that_does_not_match_a_checked_pattern_fails_the_gate(tmp_path):
     doc["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = "until Q3"
     reasons = _reasons(tmp_path, doc)
     assert len(reasons) == 1
-    assert "pattern 'until Q3' matches nowhere in the goal" in reasons[0]
+    assert "pattern 'until Q3' requires no literal of 3+ characters that the goal contains" in reasons[0]
 
 
 def test_a_reference_solution_that_errors_fails_the_gate(tmp_path):
@@ -129,7 +129,7 @@ def test_validate_exits_1_and_prints_one_line_per_failing_reason(tmp_path):
     result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert lines[0].startswith(f"FAIL {TASK_ID}: predicate is true after wrong solution 3")
+    assert lines[0].startswith(f"FAIL {TASK_ID}: wrong solution 3 (is in fact the right solution) passes")
     assert lines[-1] == "0 valid, 1 failed, 1 tasks (verifiers: python)"
 
 
@@ -164,3 +164,121 @@ def test_validate_json_exits_0_when_every_task_passes(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert (report["tasks"], report["valid"], report["failed"]) == (1, 1, 0)
+
+
+# -- the stricter gate (issue 10) -------------------------------------------------------------------
+NOTES = "notes/2026-03-14-budget-review.md"
+ARCHIVED = "archive/2026/2026-03-14-budget-review.md"
+FRAME = [{"entity": "filesystem.file", "change": ["create"], "ids": [ARCHIVED]},
+         {"entity": "filesystem.file", "change": ["delete"], "ids": [NOTES]},
+         {"entity": "filesystem.directory", "change": ["create"], "ids": ["archive/2026"]}]
+MOVE = {"tool": "move_file", "arguments": {"source": NOTES, "destination": ARCHIVED}}
+EMPTY_OFFSITE = {"tool": "write_file", "arguments": {"path": "archive/2025/2025-11-02-offsite.md", "content": ""}}
+
+
+def _framed(**changes) -> dict[str, Any]:
+    doc = _doc()
+    lookalike, both = doc["wrong_solutions"]
+    doc["frame"] = FRAME
+    doc["wrong_solutions"] = [
+        {**lookalike, "kind": "lookalike"}, {**both, "kind": "other"},
+        {"why": "moves the notes and empties the offsite notes", "kind": "collateral", "calls": [MOVE, EMPTY_OFFSITE]}]
+    doc.update(changes)
+    return doc
+
+
+def _gate(tmp_path: Path, doc: dict[str, Any]) -> list[str]:
+    (result,), _ = validate_paths([_copy(tmp_path, doc)])
+    return result.reasons
+
+
+def test_a_task_with_a_frame_and_both_near_misses_passes_the_gate(tmp_path):
+    assert _gate(tmp_path, _framed()) == []
+
+
+def test_a_reference_solution_outside_the_frame_fails_the_gate_naming_the_entity(tmp_path):
+    reasons = _reasons(tmp_path, _framed(frame=FRAME[:1] + FRAME[2:]))
+    assert f"the reference solution leaves the frame: filesystem.file {NOTES} deleted: outside the frame" in reasons
+
+
+def test_the_collateral_near_miss_is_caught_by_the_frame_alone(tmp_path):
+    assert _gate(tmp_path, _framed()) == []
+    unframed = _framed()
+    del unframed["frame"]
+    reasons = _reasons(tmp_path, unframed)
+    assert any(r.startswith("wrong solution 3 (moves the notes and empties the offsite notes) passes: the predicate is true")
+               for r in reasons)
+
+
+def test_a_task_with_a_frame_needs_a_collateral_and_a_lookalike_wrong_solution(tmp_path):
+    doc = _framed()
+    doc["wrong_solutions"] = doc["wrong_solutions"][:2]
+    assert "a task with a frame needs a collateral wrong solution (wrong_solutions[].kind)" in _reasons(tmp_path, doc)
+    for wrong in doc["wrong_solutions"]:
+        wrong["kind"] = "other"
+    assert "a task with a frame needs a collateral and a lookalike wrong solution (wrong_solutions[].kind)" \
+        in _reasons(tmp_path, doc)
+
+
+def test_a_wrong_solution_marked_collateral_must_break_the_frame_with_the_positive_part_holding(tmp_path):
+    doc = _framed()
+    doc["wrong_solutions"][2] = {"why": "empties the offsite notes only", "kind": "collateral", "calls": [EMPTY_OFFSITE]}
+    reasons = _reasons(tmp_path, doc)
+    assert any("wrong solution 3 (empties the offsite notes only) is marked collateral" in r
+               and "positive part False, frame broken True" in r for r in reasons)
+
+
+def test_a_wrong_solution_that_changes_nothing_or_only_errors_is_rejected(tmp_path):
+    doc = _framed()
+    doc["wrong_solutions"].append({"why": "only looks", "kind": "other",
+                                   "calls": [{"tool": "list_directory", "arguments": {"path": "notes"}}]})
+    doc["wrong_solutions"].append({"why": "moves a file that is not there", "kind": "other",
+                                   "calls": [{"tool": "move_file", "arguments": {"source": "notes/nope.md",
+                                                                                 "destination": ARCHIVED}}]})
+    reasons = _reasons(tmp_path, doc)
+    assert reasons == ["wrong solution 4 (only looks) changes nothing, so it tests nothing",
+                       "wrong solution 5 (moves a file that is not there) changes nothing (every call errors), "
+                       "so it tests nothing"]
+
+
+def test_a_recovery_task_whose_only_step_is_eaten_by_its_fault_is_rejected(tmp_path):
+    doc = _framed(category="recovery", reference_solution=[MOVE], max_steps=1,
+                  faults=[{"tool": "move_file", "kind": "unavailable"}])
+    assert _reasons(tmp_path, doc) == ["max_steps 1 leaves no room for the faults: the reference solution with its "
+                                       "faults injected takes 2 calls, retries included"]
+    assert _gate(tmp_path, {**doc, "max_steps": 2}) == []
+
+
+def test_a_fault_that_outlasts_the_oracles_retries_fails_the_reference_solution(tmp_path):
+    doc = _framed(category="recovery", faults=[{"tool": "move_file", "times": 4, "kind": "rate_limit"}])
+    reasons = _reasons(tmp_path, doc)
+    assert "reference solution with its faults injected: call 2 (move_file) met fault rate_limit 4 times" in reasons
+
+
+def test_a_partial_failure_is_not_retried_and_the_reference_checks_instead(tmp_path):
+    check = {"tool": "list_directory", "arguments": {"path": "archive/2026"}}
+    doc = _framed(category="recovery", reference_solution=[MOVE, check], max_steps=2,
+                  faults=[{"tool": "move_file", "kind": "timeout_after_commit"}])
+    assert _gate(tmp_path, doc) == []
+
+
+def test_a_pattern_that_requires_no_literal_is_not_named_by_the_goal(tmp_path):
+    doc = _doc()
+    doc["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = ".+"
+    reasons = _reasons(tmp_path, doc)
+    assert reasons == ["goal does not name $.success.all[1][\"filesystem.fileContentMatches\"].pattern: "
+                       "pattern '.+' requires no literal of 3+ characters that the goal contains"]
+
+
+def test_a_pattern_counts_as_named_by_a_required_literal_the_goal_contains(tmp_path):
+    doc = _doc()
+    doc["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = "freeze (travel|hotel) spend"
+    assert _gate(tmp_path, doc) == []
+
+
+def test_an_id_of_the_initial_state_counts_as_named(tmp_path):
+    doc = _doc()
+    doc["success"]["all"].append({"filesystem.fileExists": {"path": "archive/2025/2025-11-02-offsite.md"}})
+    assert _gate(tmp_path, doc) == []
+    doc["success"]["all"][-1] = {"filesystem.fileExists": {"path": "archive/2025/missing.md"}}
+    assert any("goal does not name" in r and "archive/2025/missing.md" in r for r in _reasons(tmp_path, doc))

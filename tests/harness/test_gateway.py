@@ -157,3 +157,59 @@ def test_an_oversized_argument_is_a_recorded_tool_error(size):
     (is_error, text), gw, _ = with_gateway(make_task(), body)
     assert is_error and "limit" in text
     assert gw.calls[0].truncated and gw.calls[0].arguments_bytes > size
+
+
+def test_a_partial_failure_commits_the_change_and_still_answers_an_error():
+    task = make_task(category="recovery", faults=[Fault(tool="write_file", kind="timeout_after_commit")],
+                     available_tools=["read_text_file", "write_file"])
+
+    def body(url, gw):
+        with MCPHttpClient(url) as c:
+            first = c.call_tool("write_file", {"path": "notes/log.md", "content": "one entry\n"})
+            check = c.call_tool("read_text_file", {"path": "notes/log.md"})
+            return first, check
+
+    (first, check), gw, final = with_gateway(task, body)
+    assert first[0] is True and "may or may not have been applied" in first[1]
+    assert check == (False, "one entry\n"), "the change went through although the call answered an error"
+    assert [c.error_kind for c in gw.calls] == ["injected_fault", None] and gw.faults_injected == 1
+    assert final.files["notes/log.md"] == "one entry\n"
+
+
+def test_a_blind_retry_after_a_partial_failure_posts_twice_and_the_frame_names_both_messages():
+    from tasks_catalog.frames import frame_violations
+
+    state = {"channels": [{"id": "C05INC2052", "name": "incident-2052", "members": ["UBOT0001"]}]}
+    task = make_task(id="slack-partial-probe", server="slack", category="recovery", initial_state=state,
+                     goal="Post 'mitigated' in #incident-2052.", available_tools=["post_message"],
+                     faults=[Fault(tool="post_message", kind="timeout_after_commit")],
+                     success={"slack.messagePosted": {"channel": "incident-2052", "pattern": "mitigated"}},
+                     reference_solution=[{"tool": "post_message", "arguments": {"channel_id": "C05INC2052",
+                                                                                "text": "mitigated"}}],
+                     wrong_solutions=[{"why": "posts elsewhere", "calls": []}])
+
+    def body(url, gw):
+        with MCPHttpClient(url) as c:
+            args = {"channel_id": "C05INC2052", "text": "mitigated"}
+            return [c.call_tool("post_message", args) for _ in range(2)]
+
+    answers, gw, final = with_gateway(task, body)
+    assert [a[0] for a in answers] == [True, False]
+    assert [m.text for m in final.channels[0].messages] == ["mitigated", "mitigated"]
+    frame = [{"entity": "slack.message", "change": ["create"], "where": {"channel": "C05INC2052"}, "max": 1}]
+    initial = get_spec("slack").load_state(state).dump()
+    violations = frame_violations("slack", frame, initial, final.dump())
+    assert [v.change.change for v in violations] == ["create", "create"]
+    assert all(v.reason == "frame[0] allows at most 1, 2 matched" for v in violations)
+
+
+def test_a_partial_failure_on_a_call_the_backend_refuses_is_that_error():
+    task = make_task(category="recovery", faults=[Fault(tool="move_file", kind="timeout_after_commit")])
+
+    def body(url, gw):
+        with MCPHttpClient(url) as c:
+            return c.call_tool("move_file", {"source": "notes/missing.md", "destination": "archive/x.md"})
+
+    answer, gw, _ = with_gateway(task, body)
+    assert answer[0] is True and "may or may not" not in answer[1]
+    assert [c.error_kind for c in gw.calls] == ["tool_error"] and gw.faults_injected == 0
