@@ -74,7 +74,7 @@ def test_a_wrong_solution_that_succeeds_fails_the_gate(tmp_path):
     doc = _doc()
     doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
     reasons = _reasons(tmp_path, doc)
-    assert reasons == ["wrong solution 3 (is in fact the right solution) passes: the predicate is true"]
+    assert reasons == ["wrong solution 3 (is in fact the right solution) passes: the predicate is true and the frame holds"]
 
 
 def test_a_goal_that_does_not_name_a_checked_literal_fails_the_gate(tmp_path):
