@@ -8,6 +8,7 @@ source takes a long while on a 2-core machine)::
     python bench/model_bench.py --build-only        # once
     python bench/model_bench.py --trials 3          # the whole dev set, K=3
     python bench/model_bench.py --trials 3 --per-server 1
+    python bench/model_bench.py --trials 3 --chat-format chatml-function-calling --no-stream
 
 Cache: ``$MCPBENCH_MODEL_BENCH_CACHE`` or ``~/.cache/mcpbench/model-bench``. Prints a Markdown section
 for bench/RESULTS.md and writes the per-run rows as JSON beside the store.
@@ -72,12 +73,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(python: Path, model: str, *, n_ctx: int, threads: int):
+def llama_server(python: Path, model: str, *, n_ctx: int, threads: int, chat_format: str | None):
     port = free_port()
     log = open(cache_dir() / "server.log", "w")
+    extra = ["--chat_format", chat_format] if chat_format else []
     proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
-                             "--model_alias", MODEL_NAME], stdout=log, stderr=subprocess.STDOUT)
+                             "--model_alias", MODEL_NAME, *extra], stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 300
         while time.time() < deadline:
@@ -113,7 +115,18 @@ def run_bench(url: str, *, trials: int, per_server: int | None, max_tokens: int)
     store = open_store(tempfile.mkdtemp(prefix="model-bench-store-"))
     submission = make_submission(agent, "dev", submission_id=f"model-bench-{time.strftime('%Y%m%dT%H%M%S')}")
     t0 = time.perf_counter()
-    _, results = evaluate(tasks, agent, submission, store=store, sandbox="none", concurrency=1, trials=trials)
+    progress = open(cache_dir() / "progress.jsonl", "w")
+
+    def on_result(result) -> None:  # each run as it lands, so an interrupted bench still shows its runs
+        run = result.run
+        progress.write(json.dumps({"task_id": run.task_id, "trial": run.trial, "status": run.status,
+                                   "end_reason": run.end_reason, "duration_s": run.duration_s,
+                                   "model_ms": run.model_latency_ms, "requests": run.model_requests}) + "\n")
+        progress.flush()
+
+    _, results = evaluate(tasks, agent, submission, store=store, sandbox="none", concurrency=1, trials=trials,
+                          on_result=on_result)
+    progress.close()
     wall = time.perf_counter() - t0
     rows = [r.run.model_dump(mode="json", include={
         "task_id", "server", "trial", "status", "passed", "end_reason", "tool_calls", "max_steps", "duration_s",
@@ -161,14 +174,21 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256, help="per model turn")
     parser.add_argument("--n-ctx", type=int, default=16384)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--chat-format", default=None,
+                        help="llama-cpp-python's chat format (default: the GGUF's own template), "
+                             "e.g. chatml-function-calling")
+    parser.add_argument("--no-stream", action="store_true",
+                        help="the agent does not stream (chatml-function-calling cannot stream tool calls)")
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args()
+    if args.no_stream:
+        os.environ["MCPBENCH_OPENAI_STREAM"] = "0"
     python = build(cache_dir())
     model = model_path(python)
     if args.build_only:
         print(f"ready: {python} with {model}")
         return
-    with llama_server(python, model, n_ctx=args.n_ctx, threads=args.threads) as url:
+    with llama_server(python, model, n_ctx=args.n_ctx, threads=args.threads, chat_format=args.chat_format) as url:
         rows, wall = run_bench(url, trials=args.trials, per_server=args.per_server, max_tokens=args.max_tokens)
     out = cache_dir() / f"runs-{time.strftime('%Y%m%dT%H%M%S')}.json"
     out.write_text(json.dumps(rows, indent=1))

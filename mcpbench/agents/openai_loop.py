@@ -111,7 +111,8 @@ async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str]) -> str:
             if steps >= budget:
                 return f"stopped: the step budget of {budget} tool calls is spent"
             done = await _chat(http, {"model": agent.model, "messages": messages, "tools": tools,
-                                      "tool_choice": "auto", "max_tokens": agent.max_tokens, "stream": True})
+                                      "tool_choice": "auto", "max_tokens": agent.max_tokens,
+                                      "stream": agent.stream})
             for i, call in enumerate(done.calls):
                 call.id = call.id or f"call_{turn}_{i}"
             messages.append(done.message())

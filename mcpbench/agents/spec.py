@@ -10,7 +10,8 @@
 - ``openai[:model]``  the built-in tool-calling loop, through the model gateway to the operator's
   upstream (``MCPBENCH_MODEL_UPSTREAM`` or ``OPENAI_BASE_URL``, key ``MCPBENCH_MODEL_UPSTREAM_KEY`` or
   ``OPENAI_API_KEY``; model from the spec or ``MCPBENCH_OPENAI_MODEL``; per-turn ``max_tokens`` from
-  ``MCPBENCH_OPENAI_MAX_TOKENS``, default 1024).
+  ``MCPBENCH_OPENAI_MAX_TOKENS``, default 1024; ``MCPBENCH_OPENAI_STREAM=0`` for servers that cannot
+  stream tool calls).
 - ``oracle``, ``noop``, ``liar``, ``random``  the built-in baselines (``mcpbench.agents.baselines``),
   each a real MCP client run in the sandbox.
 """
@@ -119,6 +120,9 @@ class OpenAIAgent:
     model: str
     max_tokens: int = 1024  # per model turn
     max_turns: int = 50
+    #: stream every answer (off for servers that cannot stream tool calls, e.g. llama-cpp-python's
+    #: chatml-function-calling format; the deadline still drops the request either way)
+    stream: bool = True
 
 
 Agent = ProcessAgent | HostedAgent | OpenAIAgent
@@ -149,7 +153,10 @@ def parse_agent(spec: str) -> Agent:
         raw = os.environ.get("MCPBENCH_OPENAI_MAX_TOKENS", "1024")
         if not raw.isdigit() or int(raw) < 1:
             raise AgentSpecError(f"MCPBENCH_OPENAI_MAX_TOKENS: expected a positive integer, got {raw!r}")
-        return OpenAIAgent(f"openai:{model}", model, max_tokens=int(raw))
+        stream = os.environ.get("MCPBENCH_OPENAI_STREAM", "1").strip().lower()
+        if stream not in ("1", "0", "true", "false", "yes", "no"):
+            raise AgentSpecError(f"MCPBENCH_OPENAI_STREAM: expected 1 or 0, got {stream!r}")
+        return OpenAIAgent(f"openai:{model}", model, max_tokens=int(raw), stream=stream in ("1", "true", "yes"))
     raise AgentSpecError(
         f"--agent {spec!r} is not an agent; use one of {', '.join(BASELINES)}, command:<argv>, http:<url>, openai[:model]"
     )

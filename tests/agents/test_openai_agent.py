@@ -42,9 +42,11 @@ def test_the_loop_solves_a_task_streaming_through_the_gateway_which_holds_the_ke
     assert not result.run.model_tokens_estimated and result.run.model_errors == 0
 
 
-def test_tokens_are_counted_when_the_upstream_reports_no_usage(task):
-    with ScriptedUpstream(solving(task, stream=False)) as upstream:
+def test_tokens_are_counted_when_the_upstream_reports_no_usage_and_streaming_can_be_turned_off(task, monkeypatch):
+    monkeypatch.setenv("MCPBENCH_OPENAI_STREAM", "0")
+    with ScriptedUpstream(solving(task)) as upstream:
         (result,) = run([task], "openai:scripted-1", settings(upstream.url))
+    assert all(r["stream"] is False for r in upstream.requests)
     assert result.run.passed
     assert result.run.model_tokens_estimated
     assert result.run.model_prompt_tokens > 0 and result.run.model_completion_tokens > 0
