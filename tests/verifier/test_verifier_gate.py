@@ -51,3 +51,19 @@ def test_validate_reports_both_verifiers_once_the_typescript_one_is_built(tmp_pa
     result = CliRunner().invoke(main, ["tasks", "validate", str(_copy(tmp_path))])
     assert result.exit_code == 0, result.output
     assert "1 valid, 0 failed, 1 tasks (verifiers: python + typescript)" in result.output
+
+
+def test_the_gate_fails_a_task_when_the_frame_judges_disagree(tmp_path):
+    def sees_nothing(cases):
+        return [[] for _ in cases]
+
+    (result,), _ = validate_paths([_copy(tmp_path)], extra_frames=sees_nothing)
+    assert not result.ok
+    assert any(r.startswith("verifiers disagree on the frame after wrong solution") and "typescript []" in r
+               for r in result.reasons)
+
+
+def test_the_gate_passes_a_task_both_real_frame_judges_agree_on(tmp_path, ts_cli):
+    (result,), _ = validate_paths([_copy(tmp_path)], extra=ts_verifier.evaluate_many,
+                                  extra_frames=ts_verifier.frame_violations_many)
+    assert result.ok, result.reasons
