@@ -140,12 +140,14 @@ HASH_RULE = (
 
 def _export_default_factories(schema: dict[str, Any]) -> None:
     """Pydantic leaves ``default_factory`` defaults out of the schema; the hash needs them spelled out."""
-    nodes = {Task: schema} | {m: schema.get("$defs", {}).get(m.__name__) for m in
-                              (ToolCall, WrongSolution, Fault, Allowance, TemplateRef)}
-    for model, node in nodes.items():
+    models = {name: globals().get(name) for name in schema.get("$defs", {})}
+    nodes = [(Task, schema)] + [(m, schema["$defs"][name]) for name, m in models.items()
+                                if isinstance(m, type) and issubclass(m, BaseModel)]
+    for model, node in nodes:
         for name, field in model.model_fields.items():
-            if field.default_factory is not None and node is not None:
-                node["properties"][field.alias or name]["default"] = field.default_factory()
+            key = field.alias or name
+            if field.default_factory is not None and key in node.get("properties", {}):
+                node["properties"][key]["default"] = field.default_factory()
 
 
 def json_schema() -> dict[str, Any]:

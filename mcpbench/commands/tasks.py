@@ -63,10 +63,11 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
     sys.exit(1 if failed or total == 0 else 0)
 
 
-@tasks.command(name="hash")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def hash_(files: tuple[Path, ...]) -> None:
-    """Print the attestation hash of each task file: SHA-256 of its RFC 8785 canonical JSON.
+def _hash_help() -> str:
+    from tasks_catalog._hash_rule import exported_defaults
+
+    defaults = "\n".join(f"           {d}" for d in exported_defaults())
+    return f"""Print the attestation hash of each task file: SHA-256 of its RFC 8785 canonical JSON.
 
     What is hashed is the task document with its defaults filled in, so a third party can rebuild
     every hash from tasks_catalog/task.schema.json and RFC 8785 alone:
@@ -76,11 +77,9 @@ def hash_(files: tuple[Path, ...]) -> None:
       2. drop every member whose value is null where the schema declares
          the property (null defaults mean "absent": template, frame, ...);
       3. add every property the schema declares with a non-null "default"
-         that the document leaves out, at every level: faults: [],
-         faults[].on_call: 1, faults[].times: 1, faults[].kind: "rate_limit",
-         reference_solution[].arguments: {}, wrong_solutions[].calls[]
-         .arguments: {}, frame[].change: ["update"] (follow "$ref" and the
-         non-null branch of "anyOf");
+         that the document leaves out, at every level (follow "$ref" and
+         the non-null branch of "anyOf"); today these are:
+{defaults}
       4. canonicalise with RFC 8785 (JCS) to UTF-8, SHA-256, lowercase hex.
 
     Free-form objects (initial_state, success, arguments, template params)
@@ -92,6 +91,11 @@ def hash_(files: tuple[Path, ...]) -> None:
     Example:
       mcpbench tasks hash tasks_catalog/dev/slack/*.json
     """
+
+
+@tasks.command(name="hash", help=_hash_help())
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def hash_(files: tuple[Path, ...]) -> None:
     from tasks_catalog.hashing import task_hash
     from tasks_catalog.loader import read_task_json
 
