@@ -169,7 +169,13 @@ class ModelGatewayHost:
         if streaming and "stream_options" not in request:
             request["stream_options"] = {"include_usage": True}
         started = time.perf_counter()
-        response = await self._open(route, request)
+        try:
+            response = await self._open(route, request)
+        except anyio.get_cancelled_exc_class():
+            # dropped before the upstream answered (deadline, agent gone): it still read the prompt
+            meter.count(request, Completion(), model=str(request.get("model", "")), settings=settings,
+                        started=started, error=False)
+            raise
         if response is None:
             return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
         model = str(request.get("model", ""))

@@ -167,6 +167,15 @@ def test_a_stream_that_outlives_the_deadline_is_cancelled_upstream(task):
     assert result.run.model_requests == 1 and result.run.model_completion_tokens > 0
 
 
+def test_a_whole_answer_still_pending_at_the_deadline_is_dropped_and_metered(task, monkeypatch):
+    monkeypatch.setenv("MCPBENCH_OPENAI_STREAM", "0")
+    short = task.model_copy(update={"timeout_s": 8.0})
+    with ScriptedUpstream(lambda b, n: Reply(body=completion("late"), delay=20)) as upstream:
+        (result,) = run([short], "openai:scripted-1", settings(upstream.url))
+    assert result.run.timed_out and len(upstream.requests) == 1
+    assert result.run.model_requests == 1 and result.run.model_prompt_tokens > 0 and result.run.model_tokens_estimated
+
+
 def test_trials_run_each_task_k_times_on_fresh_backends_with_distinct_run_ids(task):
     with ScriptedUpstream(solving(task, usage=(5, 1))) as upstream:
         results = run([task], "openai:scripted-1", settings(upstream.url), trials=3)

@@ -20,6 +20,7 @@ class Reply:
     status: int = 200
     body: Any = None  # JSON-serialised unless bytes
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before answering (a slow whole answer)
 
 
 @dataclass
@@ -91,6 +92,7 @@ class ScriptedUpstream:
                 answer = outer.answer(body, n)
                 try:
                     if isinstance(answer, Reply):
+                        time.sleep(answer.delay)
                         data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
                         self.send_response(answer.status)
                         for key, value in {"Content-Type": "application/json", **answer.headers}.items():
