@@ -29,7 +29,7 @@ def test_an_update_is_allowed_by_row_id_and_only_the_changed_column():
 
 def test_a_created_message_is_bounded_by_its_channel_and_a_max():
     assert draft(BY_ID["slack-announce-release"]) == [
-        {"entity": "slack.message", "change": ["create"], "where": {"channel": "C01RELEASE"}, "max": 1}]
+        {"entity": "slack.message", "change": ["create"], "where": {"channel": "CQAPJ6AEN4"}, "max": 1}]
 
 
 def test_a_template_draft_generalises_to_placeholders_and_renders_back_for_other_seeds():

@@ -11,7 +11,7 @@ from mcpbench.sandbox import get_sandbox
 from tasks_catalog.schema import Allowance, ToolCall
 from tests.harness.conftest import run
 
-FRAME = [Allowance(entity="slack.channel", ids=["C02INC2041"], fields=["is_archived"])]
+FRAME = [Allowance(entity="slack.channel", ids=["CCQRN6M6BG"], fields=["is_archived"])]
 
 
 def _archive_task(dev_tasks, *extra_calls: ToolCall):
@@ -32,7 +32,7 @@ def test_the_right_action_plus_damage_outside_the_frame_fails_naming_the_entity(
     assert result.run.predicate_passed is True, "the predicate alone would have passed it"
     assert not result.run.passed and result.run.end_reason == "frame_violated"
     assert result.run.frame_held is False
-    assert result.run.frame_violations == "slack.channel C00GENERAL updated (topic): outside the frame"
+    assert result.run.frame_violations == "slack.channel CVTHUCYDB3 updated (topic): outside the frame"
 
 
 def test_a_task_without_a_frame_is_not_judged_on_it(dev_tasks):
