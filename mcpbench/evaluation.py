@@ -86,6 +86,25 @@ def open_sandbox(agent: Agent, sandbox: str):
     return get_sandbox(sandbox, allow_unisolated=sandbox == "none")
 
 
+#: How many times ``evaluate`` requeues a run that ended as an infra error before counting it apart.
+INFRA_RETRIES = 2
+
+
+#: Infra errors whose cause retries on its own (with backoff) before giving up: not requeued by ``evaluate``.
+SELF_RETRYING = ("infra:store", "infra:model_unavailable")
+
+
+def _requeue(result: RunResult) -> bool:
+    return result.run.status == "infra_error" and result.run.end_reason not in SELF_RETRYING
+
+
+def _unless_infra(on_result):
+    """``on_result`` for a pass that will be retried: infra errors are not reported until the last pass."""
+    if on_result is None:
+        return None
+    return lambda result: None if _requeue(result) else on_result(result)
+
+
 def finished_run_ids(store, submission_id: str) -> set[str]:
     """The runs of ``submission_id`` that have landed and need no re-run: all but infra errors.
     Landings a kill or a dead store interrupted are finished or undone first (``repair_landings``)."""
@@ -99,9 +118,12 @@ def finished_run_ids(store, submission_id: str) -> set[str]:
 
 def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",
              concurrency: int = 2, resume: bool = True, on_result=None, trials: int = 1,
-             trial_numbers: list[int] | None = None) -> tuple[EvaluationSummary, list[RunResult]]:
+             trial_numbers: list[int] | None = None,
+             infra_retries: int = INFRA_RETRIES) -> tuple[EvaluationSummary, list[RunResult]]:
     """Run ``agent`` on ``tasks`` (each ``trials`` times, or only the trials named in ``trial_numbers``)
-    and land every run in ``store`` as it finishes. ``sandbox`` is a backend name or an opened sandbox."""
+    and land every run in ``store`` as it finishes. ``sandbox`` is a backend name or an opened sandbox.
+    A run that ends as an infra error is run again up to ``infra_retries`` times; one still failing then
+    is counted apart (``infra_errors``)."""
     import anyio
 
     if trials < 1:
@@ -112,9 +134,19 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
     pairs = [(t, k) for t in tasks for k in numbers]
     todo = [(t, k) for t, k in pairs if submission.run_id(t, k) not in skip]
     box = open_sandbox(agent, sandbox) if isinstance(sandbox, str) else sandbox
-    results = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
-                                          land=lambda r: store.land_run(r.run, r.calls), on_result=on_result,
-                                          runs=todo))
+    by_id: dict[str, RunResult] = {}
+    for attempt in range(infra_retries + 1):
+        # An infra error (our failure) is requeued a bounded number of times; its re-run replaces its record.
+        # (The store and the model gateway retry with backoff themselves: theirs are not run again here.)
+        queue = todo if attempt == 0 else [(t, k) for t, k in todo if _requeue(by_id[submission.run_id(t, k)])]
+        if not queue:
+            break
+        final = attempt == infra_retries
+        ran = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
+                                          land=lambda r: store.land_run(r.run, r.calls),
+                                          on_result=on_result if final else _unless_infra(on_result), runs=queue))
+        by_id.update((r.run.run_id, r) for r in ran)
+    results = [by_id[submission.run_id(t, k)] for t, k in todo]
     summary = EvaluationSummary(
         submission_id=submission.submission_id, split=submission.split, total=len(pairs), ran=len(results),
         skipped=len(pairs) - len(todo), passed=sum(r.run.passed for r in results),
@@ -153,13 +185,34 @@ def pending_runs(task_ids: list[str], submission: Submission, *, store, trials: 
 def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, store, sandbox="local",
                   secret: str | bytes | None = None, tasks_dir: Path | None = None, trial: int = 1) -> RunOutcome:
     """Run one task (trial ``trial``), named by id, and land its run. The task is loaded (a private one
-    decrypted) here, in memory, so a caller passes and gets back ids only."""
-    tasks = load_split(submission.split, store=store, secret=secret, task_ids=[task_id], tasks_dir=tasks_dir)
-    _, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox, concurrency=1, resume=False,
-                          trial_numbers=[trial])
-    run = results[0].run
-    return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status)
+    decrypted) here, in memory, so a caller passes and gets back ids only.
+
+    A fan-out calls this once per task, from many threads and worker processes: each process loads (and
+    unseals) a split once, opens each sandbox backend once and serves every run's gateway from one
+    gateway host (``mcpbench._worker``), so a month of n tasks costs O(n), not O(n^2). No requeue here:
+    the caller (a Prefect task with retries) retries an infra error itself."""
+    from mcpbench import _worker
+    from mcpbench.runner import not_landed, run_task, uses_model
+
+    tasks = _worker.split_tasks(submission.split, store=store, secret=secret, tasks_dir=tasks_dir)
+    if task_id not in tasks:
+        raise LookupError(f"no such task in split {submission.split}: {task_id}")
+    agent = parse_agent(agent) if isinstance(agent, str) else agent
+    if uses_model(agent):  # the model gateway is per submission: run through the whole path
+        _, results = evaluate([tasks[task_id]], agent, submission, store=store, sandbox=sandbox, concurrency=1,
+                              resume=False, trial_numbers=[trial], infra_retries=0)
+        run = results[0].run
+        return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status)
+    box = _worker.sandbox_for(agent, sandbox) if isinstance(sandbox, str) else sandbox
+    loop = _worker.gateway_loop()
+    result = loop.call(lambda: run_task(tasks[task_id], agent, host=loop.host, sandbox=box, submission=submission,
+                                        trial=trial))
+    try:
+        store.land_run(result.run, result.calls)
+    except Exception as exc:  # noqa: BLE001 - as in run_tasks: an infra error of kind store, not landed
+        result = not_landed(result, exc, private=submission.private)
+    return RunOutcome(task_id=task_id, run_id=result.run.run_id, status=result.run.status)
 
 
-__all__ = ["EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
+__all__ = ["INFRA_RETRIES", "EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
            "pending_runs", "pending_task_ids", "is_private", "load_split", "make_submission", "open_sandbox"]

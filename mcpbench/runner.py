@@ -117,8 +117,10 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         gateway = Gateway(task, tools, run_id=run_id, submission_id=submission.submission_id,
                           redact=submission.private)
         deadline = time.time() + task.timeout_s
+        mounted = False
         try:
             async with host.serve(gateway) as path, contextlib.AsyncExitStack() as stack:
+                mounted = True
                 if models is not None:
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
                 job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
@@ -126,10 +128,22 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                                model_url=models.url(route) if route is not None else None)
                 outcome = await _dispatch(agent, job, host.port, sandbox,
                                           models.port if route is not None else None)
-        except SandboxUnavailable as exc:
-            return infra(f"sandbox {sandbox_name} could not start", exc, kind="sandbox")
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
+            # The gateway's task group wraps what is raised inside it: look through the group.
+            unavailable = _first_of(exc, SandboxUnavailable)
+            if unavailable is not None:
+                # ``infra_kind`` tells the engine going away (``engine``) from a sandbox that could not start
+                kind = getattr(unavailable, "infra_kind", "sandbox")
+                what = f"sandbox {sandbox_name} could not start" if kind == "sandbox" else f"{kind} failed"
+                return infra(what, unavailable, kind=kind)
+            if not mounted:
+                return infra("the gateway could not be served", exc, kind="gateway")
             return infra("harness error", exc, "\n" + traceback.format_exc(limit=5))
+        if baseline_did_not_start(agent, outcome, gateway.counted_calls):
+            # Our own baseline exists in every sandbox we ship: if it cannot even be executed, the image or
+            # sandbox is broken (ours), not the agent.
+            return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
+                         f"(exit {outcome.exit_code})", RuntimeError(outcome.stderr_tail.strip()[-300:]), kind="sandbox")
         final = tools.snapshot()
     verdict = evaluate(task.success, final)
     frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
@@ -165,6 +179,29 @@ def judge_frame(task: Task, initial: dict | None, final: dict, *, private: bool)
     if not violations:
         return True, None
     return False, (summarize_counts(violations) if private else summarize(violations))[:2000]
+
+
+def _first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """``exc`` if it is a ``kind``, else the first ``kind`` inside it when it is an exception group."""
+    if isinstance(exc, kind):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):
+        found = _first_of(inner, kind)
+        if found is not None:
+            return found
+    return None
+
+
+#: Exit codes with which a shell or container init reports a command that could not be executed
+#: (126: found but not executable; 127: not found).
+NOT_EXECUTED = (126, 127)
+
+
+def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> bool:
+    """True when one of our built-in baselines could not be executed at all: an infra error of the
+    sandbox. An agent's own command that does not exist stays the agent's failure."""
+    return (isinstance(agent, ProcessAgent) and agent.baseline is not None and calls == 0
+            and outcome.exit_code in NOT_EXECUTED and not outcome.timed_out)
 
 
 def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held: bool, predicate: bool) -> str:
@@ -271,5 +308,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: (order[r.run.task_id], r.run.trial))
 
 
-__all__ = ["RunResult", "Submission", "end_reason", "judge_frame", "not_landed", "run_task", "run_tasks",
-           "uses_model"]
+__all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_did_not_start", "end_reason", "judge_frame",
+           "not_landed", "run_task", "run_tasks", "uses_model"]

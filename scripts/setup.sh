@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # One-time setup of a fresh machine: system packages (bubblewrap, iproute2, Node for the TypeScript
 # verifier), then this project and its test dependencies. Safe to run again.
+#   scripts/setup.sh --docker   also the docker sandbox: engine, dockerd, images (scripts/setup-docker.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+docker=0
+for arg in "$@"; do
+  case "$arg" in
+    --docker) docker=1 ;;
+    *) echo "scripts/setup.sh: unknown option '$arg' (known: --docker)" >&2; exit 2 ;;
+  esac
+done
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ip >/dev/null || need+=(iproute2)
@@ -19,3 +27,4 @@ python -m pip install -q -e ".[dev]"
 if command -v pyenv >/dev/null; then pyenv rehash; fi
 # The TypeScript verifier (tasks_catalog/verifier-ts): dependencies from the committed lock file, then tsc.
 (cd tasks_catalog/verifier-ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+if [ "$docker" = 1 ]; then scripts/setup-docker.sh; fi

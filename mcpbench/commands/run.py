@@ -118,6 +118,11 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     else:
         click.echo(format_scorecard(card))
         click.echo(f"landed in {store.url()}")
+    lines = [failure_line(r.run) for r in results if r.run.status != "passed"]
+    if lines:
+        click.echo(f"{len(lines)} runs did not pass:", err=True)
+        for line in lines:
+            click.echo(f"  {line}", err=True)
     if summary.not_landed:
         sys.exit(1)
 
@@ -125,6 +130,19 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def failure_line(run) -> str:
+    """One line on why a run did not pass: its end reason, exit code, and the last line the agent (or, for
+    an infra error, our side) wrote on stderr."""
+    parts = [f"{run.task_id}: {run.end_reason}"]
+    if run.exit_code is not None:
+        parts.append(f"exit {run.exit_code}")
+    detail = run.infra_error if run.status == "infra_error" else run.stderr_tail
+    last = next((line.strip() for line in reversed((detail or "").splitlines()) if line.strip()), "")
+    if last:
+        parts.append(last[:160])
+    return " | ".join(parts)
 
 
 class _progress:

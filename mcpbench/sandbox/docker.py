@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import hashlib
 import os
+import shlex
 import shutil
+import socket
+import sys
 import tempfile
 import threading
 import time
@@ -33,13 +38,22 @@ from ._gateway_link import GatewayLink
 from ._supervise import OutputTail, Watched
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
 
-DEFAULT_AGENT_IMAGE = "python:3.11-slim"
-DEFAULT_RELAY_IMAGE = "alpine/socat"  # operators should pin a digest
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: What the project's images are built from (``docker/build-image.sh``); their content hash names the images.
+CLIENT_FILES = ("mcpbench/__init__.py", "mcpbench/agents/__init__.py", "mcpbench/agents/_mcp_http.py",
+                "mcpbench/agents/baselines.py")
+RECIPE_FILES = ("docker/rootfs.sh",)
+AGENT_RECIPE_FILES = ("docker/agent.Dockerfile",)
+INSIDE_CLIENT = "/opt/mcpbench"
+INSIDE_PYTHON = "/usr/bin/python3"
+AGENT_IMAGE_ENV = "MCPBENCH_DOCKER_IMAGE"
+RELAY_IMAGE_ENV = "MCPBENCH_DOCKER_RELAY_IMAGE"
 INSIDE_HOME = "/home/agent"
 INSIDE_LINK_DIR = "/run/mcpbench/link"
 AGENT_USER = "65534:65534"
 DEFAULT_ENGINE_SOCKET = "/var/run/docker.sock"
 RELAY_READY_S = 10.0
+KILL_GRACE_S = 30.0
 LOCKDOWN: dict[str, Any] = {
     "cap_drop": ["ALL"],
     "security_opt": ["no-new-privileges:true"],
@@ -49,18 +63,51 @@ LOCKDOWN: dict[str, Any] = {
 }
 
 
-def relay_container_spec(gateway_port: int, *, socket_dir: Path, image: str, name: str) -> dict[str, Any]:
-    """The relay: loopback-only network namespace, ``127.0.0.1:<port>`` spliced to the host socket."""
+def _content_hash(files: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for name in files:
+        path = PROJECT_ROOT / name
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"(missing)")
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def image_tags() -> tuple[str, str, str]:
+    """The base, agent and relay images that ``scripts/setup-docker.sh`` builds, named by the content hash
+    of what each is built from: a changed recipe or baseline client means a new image, never a stale one."""
+    base = _content_hash(RECIPE_FILES)
+    return (f"mcpbench-base:{base}", f"mcpbench-agent:{_content_hash(RECIPE_FILES + AGENT_RECIPE_FILES + CLIENT_FILES)}",
+            f"mcpbench-relay:{base}")
+
+
+def default_images() -> tuple[str, str]:
+    """The agent and relay images the backend uses unless told otherwise."""
+    _, agent, relay = image_tags()
+    return agent, relay
+
+
+def relay_container_spec(ports: int | list[int], *, socket_dir: Path, image: str, name: str) -> dict[str, Any]:
+    """The relay: loopback-only network namespace, ``127.0.0.1:<port>`` spliced to the host socket of
+    each forwarded port (``port-<port>.sock`` in ``socket_dir``, bind-mounted read-only)."""
+    ports = [ports] if isinstance(ports, int) else list(ports)
+    if not ports:
+        raise ValueError("a relay forwards at least one port")
+
+    def socat(port: int) -> list[str]:
+        return ["socat", "-d", "-d", f"TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                f"UNIX-CONNECT:{INSIDE_LINK_DIR}/port-{port}.sock"]
+
+    if len(ports) == 1:
+        command = socat(ports[0])
+    else:  # one socat per port under one shell; the container ends if any of them does
+        script = " & ".join(shlex.join(socat(port)) for port in ports) + " & wait -n; exit 1"
+        command = ["/bin/bash", "-c", script]
     return {
         **LOCKDOWN,
         "image": image,
         "name": name,
-        "command": [
-            "-d",
-            "-d",
-            f"TCP-LISTEN:{gateway_port},bind=127.0.0.1,fork,reuseaddr",
-            f"UNIX-CONNECT:{INSIDE_LINK_DIR}/gateway.sock",
-        ],
+        "command": command,
         "network_mode": "none",
         "volumes": {str(socket_dir): {"bind": INSIDE_LINK_DIR, "mode": "ro"}},
         "mem_limit": "64m",
@@ -68,6 +115,8 @@ def relay_container_spec(gateway_port: int, *, socket_dir: Path, image: str, nam
         "pids_limit": 64,
         "nano_cpus": 250_000_000,
         "labels": {"mcpbench.role": "gateway-relay"},
+        "log_config": {"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}},
+        "init": True,
         "detach": True,
     }
 
@@ -77,6 +126,10 @@ def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | No
     limits = spec.limits
     memory = f"{limits.memory_mb}m"
     file_size = limits.file_size_mb * 1024 * 1024
+    # All the agent may write: its HOME and /tmp, size-limited tmpfs (in memory, so also within mem_limit).
+    disk_mb = int(getattr(limits, "disk_mb", 320))
+    home_mb = max(1, disk_mb * 3 // 4)
+    uid, gid = AGENT_USER.split(":")
     environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": INSIDE_HOME, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
     if spec.mcp_url:
         environment[MCP_URL_ENV] = spec.mcp_url
@@ -94,7 +147,9 @@ def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | No
         "memswap_limit": memory,
         "pids_limit": limits.pids,
         "nano_cpus": int(limits.cpu_cores * 1_000_000_000),
-        "tmpfs": {INSIDE_HOME: "rw,size=256m,mode=1777", "/tmp": "rw,size=64m,mode=1777"},
+        # Owned by the agent's uid: a directory the image lacks would otherwise be root's, mode 0755.
+        "tmpfs": {INSIDE_HOME: f"rw,exec,nosuid,nodev,size={home_mb}m,uid={uid},gid={gid},mode=0700",
+                  "/tmp": f"rw,exec,nosuid,nodev,size={disk_mb - home_mb}m,uid={uid},gid={gid},mode=1777"},
         "volumes": {path: {"bind": path, "mode": "ro"} for path in spec.readonly_paths},
         "ulimits": [
             {"name": "core", "soft": 0, "hard": 0},
@@ -102,8 +157,11 @@ def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | No
         ],
         "init": True,  # a real pid 1 reaps zombies and forwards the kill
         "stdin_open": spec.stdin is not None,
+        "log_config": {"type": "none"},  # output is read over the attach stream, never stored by the engine
         "labels": {"mcpbench.role": "agent"},
-        "detach": True,
+        # Not detached: the engine then also sets StdinOnce, so the agent sees end-of-file on stdin once
+        # the harness has written the goal and closed its side of the attach stream.
+        "detach": False,
     }
 
 
@@ -116,7 +174,8 @@ def _docker_client():
         ) from exc
     if not os.environ.get("DOCKER_HOST") and not os.path.exists(DEFAULT_ENGINE_SOCKET):
         raise SandboxUnavailable(
-            f"the docker sandbox needs a Docker engine: {DEFAULT_ENGINE_SOCKET} does not exist and DOCKER_HOST is not set"
+            f"the docker sandbox needs a Docker engine: {DEFAULT_ENGINE_SOCKET} does not exist and DOCKER_HOST is "
+            "not set (scripts/setup-docker.sh installs and starts one)"
         )
     client = None
     try:
@@ -129,33 +188,64 @@ def _docker_client():
     return client
 
 
+class EngineLost(SandboxUnavailable):
+    """The Docker engine failed or went away during a run: an ``infra:engine`` error, never the agent's."""
+
+    infra_kind = "engine"
+
+
+def in_image(spec: AgentProcess) -> AgentProcess:
+    """``spec`` as it runs in the agent image: the harness's own interpreter (a host path) becomes the
+    image's ``python3``, and the project tree on ``PYTHONPATH`` (the built-in baselines) becomes the
+    image's copy of the baselines' client, so the project directory is not mounted into the container."""
+    argv, env, readonly = list(spec.argv), dict(spec.env), list(spec.readonly_paths)
+    if argv[0] in {sys.executable, os.path.realpath(sys.executable)}:
+        argv[0] = INSIDE_PYTHON
+    if env.get("PYTHONPATH") == str(PROJECT_ROOT):
+        env["PYTHONPATH"] = INSIDE_CLIENT
+        readonly = [path for path in readonly if path != str(PROJECT_ROOT)]
+    return dataclasses.replace(spec, argv=argv, env=env, readonly_paths=tuple(readonly))
+
+
 class DockerSandbox:
     name = "docker"
     isolates = True
 
-    def __init__(self, *, image: str = DEFAULT_AGENT_IMAGE, relay_image: str = DEFAULT_RELAY_IMAGE) -> None:
-        self.image = image
-        self.relay_image = relay_image
+    def __init__(self, *, image: str | None = None, relay_image: str | None = None) -> None:
+        agent_default, relay_default = default_images()
+        self.image = image or os.environ.get(AGENT_IMAGE_ENV) or agent_default
+        self.relay_image = relay_image or os.environ.get(RELAY_IMAGE_ENV) or relay_default
         self.client = _docker_client()
+        for image_name in (self.image, self.relay_image):
+            try:
+                self.client.images.get(image_name)
+            except Exception as exc:
+                self.client.close()
+                raise SandboxUnavailable(
+                    f"the docker sandbox's image {image_name!r} is not on this engine ({exc}); build the project's "
+                    f"images with scripts/setup-docker.sh, or name your own with {AGENT_IMAGE_ENV} / {RELAY_IMAGE_ENV}"
+                ) from None
 
     async def run(self, spec: AgentProcess) -> ProcessOutcome:
         t0 = time.perf_counter()
         started_at = datetime.now(UTC)
         run_id = uuid.uuid4().hex[:12]
+        spec = in_image(spec)
         link_dir = Path(tempfile.mkdtemp(prefix="mcpbench-docker-"))
+        ports = forwarded_ports(spec)
         try:
             async with contextlib.AsyncExitStack() as stack:
-                relay_name = None
-                if spec.gateway_port is not None:
-                    await stack.enter_async_context(GatewayLink(link_dir / "gateway.sock", spec.gateway_port))
-                    relay_name = f"mcpbench-relay-{run_id}"
+                for port in ports:
+                    await stack.enter_async_context(GatewayLink(link_dir / f"port-{port}.sock", port))
+                relay_name = f"mcpbench-relay-{run_id}" if ports else None
                 relay_kwargs = (
-                    relay_container_spec(spec.gateway_port, socket_dir=link_dir, image=self.relay_image, name=relay_name)
-                    if relay_name
-                    else None
+                    relay_container_spec(ports, socket_dir=link_dir, image=self.relay_image, name=relay_name)
+                    if relay_name else None
                 )
-                agent_kwargs = agent_container_spec(spec, image=self.image, relay_name=relay_name, name=f"mcpbench-agent-{run_id}")
-                watched, oom, startup_ms = await asyncio.to_thread(self._run_blocking, spec, relay_kwargs, agent_kwargs, t0)
+                agent_kwargs = agent_container_spec(spec, image=self.image, relay_name=relay_name,
+                                                    name=f"mcpbench-agent-{run_id}")
+                watched, oom, pids_limited, startup_ms = await asyncio.to_thread(
+                    self._run_blocking, spec, relay_kwargs, agent_kwargs, len(ports), t0)
         finally:
             shutil.rmtree(link_dir, ignore_errors=True)
         return _limits.outcome(
@@ -164,54 +254,113 @@ class DockerSandbox:
             started_at=started_at,
             startup_ms=startup_ms,
             oom=oom,
+            pids_limited=pids_limited,
             enforced_by="docker",
-            notes=["pids-limit hits are not reported by the Docker API"],
         )
 
-    def _run_blocking(self, spec: AgentProcess, relay_kwargs, agent_kwargs, t0: float) -> tuple[Watched, bool, float]:
+    def _run_blocking(self, spec: AgentProcess, relay_kwargs, agent_kwargs, n_ports: int,
+                      t0: float) -> tuple[Watched, bool, bool, float]:
+        import docker.errors
+        import requests
+
         containers = []
         try:
-            if relay_kwargs is not None:
-                relay = self.client.containers.run(**relay_kwargs)
-                containers.append(relay)
-                _wait_for_relay(relay)
-            agent = self.client.containers.create(**agent_kwargs)
-            containers.append(agent)
-            stdin_socket = agent.attach_socket(params={"stdin": 1, "stream": 1}) if spec.stdin is not None else None
-            agent.start()
+            try:
+                if relay_kwargs is not None:
+                    relay = self.client.containers.run(**relay_kwargs)
+                    containers.append(relay)
+                    _wait_for_relay(relay, n_ports)
+                agent = self.client.containers.create(**agent_kwargs)
+                containers.append(agent)
+                stream = agent.attach_socket(params={"stdin": int(spec.stdin is not None), "stdout": 1, "stderr": 1,
+                                                     "stream": 1})
+                agent.start()
+                pids = _PidsWatch(agent.id)
+            except docker.errors.APIError as exc:  # the engine answered, and refused our containers
+                raise SandboxUnavailable(f"the Docker engine refused the run's containers: {exc}") from exc
+            except requests.exceptions.RequestException as exc:
+                raise EngineLost(f"the Docker engine could not be reached to start the run: {exc}") from exc
             startup_ms = (time.perf_counter() - t0) * 1000
             began = time.perf_counter()
-            if stdin_socket is not None:
-                raw = getattr(stdin_socket, "_sock", stdin_socket)
-                raw.sendall(spec.stdin.encode())
-                raw.close()
             stdout, stderr = OutputTail(), OutputTail()
-            readers = [_follow(agent, stdout, stdout=True), _follow(agent, stderr, stdout=False)]
-            timed_out = False
+            reader = _pump_output(stream, spec.stdin, stdout, stderr)
+            # The attach stream ends when the agent's output closes, normally because it exited; then the
+            # engine says whether it did (an agent may close its output and run on to the deadline).
+            deadline = began + spec.timeout_s
+            reader.join(timeout=spec.timeout_s)
             try:
-                status = agent.wait(timeout=spec.timeout_s)
-            except Exception:  # requests' ReadTimeout/ConnectionError: the deadline passed
-                timed_out = True
-                with contextlib.suppress(Exception):
-                    agent.kill()
-                status = agent.wait(timeout=30)
+                state = _state_by(agent, deadline)
+                timed_out = state is None
+                if timed_out:
+                    with contextlib.suppress(docker.errors.APIError):
+                        agent.kill()
+                    state = _state_by(agent, time.perf_counter() + KILL_GRACE_S) or {}
+            except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+                raise EngineLost(f"the Docker engine went away while the agent ran: {exc}") from exc
             wall_s = time.perf_counter() - began
-            for reader in readers:
-                reader.join(timeout=2.0)
-            agent.reload()
-            oom = bool(agent.attrs.get("State", {}).get("OOMKilled"))
-            code = None if timed_out else int(status.get("StatusCode", -1))
-            return Watched(returncode=code, timed_out=timed_out, wall_s=wall_s, stdout=stdout, stderr=stderr), oom, startup_ms
+            reader.join(timeout=2.0)
+            pids_limited = pids.stop()
+            oom = bool(state.get("OOMKilled"))
+            code = None if timed_out else int(state.get("ExitCode", -1))
+            return Watched(returncode=code, timed_out=timed_out, wall_s=wall_s, stdout=stdout, stderr=stderr), oom, pids_limited, startup_ms
         finally:
             for container in containers:
                 with contextlib.suppress(Exception):
                     container.remove(force=True)
 
 
-def _wait_for_relay(relay) -> None:
+class _PidsWatch:
+    """Whether the container ever hit its pids limit: the engine does not say, but the kernel counts it in
+    the container's ``pids.events`` (the engine runs on this host), read while the container lives."""
+
+    CANDIDATES = ("/sys/fs/cgroup/pids/docker/{id}/pids.events", "/sys/fs/cgroup/docker/{id}/pids.events",
+                  "/sys/fs/cgroup/system.slice/docker-{id}.scope/pids.events")
+
+    def __init__(self, container_id: str) -> None:
+        self.paths = [Path(c.format(id=container_id)) for c in self.CANDIDATES]
+        self.hits = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True, name="docker-pids")
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while True:
+            for path in self.paths:
+                with contextlib.suppress(OSError, ValueError):
+                    for line in path.read_text().splitlines():
+                        if line.startswith("max "):
+                            self.hits = max(self.hits, int(line.split()[1]))
+            if self._done.wait(0.1):
+                return
+
+    def stop(self) -> bool:
+        self._done.set()
+        self._thread.join(timeout=1.0)
+        return self.hits > 0
+
+
+def _state_by(container, deadline: float) -> dict | None:
+    """The container's state once it has exited, or None if it still runs at ``deadline`` (perf_counter)."""
+    while True:
+        container.reload()
+        state = container.attrs.get("State", {})
+        if state.get("Status") in ("exited", "dead"):
+            return state
+        if time.perf_counter() >= deadline:
+            return None
+        time.sleep(min(0.05, max(0.0, deadline - time.perf_counter())))
+
+
+def forwarded_ports(spec: AgentProcess) -> list[int]:
+    """The host loopback ports the agent reaches as ``127.0.0.1:<port>``: the gateway, then any extra ones."""
+    extra = [int(p) for p in getattr(spec, "extra_ports", ()) or ()]
+    return ([spec.gateway_port] if spec.gateway_port is not None else []) + [p for p in extra if p != spec.gateway_port]
+
+
+def _wait_for_relay(relay, n_ports: int) -> None:
     deadline = time.monotonic() + RELAY_READY_S
     while time.monotonic() < deadline:
-        if b"listening on" in relay.logs(stdout=False, stderr=True):
+        if relay.logs(stdout=False, stderr=True).count(b"listening on") >= n_ports:
             return
         relay.reload()
         if relay.status == "exited":
@@ -220,12 +369,32 @@ def _wait_for_relay(relay) -> None:
     raise SandboxUnavailable(f"the gateway relay container did not start listening within {RELAY_READY_S} s")
 
 
-def _follow(container, tail: OutputTail, *, stdout: bool) -> threading.Thread:
-    def pump() -> None:
-        with contextlib.suppress(Exception):
-            for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=True):
-                tail.feed(chunk)
+def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTail) -> threading.Thread:
+    """Feed ``stdin`` (then close it: the container was created with ``stdin_once``) and demultiplex the
+    attached stdout/stderr into the tails, in a thread that ends when the container's streams close."""
+    from docker.utils.socket import frames_iter
 
-    thread = threading.Thread(target=pump, daemon=True, name=f"docker-logs-{'out' if stdout else 'err'}")
+    raw = getattr(stream, "_sock", stream)
+
+    def pump() -> None:
+        try:
+            if stdin is not None:
+                with contextlib.suppress(OSError):
+                    raw.sendall(stdin.encode())
+                    raw.shutdown(socket.SHUT_WR)
+            with contextlib.suppress(Exception):
+                for stream_id, chunk in frames_iter(stream, tty=False):
+                    (stderr if stream_id == 2 else stdout).feed(chunk)
+        finally:
+            with contextlib.suppress(Exception):
+                stream.close()
+            with contextlib.suppress(Exception):
+                raw.close()
+
+    thread = threading.Thread(target=pump, daemon=True, name="docker-attach")
     thread.start()
     return thread
+
+
+__all__ = ["AGENT_IMAGE_ENV", "DockerSandbox", "EngineLost", "RELAY_IMAGE_ENV", "agent_container_spec",
+           "default_images", "forwarded_ports", "image_tags", "in_image", "relay_container_spec"]

@@ -17,6 +17,20 @@ AGENTS = Path(__file__).parent / "agents"
 DEV = PROJECT_ROOT / "tasks_catalog" / "dev"
 
 
+@pytest.fixture(params=["local", "docker"])
+def backend(request) -> str:
+    """Each isolating sandbox backend by name; ``docker`` is skipped, with the reason, where it cannot run."""
+    from mcpbench.sandbox import SandboxUnavailable
+
+    try:
+        get_sandbox(request.param)
+    except SandboxUnavailable as exc:
+        if request.param == "docker":
+            pytest.skip(f"the docker sandbox is unavailable here: {exc}")
+        raise
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def dev_tasks():
     return load_valid_tasks([DEV])

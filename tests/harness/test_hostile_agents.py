@@ -8,54 +8,55 @@ def short(task, **changes):
     return task.model_copy(update={"timeout_s": 4.0, **changes})
 
 
-def test_a_hanging_agent_is_killed_at_its_deadline_and_fails(dev_tasks):
-    (result,) = run([short(dev_tasks[0])], script_agent("hang"))
+def test_a_hanging_agent_is_killed_at_its_deadline_and_fails(dev_tasks, backend):
+    (result,) = run([short(dev_tasks[0])], script_agent("hang"), sandbox=backend)
     assert result.run.status == "failed" and result.run.timed_out and result.run.agent_error
     assert result.run.end_reason == "timeout"
     assert 3.5 <= result.run.agent_s < 10
 
 
-def test_a_crashing_agent_fails_with_its_exit_code(dev_tasks):
-    (result,) = run([short(dev_tasks[0])], script_agent("crash"))
+def test_a_crashing_agent_fails_with_its_exit_code(dev_tasks, backend):
+    (result,) = run([short(dev_tasks[0])], script_agent("crash"), sandbox=backend)
     assert result.run.status == "failed" and result.run.exit_code == 1 and result.run.agent_error
     assert "agent crashed on purpose" in result.outcome.stderr_tail
     assert result.run.end_reason == "agent_exit"
     assert "agent crashed on purpose" in result.run.stderr_tail, "outside private months the record keeps the tail"
 
 
-def test_a_fork_bomb_is_contained_and_the_next_run_is_unaffected(dev_tasks):
+def test_a_fork_bomb_is_contained_and_the_next_run_is_unaffected(dev_tasks, backend):
     bomb, oracle_task = short(dev_tasks[0], timeout_s=3.0), dev_tasks[1]
-    (result,) = run([bomb], script_agent("forkbomb", pids=32))
+    (result,) = run([bomb], script_agent("forkbomb", pids=32), sandbox=backend)
     assert result.run.status == "failed" and result.run.agent_error
-    (after,) = run([oracle_task], "oracle")
+    (after,) = run([oracle_task], "oracle", sandbox=backend)
     assert after.run.passed
 
 
-def test_a_memory_hog_is_stopped_by_the_memory_limit(dev_tasks):
-    (result,) = run([short(dev_tasks[0], timeout_s=20.0)], script_agent("memhog", memory_mb=128))
+def test_a_memory_hog_is_stopped_by_the_memory_limit(dev_tasks, backend):
+    (result,) = run([short(dev_tasks[0], timeout_s=20.0)], script_agent("memhog", memory_mb=128), sandbox=backend)
     assert result.run.status == "failed" and result.run.agent_error
     assert not result.run.timed_out, "the limit, not the deadline, must stop it"
 
 
-def test_a_ten_megabyte_argument_is_refused_and_the_harness_carries_on(dev_tasks):
-    (result,) = run([short(dev_tasks[0], timeout_s=20.0)], script_agent("big_argument"))
+def test_a_ten_megabyte_argument_is_refused_and_the_harness_carries_on(dev_tasks, backend):
+    (result,) = run([short(dev_tasks[0], timeout_s=20.0)], script_agent("big_argument"), sandbox=backend)
     assert result.run.status == "failed" and result.run.predicate_passed is False
     assert "refused" in result.outcome.stdout_tail or result.calls and result.calls[0].is_error
 
 
-def test_ten_thousand_calls_run_into_the_budget_and_are_all_recorded(dev_tasks):
+def test_ten_thousand_calls_run_into_the_budget_and_are_all_recorded(dev_tasks, backend):
     task = short(dev_tasks[0], timeout_s=600.0)
-    (result,) = run([task], script_agent("flood"))
+    (result,) = run([task], script_agent("flood"), sandbox=backend)
     assert result.run.over_budget and result.run.status == "failed" and result.run.end_reason == "over_budget"
     assert len(result.calls) == 10_000
     assert result.run.tool_calls == task.max_steps
     assert sum(c.error_kind == "over_budget" for c in result.calls) == 10_000 - task.max_steps
 
 
-def test_hostile_agents_beside_good_ones_do_not_take_the_good_runs_down(dev_tasks):
+def test_hostile_agents_beside_good_ones_do_not_take_the_good_runs_down(dev_tasks, backend):
     landed = []
     tasks = [short(t) for t in dev_tasks[:4]]
-    mixed = run(tasks[:2], script_agent("hang"), concurrency=4, submission_id="mixed-bad", landed=landed)
-    good = run(tasks[2:], "oracle", concurrency=4, submission_id="mixed-good", landed=landed)
+    mixed = run(tasks[:2], script_agent("hang"), concurrency=4, submission_id="mixed-bad", landed=landed,
+                sandbox=backend)
+    good = run(tasks[2:], "oracle", concurrency=4, submission_id="mixed-good", landed=landed, sandbox=backend)
     assert all(r.run.timed_out for r in mixed) and all(r.run.passed for r in good)
     assert len(landed) == 4

@@ -35,3 +35,92 @@ def test_an_infra_error_on_a_private_month_keeps_no_exception_text():
     assert result.run.infra_error == "backend filesystem could not be built: StateError"
     assert result.run.goal == "[redacted]" and not result.run.goals_published
     assert result.run.stderr_tail is None
+
+
+def _task():
+    return make_task()
+
+
+def test_a_gateway_that_cannot_be_served_is_an_infra_error_of_kind_gateway():
+    import anyio
+
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.gateway import GatewayHost
+    from mcpbench.runner import run_task
+    from mcpbench.sandbox import get_sandbox
+
+    sub = Submission("gw-sub", "tester", "oracle", "dev", "2026-12")
+    never_started = GatewayHost()  # a host whose server is not running cannot mount the run's gateway
+    result = anyio.run(lambda: run_task(_task(), parse_agent("oracle"), host=never_started,
+                                        sandbox=get_sandbox("local"), submission=sub))
+    assert result.run.status == "infra_error" and result.run.end_reason == "infra:gateway"
+    assert "the gateway could not be served" in result.run.infra_error
+
+
+def _baseline_with_program(program: str):
+    import dataclasses
+
+    from mcpbench.agents.spec import parse_agent
+
+    oracle = parse_agent("oracle")
+    return dataclasses.replace(oracle, argv=(program, *oracle.argv[1:]))
+
+
+def test_a_sandbox_that_cannot_execute_our_own_baseline_is_an_infra_error_of_kind_sandbox():
+    # As when an image lacks the interpreter: the built-in oracle's program does not exist in the sandbox.
+    (result,) = run([_task()], _baseline_with_program("/nonexistent/python3"))
+    assert result.run.status == "infra_error" and result.run.end_reason == "infra:sandbox"
+    assert "could not start the built-in oracle agent" in result.run.infra_error
+    assert not result.run.agent_error
+
+
+def test_an_agents_own_command_that_does_not_exist_stays_the_agents_failure():
+    (result,) = run([_task()], "command:/nonexistent/my-agent --go")
+    assert result.run.status == "failed" and result.run.end_reason == "agent_exit"
+    assert result.run.exit_code not in (0, None) and result.run.agent_error
+
+
+class _FlakySandbox:
+    """The real local sandbox behind a switch that makes its first ``failures`` runs fail to start."""
+
+    isolates = True
+
+    def __init__(self, failures: int) -> None:
+        from mcpbench.sandbox import get_sandbox
+
+        self.inner, self.failures, self.calls = get_sandbox("local"), failures, 0
+        self.name = self.inner.name
+
+    async def run(self, spec):
+        from mcpbench.sandbox import SandboxUnavailable
+
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise SandboxUnavailable(f"sandbox start {self.calls} failed on purpose")
+        return await self.inner.run(spec)
+
+
+def _evaluate(tmp_path, sandbox, **options):
+    from mcpbench.evaluation import evaluate
+    from runstore.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    sub = Submission("requeue-sub", "tester", "oracle", "dev", "2026-12")
+    summary, results = evaluate([_task()], "oracle", sub, store=store, sandbox=sandbox, concurrency=1, **options)
+    return store, summary, results
+
+
+def test_an_infra_error_is_requeued_and_a_later_success_replaces_it(tmp_path):
+    flaky = _FlakySandbox(failures=2)
+    store, summary, (result,) = _evaluate(tmp_path, flaky)
+    assert flaky.calls == 3 and result.run.passed and summary.infra_errors == []
+    (landed,) = store.read_runs("requeue-sub").to_pylist()
+    assert landed["status"] == "passed", "the re-run replaced the landed infra error"
+
+
+def test_requeueing_is_bounded_and_what_still_fails_is_counted_apart(tmp_path):
+    flaky = _FlakySandbox(failures=10)
+    _, summary, (result,) = _evaluate(tmp_path, flaky, infra_retries=2)
+    assert flaky.calls == 3
+    assert result.run.end_reason == "infra:sandbox" and summary.infra_errors == [result.run.task_id]
+    assert summary.failed == 0 and summary.passed == 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from mcpbench.sandbox import AgentProcess, ProcessOutcome, Sandbox
+from mcpbench.sandbox import AgentProcess, ProcessOutcome, Sandbox, SandboxUnavailable, get_sandbox
 
 PYTHON = sys.executable
 RUN_BOUND_S = 60.0
@@ -36,6 +36,26 @@ def run_agent(sandbox: Sandbox, spec: AgentProcess) -> ProcessOutcome:
 def python_agent(source: str, *args: str, **fields) -> AgentProcess:
     """An agent that is a Python snippet (run by the harness's own interpreter) with ``args``."""
     return AgentProcess(argv=[PYTHON, "-c", source, *args], **fields)
+
+
+#: The isolating backends the shared harness tests run under. ``docker`` runs live where an engine and
+#: the project's images are present (scripts/setup-docker.sh) and is skipped with the reason otherwise.
+ISOLATING_BACKENDS = ["local", "docker"]
+
+
+def open_backend(name: str) -> Sandbox:
+    try:
+        return get_sandbox(name)
+    except SandboxUnavailable as exc:
+        if name == "docker":
+            pytest.skip(f"the docker sandbox is unavailable here: {exc}")
+        raise
+
+
+@pytest.fixture(params=ISOLATING_BACKENDS)
+def backend(request) -> Sandbox:
+    """Each isolating sandbox backend in turn: the tests that take it hold for all of them."""
+    return open_backend(request.param)
 
 
 class _GatewayHandler(http.server.BaseHTTPRequestHandler):

@@ -53,9 +53,9 @@ def test_an_agent_reaches_the_gateway_through_the_forwarder(gateway_port, forwar
     assert lines == [f"http://127.0.0.1:{gateway_port}/mcp", "gateway says hello", "echo intact"]
 
 
-def test_an_agent_without_a_gateway_port_has_no_endpoint_at_all(gateway_port):
+def test_an_agent_without_a_gateway_port_has_no_endpoint_at_all(gateway_port, backend):
     source = f"import socket; socket.create_connection(('127.0.0.1', {gateway_port}), timeout=2)"
-    outcome = run_agent(get_sandbox("local"), python_agent(source, timeout_s=20))
+    outcome = run_agent(backend, python_agent(source, timeout_s=20))
     assert outcome.exit_code != 0
     assert "ConnectionRefusedError" in outcome.stderr_tail
 
@@ -69,10 +69,11 @@ def _egress_targets(host_listeners, foreign_namespace) -> dict:
     }
 
 
-def test_nothing_but_the_gateway_is_reachable_from_the_local_sandbox(gateway_port, host_listeners, foreign_namespace):
+def test_nothing_but_the_gateway_is_reachable_from_the_sandbox(gateway_port, host_listeners, foreign_namespace,
+                                                               backend):
     targets = json.dumps(_egress_targets(host_listeners, foreign_namespace))
     spec = python_agent(PROBE, targets, gateway_port=gateway_port, timeout_s=30)
-    outcome = run_agent(get_sandbox("local"), spec)
+    outcome = run_agent(backend, spec)
     assert outcome.exit_code == 0, outcome.stderr_tail
     seen = json.loads(outcome.stdout_tail)
     assert len(seen) == 4

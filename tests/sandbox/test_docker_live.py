@@ -1,0 +1,205 @@
+"""The docker backend live, on a real engine with the project's images (scripts/setup-docker.sh): what
+only it can show. The harness suite shared with ``local`` runs here too, through the ``backend``
+fixtures (tests/sandbox, tests/harness). Skipped, with the reason, where no engine can be reached."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import subprocess
+import tarfile
+import threading
+import time
+import uuid
+
+import anyio
+import pytest
+
+from mcpbench.sandbox import AgentProcess, ResourceLimits, SandboxUnavailable
+
+from .conftest import open_backend, python_agent, run_agent
+from .test_network import FETCH_GATEWAY
+
+
+@pytest.fixture
+def docker_sandbox():
+    return open_backend("docker")
+
+
+def test_an_agent_in_docker_reaches_the_gateway_through_the_relay_with_every_byte(docker_sandbox, gateway_port):
+    outcome = run_agent(docker_sandbox, python_agent(FETCH_GATEWAY, gateway_port=gateway_port, timeout_s=30))
+    assert outcome.exit_code == 0, outcome.stderr_tail
+    assert outcome.stdout_tail.splitlines() == [f"http://127.0.0.1:{gateway_port}/mcp", "gateway says hello",
+                                                "echo intact"]
+    assert outcome.sandbox == "docker" and outcome.limits_enforced_by == "docker"
+
+
+LISTEN = """
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+probe = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)  # the control: it is listening
+print("listening", flush=True)
+s.settimeout(float(sys.argv[2]))
+try:
+    while True:
+        c, _ = s.accept()
+        if c.getpeername()[1] != probe.getsockname()[1]:
+            print("a neighbour got in", flush=True)
+except OSError:
+    pass
+"""
+
+PROBE_NEIGHBOUR = """
+import socket, sys, time
+time.sleep(float(sys.argv[2]))
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); print("reached")
+except OSError as exc:
+    print("blocked:", type(exc).__name__)
+"""
+
+
+def test_another_runs_container_is_not_reachable(docker_sandbox, gateway_port):
+    port = 47000 + os.getpid() % 1000
+
+    async def both():
+        listener = python_agent(LISTEN, str(port), "8", gateway_port=gateway_port, timeout_s=30)
+        prober = python_agent(PROBE_NEIGHBOUR, str(port), "3", gateway_port=gateway_port, timeout_s=30)
+        with anyio.fail_after(120):
+            return await asyncio.gather(docker_sandbox.run(listener), docker_sandbox.run(prober))
+
+    listened, probed = asyncio.run(both())
+    assert listened.stdout_tail == "listening\n", listened.stderr_tail
+    assert probed.stdout_tail.startswith("blocked:"), probed.stdout_tail
+
+
+def test_filling_the_disk_ends_in_no_space_within_the_limit_and_the_agent_fails(docker_sandbox):
+    source = (
+        "import errno, os\n"
+        "written = 0\n"
+        "try:\n"
+        "    with open(os.path.join(os.environ['HOME'], 'fill'), 'wb') as f:\n"
+        "        while True:\n"
+        "            f.write(b'x' * (1 << 20)); f.flush(); written += 1\n"
+        "except OSError as exc:\n"
+        "    print(errno.errorcode[exc.errno], written, flush=True); raise SystemExit(1)\n"
+    )
+    outcome = run_agent(docker_sandbox, python_agent(source, timeout_s=60, limits=ResourceLimits(memory_mb=512)))
+    code, written = outcome.stdout_tail.split()
+    assert code in ("ENOSPC", "EFBIG") and outcome.exit_code == 1
+    assert int(written) <= getattr(ResourceLimits(), "disk_mb", 320)
+
+
+def test_extra_ports_are_reachable_and_only_they(docker_sandbox, gateway_port, host_listeners):
+    if "extra_ports" not in AgentProcess.__dataclass_fields__:
+        pytest.skip("AgentProcess.extra_ports is not in this tree yet (the sandbox change that adds it)")
+    extra = host_listeners["tcp4"][1]
+    source = (
+        "import socket, sys\n"
+        "for port in sys.argv[1:]:\n"
+        "    try:\n        print(socket.create_connection(('127.0.0.1', int(port)), timeout=2).recv(4).decode())\n"
+        "    except OSError as exc:\n        print('blocked', type(exc).__name__)\n"
+    )
+    spec = python_agent(source, str(extra), str(extra + 1), gateway_port=gateway_port, timeout_s=30,
+                        extra_ports=(extra,))
+    outcome = run_agent(docker_sandbox, spec)
+    lines = outcome.stdout_tail.splitlines()
+    assert lines[0] == "leak" and lines[1].startswith("blocked"), outcome.stderr_tail
+
+
+def test_a_missing_image_is_refused_with_the_way_to_build_it(monkeypatch):
+    from mcpbench.sandbox import get_sandbox
+
+    open_backend("docker")  # skip where there is no engine at all
+    with pytest.raises(SandboxUnavailable, match="setup-docker.sh"):
+        get_sandbox("docker", image=f"mcpbench-no-such-image:{uuid.uuid4().hex[:8]}")
+
+
+# --- infra errors under docker, through the real runner ---------------------------------------------------
+
+@pytest.fixture
+def image_without_python():
+    """A real image holding one file and no interpreter, as a broken or foreign image would be."""
+    import docker
+
+    client = docker.from_env()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        data = b"not a python image\n"
+        info = tarfile.TarInfo("etc/motd")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    tag = f"mcpbench-test-empty:{uuid.uuid4().hex[:8]}"
+    client.api.import_image_from_data(buffer.getvalue(), repository=tag.split(":")[0], tag=tag.split(":")[1])
+    yield tag
+    client.images.remove(tag, force=True)
+    client.close()
+
+
+def _run_one(sandbox, agent):
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.runner import Submission, run_tasks
+    from tests.harness.test_gateway import make_task
+
+    sub = Submission("docker-infra", "tester", "x", "dev", "2026-12")
+
+    async def go():
+        with anyio.fail_after(120):
+            return await run_tasks([make_task()], parse_agent(agent), sandbox=sandbox, submission=sub)
+
+    (result,) = anyio.run(go)
+    return result
+
+
+def test_an_image_that_cannot_start_our_baseline_is_an_infra_sandbox_error(image_without_python):
+    from mcpbench.sandbox import get_sandbox
+
+    open_backend("docker")
+    broken = get_sandbox("docker", image=image_without_python)
+    result = _run_one(broken, "oracle")
+    assert result.run.status == "infra_error" and result.run.end_reason == "infra:sandbox"
+    own = _run_one(broken, "command:/usr/local/bin/my-agent")
+    assert own.run.status == "failed" and own.run.end_reason == "agent_exit" and own.run.exit_code == 127
+
+
+def _engine_proxy(path: str):
+    """A real connection to the engine through a socket we can cut: ``socat`` from ``path`` to the engine."""
+    return subprocess.Popen(["socat", f"UNIX-LISTEN:{path},fork", "UNIX-CONNECT:/var/run/docker.sock"],
+                            stderr=subprocess.DEVNULL)
+
+
+def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
+    import shutil
+
+    import docker
+
+    from mcpbench.sandbox.docker import DockerSandbox
+
+    open_backend("docker")
+    if shutil.which("socat") is None:
+        pytest.skip("socat is not installed on the host, so the engine connection cannot be cut")
+    path = str(tmp_path / "engine.sock")
+    proxy = _engine_proxy(path)
+    try:
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.05)
+        sandbox = DockerSandbox.__new__(DockerSandbox)
+        real = DockerSandbox()
+        sandbox.image, sandbox.relay_image = real.image, real.relay_image
+        sandbox.client = docker.DockerClient(base_url=f"unix://{path}")
+        cut = threading.Timer(3.0, proxy.kill)
+        cut.start()
+        result = _run_one(sandbox, "command:sleep 60")
+        cut.join()
+    finally:
+        proxy.kill()
+        proxy.wait(timeout=10)
+    assert result.run.status == "infra_error" and result.run.end_reason == "infra:engine", result.run.infra_error
+    assert not result.run.agent_error
+    leftovers = real.client.containers.list(all=True, filters={"label": "mcpbench.role=agent"})
+    for container in leftovers:
+        container.remove(force=True)
