@@ -226,6 +226,16 @@ class DockerSandbox:
                     f"images with scripts/setup-docker.sh, or name your own with {AGENT_IMAGE_ENV} / {RELAY_IMAGE_ENV}"
                 ) from None
 
+    def close(self) -> None:
+        """Close the connection to the engine (idempotent)."""
+        client, self.client = getattr(self, "client", None), None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+
+    def __del__(self) -> None:
+        self.close()
+
     async def run(self, spec: AgentProcess) -> ProcessOutcome:
         t0 = time.perf_counter()
         started_at = datetime.now(UTC)
@@ -244,8 +254,14 @@ class DockerSandbox:
                 )
                 agent_kwargs = agent_container_spec(spec, image=self.image, relay_name=relay_name,
                                                     name=f"mcpbench-agent-{run_id}")
-                watched, oom, pids_limited, startup_ms = await asyncio.to_thread(
-                    self._run_blocking, spec, relay_kwargs, agent_kwargs, len(ports), t0)
+                try:
+                    watched, oom, pids_limited, startup_ms = await asyncio.to_thread(
+                        self._run_blocking, spec, relay_kwargs, agent_kwargs, len(ports), t0)
+                except EngineLost:
+                    # Drop every pooled connection to the engine that went away (the client opens new ones).
+                    with contextlib.suppress(Exception):
+                        self.client.api.close()
+                    raise
         finally:
             shutil.rmtree(link_dir, ignore_errors=True)
         return _limits.outcome(
@@ -263,7 +279,7 @@ class DockerSandbox:
         import docker.errors
         import requests
 
-        containers = []
+        containers, stream, reader = [], None, None
         try:
             try:
                 if relay_kwargs is not None:
@@ -307,6 +323,11 @@ class DockerSandbox:
             for container in containers:
                 with contextlib.suppress(Exception):
                     container.remove(force=True)
+            # Removing the agent ends its attach stream, so the reader finishes; then nothing is left open.
+            if reader is not None:
+                reader.join(timeout=5.0)
+            if stream is not None:
+                _close_stream(stream)
 
 
 class _PidsWatch:
@@ -369,6 +390,16 @@ def _wait_for_relay(relay, n_ports: int) -> None:
     raise SandboxUnavailable(f"the gateway relay container did not start listening within {RELAY_READY_S} s")
 
 
+def _close_stream(stream) -> None:
+    """Close the attach stream for good: the HTTP response that was hijacked for it holds references of its
+    own to the socket, so closing only the socket would leave its descriptor open."""
+    response = getattr(stream, "_response", None)
+    for part in (stream, response, getattr(response, "raw", None), getattr(stream, "_sock", None)):
+        with contextlib.suppress(Exception):
+            if part is not None:
+                part.close()
+
+
 def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTail) -> threading.Thread:
     """Feed ``stdin`` (then close it: the container was created with ``stdin_once``) and demultiplex the
     attached stdout/stderr into the tails, in a thread that ends when the container's streams close."""
@@ -386,10 +417,7 @@ def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTa
                 for stream_id, chunk in frames_iter(stream, tty=False):
                     (stderr if stream_id == 2 else stdout).feed(chunk)
         finally:
-            with contextlib.suppress(Exception):
-                stream.close()
-            with contextlib.suppress(Exception):
-                raw.close()
+            _close_stream(stream)
 
     thread = threading.Thread(target=pump, daemon=True, name="docker-attach")
     thread.start()
