@@ -158,8 +158,8 @@ class Store(ABC):
         calls_bytes = parquet_bytes([c.model_dump() for c in calls], schema_of("calls"))
         run_bytes = parquet_bytes([run.model_dump()], schema_of("runs"))
         first: StoreError | None = None
+        progress: dict = {"previous": None, "written": []}  # over all attempts
         for attempt in range(max(1, self.land_attempts)):
-            progress: dict = {"previous": None, "written": []}
             try:
                 self._land_once(run.run_id, where, calls_bytes, run_bytes, progress)
                 return
@@ -173,13 +173,15 @@ class Store(ABC):
     def _land_once(self, run_id: str, where: str, calls_bytes: bytes, run_bytes: bytes, progress: dict) -> None:
         index_key = f"index/runs/{run_id}.json"
         previous = self._get(index_key)
-        progress["previous"] = previous is not None
+        if progress["previous"] is None:  # what was there before this landing's first write
+            progress["previous"] = previous is not None
         old_where = json.loads(previous)["partition"] if previous else None
         # calls first, the run row second (it marks the run landed), the locator last
         for key, data in ((f"calls/{where}/{run_id}.parquet", calls_bytes),
                           (f"runs/{where}/{run_id}.parquet", run_bytes),
                           (index_key, json.dumps({"partition": where}).encode())):
-            progress["written"].append(key)  # before the write: a failed PUT may still have happened
+            if key not in progress["written"]:
+                progress["written"].append(key)  # before the write: a failed PUT may still have happened
             self._put(key, data)
         if old_where and old_where != where:
             self._delete(f"runs/{old_where}/{run_id}.parquet")
@@ -187,7 +189,7 @@ class Store(ABC):
 
     def _roll_back(self, run_id: str, where: str, progress: dict) -> None:
         """After a landing that failed for good, leave nothing half-written: remove the run's files
-        (it is not landed and is run again), unless the landing wrote nothing, or only tried its
+        (it is not landed and is run again), unless no attempt wrote anything, or none got past the
         first file over an earlier landing, which then stays as it was."""
         written = progress["written"]
         if not written or (len(written) == 1 and progress["previous"]):

@@ -55,13 +55,14 @@ def test_an_s3_outage_mid_evaluation_fails_only_the_runs_it_hit_and_a_re_run_fil
     assert all(r.status == "infra_error" and "did not land" in r.infra_error for r in lost)
     others = [r.run for r in results if r.run.end_reason != "infra:store"]
     assert all(r.status == "passed" for r in others)
-    landed = set(store.read_runs("outage").column("task_id").to_pylist())
-    assert landed == {r.task_id for r in others}
     assert all(store.has_run(r.run_id) for r in others)
+    assert not any(store.has_run(r.run_id) for r in lost)
 
     again, rerun = evaluate(tasks, "oracle", _submission("outage"), store=store, concurrency=2)
-    assert sorted(r.run.task_id for r in rerun) == sorted(summary.not_landed)
-    assert (again.skipped, again.passed, again.not_landed) == (6 - len(lost), len(lost), [])
+    # a lost run whose two files were whole when the endpoint died (only its index entry failed, and
+    # the roll-back could not reach the endpoint) is indexed on resume instead: never one that landed
+    assert {r.run.task_id for r in rerun} <= set(summary.not_landed)
+    assert (again.skipped, again.passed, again.not_landed) == (6 - len(rerun), len(rerun), [])
     runs = store.read_runs("outage")
     assert sorted(runs.column("task_id").to_pylist()) == sorted(SIX) and set(runs.column("status").to_pylist()) == {"passed"}
     assert set(store.read_calls("outage").column("run_id").to_pylist()) == set(runs.column("run_id").to_pylist())

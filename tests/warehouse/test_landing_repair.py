@@ -64,6 +64,34 @@ def test_a_re_landing_that_fails_after_its_calls_removes_the_mixed_run_so_it_is_
     assert store.list() == [] and store.landed_run_ids("sub-a") == set()
 
 
+class DiesAtTheIndex(LocalStore):
+    """The service goes away while writing the index entry: that write and every later request fail."""
+
+    def __init__(self, root) -> None:
+        super().__init__(root, fsync=False)
+        self.down = False
+        self.land_backoff_s = 0.001
+
+    def _put(self, key: str, data: bytes) -> None:
+        self.down = self.down or key.startswith("index/")
+        if self.down:
+            raise StoreError(f"could not write {key}: connection refused")
+        super()._put(key, data)
+
+    def _get(self, key: str) -> bytes | None:
+        if self.down:
+            raise StoreError(f"could not read {key}: connection refused")
+        return super()._get(key)
+
+
+def test_a_landing_whose_later_attempts_fail_sooner_still_removes_what_the_first_attempt_wrote(tmp_path):
+    store = DiesAtTheIndex(tmp_path)
+    run = make_run("r1")
+    with pytest.raises(StoreError, match="could not write index/runs/r1.json"):
+        store.land_run(run, make_calls(run, [ok()]))
+    assert store.list() == []  # not a complete-looking run that a resume would index
+
+
 def _land_and_die(root: Path, die_at: str) -> subprocess.CompletedProcess:
     """Land r1 in a child process that is SIGKILLed just before it writes the first key under ``die_at``."""
     script = textwrap.dedent(f"""
