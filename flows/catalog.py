@@ -18,30 +18,30 @@ def gate_dev(tasks_dir: str | None = None) -> dict[str, Any]:
     """Gate every public dev task; the dev set is public, so the reasons are reported in full."""
     from pathlib import Path
 
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.loader import DEV_DIR
-    from tasks_catalog.gate import validate_paths
 
-    results, checked = validate_paths([Path(tasks_dir) if tasks_dir else DEV_DIR])
+    gate = acceptance_gate()
+    results, checked = gate.check_paths([Path(tasks_dir) if tasks_dir else DEV_DIR])
     failed = {r.task_id: r.reasons for r in results if not r.ok}
-    logger().info("dev set: %d tasks gated, %d failed", checked, len(failed))
-    return {"checked": checked, "failed": failed}
+    logger().info("dev set: %d tasks gated, %d failed (verifiers: %s)", checked, len(failed), gate.describe())
+    return {"checked": checked, "failed": failed, "verifiers": gate.verifiers}
 
 
 @task(name="gate-month", **PRIVATE)
 def gate_month(month: str, store: str) -> dict[str, Any]:
     """Gate every task of a sealed month, decrypted in memory here; only failing ids leave, since a
     reason can quote the task's sampled values."""
-    import anyio
-
     from runstore.store import open_store
-    from tasks_catalog.gate import gate_tasks
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import load_month_tasks
 
-    tasks = load_month_tasks(open_store(store), month)
-    results = anyio.run(gate_tasks, tasks)
+    gate = acceptance_gate()
+    results = gate.check(load_month_tasks(open_store(store), month))
     failed = sorted(r.task_id for r in results if not r.ok)
-    logger().info("month %s: %d tasks gated, %d failed", month, len(results), len(failed))
-    return {"month": month, "checked": len(results), "failed": failed}
+    logger().info("month %s: %d tasks gated, %d failed (verifiers: %s)", month, len(results), len(failed),
+                  gate.describe())
+    return {"month": month, "checked": len(results), "failed": failed, "verifiers": gate.verifiers}
 
 
 @flow(name="validate-catalog", persist_result=False)

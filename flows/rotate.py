@@ -36,21 +36,27 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
     and retire the month before. Raises :class:`GateFailed` (naming task ids only) if any task fails
     the gate, in which case nothing is written."""
     from runstore.store import open_store
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import load_operator_pool, rotate as rotate_store
 
     opened = open_store(store)
+    gate = acceptance_gate()  # the one policy: both verifiers when the TypeScript one is built
+    if gate.missing:
+        logger().warning("the gate runs with the Python verifier alone: %s", gate.missing)
     pool = load_operator_pool(opened, pool_dir=pool_dir)
     report = rotate_store(opened, month, pool=pool, leaked_task_ids=set(leaked_task_ids),
-                          retire_previous=retire_previous)
-    # gate reasons can quote a task's sampled values: only the failing ids leave this task
-    failing = sorted({f.split(":", 1)[0] for f in report.gate_failures})
+                          retire_previous=retire_previous, gate=gate)
+    # the public report (ids and counts), as `mcpbench rotate` prints it: gate reasons can quote a
+    # task's sampled values, so only the failing ids leave this task
+    summary = report.public()
+    failing = sorted({f.split(":", 1)[0] for f in summary["gate_failures"]})
     if failing:
         raise GateFailed(f"{len(failing)} tasks of {month} failed the acceptance gate; nothing was sealed. "
-                         f"Failing: {', '.join(failing)}. Re-run the gate with the operator's secret to see why.")
-    summary = {k: v for k, v in report.to_json().items() if k != "gate_failures"}
-    logger().info("month %s: %d tasks sealed (%d carried over, %d replaced, %d leaked replaced); retired %s",
-                          month, report.tasks, report.carried, report.replaced, report.leaked_replaced,
-                          report.retired or "nothing")
+                         f"Failing: {', '.join(failing)}. Run `mcpbench rotate --reasons-file FILE` with the "
+                         "operator's secret to see why.")
+    logger().info("month %s: %d tasks sealed (%d carried over, %d replaced, %d leaked replaced; verifiers %s); "
+                  "retired %s", month, report.tasks, report.carried, report.replaced, report.leaked_replaced,
+                  " + ".join(report.verifiers), report.retired or "nothing")
     return summary
 
 

@@ -16,22 +16,28 @@ from typing import Any
 
 from mcpbench.agents.spec import Agent, ProcessAgent, parse_agent
 from mcpbench.runner import RunResult, Submission, run_tasks
+from runstore.split import Split
 from tasks_catalog.loader import DEV_DIR
 from tasks_catalog.schema import Task
 
 
 
-def is_private(split: str) -> bool:
-    return split != "dev" and not split.startswith("dir:")
+def is_private(split: str | Split) -> bool:
+    return Split.parse(split).is_private
 
 
-def load_split(split: str, *, store=None, secret: str | bytes | None = None,
+def load_split(split: str | Split, *, store=None, secret: str | bytes | None = None,
                task_ids: list[str] | None = None, tasks_dir: Path | None = None) -> list[Task]:
-    """The tasks of ``split``: "dev" (the public dev set), a private month "YYYY-MM" (unsealed in
-    memory with the operator's secret), or "dir:<name>" with ``tasks_dir``."""
+    """The tasks of ``split`` (see :class:`runstore.split.Split`): ``dev`` (the public dev set), a
+    private month ``YYYY-MM`` (unsealed in memory with the operator's secret), a retired month
+    ``Historical-YYYY-MM`` (its published plaintext, checked against its attestation first), or
+    ``dir:<name>`` with ``tasks_dir``."""
     from tasks_catalog.loader import load_valid_tasks
 
-    if split == "dev" or tasks_dir is not None:
+    parsed = Split.parse(split)
+    if parsed.kind == "folder" and tasks_dir is None:
+        raise ValueError(f"split {parsed.text!r} names a folder of task files: pass tasks_dir (--tasks-dir)")
+    if parsed.kind in ("dev", "folder") or tasks_dir is not None:
         tasks = load_valid_tasks([tasks_dir or DEV_DIR])
         if task_ids:
             unknown = sorted(set(task_ids) - {t.id for t in tasks})
@@ -39,9 +45,13 @@ def load_split(split: str, *, store=None, secret: str | bytes | None = None,
                 raise LookupError(f"no such task: {', '.join(unknown)}")
             tasks = [t for t in tasks if t.id in set(task_ids)]
         return tasks
+    if parsed.kind == "historical":
+        from tasks_catalog.months import load_historical_tasks
+
+        return load_historical_tasks(store, parsed.tag, task_ids)
     from tasks_catalog.months import load_month_tasks
 
-    return load_month_tasks(store, split, secret, task_ids)
+    return load_month_tasks(store, parsed.text, secret, task_ids)
 
 
 @dataclass
@@ -63,16 +73,19 @@ class EvaluationSummary:
         return self.__dict__.copy()
 
 
-def make_submission(agent: Agent, split: str, *, submission_id: str | None = None, submitter: str | None = None,
+def make_submission(agent: Agent, split: str | Split, *, submission_id: str | None = None, submitter: str | None = None,
                     publish_goals: bool = False, month: str | None = None) -> Submission:
+    """The labels of an evaluation. ``month`` (the partition) defaults to the split's month for a
+    private or historical split, else the current UTC month; goals are never published on a private one."""
     import os
 
     now = datetime.now(UTC)
+    parsed = Split.parse(split)
     return Submission(
         submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}",
         submitter=submitter or os.environ.get("USER") or "local",
-        agent=agent.name, split=split, month=month or (split if is_private(split) else f"{now:%Y-%m}"),
-        publish_goals=publish_goals and not is_private(split), private=is_private(split),
+        agent=agent.name, split=parsed.text, month=month or parsed.month or f"{now:%Y-%m}",
+        publish_goals=publish_goals and not parsed.is_private, private=parsed.is_private,
     )
 
 

@@ -13,7 +13,9 @@ from typing import Literal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from runstore.split import Split
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -66,7 +68,7 @@ class RunRecord(BaseModel):
     submission_id: str
     submitter: str
     agent: str
-    split: str  # "dev", or a private month "YYYY-MM", or "historical-YYYY-MM"
+    split: str  # canonical text of a runstore.split.Split: dev, YYYY-MM, Historical-YYYY-MM, dir:<name>
     month: str  # YYYY-MM the run belongs to (partition key)
     task_id: str
     task_hash: str
@@ -110,6 +112,20 @@ class RunRecord(BaseModel):
     model_tokens_estimated: bool = False  # the upstream sent no usage for some request; we counted
     model_latency_ms: float = 0.0  # summed over the run's model requests
     model_cost_nanousd: int = 0  # from the operator's price table, in 1e-9 USD (integer, so sums are exact)
+    split_kind: str = ""  # dev | private | historical | folder: filled from ``split`` (parsed once, here)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_parsed_once(cls, data: Any) -> Any:
+        """``split`` becomes its canonical text and ``split_kind`` its kind; a stored kind that
+        disagrees with the split is refused, naming both."""
+        if isinstance(data, dict) and "split" in data:
+            split = Split.parse(data["split"])
+            given = data.get("split_kind") or split.kind
+            if given != split.kind:
+                raise ValueError(f"split_kind {given!r} does not match split {data['split']!r} ({split.kind})")
+            data = {**data, "split": split.text, "split_kind": split.kind}
+        return data
 
 
 def _arrow_schema(model: type[BaseModel]) -> pa.Schema:

@@ -226,5 +226,65 @@ def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
     return sorted(results, key=lambda r: r.task_id), len(results)
 
 
-__all__ = ["ATTEMPTS", "GateResult", "Replay", "TaskError", "apply_calls", "gate_task", "gate_tasks",
-           "literal_problems", "positive_part", "replay", "validate_paths"]
+#: Set to 1 on a production worker or CI: the gate refuses to run without the TypeScript verifier.
+REQUIRE_TYPESCRIPT_ENV = "MCPBENCH_REQUIRE_TYPESCRIPT"
+
+
+class GateUnavailable(RuntimeError):
+    """The policy asks for the TypeScript verifier and it is not available (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The acceptance gate with the verifiers it consults: what every caller (``mcpbench tasks
+    validate``, ``mcpbench rotate``, the rotation and catalog flows, ``tasks_catalog.months``) uses,
+    built by :func:`acceptance_gate`."""
+
+    extra: ExtraVerifier | None = None
+    #: why the TypeScript verifier is not consulted (None when it is)
+    missing: str | None = None
+    #: the TypeScript verifier's frame judgements, beside the predicate verdicts
+    extra_frames: ExtraFrames | None = None
+
+    @property
+    def verifiers(self) -> list[str]:
+        return ["python", "typescript"] if self.extra is not None else ["python"]
+
+    def describe(self) -> str:
+        if self.extra is not None:
+            return "python + typescript"
+        return f"python only ({self.missing})" if self.missing else "python only"
+
+    def check(self, tasks: list[Task]) -> list[GateResult]:
+        return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames)
+
+    def check_paths(self, paths: list[Path]) -> tuple[list[GateResult], int]:
+        return validate_paths(paths, self.extra, self.extra_frames)
+
+
+def acceptance_gate(typescript: bool | None = None) -> Gate:
+    """The one gate policy. Every verdict is asked of the Python verifier and, when it is built, of
+    the TypeScript one; a task passes only where both agree. ``typescript``:
+
+    * ``None`` (the default): both when the TypeScript verifier is built (``scripts/setup.sh`` builds
+      it); when it is not, the Python verifier alone, and the gate says so (``describe()``, which the
+      CLI prints and the flows log and return). With ``MCPBENCH_REQUIRE_TYPESCRIPT=1`` set, an
+      unbuilt TypeScript verifier is an error instead, as with ``True``;
+    * ``True``: both, or :class:`GateUnavailable` naming what is missing;
+    * ``False``: the Python verifier alone."""
+    import os
+
+    from tasks_catalog import ts_verifier
+
+    if typescript is False:
+        return Gate(None, "not asked for")
+    if ts_verifier.available():
+        return Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many)
+    if typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
+        raise GateUnavailable(ts_verifier.unavailable_reason())
+    return Gate(None, ts_verifier.unavailable_reason())
+
+
+__all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
+           "acceptance_gate", "apply_calls", "gate_task", "gate_tasks", "literal_problems", "positive_part", "replay",
+           "validate_paths"]

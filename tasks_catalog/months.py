@@ -14,15 +14,18 @@ Only ``public/`` is ever plaintext, and only for attestations and retired months
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.rotation import Month, build_month
 from tasks_catalog.schema import Task
 from tasks_catalog.sealed import SealError, check_month, month_seed, operator_secret, seal, unseal
 from tasks_catalog.templates import Template, TemplateError, load_pool
+
+if TYPE_CHECKING:
+    from tasks_catalog.gate import Gate
 
 
 class ArtefactStore(Protocol):
@@ -83,6 +86,32 @@ def load_month_tasks(store: ArtefactStore, month: str, secret: str | bytes | Non
     return tasks
 
 
+def load_historical_tasks(store: ArtefactStore, tag: str, task_ids: list[str] | None = None) -> list[Task]:
+    """The tasks of a retired month, from its published plaintext, after checking that plaintext
+    against the hashes committed at the month's start (``verify_historical``): a task that does not
+    match is never run."""
+    from tasks_catalog.loader import TaskLoadError, validate_task
+
+    report = verify_historical(store, tag)
+    if not report.ok:
+        raise MonthError(f"{tag}: the published plaintext does not match its attestation, so it is not run: "
+                         + "; ".join(report.problems[:5]) if report.problems else f"{tag}: nothing published")
+    tasks, errors = [], []
+    for i, doc in enumerate(json.loads(store.get_bytes(historical_keys(tag)[0]))):
+        task, problems = validate_task(doc, f"{tag}/tasks.json[{i}]")
+        errors += problems
+        if task is not None:
+            tasks.append(task)
+    if errors:
+        raise TaskLoadError(errors)
+    if task_ids is not None:
+        unknown = set(task_ids) - {t.id for t in tasks}
+        if unknown:
+            raise MonthError(f"{tag} has no task {sorted(unknown)[0]!r}")
+        tasks = [t for t in tasks if t.id in set(task_ids)]
+    return tasks
+
+
 def load_operator_pool(store: ArtefactStore | None = None, secret: str | bytes | None = None,
                        pool_dir: str | None = None) -> list[Template]:
     """The template pool: an operator's sealed pool in the store if there is one, else ``pool_dir``,
@@ -104,7 +133,8 @@ def seal_pool(store: ArtefactStore, templates: list[Template], secret: str | byt
 
 @dataclass
 class RotationReport:
-    """What a rotation did, with ids and counts only: safe to log and to return from a flow."""
+    """What a rotation did. :meth:`public` (ids and counts only) is all the CLI prints and the flow
+    returns: ``reasons`` can quote the month's sampled values and stays in the operator's process."""
 
     month: str
     tasks: int
@@ -113,24 +143,30 @@ class RotationReport:
     replaced: int
     leaked_replaced: int
     retired: str | None
-    gate_failures: list[str]
+    gate_failures: list[str]  # ids of the tasks that failed the gate (nothing was sealed)
+    verifiers: list[str] = field(default_factory=list)  # who judged every verdict: python, typescript
+    reasons: dict[str, list[str]] = field(default_factory=dict, repr=False)  # task id -> why; never printed
+
+    def public(self) -> dict[str, Any]:
+        """Ids and counts: the same report for ``mcpbench rotate`` and the ``rotate-month`` flow."""
+        return {k: v for k, v in self.__dict__.items() if k != "reasons"}
 
     def to_json(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        return self.public()
 
 
 def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,
            pool: list[Template] | None = None, leaked_task_ids: set[str] | frozenset[str] = frozenset(),
-           retire_previous: bool = True, gate: bool = True, today: date | None = None) -> RotationReport:
+           retire_previous: bool = True, gate: Gate | bool = True, today: date | None = None) -> RotationReport:
     """Build ``month``: render from the pool (rotating from the month before, if it exists), run the
-    acceptance gate over every task, seal, publish the attestation list; then retire the month before
-    (publish its plaintext and hashes under ``Historical-YYYY-MM``). Nothing is written unless every
-    task passes the gate."""
-    import anyio
-
-    from tasks_catalog.gate import gate_tasks
+    acceptance gate over every task (``gate``: True for :func:`tasks_catalog.gate.acceptance_gate`'s
+    policy, both verifiers when the TypeScript one is built), seal, publish the attestation list; then
+    retire the month before (publish its plaintext and hashes under ``Historical-YYYY-MM``). Nothing is
+    written unless every task passes the gate."""
+    from tasks_catalog.gate import acceptance_gate
 
     secret = operator_secret(secret)
+    judge = acceptance_gate() if gate is True else (gate or None)
     pool = pool if pool is not None else load_operator_pool(store, secret)
     prev_name = previous_month(month)
     previous = load_month(store, prev_name, secret) if store.exists(sealed_key(prev_name)) else None
@@ -140,12 +176,11 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
         built = build_month(pool, month, month_seed(month, secret), previous, leaked_task_ids)
     except TemplateError as exc:
         raise MonthError(f"cannot render month {month}: {exc}") from None
-    failures: list[str] = []
-    if gate:
-        results = anyio.run(gate_tasks, built.tasks)
-        failures = [f"{r.task_id}: {reason}" for r in results for reason in r.reasons]
-        if failures:
-            return _report(built, None, failures)
+    verifiers = judge.verifiers if judge is not None else []
+    if judge is not None:
+        reasons = {r.task_id: r.reasons for r in judge.check(built.tasks) if not r.ok}
+        if reasons:
+            return _report(built, None, reasons, verifiers)
     store.put_bytes(sealed_key(month), seal(built.to_json(), month=month, secret=secret))
     store.put_bytes(attestation_key(month), _json({
         "month": month, "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -155,16 +190,17 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     retired = None
     if retire_previous and previous is not None:
         retired = retire(store, previous, today=today)
-    return _report(built, retired, failures)
+    return _report(built, retired, {}, verifiers)
 
 
-def _report(built: Month, retired: str | None, failures: list[str]) -> RotationReport:
+def _report(built: Month, retired: str | None, reasons: dict[str, list[str]], verifiers: list[str]) -> RotationReport:
     by_server: dict[str, int] = {}
     for t in built.tasks:
         by_server[t.server] = by_server.get(t.server, 0) + 1
     return RotationReport(month=built.month, tasks=len(built.tasks), by_server=by_server,
                           carried=len(built.carried), replaced=len(built.replaced),
-                          leaked_replaced=len(built.leaked_replaced), retired=retired, gate_failures=failures)
+                          leaked_replaced=len(built.leaked_replaced), retired=retired,
+                          gate_failures=sorted(reasons), verifiers=verifiers, reasons=reasons)
 
 
 def retire(store: ArtefactStore, month: Month, *, today: date | None = None) -> str:
@@ -217,5 +253,5 @@ def verify_historical(store: ArtefactStore, tag: str) -> VerifyReport:
 
 
 __all__ = ["MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key", "historical_keys",
-           "historical_tag", "load_month", "load_month_tasks", "load_operator_pool", "previous_month", "retire",
+           "historical_tag", "load_historical_tasks", "load_month", "load_month_tasks", "load_operator_pool", "previous_month", "retire",
            "rotate", "seal_pool", "sealed_key", "verify_historical"]

@@ -79,3 +79,67 @@ def live():
     yield open_
     for s in opened:
         s.close()
+
+
+# -- one gated pair of private months per test session ----------------------------------------------
+#: The operator's secret of the shared months (tests only).
+MONTHS_SECRET = "operator-secret-for-tests-only-0123456789"
+
+
+def _shared_dir(request, tmp_path_factory, name: str):
+    """A folder shared by every xdist worker of this session, and a lock file beside it."""
+    base = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):
+        base = base.parent
+    return base / name, base / f"{name}.lock"
+
+
+@pytest.fixture(scope="session")
+def rotated_months(request, tmp_path_factory):
+    """A store in which 2026-11 and then 2026-12 were rotated from the demonstration pool: each month's
+    160 tasks rendered, gated (both verifiers when the TypeScript one is built), sealed and attested,
+    and 2026-11 retired as Historical-2026-11. Built once per session, also under pytest-xdist (the
+    first worker builds it under a lock, the others read it): the 160-task gate is the suite's most
+    expensive step. Read-only: copy ``store`` (``copy_store``) before writing to it.
+
+    Returns ``{"store": path, "reports": {month: RotationReport.public()}}``."""
+    import fcntl
+    import shutil
+    from datetime import date
+
+    from runstore.store import open_store
+    from tasks_catalog.months import rotate
+    from tasks_catalog.templates import load_pool
+
+    root, lock_path = _shared_dir(request, tmp_path_factory, "rotated-months")
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            done = root / "reports.json"
+            if not done.exists():
+                shutil.rmtree(root, ignore_errors=True)  # what a worker that failed midway left
+                root.mkdir(parents=True)
+                store = open_store(str(root / "store"))
+                pool = load_pool()
+                reports = {m: rotate(store, m, secret=MONTHS_SECRET, pool=pool, today=date(2026, 12, 1)).public()
+                           for m in ("2026-11", "2026-12")}
+                done.write_text(json.dumps(reports))
+            reports = json.loads(done.read_text())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return {"store": root / "store", "reports": reports, "secret": MONTHS_SECRET}
+
+
+@pytest.fixture
+def copy_store(tmp_path):
+    """``copy_store(path)``: a private writable copy of a store folder, opened."""
+    import shutil
+
+    from runstore.store import open_store
+
+    def copy(path):
+        target = tmp_path / "store-copy"
+        shutil.copytree(path, target)
+        return open_store(str(target))
+
+    return copy

@@ -10,6 +10,13 @@ fills that with where the Parquet lives:
 Each file becomes one view named after it, or a table where the file says ``-- materialized: table``
 (``run_facts``: the one pass over the calls, so the marts read runs, not calls). The database is
 therefore a snapshot: :func:`open_warehouse` rebuilds it when runs have landed in a local store since.
+
+Every build records whether its data was checked (table ``warehouse_build``, column ``checked``):
+true when every run in it passed the quality suites, in this build or an earlier one over the same
+store. A checked build validates only the runs that landed (or changed) since the last checked build
+(table ``checked_runs``: run id and a fingerprint of the run and its calls), so Great Expectations is
+imported only when something new landed. Readers (:func:`open_warehouse`) refuse an unchecked build
+unless told otherwise.
 """
 
 from __future__ import annotations
@@ -62,6 +69,13 @@ class BuildResult:
     runs: int  # runs landed
     calls: int  # calls of those runs
     seconds: float
+    checked: bool = False  # every run in the build has passed the quality suites (now or before)
+    runs_validated: int = 0  # runs the suites checked in this build (those new since the last check)
+
+
+class UncheckedWarehouse(RuntimeError):
+    """The warehouse holds runs that have not passed the quality suites; scores from it are not served
+    unless the reader asks for unchecked data."""
 
 
 def load_views() -> list[View]:
@@ -114,13 +128,13 @@ def attach_sources(
             schema_file = store.ensure_schema_file(kind)
             if submission_id is None:
                 pattern = str(store.path / kind / "**" / "*.parquet")  # always matches the schema file
-                sources[kind] = f"read_parquet({_quote(pattern)}, hive_partitioning = false)"
+                sources[kind] = f"read_parquet({_quote(pattern)}, hive_partitioning = false, union_by_name = true)"
             else:
                 patterns = [str(schema_file)]
                 if store.files(kind, submission_id):
                     patterns.append(store.parquet_glob(kind, submission_id))
                 listed = ", ".join(_quote(p) for p in patterns)
-                sources[kind] = f"read_parquet([{listed}], hive_partitioning = false)"
+                sources[kind] = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
             continue
         data = store.dataset(kind, submission_id)
         arrow = data if data is not None else schema.empty_table()
@@ -132,7 +146,40 @@ def attach_sources(
         else:
             con.register(name, arrow)
         sources[kind] = name
+    sources["month_tasks"] = _attach_month_tasks(con, store, copy)
     return sources
+
+
+def month_tasks_table(store: Store):
+    """``(month, task_id)`` of every month whose task list was published at its start
+    (``public/attestations/YYYY-MM.json``): ids only, what a submission must cover to rank."""
+    import json
+
+    import pyarrow as pa
+
+    months, ids = [], []
+    for key in store.list("public/attestations/"):
+        if not key.endswith(".json"):
+            continue
+        try:
+            doc = json.loads(store.get_bytes(key))
+            entries = [(str(doc["month"]), str(e["task_id"])) for e in doc["tasks"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{store.url(key)} is not an attestation list: {exc}") from None
+        months += [m for m, _ in entries]
+        ids += [t for _, t in entries]
+    return pa.table({"month": pa.array(months, pa.string()), "task_id": pa.array(ids, pa.string())})
+
+
+def _attach_month_tasks(con: duckdb.DuckDBPyConnection, store: Store, copy: bool) -> str:
+    table = month_tasks_table(store)
+    if copy:
+        con.register("_month_tasks", table)
+        con.execute("create or replace table source_month_tasks as select * from _month_tasks")
+        con.unregister("_month_tasks")
+    else:
+        con.register("source_month_tasks", table)
+    return "source_month_tasks"
 
 
 def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> list[str]:
@@ -218,14 +265,48 @@ def connect(store: Store | str | None = None, *, submission_id: str | None = Non
     return con
 
 
+#: One fingerprint per run: its row and its calls. A re-landed run with any change is checked again.
+_FINGERPRINTS = """
+create or replace table run_fingerprints as
+with calls as (
+    select run_id, count(*) as n, bit_xor(hash(c)) as digest from stg_calls c group by run_id
+)
+select r.run_id, hash(r, coalesce(calls.n, 0), coalesce(calls.digest, 0)) as fingerprint
+from stg_runs r left join calls on calls.run_id = r.run_id
+"""
+
+
+def _previous_checks(con: duckdb.DuckDBPyConnection, target: Path, store_root: str) -> None:
+    """``previously_checked(run_id, fingerprint)``: the runs the last build at ``target`` over the same
+    store had checked (empty when there is none)."""
+    con.execute("create or replace temp table previously_checked (run_id varchar, fingerprint ubigint)")
+    if not target.exists():
+        return
+    try:
+        con.execute(f"attach {_quote(str(target))} as previous (read_only)")
+    except duckdb.Error:
+        return  # not a database we can read: check everything
+    try:
+        tables = {r[0] for r in con.execute("select table_name from duckdb_tables() where database_name = 'previous'")
+                  .fetchall()}
+        if {"checked_runs", "warehouse_build"} <= tables:
+            ((built_over,),) = con.execute("select store from previous.warehouse_build").fetchall()
+            if built_over == store_root:
+                con.execute("insert into previously_checked select run_id, fingerprint from previous.checked_runs")
+    finally:
+        con.execute("detach previous")
+
+
 def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | None = None, *,
-          check: bool = True, published_submissions: tuple[str, ...] = ()) -> BuildResult:
+          check: bool = True) -> BuildResult:
     """Build the warehouse database file at ``db_path`` (default ``.mcpbench/warehouse.duckdb``).
 
-    With ``check``, the landed data is first validated (:mod:`warehouse.quality`); if a suite fails,
-    :class:`warehouse.quality.QualityError` is raised with the report, the store is left untouched and
-    the previous database file, if any, stays in place. The file is written beside the target and
-    renamed over it, so a reader never opens a half-built warehouse."""
+    With ``check``, the runs that landed (or changed) since the last checked build over this store are
+    validated first (:mod:`warehouse.quality`; nothing new: no suite runs and Great Expectations is not
+    imported); if a suite fails, :class:`warehouse.quality.QualityError` is raised with the report, the
+    store is left untouched and the previous database file, if any, stays in place. Without ``check``
+    the build records which runs are unchecked. The file is written beside the target and renamed over
+    it, so a reader never opens a half-built warehouse."""
     started = time.perf_counter()
     store = _resolve_store(store)
     target = Path(db_path) if db_path else default_db_path()
@@ -237,16 +318,33 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
     con.execute("set preserve_insertion_order = false")  # lets the table copies run in parallel
     try:
         names = create_views(con, attach_sources(con, store, copy=True))
-        if check:
+        con.execute(_FINGERPRINTS)
+        _previous_checks(con, target, store.root)
+        con.execute("create or replace temp table new_runs as select f.run_id from run_fingerprints f "
+                    "anti join previously_checked p on p.run_id = f.run_id and p.fingerprint = f.fingerprint")
+        ((new,),) = con.execute("select count(*) from new_runs").fetchall()
+        ((orphans,),) = con.execute("select count(*) from stg_calls c anti join stg_runs r on r.run_id = c.run_id"
+                                    ).fetchall()
+        validated = 0
+        if check and (new or orphans):
             from warehouse.quality import QualityError, validate
 
-            report = validate(con, published_submissions=published_submissions)
+            report = validate(con, only_new=True)
             if not report.ok:
                 raise QualityError(report)
+            validated = new
+        if check:
+            con.execute("create table checked_runs as select run_id, fingerprint from run_fingerprints")
+        else:
+            con.execute("create table checked_runs as select run_id, fingerprint from run_fingerprints "
+                        "semi join previously_checked p using (run_id, fingerprint)")
+        checked = check or (new == 0 and orphans == 0)
         runs, calls = con.execute("select count(*), coalesce(sum(calls), 0)::bigint from run_facts").fetchone()
+        con.execute("drop table run_fingerprints")
         con.execute("create or replace table warehouse_build as select ? as store, ? as store_version, "
-                    "? as built_at, ? as runs, ? as calls",
-                    [store.root, version, datetime.now(timezone.utc), runs, calls])
+                    "? as built_at, ? as runs, ? as calls, ? as checked, ? as unchecked_runs",
+                    [store.root, version, datetime.now(timezone.utc), runs, calls, checked,
+                     0 if checked else new + orphans])
         con.close()
         os.replace(tmp, target)
     except BaseException as exc:
@@ -255,25 +353,68 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
         Path(f"{tmp}.wal").unlink(missing_ok=True)
         _name_corrupt_files(store, exc)
         raise
-    return BuildResult(target, names, runs, calls, time.perf_counter() - started)
+    return BuildResult(target, names, runs, calls, time.perf_counter() - started, checked, validated)
+
+
+@dataclass(frozen=True)
+class BuildStatus:
+    """What ``warehouse_build`` says about a database file."""
+
+    store: str
+    built_at: datetime | None
+    checked: bool
+    unchecked_runs: int
+
+    def label(self) -> str | None:
+        """A loud line for output read from an unchecked build (None when checked)."""
+        if self.checked:
+            return None
+        return (f"UNCHECKED DATA: {self.unchecked_runs or 'some'} runs in this warehouse have not passed the "
+                "quality suites; these scores are not to be published (run `mcpbench warehouse build`)")
+
+
+def build_status(con: duckdb.DuckDBPyConnection) -> BuildStatus:
+    columns = {r[0] for r in con.execute("select column_name from (describe warehouse_build)").fetchall()}
+    if "checked" not in columns:  # a database built before builds recorded their checks
+        ((store, built_at),) = con.execute("select store, built_at from warehouse_build").fetchall()
+        return BuildStatus(store, built_at, False, 0)
+    (row,) = con.execute("select store, built_at, checked, unchecked_runs from warehouse_build").fetchall()
+    return BuildStatus(*row)
 
 
 def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Store | str | None = None,
-                   read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse database file, building it first (without the quality check) if it is missing,
-    was built over another store than ``store``, or (local stores) runs have landed since it was built.
-    An S3-backed warehouse is a snapshot: ``mcpbench warehouse build`` refreshes it."""
+                   read_only: bool = True, allow_unchecked: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse database file, building it first if it is missing, was built over another
+    store than ``store``, or (local stores) runs have landed since it was built. An S3-backed warehouse
+    is a snapshot: ``mcpbench warehouse build`` refreshes it.
+
+    The rebuild checks what landed since the last checked build, so a failing suite raises
+    :class:`warehouse.quality.QualityError` and a build that is not checked raises
+    :class:`UncheckedWarehouse`, unless ``allow_unchecked`` (then nothing is checked; label what you
+    print with :func:`build_status`). Nothing new landed: Great Expectations is not imported."""
     path = Path(db_path) if db_path else default_db_path()
     if path.exists():
         with duckdb.connect(str(path), read_only=True) as con:
             built_over, built_version = con.execute("select store, store_version from warehouse_build").fetchone()
+            status = build_status(con)
         current = _resolve_store(store if store is not None else built_over)
         if current.root != built_over or (built_version is not None and current.version() != built_version):
-            build(current, path, check=False)  # another store, or runs landed since the build
+            status = _rebuild(current, path, allow_unchecked)  # another store, or runs landed since the build
     else:
-        build(store, path, check=False)
+        status = _rebuild(_resolve_store(store), path, allow_unchecked)
+    if not status.checked and not allow_unchecked:
+        raise UncheckedWarehouse(f"the warehouse {path} holds {status.unchecked_runs or 'some'} runs that have not "
+                                 "passed the quality suites: run `mcpbench warehouse build` (or read it anyway, "
+                                 "labelled, with --unchecked)")
     return duckdb.connect(str(path), read_only=read_only)
 
 
-__all__ = ["DEFAULT_DB", "BuildResult", "CorruptFileError", "View", "attach_sources", "build", "connect",
-           "create_views", "default_db_path", "load_views", "open_warehouse", "unreadable_files"]
+def _rebuild(store: Store, path: Path, allow_unchecked: bool) -> BuildStatus:
+    result = build(store, path, check=not allow_unchecked)
+    with duckdb.connect(str(result.path), read_only=True) as con:
+        return build_status(con)
+
+
+__all__ = ["DEFAULT_DB", "BuildResult", "BuildStatus", "CorruptFileError", "UncheckedWarehouse", "View",
+           "attach_sources", "build", "build_status", "connect", "create_views", "default_db_path", "load_views",
+           "month_tasks_table", "open_warehouse", "unreadable_files"]

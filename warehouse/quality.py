@@ -5,11 +5,16 @@ Suites (each over a DataFrame read from the staging and mart views):
 
 * ``schema``: the staged runs and calls have exactly the contract's columns and types;
 * ``runs``: no null where the contract says so, enumerations, ranges, unique run ids, ``passed`` agrees
-  with ``status``, every split is dev / YYYY-MM / historical-YYYY-MM;
+  with ``status``, ``split_kind`` is dev / private / historical / folder and ``split`` is that kind's
+  canonical text (``runstore.split.Split``);
 * ``calls``: not-null, ranges, (run_id, seq) unique, every call belongs to a landed run;
 * ``rates``: every rate in [0, 1] and efficiency in [0, 100] in ``metrics_by_submission_server``;
-* ``redaction``: no goal text where redaction is on: on every private-month run, and on any other run
-  whose submission has not opted in to publishing traces (``published_submissions``).
+* ``redaction``: on every run, the goal is ``[redacted]`` unless the run record says the submitter
+  opted in (``goals_published``), and no private-month run has ``goals_published``.
+
+With ``only_new`` the suites read only the runs in the temporary table ``new_runs`` (what landed since
+the last checked build; see ``warehouse.build``), their calls, calls whose run never landed, and the
+rates of the submissions they belong to.
 
 Great Expectations takes seconds to import: this module imports it only inside :func:`validate`.
 """
@@ -23,6 +28,7 @@ from typing import Any
 import duckdb
 
 from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
+from runstore.split import SPLIT_KINDS
 
 _NOT_NULL_RUNS = [f.name for f in RUN_SCHEMA if not f.nullable]
 _NOT_NULL_CALLS = [f.name for f in CALL_SCHEMA if not f.nullable]
@@ -93,20 +99,42 @@ def _import_great_expectations():
     return gx
 
 
-def _suites(con: duckdb.DuckDBPyConnection, published: set[str]) -> list[tuple[str, Any, list]]:
+#: ``split`` is the canonical text of its ``split_kind`` (a check of what the records wrote, not a parse
+#: the marts rely on).
+_SPLIT_MATCHES_KIND = """case split_kind
+    when 'dev' then split = 'dev'
+    when 'private' then regexp_full_match(split, '\\d{4}-(0[1-9]|1[0-2])')
+    when 'historical' then regexp_full_match(split, 'Historical-\\d{4}-(0[1-9]|1[0-2])')
+    when 'folder' then regexp_full_match(split, 'dir:[A-Za-z0-9][A-Za-z0-9._-]*')
+    else false end"""
+
+
+def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, Any, list]]:
     import great_expectations.expectations as gxe
 
-    run_cols = ", ".join(f.name for f in RUN_SCHEMA)
+    run_cols = ", ".join(f.name for f in RUN_SCHEMA if f.name != "split_kind")
     call_cols = ", ".join(f.name for f in CALL_SCHEMA if f.name not in ("arguments_json", "error_message"))
+    # only_new: the new runs, plus every run sharing a run id (so uniqueness is still checked whole)
+    runs_where = ("where run_id in (select run_id from new_runs) or run_id in "
+                  "(select run_id from stg_runs group by run_id having count(*) > 1)") if only_new else ""
+    calls_where = ("where run_id in (select run_id from new_runs) or run_id not in "
+                   "(select run_id from stg_runs)") if only_new else ""
+    rates_where = ("where submission_id in (select submission_id from stg_runs where run_id in "
+                   "(select run_id from new_runs))") if only_new else ""
     runs = con.sql(f"select {run_cols}, split_kind, status = 'passed' as status_is_passed, "
-                   f"{_missing(_NOT_NULL_RUNS)} as missing_required from stg_runs").df()
-    calls = con.sql(f"select {call_cols}, {_missing(_NOT_NULL_CALLS)} as missing_required from stg_calls").df()
+                   f"coalesce({_SPLIT_MATCHES_KIND}, false) as split_matches_kind, "
+                   f"{_missing(_NOT_NULL_RUNS)} as missing_required from stg_runs {runs_where}").df()
+    landed = [r[0] for r in con.execute("select distinct run_id from stg_runs order by 1").fetchall()]
+    calls = con.sql(f"select {call_cols}, {_missing(_NOT_NULL_CALLS)} as missing_required from stg_calls "
+                    f"{calls_where}").df()
     rates = con.sql("select submission_id, server, success_rate, hallucination_rate, recovery_rate, efficiency "
-                    "from metrics_by_submission_server").df()
-    published_list = ", ".join("'" + p.replace("'", "''") + "'" for p in sorted(published)) or "null"
-    # the goal itself is never read into the report: a failure names runs, not their plaintext
-    redacted = con.sql(f"select run_id, goal = '{REDACTED}' as goal_redacted from stg_runs "
-                       f"where split_kind = 'private' or submission_id not in ({published_list})").df()
+                    f"from metrics_by_submission_server {rates_where}").df()
+    # Every run is checked against its own record: goal text is allowed only where the run says the
+    # submitter opted in, and never on a private month. The goal itself is never read into the report:
+    # a failure names runs, not their plaintext.
+    redacted = con.sql(f"select run_id, coalesce(goal = '{REDACTED}' or (goals_published and split_kind <> 'private'),"
+                       " false) as goal_redacted, coalesce(not (goals_published and split_kind = 'private'), false)"
+                       f" as private_never_published from stg_runs {runs_where}").df()
 
     schema = [(f"runs.{s}",) for s in _signature(con, "stg_runs") if s.split(":")[0] in RUN_SCHEMA.names]
     schema += [(f"calls.{s}",) for s in _signature(con, "stg_calls")]
@@ -125,7 +153,8 @@ def _suites(con: duckdb.DuckDBPyConnection, published: set[str]) -> list[tuple[s
             gxe.ExpectColumnValuesToBeInSet(column="status", value_set=["passed", "failed", "infra_error"]),
             gxe.ExpectColumnValuesToBeInSet(column="category", value_set=["standard", "recovery"]),
             gxe.ExpectColumnValuesToBeInSet(column="difficulty", value_set=["easy", "medium", "hard"]),
-            gxe.ExpectColumnValuesToBeInSet(column="split_kind", value_set=["dev", "private", "historical"]),
+            gxe.ExpectColumnValuesToBeInSet(column="split_kind", value_set=list(SPLIT_KINDS)),
+            gxe.ExpectColumnValuesToBeInSet(column="split_matches_kind", value_set=[True]),
             gxe.ExpectColumnValuesToMatchRegex(column="month", regex=r"^\d{4}-(?:0[1-9]|1[0-2])$"),
             gxe.ExpectColumnPairValuesToBeEqual(column_A="passed", column_B="status_is_passed"),
             between(column="max_steps", min_value=1),
@@ -136,7 +165,7 @@ def _suites(con: duckdb.DuckDBPyConnection, published: set[str]) -> list[tuple[s
         ("calls", calls, [
             gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
             gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
-            gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=sorted(set(runs["run_id"]))),
+            gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
             gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=[
                 "tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call"]),
             between(column="seq", min_value=1),
@@ -147,7 +176,8 @@ def _suites(con: duckdb.DuckDBPyConnection, published: set[str]) -> list[tuple[s
               for c in ("success_rate", "hallucination_rate", "recovery_rate")),
             between(column="efficiency", min_value=0, max_value=100),
         ]),
-        ("redaction", redacted, [gxe.ExpectColumnValuesToBeInSet(column="goal_redacted", value_set=[True])]),
+        ("redaction", redacted, [gxe.ExpectColumnValuesToBeInSet(column="goal_redacted", value_set=[True]),
+                                 gxe.ExpectColumnValuesToBeInSet(column="private_never_published", value_set=[True])]),
     ]
 
 
@@ -165,8 +195,9 @@ def _describe_failure(result) -> str:
     return f"{config.type} {kwargs}: {what}"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, published_submissions=()) -> QualityReport:
-    """Run every suite on the staged data in ``con`` (a connection with the warehouse views)."""
+def validate(con: duckdb.DuckDBPyConnection, *, only_new: bool = False) -> QualityReport:
+    """Run every suite on the staged data in ``con`` (a connection with the warehouse views); with
+    ``only_new``, on the runs of the temporary table ``new_runs`` only (see the module's doc)."""
     gx = _import_great_expectations()
 
     from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -175,14 +206,18 @@ def validate(con: duckdb.DuckDBPyConnection, *, published_submissions=()) -> Qua
     context.variables.progress_bars = ProgressBarsConfig(globally=False)  # no bar per suite on stderr
     source = context.data_sources.add_pandas("landed")
     results = []
-    for name, frame, expectations in _suites(con, set(published_submissions)):
+    for name, frame, expectations in _suites(con, only_new):
         batch_definition = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe("all")
         suite = gx.ExpectationSuite(name=name, expectations=list(expectations))
         outcome = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(suite)
         failures = [_describe_failure(r) for r in outcome.results if not r.success]
         if name == "redaction" and failures:
             leaked = sorted(frame.loc[~frame["goal_redacted"], "run_id"])
-            failures.append(f"goal text stored unredacted in runs {leaked[:20]}")
+            if leaked:
+                failures.append(f"goal text stored unredacted, without goals_published, in runs {leaked[:20]}")
+            published = sorted(frame.loc[~frame["private_never_published"], "run_id"])
+            if published:
+                failures.append(f"goals_published on private-month runs {published[:20]}")
         results.append(SuiteResult(name, len(frame), failures))
     return QualityReport(results)
 

@@ -16,7 +16,8 @@ body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width:
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: left; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.flag { color: #b00; font-weight: 600; } .muted { color: #777; } svg { display: block; margin: 0.5rem 0 1.5rem; }
+.flag { color: #b00; font-weight: 600; }
+.warning { background: #fde8e8; border: 2px solid #b00; color: #b00; font-weight: 700; padding: 0.6rem; } .muted { color: #777; } svg { display: block; margin: 0.5rem 0 1.5rem; }
 """
 
 
@@ -32,7 +33,8 @@ def _cell(key: str, value: Any) -> str:
     if isinstance(value, bool):
         return f'<td class="{"flag" if value else "muted"}">{"yes" if value else "no"}</td>'
     if isinstance(value, float):
-        text = f"{value:.1f}%" if key == "efficiency" else (f"{100 * value:.1f}%" if key.endswith("rate") else f"{value:.3f}")
+        text = (f"{value:.1f}%" if key == "efficiency" else
+                f"{100 * value:.1f}%" if key.endswith("rate") or key == "coverage" else f"{value:.3f}")
         return f'<td class="num">{text}</td>'
     if isinstance(value, int):
         return f'<td class="num">{value}</td>'
@@ -49,31 +51,54 @@ def _table(rows: list[dict[str, Any]], columns: list[str], empty: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def nice_ticks(max_value: float, *, count: int = 4) -> list[float]:
+    """Axis ticks from 0 at round steps (1, 2, 2.5 or 5 times a power of ten), the last at or above
+    ``max_value``: at most ``count`` steps."""
+    import math
+
+    if max_value <= 0:
+        return [0.0, 1.0]
+    raw = max_value / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    steps = math.ceil(max_value / step - 1e-9)
+    return [round(i * step, 10) for i in range(steps + 1)]
+
+
+def _tick_label(value: float, unit: str) -> str:
+    return f"{value:g}{unit}"
+
+
 def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float | None]], *,
               max_value: float, unit: str) -> str:
     """A grouped bar chart as inline SVG: one group per entry of ``groups`` (e.g. servers), one bar
-    per series (e.g. submissions); ``series[name][group]`` is the bar's value (None: no bar)."""
+    per series (e.g. submissions); ``series[name][group]`` is the bar's value (None: no bar). The
+    y axis runs from 0 to the first round tick at or above ``max_value``, and its margin is as wide as
+    its longest label, so no label is clipped."""
     names = list(series)
-    bar_w, gap, chart_h, left, top = 14, 18, 180, 44, 28
+    ticks = nice_ticks(max_value)
+    top_value = ticks[-1]
+    labels = [_tick_label(t, unit) for t in ticks]
+    bar_w, gap, chart_h, top = 14, 18, 180, 28
+    left = 12 + 7 * max(len(label) for label in labels)  # ~7 px per character at font-size 10
     group_w = max(1, len(names)) * bar_w + gap
     width = left + len(groups) * group_w + 10
     legend_h = 18 * len(names)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + chart_h + 60 + legend_h}" '
              f'role="img" aria-label="{html.escape(title)}">',
              f'<text x="0" y="16" font-size="14" font-weight="600">{html.escape(title)}</text>']
-    for tick in range(0, 5):
-        value = max_value * tick / 4
-        y = top + chart_h - chart_h * tick / 4
+    for tick, label in zip(ticks, labels):
+        y = top + chart_h - chart_h * tick / top_value
         parts.append(f'<line x1="{left}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
-                     f'<text x="{left - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">'
-                     f'{value:g}{html.escape(unit)}</text>')
+                     f'<text class="tick" x="{left - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">'
+                     f'{html.escape(label)}</text>')
     for gi, group in enumerate(groups):
         x0 = left + gi * group_w + gap / 2
         for si, name in enumerate(names):
             value = series[name].get(group)
             if value is None:
                 continue
-            h = chart_h * min(value, max_value) / max_value
+            h = chart_h * min(value, top_value) / top_value
             parts.append(f'<rect x="{x0 + si * bar_w:.1f}" y="{top + chart_h - h:.1f}" width="{bar_w - 2}" '
                          f'height="{h:.1f}" fill="{_PALETTE[si % len(_PALETTE)]}">'
                          f'<title>{html.escape(name)} on {html.escape(group)}: {value:.1f}{html.escape(unit)}'
@@ -88,15 +113,23 @@ def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float |
     return "".join(parts)
 
 
-def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
-    """The report page for the warehouse in ``con``; charts show the ``top`` contemporary submissions."""
+def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | None = None) -> str:
+    """The report page for the warehouse in ``con``; charts show the ``top`` ranked contemporary
+    submissions. Only submissions that covered their month are ranked; the others are listed apart
+    with their coverage. ``warning`` (e.g. unchecked data) is shown as a banner at the top."""
     board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate_95ci",
                   "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate", "infra_errors",
                   "trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd", "under_review"]
-    board = _with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate", "pass_hat_k",
-                            "pass_at_k")
-    month = board[0]["month"] if board else None
-    historical = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate")
+    coverage_cols = ["submission_id", "submitter", "agent", "tasks_covered", "tasks_in_month", "coverage",
+                     "attempted", "passed", "success_rate"]
+    everyone = _with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate",
+                               "pass_hat_k", "pass_at_k")
+    month = everyone[0]["month"] if everyone else None
+    board = [r for r in everyone if r["rank"] is not None]
+    partial = [r for r in everyone if r["rank"] is None]
+    historical_all = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate")
+    historical = [r for r in historical_all if r["rank"] is not None]
+    historical_partial = [r for r in historical_all if r["rank"] is None]
     leaders = [r["submission_id"] for r in board[:top]]
     per_server = _records(con, "select submission_id, agent, server, success_rate, efficiency "
                                "from metrics_by_submission_server where submission_id in "
@@ -126,13 +159,16 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
 
     sections = [
         "<h1>MCPBench leaderboard</h1>",
+        *([f'<p class="warning" id="unchecked">{html.escape(warning)}</p>'] if warning else []),
         f'<p class="muted">Generated {generated}. Success rate = passed / attempted (infra errors are not '
         "attempted); efficiency = mean tool calls / max steps over passed runs (lower is better). "
         "Every success rate is shown with its 95% Wilson score interval, from the integer counts (over runs; "
         "pass^k and pass@k over tasks with all k trials attempted); an entry is not separable from the next "
         "when their intervals overlap. Dev-set scores never rank.</p>",
         f"<h2>Contemporary: {html.escape(month or 'no private month yet')}</h2>",
-        _table(board, board_cols, "No submissions on a private month yet."),
+        _table(board, board_cols, "No submission has covered a private month yet."),
+        *(["<h3>Not ranked: did not cover the month</h3>",
+           _table(partial, coverage_cols, "")] if partial else []),
         "<h2>Per server (top submissions)</h2>",
     ]
     if servers:
@@ -154,6 +190,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5) -> str:
         "<h2>Historical (retired public months)</h2>",
         _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate_95ci",
                             "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate"], "No historical submissions yet."),
+        *(["<h3>Not ranked: did not cover the retired month</h3>",
+           _table(historical_partial, ["month", *coverage_cols], "")] if historical_partial else []),
     ]
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>MCPBench report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(sections)}</body></html>\n")
@@ -168,11 +206,11 @@ def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, A
     return rows
 
 
-def write_report(path: str | Path, con: duckdb.DuckDBPyConnection) -> Path:
+def write_report(path: str | Path, con: duckdb.DuckDBPyConnection, *, warning: str | None = None) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(con), encoding="utf-8")
+    path.write_text(render_html(con, warning=warning), encoding="utf-8")
     return path
 
 
-__all__ = ["bar_chart", "render_html", "write_report"]
+__all__ = ["bar_chart", "nice_ticks", "render_html", "write_report"]

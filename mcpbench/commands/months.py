@@ -8,6 +8,28 @@ import sys
 import click
 
 
+def print_rotation(report: dict, as_json: bool) -> None:
+    """Print a rotation's public report (``RotationReport.public()``: ids and counts only)."""
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    month = report["month"]
+    click.echo(f"gate verifiers: {' + '.join(report['verifiers']) or 'none'}")
+    for task_id in report["gate_failures"]:
+        click.echo(f"FAIL {task_id}")
+    if report["gate_failures"]:
+        click.echo(f"month {month} NOT sealed: {len(report['gate_failures'])} of {report['tasks']} tasks failed the "
+                   "acceptance gate (reasons are not printed: they can quote the month's sampled values; "
+                   "see --reasons-file)")
+        return
+    leaked = report["leaked_replaced"]
+    click.echo(f"month {month}: {report['tasks']} tasks sealed and attested "
+               f"({report['carried']} carried over with fresh parameters, {report['replaced']} replaced"
+               f"{f', {leaked} of them flagged as leaked' if leaked else ''})")
+    if report["retired"]:
+        click.echo(f"retired and published {report['retired']}")
+
+
 @click.command()
 @click.option("--month", required=True, help="The month to build, YYYY-MM.")
 @click.option("--store", "store_root", default=None, help="Store root (default: $MCPBENCH_STORE or .mcpbench/store).")
@@ -15,44 +37,50 @@ import click
               help="Template folder (default: the operator's sealed pool in the store, else the public demo pool).")
 @click.option("--leaked", multiple=True, help="Task id flagged as possibly leaked: its template is replaced first.")
 @click.option("--keep-previous", is_flag=True, help="Do not retire (publish) the month before.")
+@click.option("--typescript/--no-typescript", default=None,
+              help="Require the TypeScript verifier beside the Python one (default: both when it is built, "
+                   "else Python alone and the output says so).")
+@click.option("--reasons-file", type=click.Path(dir_okay=False), default=None,
+              help="Write the gate's reasons for failing tasks to this file (mode 0600); they can quote the "
+                   "month's sampled values, so they are never printed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rotation report as JSON.")
 def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tuple[str, ...],
-           keep_previous: bool, as_json: bool) -> None:
+           keep_previous: bool, typescript: bool | None, reasons_file: str | None, as_json: bool) -> None:
     """Build, gate, seal and attest a private month; retire the month before.
 
     Needs the operator's secret in MCPBENCH_SECRET. The month is rendered from the template pool
     with a seed derived from the secret and the month; about a quarter of each server's templates
     are replaced relative to the month before and the rest re-rendered with fresh parameters. Every
-    task must pass the acceptance gate before anything is written. Only ids and counts are printed.
+    task must pass the acceptance gate (Python and TypeScript verifiers) before anything is written.
+    Only ids and counts are printed.
 
     \b
     Example:
       MCPBENCH_SECRET=... mcpbench rotate --month 2026-12
     """
+    import os
+
     from runstore.store import open_store
+    from tasks_catalog.gate import GateUnavailable, acceptance_gate
     from tasks_catalog.months import MonthError, load_operator_pool, rotate as rotate_month
     from tasks_catalog.sealed import SealError
     from tasks_catalog.templates import TemplateError
 
     store = open_store(store_root)
     try:
+        gate = acceptance_gate(typescript)
         pool = load_operator_pool(store, pool_dir=pool_dir)
-        report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous)
-    except (MonthError, SealError, TemplateError, ValueError) as exc:
+        report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous,
+                              gate=gate)
+    except (GateUnavailable, MonthError, SealError, TemplateError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
-    else:
-        for failure in report.gate_failures:
-            click.echo(f"FAIL {failure}")
-        if report.gate_failures:
-            click.echo(f"month {month} NOT sealed: {len(report.gate_failures)} gate failures")
-        else:
-            click.echo(f"month {month}: {report.tasks} tasks sealed and attested "
-                       f"({report.carried} carried over with fresh parameters, {report.replaced} replaced"
-                       f"{f', {report.leaked_replaced} of them flagged as leaked' if report.leaked_replaced else ''})")
-            if report.retired:
-                click.echo(f"retired and published {report.retired}")
+    if gate.missing and not as_json:
+        click.echo(f"warning: the gate ran with the Python verifier alone: {gate.missing}", err=True)
+    if reasons_file and report.reasons:
+        fd = os.open(reasons_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(report.reasons, f, indent=1)
+    print_rotation(report.public(), as_json)
     sys.exit(1 if report.gate_failures else 0)
 
 

@@ -13,9 +13,10 @@ import click
 @click.option("--agent", "agent_spec", required=True,
               help="oracle | noop | liar | random | command:<argv> | http:<url> | openai[:model]")
 @click.option("--split", default="dev", show_default=True,
-              help="'dev' (the public dev set) or a private month YYYY-MM (needs MCPBENCH_SECRET).")
+              help="'dev' (the public dev set), a private month YYYY-MM (needs MCPBENCH_SECRET), or a "
+                   "retired month Historical-YYYY-MM (its published plaintext, checked against its attestation).")
 @click.option("--tasks-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Run the tasks under this folder instead of a split.")
+              help="Run the tasks under this folder instead of a split (split dir:<folder name>; never ranks).")
 @click.option("--tasks", "task_ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option("--trials", type=click.IntRange(1, 100), default=1, show_default=True,
@@ -34,12 +35,14 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     """Run an agent on every task of a split, land the trace, print the score card.
 
     Pass or fail is decided from each server's final state; every metric comes from the calls the
-    gateway observed. Runs and calls land as Parquet in the store.
+    gateway observed. Runs and calls land as Parquet in the store. Private and historical months
+    rank on `mcpbench leaderboard` (--historical); the dev set and folders never rank.
 
     \b
     Examples:
       mcpbench run --agent oracle --split dev
-      mcpbench run --agent "command:python my_agent.py" --tasks slack-archive-standup --json
+      mcpbench run --agent "command:python my_agent.py" --tasks slack-announce-release --json
+      mcpbench run --agent oracle --split Historical-2026-11
       OPENAI_BASE_URL=http://127.0.0.1:8080/v1 mcpbench run --agent openai:my-model --trials 3
 
     Models are reached through the harness's model gateway (docs/agents.md): the upstream is
@@ -50,6 +53,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     from mcpbench.model_gateway import ModelSettings, ModelSettingsError
     from mcpbench.runner import uses_model
     from mcpbench.sandbox import SandboxUnavailable
+    from runstore.split import Split, SplitError
     from runstore.store import open_store
     from tasks_catalog.loader import TaskLoadError
     from tasks_catalog.months import MonthError
@@ -64,8 +68,11 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
             ModelSettings.from_env()
         except ModelSettingsError as exc:
             raise click.ClickException(f"model gateway settings: {exc}") from None
-    if tasks_dir is not None:
-        split = f"dir:{tasks_dir.name}"
+    try:
+        parsed = Split.folder(tasks_dir.resolve().name) if tasks_dir is not None else Split.parse(split)
+    except SplitError as exc:
+        raise click.BadParameter(str(exc), param_hint="--split") from None
+    split = parsed.text
     from runstore.store import StoreError
 
     try:

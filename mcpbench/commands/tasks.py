@@ -37,18 +37,15 @@ def validate(paths: tuple[Path, ...], as_json: bool, typescript: bool | None) ->
     Example:
       mcpbench tasks validate tasks_catalog/dev/slack
     """
-    from tasks_catalog.gate import validate_paths
+    from tasks_catalog.gate import GateUnavailable, acceptance_gate
     from tasks_catalog.loader import DEV_DIR
 
-    extra = extra_frames = None
-    if typescript is not False:
-        from tasks_catalog import ts_verifier
-
-        if ts_verifier.available():
-            extra, extra_frames = ts_verifier.evaluate_many, ts_verifier.frame_violations_many
-        elif typescript:
-            raise click.ClickException(ts_verifier.unavailable_reason())
-    results, total = validate_paths(list(paths) or [DEV_DIR], extra, extra_frames)
+    try:
+        gate = acceptance_gate(typescript)
+    except GateUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    extra = gate.extra
+    results, total = gate.check_paths(list(paths) or [DEV_DIR])
     failed = [r for r in results if not r.ok]
     if as_json:
         click.echo(json.dumps({"tasks": total, "valid": total - len(failed), "failed": len(failed),

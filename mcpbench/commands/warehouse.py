@@ -4,6 +4,7 @@ the ``warehouse`` package. DuckDB is imported when a command runs, never at ``mc
 from __future__ import annotations
 
 import json
+import sys
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -17,6 +18,10 @@ _db_option = click.option("--db", "db_path", type=click.Path(dir_okay=False, pat
                           help="Warehouse database file [default: $MCPBENCH_WAREHOUSE or .mcpbench/warehouse.duckdb]; "
                                "built if missing.")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON rows instead of a table.")
+_unchecked_option = click.option(
+    "--unchecked", is_flag=True,
+    help="Read the warehouse even if its data has not passed the quality suites (or failed them); what is "
+         "printed is labelled UNCHECKED. By default such a warehouse is refused.")
 
 
 def _json_default(value):
@@ -41,16 +46,30 @@ def _print_table(table, as_json: bool, *, limit: int | None = None) -> None:
         out.add_column(name, overflow="fold")
     for row in shown.to_pylist():
         out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row.values()))
-    console = Console()
+    # a pipe or a file gets every column at full width; a terminal gets its own width
+    console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(out)
     if shown.num_rows < table.num_rows:
         console.print(f"({table.num_rows} rows, {shown.num_rows} shown; use --json or LIMIT for the rest)")
 
 
-def _open(db_path: Path | None, store: str | None):
-    from warehouse.build import open_warehouse
+def _open(db_path: Path | None, store: str | None, unchecked: bool):
+    """The warehouse, refused (exit 1 with why) when its data failed or skipped the quality suites,
+    unless ``unchecked``; then a loud label goes to stderr."""
+    from warehouse.build import UncheckedWarehouse, build_status, open_warehouse
+    from warehouse.quality import QualityError
 
-    return open_warehouse(db_path, store=store)
+    try:
+        con = open_warehouse(db_path, store=store, allow_unchecked=unchecked)
+    except QualityError as exc:
+        raise click.ClickException(f"{exc}\nNothing is scored from data that failed its checks; "
+                                   "--unchecked reads it anyway, labelled.") from None
+    except UncheckedWarehouse as exc:
+        raise click.ClickException(str(exc)) from None
+    label = build_status(con).label()
+    if label:
+        click.echo(f"WARNING: {label}", err=True)
+    return con, label
 
 
 @click.group()
@@ -73,28 +92,31 @@ def warehouse() -> None:
 @_db_option
 @click.option("--check/--no-check", default=True, show_default=True,
               help="Validate the landed data with the Great Expectations suites first.")
-@click.option("--published", multiple=True, metavar="SUBMISSION",
-              help="A submission that opted in to publishing full traces (its goals may be stored); repeatable.")
-def build(store: str | None, db_path: Path | None, check: bool, published: tuple[str, ...]) -> None:
+def build(store: str | None, db_path: Path | None, check: bool) -> None:
     """Build the warehouse database file from the store's Parquet.
 
-    A failed quality suite stops the build with a report of what failed; the landed data and the
-    previous database file are kept.
+    Only runs that landed (or changed) since the last checked build are validated; with nothing new,
+    no suite runs. A failed quality suite stops the build with a report of what failed; the landed
+    data and the previous database file are kept. A --no-check build is recorded as unchecked, and
+    leaderboard, report and query refuse it unless given --unchecked.
 
     \b
-    Example:
-      mcpbench warehouse build --store s3://bench/traces --db warehouse.duckdb
+    Examples:
+      mcpbench warehouse build
+      mcpbench warehouse build --db warehouse.duckdb
     """
     from warehouse.build import CorruptFileError
     from warehouse.build import build as build_warehouse
     from warehouse.quality import QualityError
 
     try:
-        result = build_warehouse(store, db_path, check=check, published_submissions=published)
+        result = build_warehouse(store, db_path, check=check)
     except (QualityError, CorruptFileError) as exc:
         raise click.ClickException(str(exc)) from None
+    state = (f"checked ({result.runs_validated} new runs validated)" if result.checked
+             else "UNCHECKED (readers refuse it without --unchecked)")
     click.echo(f"built {result.path}: {len(result.views)} views over {result.runs} runs and {result.calls} calls "
-               f"in {result.seconds:.2f}s")
+               f"in {result.seconds:.2f}s; {state}")
 
 
 @warehouse.command()
@@ -102,9 +124,10 @@ def build(store: str | None, db_path: Path | None, check: bool, published: tuple
 @_store_option
 @_db_option
 @_json_option
+@_unchecked_option
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True,
               help="Rows shown in a table (JSON prints every row).")
-def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, limit: int) -> None:
+def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, unchecked: bool, limit: int) -> None:
     """Run one SQL query on the warehouse and print the result.
 
     \b
@@ -114,7 +137,7 @@ def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, limi
     """
     import duckdb
 
-    con = _open(db_path, store)
+    con, _ = _open(db_path, store, unchecked)
     try:
         table = con.sql(sql).to_arrow_table()
     except duckdb.Error as exc:
@@ -129,10 +152,12 @@ def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, limi
 @_store_option
 @_db_option
 @_json_option
-def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_json: bool) -> None:
+@_unchecked_option
+def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_json: bool, unchecked: bool) -> None:
     """Print the leaderboard: the current private month, or --historical for retired public months.
 
-    Dev-set scores never rank.
+    Only submissions that covered their month (an attempted run on every task) get a rank; the
+    others are listed after them with their coverage. Dev-set and folder runs never rank.
 
     \b
     Examples:
@@ -140,7 +165,7 @@ def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_js
       mcpbench leaderboard --historical --json
     """
     view = "leaderboard_historical" if historical else "leaderboard_contemporary"
-    con = _open(db_path, store)
+    con, _ = _open(db_path, store, unchecked)
     try:
         table = con.sql(f"select * from {view}").to_arrow_table()
     finally:
@@ -156,7 +181,8 @@ def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_js
               help="Where to write the page.")
 @_store_option
 @_db_option
-def report(html_path: Path, store: str | None, db_path: Path | None) -> None:
+@_unchecked_option
+def report(html_path: Path, store: str | None, db_path: Path | None, unchecked: bool) -> None:
     """Write a static HTML report: leaderboards, per-server charts, anomaly flags.
 
     The page is self-contained (inline CSS and SVG, no scripts) and opens in a browser with no server.
@@ -167,9 +193,9 @@ def report(html_path: Path, store: str | None, db_path: Path | None) -> None:
     """
     from warehouse.report import write_report
 
-    con = _open(db_path, store)
+    con, label = _open(db_path, store, unchecked)
     try:
-        path = write_report(html_path, con)
+        path = write_report(html_path, con, warning=label)
     finally:
         con.close()
     click.echo(f"wrote {path}")

@@ -1,7 +1,6 @@
 """Months in the store: sealed at rest, attested at the start, published and verifiable when retired."""
 
 import json
-from datetime import date
 
 import pytest
 from click.testing import CliRunner
@@ -12,19 +11,21 @@ from tasks_catalog.months import MonthError, load_month, rotate, verify_historic
 from tasks_catalog.sealed import SealError
 from tests.months.conftest import SECRET
 
+#: the session's gated months (tests/conftest.py) may be built inside the first test that asks for them
+pytestmark = pytest.mark.timeout(900)
+
 
 @pytest.fixture(scope="module")
-def rotated(tmp_path_factory, pool):
-    store = open_store(str(tmp_path_factory.mktemp("store")))
-    first = rotate(store, "2026-11", secret=SECRET, pool=pool)
-    second = rotate(store, "2026-12", secret=SECRET, pool=pool, today=date(2026, 12, 1))
-    return store, first, second
+def rotated(rotated_months):
+    """The session's two gated months (tests/conftest.py), read-only."""
+    reports = rotated_months["reports"]
+    return open_store(str(rotated_months["store"])), reports["2026-11"], reports["2026-12"]
 
 
 def test_rotation_seals_attests_and_retires_the_month_before(rotated):
     store, first, second = rotated
-    assert first.tasks == 160 and first.gate_failures == [] and first.retired is None
-    assert second.retired == "Historical-2026-11" and second.carried == 120 and second.replaced == 40
+    assert first["tasks"] == 160 and first["gate_failures"] == [] and first["retired"] is None
+    assert second["retired"] == "Historical-2026-11" and second["carried"] == 120 and second["replaced"] == 40
     keys = store.list("")
     assert "private/months/2026-11.sealed" in keys and "private/months/2026-12.sealed" in keys
     assert "public/attestations/2026-12.json" in keys

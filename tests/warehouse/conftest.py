@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from runstore.records import REDACTED, CallRecord, RunRecord
+from runstore.split import Split
 from runstore.store import open_store
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
@@ -17,7 +18,7 @@ T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 def make_run(run_id: str, *, submission_id: str = "sub-a", status: str = "passed", **fields) -> RunRecord:
     """A run; ``status`` sets passed/infra_error consistently, anything else may be overridden."""
     split = fields.pop("split", "2026-05")
-    month = fields.pop("month", split[-7:] if split != "dev" else "2026-05")
+    month = fields.pop("month", Split.parse(split).month or "2026-05")
     started = fields.pop("started_at", T0)
     values = dict(
         run_id=run_id, submission_id=submission_id, submitter="alice", agent="agent-a", split=split, month=month,

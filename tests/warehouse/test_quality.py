@@ -6,19 +6,41 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.warehouse.conftest import make_calls, make_run, ok
 from runstore.records import CALL_SCHEMA
+from tests.warehouse.conftest import make_calls, make_run, ok
 from warehouse.build import build, connect
 from warehouse.quality import QualityError, validate
 
 
-def test_clean_data_passes_and_a_published_dev_submission_may_keep_its_goal(store, land):
+def test_clean_data_passes_and_a_dev_run_that_published_its_goal_may_keep_it(store, land):
     land(make_run("r1"), [ok()])
-    land(make_run("r2", submission_id="sub-open", split="dev", goal="Post 'hi' to #general"), [ok()])
+    land(make_run("r2", submission_id="sub-open", split="dev", goal="Post 'hi' to #general", goals_published=True),
+         [ok()])
+    land(make_run("r3", submission_id="sub-folder", split="dir:my-tasks"), [ok()])
+    land(make_run("r4", submission_id="sub-hist", split="Historical-2026-01"), [ok()])
     with connect(store) as con:
-        report = validate(con, published_submissions=["sub-open"])
+        report = validate(con)
     assert report.ok, report.render()
     assert [s.name for s in report.suites] == ["schema", "runs", "calls", "rates", "redaction"]
+
+
+@pytest.mark.parametrize("split", ["dev", "dir:my-tasks", "Historical-2026-01"])
+def test_a_run_that_stores_its_goal_without_opting_in_fails_the_redaction_suite(store, land, split):
+    land(make_run("quiet", split=split), [ok()])
+    land(make_run("chatty", split=split, goal="Archive #random and tell nobody"), [ok()])
+    with connect(store) as con:
+        report = validate(con)
+    (failed,) = [s for s in report.suites if not s.ok]
+    assert failed.name == "redaction"
+    assert "['chatty']" in report.render() and "Archive #random" not in report.render()
+
+
+def test_a_private_month_run_may_never_publish_its_goal(store, land):
+    land(make_run("sealed", goals_published=True, goal="Archive #random"), [ok()])
+    with connect(store) as con:
+        report = validate(con)
+    assert [s.name for s in report.suites if not s.ok] == ["redaction"]
+    assert "goals_published on private-month runs ['sealed']" in report.render()
 
 
 def test_bad_rows_stop_the_build_with_a_report_and_the_data_and_old_warehouse_are_kept(store, land, tmp_path):
@@ -44,3 +66,27 @@ def test_bad_rows_stop_the_build_with_a_report_and_the_data_and_old_warehouse_ar
     assert "['leaky']" in text and "Archive #random" not in text  # names the run, never echoes its goal
     assert db.read_bytes() == before
     assert {"good", "negative", "leaky"} <= set(store.read_runs().column("run_id").to_pylist())
+
+
+def test_a_checked_build_validates_only_what_landed_or_changed_since_the_last_one(store, land, tmp_path):
+    db = tmp_path / "warehouse.duckdb"
+    first = land(make_run("r1"), [ok()])
+    land(make_run("r2"), [ok()])
+    assert (build(store, db).runs_validated, build(store, db).runs_validated) == (2, 0)
+    land(make_run("r3"), [ok()])
+    again = build(store, db)
+    assert again.checked and again.runs_validated == 1 and again.runs == 3
+    land(first.model_copy(update={"goal": "Archive #random"}))  # re-landed with a change: checked again
+    with pytest.raises(QualityError, match=r"\['r1'\]"):
+        build(store, db)
+
+
+def test_an_unchecked_build_records_which_runs_were_not_checked(store, land, tmp_path):
+    db = tmp_path / "warehouse.duckdb"
+    land(make_run("r1"), [ok()])
+    assert build(store, db).checked
+    assert build(store, db, check=False).checked, "nothing new: the earlier check still covers every run"
+    land(make_run("r2"), [ok()])
+    unchecked = build(store, db, check=False)
+    assert not unchecked.checked and unchecked.runs_validated == 0
+    assert build(store, db).runs_validated == 1, "the next checked build checks what the unchecked one skipped"

@@ -1,12 +1,17 @@
 -- leaderboard_contemporary: submissions on the current private month (the latest month with
--- private-split runs), ranked by success rate, then efficiency (lower is better), then hallucination
--- rate. Dev-set and historical runs never appear here.
+-- private-split runs). Those that covered the month (submission_coverage: an attempted run on every
+-- task) are ranked by success rate, then efficiency (lower is better), then hallucination rate; the
+-- others follow with rank null and their coverage. Dev-set, folder and historical runs never appear.
 -- Every success rate carries its 95% Wilson interval; separable_from_next is false when this entry's
--- interval overlaps the next one's (the two are not separable at this sample size; null on the last).
--- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission.
+-- interval overlaps the next ranked one's (the two are not separable at this sample size; null on the
+-- last). Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private'
+),
+
+coverage as (
+    select * from submission_coverage
 ),
 
 flags as (
@@ -23,11 +28,7 @@ current_month as (
 
 final as (
     select
-        rank() over (
-            order by submissions.success_rate desc nulls last,
-                submissions.efficiency asc nulls last,
-                submissions.hallucination_rate asc nulls last
-        ) as rank,
+        case when coverage.covered then rank() over board_ranks end as rank,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -43,10 +44,12 @@ final as (
         flags.submission_id is not null as under_review,
         wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
         wilson_high(submissions.passed, submissions.attempted) as success_rate_ci_high,
-        wilson_low(submissions.passed, submissions.attempted) > lead(wilson_high(submissions.passed, submissions.attempted))
-            over board
-            or wilson_high(submissions.passed, submissions.attempted) < lead(wilson_low(submissions.passed, submissions.attempted))
-            over board as separable_from_next,
+        case when coverage.covered then
+            wilson_low(submissions.passed, submissions.attempted)
+                > lead(wilson_high(submissions.passed, submissions.attempted)) over board
+            or wilson_high(submissions.passed, submissions.attempted)
+                < lead(wilson_low(submissions.passed, submissions.attempted)) over board
+        end as separable_from_next,
         trials.k as trials,
         trials.pass_hat_k,
         trials.pass_hat_k_ci_low,
@@ -55,16 +58,27 @@ final as (
         trials.pass_at_k_ci_low,
         trials.pass_at_k_ci_high,
         trials.tokens_per_run,
-        trials.cost_usd
+        trials.cost_usd,
+        coverage.tasks_in_month,
+        coverage.tasks_covered,
+        coverage.coverage,
+        coverage.covered
     from submissions
     join current_month on current_month.split = submissions.split
+    join coverage on coverage.submission_id = submissions.submission_id
     left join flags on flags.submission_id = submissions.submission_id
     left join trials on trials.submission_id = submissions.submission_id
-    window board as (
+    window board_ranks as (
+        partition by coverage.covered
+        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
+            submissions.hallucination_rate asc nulls last
+    ),
+    board as (
+        partition by coverage.covered
         order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
             submissions.hallucination_rate asc nulls last, submissions.submission_id
     )
 )
 
 select * from final
-order by rank, submission_id
+order by rank nulls last, coverage desc, submission_id

@@ -1,41 +1,58 @@
--- leaderboard_historical: submissions on retired public months (splits 'historical-YYYY-MM'),
--- ranked within each month like the contemporary leaderboard. Dev-set runs never appear here.
--- Success rates carry their 95% Wilson interval and separable_from_next, as on the contemporary board.
+-- leaderboard_historical: submissions on retired public months (split 'Historical-YYYY-MM': the
+-- month's published plaintext), ranked within each month like the contemporary leaderboard: only
+-- submissions that covered the month get a rank; the others follow with rank null and their coverage.
+-- Dev-set and folder runs never appear here. Success rates carry their 95% Wilson interval and
+-- separable_from_next, as on the contemporary board.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'historical'
 ),
 
+coverage as (
+    select * from submission_coverage
+),
+
 final as (
     select
-        substr(split, length('historical-') + 1) as month,
-        rank() over (
-            partition by split
-            order by success_rate desc nulls last, efficiency asc nulls last, hallucination_rate asc nulls last
-        ) as rank,
-        submission_id,
-        submitter,
-        agent,
-        split,
-        attempted,
-        passed,
-        success_rate,
-        efficiency,
-        hallucination_rate,
-        recovery_rate,
-        infra_errors,
-        submitted_at,
-        wilson_low(passed, attempted) as success_rate_ci_low,
-        wilson_high(passed, attempted) as success_rate_ci_high,
-        wilson_low(passed, attempted) > lead(wilson_high(passed, attempted)) over board
-            or wilson_high(passed, attempted) < lead(wilson_low(passed, attempted)) over board as separable_from_next
+        coverage.month,
+        case when coverage.covered then rank() over board_ranks end as rank,
+        submissions.submission_id,
+        submissions.submitter,
+        submissions.agent,
+        submissions.split,
+        submissions.attempted,
+        submissions.passed,
+        submissions.success_rate,
+        submissions.efficiency,
+        submissions.hallucination_rate,
+        submissions.recovery_rate,
+        submissions.infra_errors,
+        submissions.submitted_at,
+        wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
+        wilson_high(submissions.passed, submissions.attempted) as success_rate_ci_high,
+        case when coverage.covered then
+            wilson_low(submissions.passed, submissions.attempted)
+                > lead(wilson_high(submissions.passed, submissions.attempted)) over board
+            or wilson_high(submissions.passed, submissions.attempted)
+                < lead(wilson_low(submissions.passed, submissions.attempted)) over board
+        end as separable_from_next,
+        coverage.tasks_in_month,
+        coverage.tasks_covered,
+        coverage.coverage,
+        coverage.covered
     from submissions
-    window board as (
-        partition by split
-        order by success_rate desc nulls last, efficiency asc nulls last, hallucination_rate asc nulls last,
-            submission_id
+    join coverage on coverage.submission_id = submissions.submission_id
+    window board_ranks as (
+        partition by submissions.split, coverage.covered
+        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
+            submissions.hallucination_rate asc nulls last
+    ),
+    board as (
+        partition by submissions.split, coverage.covered
+        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
+            submissions.hallucination_rate asc nulls last, submissions.submission_id
     )
 )
 
 select * from final
-order by month desc, rank, submission_id
+order by month desc, rank nulls last, coverage desc, submission_id

@@ -1,11 +1,12 @@
--- stg_runs: one row per landed run (RunRecord), with the split decoded.
+-- stg_runs: one row per landed run (RunRecord). split_kind (dev, private, historical, folder) was
+-- decided once, when the run was recorded (runstore.split.Split): nothing here parses a split.
 -- The build fills {{ source('runs') }} with where the run Parquet lives (a local glob or a table
 -- copied from a pyarrow dataset on S3); no other file knows.
 with source as (
     select * from {{ source('runs') }}
 ),
 
-decoded as (
+renamed as (
     select
         run_id,
         submission_id,
@@ -54,18 +55,13 @@ decoded as (
         model_tokens_estimated,
         model_latency_ms,
         model_cost_nanousd,
-        case
-            when split = 'dev' then 'dev'
-            when regexp_full_match(split, '\d{4}-\d{2}') then 'private'
-            when regexp_full_match(split, 'historical-\d{4}-\d{2}') then 'historical'
-            else 'unknown'
-        end as split_kind,
+        split_kind,
         status <> 'infra_error' as attempted
     from source
 ),
 
 final as (
-    select * from decoded
+    select * from renamed
 )
 
 select * from final

@@ -1,0 +1,166 @@
+"""One gate, one policy, everywhere a month is judged: the rotation (library, CLI and flow) and the
+catalog flow ask the TypeScript verifier for every verdict when it is built, and say so when it is
+not; and `mcpbench rotate` prints the same public report as the flow: ids and counts, never a
+sampled value of the month.
+
+Months here are built for the slack server only (16 tasks), so each gate run stays small."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from mcpbench.cli import main
+from runstore.store import open_store
+from tasks_catalog import ts_verifier
+from tests.months.conftest import SECRET
+
+needs_ts = pytest.mark.skipif(not ts_verifier.available(), reason="the TypeScript verifier is not built "
+                              "(scripts/setup.sh builds it); the policy without it is tested below")
+
+
+@pytest.fixture
+def slack_only(monkeypatch):
+    import tasks_catalog.rotation
+
+    monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
+    monkeypatch.setenv("MCPBENCH_SECRET", SECRET)
+    from tasks_catalog.templates import load_pool
+
+    return [t for t in load_pool() if t.server == "slack"]
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """How many verdicts the real TypeScript verifier was asked for (it still answers every one)."""
+    real = ts_verifier.evaluate_many
+    cases: list = []
+
+    def spy(batch):
+        cases.extend(batch)
+        return real(batch)
+
+    monkeypatch.setattr(ts_verifier, "evaluate_many", spy)
+    return cases
+
+
+@needs_ts
+def test_the_rotation_asks_the_typescript_verifier_for_every_verdict(slack_only, asked, tmp_path):
+    from tasks_catalog.months import rotate
+
+    report = rotate(open_store(str(tmp_path / "lib")), "2026-11", secret=SECRET, pool=slack_only)
+    assert report.gate_failures == [] and report.verifiers == ["python", "typescript"]
+    assert len(asked) >= 3 * 16, "initial state, reference solution and a wrong solution of every task"
+
+
+@needs_ts
+def test_the_rotate_command_and_the_rotation_flow_use_the_same_dual_gate(slack_only, asked, tmp_path):
+    from flows.catalog import gate_month
+    from flows.rotate import rotate as rotate_task
+
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "cli"),
+                                    "--pool", _pool_dir(tmp_path, slack_only)])
+    assert out.exit_code == 0, out.output
+    assert "gate verifiers: python + typescript" in out.output
+    by_cli = len(asked)
+    flow_report = rotate_task.fn("2026-11", str(tmp_path / "flow"), [], None, True)
+    assert flow_report["verifiers"] == ["python", "typescript"] and len(asked) == 2 * by_cli
+    checked = gate_month.fn("2026-11", str(tmp_path / "flow"))
+    assert checked["failed"] == [] and checked["verifiers"] == ["python", "typescript"]
+    assert len(asked) == 3 * by_cli
+
+
+def test_without_the_typescript_verifier_the_gate_says_so_or_refuses_when_required(slack_only, monkeypatch,
+                                                                                   tmp_path):
+    from tasks_catalog.gate import GateUnavailable, acceptance_gate
+
+    monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")
+    gate = acceptance_gate()
+    assert gate.verifiers == ["python"] and "not built" in gate.describe()
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "s"),
+                                    "--pool", _pool_dir(tmp_path, slack_only)])
+    assert out.exit_code == 0, out.output
+    assert "gate verifiers: python\n" in out.output and "Python verifier alone" in out.output
+    monkeypatch.setenv("MCPBENCH_REQUIRE_TYPESCRIPT", "1")
+    with pytest.raises(GateUnavailable, match="not built"):
+        acceptance_gate()
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-12", "--store", str(tmp_path / "s")])
+    assert out.exit_code == 1 and "not built" in out.output
+
+
+def _pool_dir(tmp_path, templates, *, break_goal: str | None = None) -> str:
+    """The templates as a pool folder; ``break_goal`` rewrites that template's goal so it no longer
+    names the channel its predicate checks (every parameter is still used)."""
+    folder = tmp_path / f"pool-{break_goal or 'ok'}"
+    if folder.exists():
+        return str(folder)
+    (folder / "slack").mkdir(parents=True)
+    if break_goal:  # exactly a month's worth (16, two of them recovery), so the broken one is drawn
+        recovery = [t for t in templates if t.category == "recovery" and t.id != break_goal][:2]
+        rest = [t for t in templates if t not in recovery and t.id != break_goal]
+        templates = [t for t in templates if t.id == break_goal] + recovery + rest[:13]
+    for t in templates:
+        doc = t.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if t.id == break_goal:
+            doc["task"]["goal"] = "Create a public channel for the {{what}} work of {{team}}."
+        (folder / "slack" / f"{t.id}.json").write_text(json.dumps(doc))
+    return str(folder)
+
+
+def _sampled_values(pool_dir: str) -> set[str]:
+    """Every sampled parameter value of the month the rotation renders (as text, 5+ characters)."""
+    from pathlib import Path
+
+    from tasks_catalog.rotation import build_month
+    from tasks_catalog.sealed import month_seed
+    from tasks_catalog.templates import load_pool
+
+    month = build_month(load_pool(Path(pool_dir)), "2026-11", month_seed("2026-11", SECRET))
+    values: set[str] = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif not isinstance(v, bool) and v is not None:
+            values.add(str(v))
+
+    for task in month.tasks:
+        walk(task.template.params)
+    return {v for v in values if len(v) >= 5}
+
+
+def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, tmp_path, monkeypatch):
+    from flows.rotate import GateFailed, rotate as rotate_task
+
+    monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")  # the Python verifier suffices here
+    pool = _pool_dir(tmp_path, slack_only, break_goal="sl-t-create-channel")
+    store = tmp_path / "store"
+    reasons = tmp_path / "reasons.json"
+    runner = CliRunner()
+    out = runner.invoke(main, ["rotate", "--month", "2026-11", "--store", str(store), "--pool", pool,
+                               "--reasons-file", str(reasons)])
+    as_json = runner.invoke(main, ["rotate", "--month", "2026-11", "--store", str(store), "--pool", pool, "--json"])
+    assert out.exit_code == 1 and as_json.exit_code == 1
+    (failing,) = json.loads(as_json.output)["gate_failures"]
+    assert failing.startswith("sl-t-create-channel-") and f"FAIL {failing}\n" in out.output
+    assert "NOT sealed" in out.output and not (store / "private/months/2026-11.sealed").exists()
+
+    why = json.loads(reasons.read_text())[failing]
+    assert any("goal does not name" in r for r in why), why  # the reasons exist, for the operator only
+    assert stat.S_IMODE(reasons.stat().st_mode) == 0o600
+    with pytest.raises(GateFailed) as by_flow:
+        rotate_task.fn("2026-11", str(store), [], pool, True)
+    sampled = _sampled_values(pool)
+    assert len(sampled) > 20
+    for text in (out.output, as_json.output, str(by_flow.value)):
+        assert failing in text
+        assert sorted(v for v in sampled if v in text) == []
+    shutil.rmtree(store, ignore_errors=True)
