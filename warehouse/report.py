@@ -13,7 +13,7 @@ import duckdb
 _PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6"]
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width: 1100px; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; display: block; overflow-x: auto; max-width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: left; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .flag { color: #b00; font-weight: 600; }
@@ -81,8 +81,12 @@ def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float |
     labels = [_tick_label(t, unit) for t in ticks]
     bar_w, gap, chart_h, top = 14, 18, 180, 28
     left = 12 + 7 * max(len(label) for label in labels)  # ~7 px per character at font-size 10
-    group_w = max(1, len(names)) * bar_w + gap
-    width = left + len(groups) * group_w + 10
+    # a group is as wide as its bars or its label (~7.5 px per character at font-size 11), whichever is wider
+    group_w = max(max(1, len(names)) * bar_w + gap, 8 * max((len(g) for g in groups), default=0) + 10)
+    width = max(left + len(groups) * group_w + 10,
+                10 * len(title) + 10,  # the title, ~9 px per character at font-size 14 (bold)
+                left + 26 + 8 * max((len(n) for n in names), default=0))  # the legend
+    bars_w = max(1, len(names)) * bar_w
     legend_h = 18 * len(names)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + chart_h + 60 + legend_h}" '
              f'role="img" aria-label="{html.escape(title)}">',
@@ -93,7 +97,7 @@ def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float |
                      f'<text class="tick" x="{left - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">'
                      f'{html.escape(label)}</text>')
     for gi, group in enumerate(groups):
-        x0 = left + gi * group_w + gap / 2
+        x0 = left + gi * group_w + (group_w - bars_w) / 2
         for si, name in enumerate(names):
             value = series[name].get(group)
             if value is None:

@@ -44,7 +44,8 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
     entities it changed (kind, id, what changed; kinds and counts only on a private month).
 
     Rates are fractions in [0, 1]; efficiency is a percentage (lower is better); a rate with nothing to
-    divide by (no attempted runs, no calls, no recovery run where an error was observed) is None.
+    divide by is None: no attempted runs, no calls, or (recovery_rate) no recovery run attempted or
+    every attempted one passed without observing an error; recovery runs that failed make it 0.0.
     Reads ``con`` (an open warehouse) if given, else only this submission's files in ``store`` (default:
     ``MCPBENCH_STORE`` or ``.mcpbench/store``). Raises LookupError if nothing of it has landed."""
     own = con is None

@@ -78,3 +78,13 @@ def test_query_sees_runs_landed_after_the_warehouse_was_built(cli, land):
     assert json.loads(cli("warehouse", "query", "--json", "select count(*) as n from run_facts")) == [{"n": 1}]
     land(make_run("r2", submission_id="sub-second"), [ok()])
     assert json.loads(cli("warehouse", "query", "--json", "select count(*) as n from run_facts")) == [{"n": 2}]
+
+
+def test_query_printed_to_a_pipe_keeps_every_column_whole(cli, land):
+    land(make_run("r1", submission_id="sub-with-a-rather-long-identifier", agent="an-agent-with-a-long-name"), [ok()])
+    out = cli("warehouse", "query", "select * from run_facts")
+    header, *rows = [line for line in out.splitlines() if line.strip()]
+    assert max(len(line) for line in out.splitlines()) > 200, "squeezed to a terminal's width"
+    for column in ("submission_id", "steps_used_ratio", "observed_error", "started_at"):
+        assert column in header
+    assert any("sub-with-a-rather-long-identifier" in row and "an-agent-with-a-long-name" in row for row in rows)

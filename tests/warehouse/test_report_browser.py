@@ -1,0 +1,118 @@
+"""The HTML report as a browser shows it: headless Chromium (Debian's `chromium` package; scripts/setup.sh
+installs it) renders the page after a private month with three submissions, one of which ran only a
+few of the month's tasks. The page itself has no scripts; the test appends one to a copy of it that
+measures what Chromium laid out and writes the measurements into the DOM, which Chromium then dumps."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from datetime import timedelta
+
+import pytest
+
+from tests.warehouse.conftest import T0, make_calls, make_run, ok
+from warehouse.build import build
+from warehouse.report import nice_ticks, write_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "
+                                "(`apt-get install chromium`; scripts/setup.sh does it)")
+MONTH_TASKS = [f"task-{i:02d}" for i in range(10)]
+SERVERS = ("slack", "github", "filesystem")
+
+MEASURE = """
+<script>
+const out = {ticks: [], texts: [], svgs: [], ranked: [], unranked: []};
+for (const svg of document.querySelectorAll("svg")) {
+  const box = svg.getBoundingClientRect();
+  out.svgs.push({label: svg.getAttribute("aria-label"), width: box.width});
+  let previousRight = -1;
+  for (const t of svg.querySelectorAll("text")) {
+    const b = t.getBBox();
+    const item = {chart: svg.getAttribute("aria-label"), text: t.textContent, x: b.x, right: b.x + b.width,
+                  y: b.y, svgWidth: svg.width.baseVal.value};
+    if (t.classList.contains("tick")) out.ticks.push(item);
+    else out.texts.push(item);
+  }
+}
+const tables = [...document.querySelectorAll("h2, h3, table")];
+let section = null;
+for (const el of tables) {
+  if (el.tagName !== "TABLE") { section = el.textContent; continue; }
+  const rows = [...el.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(c => c.textContent));
+  if (section.startsWith("Contemporary")) out.ranked = rows;
+  if (section.startsWith("Not ranked: did not cover the month")) out.unranked = rows;
+}
+const pre = document.createElement("pre");
+pre.id = "measured";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>
+"""
+
+
+def _chromium(*args: str, timeout: float = 120) -> str:
+    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                           "--no-first-run", "--hide-scrollbars", *args],
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.fixture
+def report(store, tmp_path):
+    """A private month of 10 tasks (its list published in the store) with three submissions: two
+    covered it, one ran 3 of its tasks (and passed them all)."""
+    store.put_bytes("public/attestations/2026-05.json", json.dumps(
+        {"month": "2026-05", "tasks": [{"task_id": t, "sha256": "0" * 64} for t in MONTH_TASKS]}).encode())
+    plans = {"sub-steady": (8, 3), "sub-thrifty": (6, 2), "sub-partial": (3, 7)}  # passed tasks, tool calls
+    batch = []
+    for day, (sub, (passed, steps)) in enumerate(plans.items()):
+        tasks = MONTH_TASKS[:3] if sub == "sub-partial" else MONTH_TASKS
+        for i, task in enumerate(tasks):
+            server = SERVERS[i % 3]
+            run = make_run(f"{sub}-{task}", submission_id=sub, agent=f"agent-{sub[4:]}", task_id=task, server=server,
+                           status="passed" if i < passed else "failed", tool_calls=steps,
+                           started_at=T0 + timedelta(days=day))
+            batch.append((run, make_calls(run, [ok()] * steps)))
+    store.land_runs(batch)
+    db = build(store, tmp_path / "warehouse.duckdb").path
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        return write_report(tmp_path / "report.html", con)
+
+
+def test_the_report_ranks_only_complete_submissions_and_its_charts_fit_in_chromium(report, tmp_path):
+    page = tmp_path / "measured.html"
+    page.write_text(report.read_text().replace("</body>", MEASURE + "</body>"))
+    dom = _chromium("--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+    start = dom.index('<pre id="measured">') + len('<pre id="measured">')
+    measured = json.loads(dom[start:dom.index("</pre>", start)].replace("&quot;", '"').replace("&amp;", "&"))
+
+    assert [(row[0], row[1]) for row in measured["ranked"]] == [("1", "sub-steady"), ("2", "sub-thrifty")]
+    assert [(row[0], row[3], row[4]) for row in measured["unranked"]] == [("sub-partial", "3", "10")]
+    assert len(measured["svgs"]) == 2 and measured["ticks"]
+    for text in measured["ticks"] + measured["texts"]:  # axis labels, titles, server names, legends
+        assert text["x"] >= 0 and text["right"] <= text["svgWidth"], text  # nothing clipped at either edge
+    for chart in {t["chart"] for t in measured["texts"]}:
+        groups = sorted((t for t in measured["texts"] if t["chart"] == chart and t["text"] in SERVERS),
+                        key=lambda t: t["x"])
+        assert [g["text"] for g in groups] == sorted(SERVERS)
+        assert all(a["right"] < b["x"] for a, b in zip(groups, groups[1:])), groups  # server names do not overlap
+    efficiency = [t["text"] for t in measured["ticks"] if t["chart"].startswith("Efficiency")]
+    assert efficiency == ["0%", "10%", "20%", "30%"], efficiency  # round steps up to the 30% maximum
+
+    shot = tmp_path / "report.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1280,1800", report.as_uri())
+    shutil.copy(shot, "/tmp/op/report.png") if __import__("os").environ.get("MCPBENCH_KEEP_SCREENSHOT") else None
+    assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("top", "ticks"), [(100, [0, 25, 50, 75, 100]), (37.5, [0, 10, 20, 30, 40]),
+                                            (3.3, [0, 1, 2, 3, 4]), (0.07, [0, 0.02, 0.04, 0.06, 0.08]),
+                                            (12.5, [0, 5, 10, 15])])
+def test_axis_ticks_are_round_numbers_from_zero_to_past_the_maximum(top, ticks):
+    assert nice_ticks(top) == pytest.approx(ticks)
