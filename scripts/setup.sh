@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time setup of a fresh machine: system packages (bubblewrap, iproute2, Node for the TypeScript
-# verifier), then this project and its test dependencies. Safe to run again.
+# verifier, Chromium for the report test), then this project and its test dependencies. Safe to run again.
 #   scripts/setup.sh --docker   also the docker sandbox: engine, dockerd, images (scripts/setup-docker.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,8 @@ need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ip >/dev/null || need+=(iproute2)
 command -v node >/dev/null || need+=(nodejs npm)
+# headless Chromium: tests/warehouse/test_report_browser.py renders the HTML report in it
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null

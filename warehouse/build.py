@@ -30,13 +30,15 @@ from pathlib import Path
 
 import duckdb
 
-from runstore.records import CALL_SCHEMA, RUN_SCHEMA
 from runstore.store import LocalStore, Store, open_store
+from runstore.store._base import schema_of
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "marts")
 DEFAULT_DB = ".mcpbench/warehouse.duckdb"
-KINDS = {"runs": RUN_SCHEMA, "calls": CALL_SCHEMA}
+#: The landed kinds of records. Their Arrow schemas (``runstore.store.schema_of``) are read only where
+#: needed: pyarrow costs ~0.3 s to import, and a rebuild over a local store does not need it.
+KINDS = ("runs", "calls")
 _SOURCE = re.compile(r"\{\{\s*source\('(\w+)'\)\s*\}\}")
 
 
@@ -123,7 +125,7 @@ def attach_sources(
     A local store is read in place. Any other store's pyarrow dataset is copied into a table (``copy``,
     for a database file that must outlive this process) or registered (an in-memory connection)."""
     sources: dict[str, str] = {}
-    for kind, schema in KINDS.items():
+    for kind in KINDS:
         if isinstance(store, LocalStore):
             schema_file = store.ensure_schema_file(kind)
             if submission_id is None:
@@ -137,7 +139,7 @@ def attach_sources(
                 sources[kind] = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
             continue
         data = store.dataset(kind, submission_id)
-        arrow = data if data is not None else schema.empty_table()
+        arrow = data if data is not None else schema_of(kind).empty_table()
         name = f"source_{kind}"
         if copy:
             con.register("_arrow_source", arrow)
@@ -150,35 +152,30 @@ def attach_sources(
     return sources
 
 
-def month_tasks_table(store: Store):
+def month_tasks(store: Store) -> list[tuple[str, str]]:
     """``(month, task_id)`` of every month whose task list was published at its start
     (``public/attestations/YYYY-MM.json``): ids only, what a submission must cover to rank."""
     import json
 
-    import pyarrow as pa
-
-    months, ids = [], []
+    rows: list[tuple[str, str]] = []
     for key in store.list("public/attestations/"):
         if not key.endswith(".json"):
             continue
         try:
             doc = json.loads(store.get_bytes(key))
-            entries = [(str(doc["month"]), str(e["task_id"])) for e in doc["tasks"]]
+            rows += [(str(doc["month"]), str(e["task_id"])) for e in doc["tasks"]]
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{store.url(key)} is not an attestation list: {exc}") from None
-        months += [m for m, _ in entries]
-        ids += [t for _, t in entries]
-    return pa.table({"month": pa.array(months, pa.string()), "task_id": pa.array(ids, pa.string())})
+    return rows
 
 
 def _attach_month_tasks(con: duckdb.DuckDBPyConnection, store: Store, copy: bool) -> str:
-    table = month_tasks_table(store)
-    if copy:
-        con.register("_month_tasks", table)
-        con.execute("create or replace table source_month_tasks as select * from _month_tasks")
-        con.unregister("_month_tasks")
-    else:
-        con.register("source_month_tasks", table)
+    # plain SQL, not a registered Arrow table: registering makes DuckDB import pandas (~1-2 s)
+    kind = "table" if copy else "temp table"
+    con.execute(f"create or replace {kind} source_month_tasks (month varchar, task_id varchar)")
+    rows = month_tasks(store)
+    if rows:
+        con.executemany("insert into source_month_tasks values (?, ?)", rows)
     return "source_month_tasks"
 
 
@@ -417,4 +414,4 @@ def _rebuild(store: Store, path: Path, allow_unchecked: bool) -> BuildStatus:
 
 __all__ = ["DEFAULT_DB", "BuildResult", "BuildStatus", "CorruptFileError", "UncheckedWarehouse", "View",
            "attach_sources", "build", "build_status", "connect", "create_views", "default_db_path", "load_views",
-           "month_tasks_table", "open_warehouse", "unreadable_files"]
+           "month_tasks", "open_warehouse", "unreadable_files"]

@@ -27,11 +27,7 @@ from typing import Any
 
 import duckdb
 
-from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
 from runstore.split import SPLIT_KINDS
-
-_NOT_NULL_RUNS = [f.name for f in RUN_SCHEMA if not f.nullable]
-_NOT_NULL_CALLS = [f.name for f in CALL_SCHEMA if not f.nullable]
 
 
 @dataclass
@@ -112,6 +108,11 @@ _SPLIT_MATCHES_KIND = """case split_kind
 def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, Any, list]]:
     import great_expectations.expectations as gxe
 
+    from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
+
+    not_null_runs = [f.name for f in RUN_SCHEMA if not f.nullable]
+    not_null_calls = [f.name for f in CALL_SCHEMA if not f.nullable]
+
     run_cols = ", ".join(f.name for f in RUN_SCHEMA if f.name != "split_kind")
     call_cols = ", ".join(f.name for f in CALL_SCHEMA if f.name not in ("arguments_json", "error_message"))
     # only_new: the new runs, plus every run sharing a run id (so uniqueness is still checked whole)
@@ -123,9 +124,9 @@ def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, A
                    "(select run_id from new_runs))") if only_new else ""
     runs = con.sql(f"select {run_cols}, split_kind, status = 'passed' as status_is_passed, "
                    f"coalesce({_SPLIT_MATCHES_KIND}, false) as split_matches_kind, "
-                   f"{_missing(_NOT_NULL_RUNS)} as missing_required from stg_runs {runs_where}").df()
+                   f"{_missing(not_null_runs)} as missing_required from stg_runs {runs_where}").df()
     landed = [r[0] for r in con.execute("select distinct run_id from stg_runs order by 1").fetchall()]
-    calls = con.sql(f"select {call_cols}, {_missing(_NOT_NULL_CALLS)} as missing_required from stg_calls "
+    calls = con.sql(f"select {call_cols}, {_missing(not_null_calls)} as missing_required from stg_calls "
                     f"{calls_where}").df()
     rates = con.sql("select submission_id, server, success_rate, hallucination_rate, recovery_rate, efficiency "
                     f"from metrics_by_submission_server {rates_where}").df()

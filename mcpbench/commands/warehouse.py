@@ -32,25 +32,38 @@ def _json_default(value):
     return str(value)
 
 
-def _print_table(table, as_json: bool, *, limit: int | None = None) -> None:
-    """Print an Arrow table as JSON rows or a rich table (at most ``limit`` rows shown)."""
+class _Rows:
+    """A query's column names and rows, fetched as Python values (no Arrow, so no pyarrow or pandas)."""
+
+    def __init__(self, con, sql: str) -> None:
+        cur = con.execute(sql)
+        self.column_names = [d[0] for d in cur.description or []]
+        self.rows = cur.fetchall()
+        self.num_rows = len(self.rows)
+
+    def to_pylist(self) -> list[dict]:
+        return [dict(zip(self.column_names, row)) for row in self.rows]
+
+
+def _print_table(table: _Rows, as_json: bool, *, limit: int | None = None) -> None:
+    """Print rows as JSON or a rich table (at most ``limit`` rows shown)."""
     if as_json:
         click.echo(json.dumps(table.to_pylist(), default=_json_default, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    shown = table if limit is None else table.slice(0, limit)
+    shown = table.rows if limit is None else table.rows[:limit]
     out = Table(show_edge=False, header_style="bold")
     for name in table.column_names:
         out.add_column(name, overflow="fold")
-    for row in shown.to_pylist():
-        out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row.values()))
+    for row in shown:
+        out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row))
     # a pipe or a file gets every column at full width; a terminal gets its own width
     console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(out)
-    if shown.num_rows < table.num_rows:
-        console.print(f"({table.num_rows} rows, {shown.num_rows} shown; use --json or LIMIT for the rest)")
+    if len(shown) < table.num_rows:
+        console.print(f"({table.num_rows} rows, {len(shown)} shown; use --json or LIMIT for the rest)")
 
 
 def _open(db_path: Path | None, store: str | None, unchecked: bool):
@@ -139,7 +152,7 @@ def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, unch
 
     con, _ = _open(db_path, store, unchecked)
     try:
-        table = con.sql(sql).to_arrow_table()
+        table = _Rows(con, sql)
     except duckdb.Error as exc:
         raise click.ClickException(f"query failed: {exc}") from None
     finally:
@@ -167,7 +180,7 @@ def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_js
     view = "leaderboard_historical" if historical else "leaderboard_contemporary"
     con, _ = _open(db_path, store, unchecked)
     try:
-        table = con.sql(f"select * from {view}").to_arrow_table()
+        table = _Rows(con, f"select * from {view}")
     finally:
         con.close()
     if table.num_rows == 0 and not as_json:

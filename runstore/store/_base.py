@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
-from runstore.records import CallRecord, RunRecord
 
-if TYPE_CHECKING:  # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
+if TYPE_CHECKING:  # the records (pydantic) and pyarrow are imported on first use
+    from runstore.records import CallRecord, RunRecord
+    # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
     import pyarrow as pa
     import pyarrow.dataset as ds
 

@@ -127,7 +127,7 @@ def _argv(example: str, root: Path) -> tuple[dict[str, str], list[str]]:
     assert words[0] == "mcpbench", example
     argv: list[str] = []
     for w in words[1:]:
-        argv += sorted(glob.glob(w, root_dir=root)) if "*" in w else [w]
+        argv += sorted(glob.glob(w, root_dir=root)) if "*" in w and "/" in w else [w]  # a path pattern, as a shell expands it
     return env, argv
 
 
