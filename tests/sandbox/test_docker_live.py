@@ -209,7 +209,9 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
         gc.collect()
     assert result.run.status == "infra_error" and result.run.end_reason == "infra:engine", result.run.infra_error
     assert not result.run.agent_error
+    # Only this test's agent (``sleep 60``) outlived the cut: other tests' containers may be running beside it.
     leftovers = real.client.containers.list(all=True, filters={"label": "mcpbench.role=agent"})
     for container in leftovers:
-        container.remove(force=True)
+        if container.attrs.get("Config", {}).get("Cmd") == ["sleep", "60"]:
+            container.remove(force=True)
     real.close()
