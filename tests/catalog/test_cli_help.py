@@ -189,6 +189,8 @@ def _serve(argv: list[str], root: Path, env: dict[str, str]) -> None:
         if proc.poll() is None:
             proc.terminate()
             proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 @pytest.mark.timeout(900)
