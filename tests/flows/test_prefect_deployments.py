@@ -1,0 +1,118 @@
+"""The operator's path, end to end, as the README tells it: a real ``prefect server start`` on loopback, the
+project's work pool, ``prefect deploy --all`` from prefect.yaml, a ``prefect worker start --pool ...``,
+then ``prefect deployment run`` of rotate-month and evaluate-submission; the month is sealed, and the
+runs landed in the worker's store and were scored. Every wait is bounded; every process is ours and is
+stopped at the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from _flow_support import REPO, SECRET
+
+pytestmark = pytest.mark.slow
+MONTH = "2026-08"
+SERVER_START_S = 180
+RUN_WATCH_S = 900
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        assert server.poll() is None, f"prefect server exited: {log.read_text()[-2000:]}"
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"prefect server did not answer {url}/health within {SERVER_START_S} s: {log.read_text()[-2000:]}")
+
+
+def _prefect(env: dict, *args: str, timeout: float = 300) -> str:
+    done = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"prefect {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+
+
+def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and_worker(tmp_path):
+    port = _free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    store, db = tmp_path / "store", tmp_path / "warehouse.duckdb"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": api,
+           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false",
+           "MCPBENCH_SECRET": SECRET, "MCPBENCH_STORE": str(store), "MCPBENCH_WAREHOUSE": str(db)}
+    env.pop("PREFECT_PROFILES_PATH", None)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    procs = []
+    try:
+        with open(logs / "server.log", "wb") as out:
+            server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+                                       "--port", str(port)], cwd=tmp_path, env=env, stdout=out,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append(server)
+        _wait_healthy(api, server, logs / "server.log")
+        _prefect(env, "work-pool", "create", "mcpbench-local", "--type", "process")
+        deployed = _prefect(env, "deploy", "--all")
+        assert "evaluate-submission" in deployed and "rotate-month" in deployed
+        with open(logs / "worker.log", "wb") as out:
+            worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "mcpbench-local"],
+                                      cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+        procs.append(worker)
+
+        _prefect(env, "deployment", "run", "rotate-month/rotate-month", "-p", f"month={MONTH}",
+                 "-p", "retire_previous=false", "--watch", "--watch-timeout", str(RUN_WATCH_S),
+                 timeout=RUN_WATCH_S + 60)
+        assert (store / f"private/months/{MONTH}.sealed").exists(), (logs / "worker.log").read_text()[-3000:]
+
+        from runstore.store import open_store
+        from tasks_catalog.months import load_month_tasks
+
+        ids = [t.id for t in load_month_tasks(open_store(str(store)), MONTH, SECRET)][:3]
+        _prefect(env, "deployment", "run", "evaluate-submission/evaluate-submission", "-p", "agent=oracle",
+                 "-p", f"split={MONTH}", "-p", "submission_id=deployed-oracle", "-p", "concurrency=2",
+                 "-p", f"task_ids={json.dumps(ids)}", "--watch", "--watch-timeout", str(RUN_WATCH_S),
+                 timeout=RUN_WATCH_S + 60)
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+    runs = open_store(str(store)).read_runs("deployed-oracle").to_pylist()
+    assert sorted(r["task_id"] for r in runs) == sorted(ids)
+    assert all(r["status"] == "passed" and r["split"] == MONTH for r in runs)
+    import duckdb
+
+    from warehouse.scorecard import scorecard
+
+    with duckdb.connect(str(db), read_only=True) as con:  # the flow rebuilt the worker's warehouse and scored
+        card = scorecard("deployed-oracle", con=con)
+    assert card["overall"]["attempted"] == 3 and card["overall"]["success_rate"] == 1.0
