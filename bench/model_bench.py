@@ -142,14 +142,14 @@ def markdown(rows: list[dict], wall: float, trials: int) -> str:
     by_task: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_task[r["task_id"]].append(r)
-    lines = ["| task | passed/trials | model requests | prompt tok | completion tok | model s | harness+tools s | end reasons |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| task | passed/trials | tool calls | model requests | prompt tok | completion tok | model s | "
+             "harness+tools s | end reasons |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     total = defaultdict(float)
     for task_id, runs in sorted(by_task.items()):
         model_s = sum(r["model_latency_ms"] for r in runs) / 1000
         other_s = sum(r["duration_s"] for r in runs) - model_s
         reasons = ", ".join(sorted({r["end_reason"] for r in runs}))
-        lines.append(f"| {task_id} | {sum(r['passed'] for r in runs)}/{len(runs)} | "
+        lines.append(f"| {task_id} | {sum(r['passed'] for r in runs)}/{len(runs)} | {sum(r['tool_calls'] for r in runs)} | "
                      f"{sum(r['model_requests'] for r in runs)} | {sum(r['model_prompt_tokens'] for r in runs)} | "
                      f"{sum(r['model_completion_tokens'] for r in runs)} | {model_s:.1f} | {other_s:.1f} | {reasons} |")
         for key in ("model_requests", "model_prompt_tokens", "model_completion_tokens", "duration_s"):
@@ -157,7 +157,7 @@ def markdown(rows: list[dict], wall: float, trials: int) -> str:
         total["model_s"] += model_s
     n = len(rows)
     attempted = [r for r in rows if r["status"] != "infra_error"]
-    head = (f"{len(by_task)} tasks x {trials} trials = {n} runs in {wall:.0f} s; passed "
+    head = (f"{len(by_task)} tasks, up to {trials} trials each: {n} runs in {wall:.0f} s; passed "
             f"{sum(r['passed'] for r in rows)}/{len(attempted)} attempted, infra errors {n - len(attempted)}; "
             f"model time {total['model_s']:.0f} s of {total['duration_s']:.0f} s run time "
             f"(harness, MCP calls and the loop: {total['duration_s'] - total['model_s']:.0f} s, "
