@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -66,6 +67,23 @@ def _postgres(state: dict, touched: set[str]) -> Iterator[Candidate]:
                 yield (f"does the task, then deletes row {key} of {t['name']}",
                        [{"tool": "execute", "arguments": {"sql": f"DELETE FROM {t['name']} WHERE {pk[0]} = {lit}"}}])
                 break
+    for t in tables:
+        pk = t["primary_key"]
+        if len(pk) != 1:
+            continue
+        names = [c["name"] for c in t["columns"]]
+        col = names.index(pk[0])
+        row = next((r for r in t["rows"] if f"{t['name']}/{r[col]}" not in touched), None)
+        if row is None:
+            continue
+        key = row[col] if isinstance(row[col], (int, float)) else "'" + str(row[col]).replace("'", "''") + "'"
+        for c in t["columns"]:
+            if c["name"] != pk[0] and c["type"] == "VARCHAR":
+                yield (f"does the task, then overwrites {c['name']} of row {row[col]} of {t['name']}",
+                       [{"tool": "execute", "arguments": {"sql": f"UPDATE {t['name']} SET {c['name']} = 'n/a' WHERE {pk[0]} = {key}"}}])
+    for t in tables[:1]:
+        yield (f"does the task, then leaves a backup table {t['name']}_backup behind",
+               [{"tool": "execute", "arguments": {"sql": f"CREATE TABLE {t['name']}_backup AS SELECT * FROM {t['name']}"}}])
     for t in sorted(tables, key=used):
         text = [c["name"] for c in t["columns"] if c["type"] == "VARCHAR" and c["name"] not in t["primary_key"]]
         if t["rows"] and text and not used(t):
@@ -78,6 +96,9 @@ def _filesystem(state: dict, touched: set[str]) -> Iterator[Candidate]:
     for path, content in files:
         if path not in touched and content:
             yield (f"does the task, then empties {path}", [{"tool": "write_file", "arguments": {"path": path, "content": ""}}])
+    for path, content in files[:1]:
+        yield (f"does the task, then leaves a backup copy {path}.bak behind",
+               [{"tool": "write_file", "arguments": {"path": path + ".bak", "content": content}}])
 
 
 def _github(state: dict, touched: set[str]) -> Iterator[Candidate]:
@@ -97,6 +118,10 @@ def _github(state: dict, touched: set[str]) -> Iterator[Candidate]:
                            [{"tool": "delete_file", "arguments": {"owner": r["owner"], "repo": r["name"], "path": path,
                                                                   "message": f"Remove {path}", "branch": b["name"]}}])
                     break
+    for r in state["repos"][:1]:
+        yield (f"does the task, then leaves a stray branch backup/{r['default_branch']} behind",
+               [{"tool": "create_branch", "arguments": {"owner": r["owner"], "repo": r["name"],
+                                                        "branch": f"backup/{r['default_branch']}"}}])
     for r in state["repos"]:
         for i in r["issues"]:
             if f"{r['owner']}/{r['name']}#{i['number']}" not in touched:
@@ -136,6 +161,21 @@ def _notion(state: dict, touched: set[str]) -> Iterator[Candidate]:
         if p["id"] not in touched and not p["archived"]:
             yield (f"does the task, then moves the page '{p['title']}' to the trash",
                    [{"tool": "update_page", "arguments": {"page_id": p["id"], "archived": True}}])
+    for p in state["pages"]:
+        if p["id"] not in touched and not p["archived"]:
+            for b in p.get("content", [])[:1]:
+                yield (f"does the task, then deletes a block of the page '{p['title']}'",
+                       [{"tool": "delete_block", "arguments": {"block_id": b["id"]}}])
+    for p in state["pages"]:
+        if p["id"] not in touched and not p["archived"]:
+            yield (f"does the task, then renames the page '{p['title']}'",
+                   [{"tool": "update_page", "arguments": {"page_id": p["id"], "title": p["title"] + " (old)"}}])
+    for p in state["pages"]:
+        if not p["archived"] and p.get("parent_id") is None:
+            yield (f"does the task, then leaves an empty 'Untitled' page in '{p['title']}'",
+                   [{"tool": "create_page", "arguments": {"parent_id": p["id"], "title": "Untitled"}}])
+            yield (f"does the task, then leaves a stray comment on '{p['title']}'",
+                   [{"tool": "create_comment", "arguments": {"page_id": p["id"], "text": "done"}}])
 
 
 def _stripe(state: dict, touched: set[str]) -> Iterator[Candidate]:
@@ -225,6 +265,16 @@ def collateral(task: Task) -> dict[str, Any] | None:
     return None
 
 
+def leftovers(generic: Any, params: dict[str, Any]) -> list[str]:
+    """Rendered parameter texts (4+ characters) still in ``generic`` after generalisation: a value
+    that stuck to its neighbours (``cus_Vb5rYe1NA1``) and would be wrong in other renderings."""
+    from tasks_catalog.frames.propose import _texts, _as_text
+    from tasks_catalog.templates import PLACEHOLDER
+
+    text = PLACEHOLDER.sub("", json.dumps(generic, ensure_ascii=False))
+    return [t for t in (_as_text(v) for v, _ in _texts(params)) if len(t) >= 4 and t in text]
+
+
 def template_collateral(template, seeds: list[bytes]) -> dict[str, Any] | None:
     """A collateral wrong solution for a template: its own reference solution, then a damage found on
     one rendering and generalised back to placeholders, that is collateral on every rendering."""
@@ -237,6 +287,8 @@ def template_collateral(template, seeds: list[bytes]) -> dict[str, Any] | None:
         for bounded in (True, False):
             generic = generalise(damage, first.template.params, bounded=bounded)
             gwhy = generalise(why, first.template.params, bounded=bounded)
+            if leftovers(generic, first.template.params):
+                continue
             if all(is_collateral(t, substitute(generic, t.template.params)) for t in tasks):
                 return {"why": gwhy, "kind": "collateral", "calls": template.task["reference_solution"] + generic}
     return None
@@ -256,6 +308,29 @@ def append_wrong(text: str, wrong: dict[str, Any]) -> str:
     return text[:body_end] + ",\n" + indent + json.dumps(wrong, ensure_ascii=False) + text[body_end:]
 
 
+def remove_wrong(text: str, why: str) -> str:
+    """``text`` without the wrong solution whose ``why`` is ``why`` (one that tests nothing)."""
+    m = re.search(r'"wrong_solutions":\s*\[', text)
+    if m is None:
+        raise ValueError("no wrong_solutions")
+    decoder, pos, spans = json.JSONDecoder(), m.end(), []
+    while True:
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        if text[pos] == "]":
+            break
+        item, end = decoder.raw_decode(text, pos)
+        spans.append((pos, end, item))
+        pos = end
+    for i, (start, end, item) in enumerate(spans):
+        if item["why"] == why:
+            if i + 1 < len(spans):
+                return text[:start] + text[spans[i + 1][0]:]
+            cut = text.rfind(",", 0, start) if i else start
+            return text[:cut] + text[end:]
+    raise ValueError(f"no wrong solution with why {why!r}")
+
+
 def set_kind(text: str, why: str, kind: str) -> str:
     """``text`` with ``"kind": kind`` put right after the wrong solution whose ``why`` is ``why``."""
     for rendering in (json.dumps(why, ensure_ascii=False), json.dumps(why)):
@@ -265,29 +340,108 @@ def set_kind(text: str, why: str, kind: str) -> str:
     raise ValueError(f"no single wrong solution with why {why!r}")
 
 
+#: Fields of a created entity that say which existing entity it belongs to: creating in another one of
+#: these (another channel, calendar, parent page, customer, form) is acting on a lookalike.
+CONTAINERS = {"channel", "thread_ts", "calendar_id", "parent_id", "page", "page_id", "customer", "charge", "invoice",
+              "form", "repo", "branch", "issue"}
+
+
+def is_lookalike(frame: list[dict[str, Any]], change) -> bool:
+    """``change`` (outside the frame) is the kind of change the frame allows, on another entity: an
+    update or delete of an id the frame does not name, or a create under another container."""
+    for a in frame:
+        if a["entity"] != change.entity or change.change not in a.get("change", ["update"]):
+            continue
+        if change.change != "create":
+            if a.get("ids") is not None and change.id not in a["ids"]:
+                return True
+        else:
+            where = {k: v for k, v in (a.get("where") or {}).items() if k in CONTAINERS}
+            if any(change.after.get(k) != v for k, v in where.items()):
+                return True
+    return False
+
+
 def lookalikes(task: Task) -> list[int]:
-    """Indexes of the wrong solutions that make the kind of change the frame allows (same entity kind
-    and change) to an entity the frame does not allow: the right action on a lookalike."""
-    allowed = {(a.entity, c) for a in task.frame or [] for c in a.change}
+    """Indexes of the wrong solutions that make the kind of change the frame allows to an entity the
+    frame does not name (``is_lookalike``): the right action on a lookalike."""
+    frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame or []]
     out = []
     for i, wrong in enumerate(task.wrong_solutions):
         initial, final, _ = anyio.run(final_state, task, wrong.calls)
-        changes = diff(task.server, initial, final)
-        bad = frame_violations(task.server, task.frame or [], initial, final)
-        if any((v.change.entity, v.change.change) in allowed and v.reason == "outside the frame" for v in bad) and changes:
+        bad = frame_violations(task.server, frame, initial, final)
+        if any(is_lookalike(frame, v.change) for v in bad):
             out.append(i)
     return out
 
 
-__all__ = ["CANDIDATES", "append_wrong", "collateral", "damages", "is_collateral", "lookalikes", "set_kind",
-           "template_collateral"]
+def plan_file(path: Path, seeds: list[bytes]) -> dict[str, Any]:
+    """What ``--write`` would do to one task or template file: the collateral to append (or None),
+    and the kind of each existing wrong solution (``lookalike`` by ``lookalikes``, else ``other``)."""
+    from tasks_catalog.loader import load_tasks
+    from tasks_catalog.templates import load_template, render
+
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if "params" in doc:
+        template = load_template(path)
+        task = render(template, seeds[0])
+        extra = template_collateral(template, seeds)
+    else:
+        tasks, errors = load_tasks([path])
+        if errors:
+            raise ValueError(f"{path}: {errors[0].message}")
+        task = tasks[0]
+        extra = collateral(task)
+    look = set(lookalikes(task))
+    kinds = {w.why: "lookalike" if i in look else "other" for i, w in enumerate(task.wrong_solutions)}
+    return {"id": doc["id"], "collateral": extra, "kinds": kinds}
+
+
+def write_plan(path: Path, plan: dict[str, Any], raw_whys: list[str]) -> None:
+    """Apply a plan: drop the wrong solutions it lists under ``drop``, set kinds, append its own wrong
+    solutions (the collateral, and any under ``add``)."""
+    text = path.read_text(encoding="utf-8")
+    for why in plan.get("drop", []):
+        text = remove_wrong(text, why)
+    for why in raw_whys:
+        if plan["kinds"].get(why) is not None:
+            text = set_kind(text, why, plan["kinds"][why])
+    for wrong in ([plan["collateral"]] if plan["collateral"] is not None else []) + plan.get("add", []):
+        text = append_wrong(text, wrong)
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tasks_catalog.frames.wrongs", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--plan", type=Path, help="write the plan (JSON) here")
+    parser.add_argument("--apply", type=Path, help="apply a plan written by --plan to the files")
+    args = parser.parse_args(argv)
+    if args.apply:
+        plans = json.loads(args.apply.read_text(encoding="utf-8"))
+        for f, plan in plans.items():
+            doc = json.loads(Path(f).read_text(encoding="utf-8"))
+            whys = [w["why"] for w in doc.get("task", doc)["wrong_solutions"]]
+            write_plan(Path(f), plan, whys)
+        return 0
+    plans = {}
+    for root in args.paths:
+        for f in sorted(root.rglob("*.json")) if root.is_dir() else [root]:
+            plan = plan_file(f, [b"wrongs-%d" % i for i in range(args.seeds)])
+            plans[str(f)] = plan
+            c = plan["collateral"]
+            print(f"{plan['id']}: collateral {c['why'] if c else None!r}; "
+                  f"lookalikes {[w for w, k in plan['kinds'].items() if k == 'lookalike']}", flush=True)
+    if args.plan:
+        args.plan.write_text(json.dumps(plans, indent=1, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+__all__ = ["CANDIDATES", "CONTAINERS", "append_wrong", "collateral", "damages", "is_collateral", "is_lookalike", "lookalikes", "main", "plan_file", "remove_wrong",
+           "set_kind", "template_collateral", "write_plan"]
 
 if __name__ == "__main__":
-    import sys
-
-    from tasks_catalog.loader import load_tasks
-    from pathlib import Path
-
-    tasks, _ = load_tasks([Path(p) for p in sys.argv[1:]])
-    for t in tasks:
-        print(t.id, json.dumps({"collateral": collateral(t), "lookalikes": lookalikes(t)}, ensure_ascii=False)[:400])
+    raise SystemExit(main())
