@@ -66,6 +66,7 @@ def test_a_flipped_literal_that_the_reference_no_longer_satisfies_fails_the_gate
     doc = _doc()
     doc["success"]["all"][0]["filesystem.fileExists"]["path"] = "archive/2026/2026-03-21-hiring-sync.md"
     doc["goal"] += " (archive/2026/2026-03-21-hiring-sync.md)"  # keep the goal naming it: only the verdict fails
+    doc["wrong_solutions"] = [{k: v for k, v in w.items() if k != "kind"} for w in doc["wrong_solutions"]]
     reasons = _reasons(tmp_path, doc)
     assert reasons == ["predicate is false after the reference solution; it must be true"]
 
@@ -73,8 +74,9 @@ def test_a_flipped_literal_that_the_reference_no_longer_satisfies_fails_the_gate
 def test_a_wrong_solution_that_succeeds_fails_the_gate(tmp_path):
     doc = _doc()
     doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
+    n = len(doc["wrong_solutions"])
     reasons = _reasons(tmp_path, doc)
-    assert reasons == ["wrong solution 3 (is in fact the right solution) passes: the predicate is true and the frame holds"]
+    assert reasons == [f"wrong solution {n} (is in fact the right solution) passes: the predicate is true and the frame holds"]
 
 
 def test_a_goal_that_does_not_name_a_checked_literal_fails_the_gate(tmp_path):
@@ -129,7 +131,8 @@ def test_validate_exits_1_and_prints_one_line_per_failing_reason(tmp_path):
     result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert lines[0].startswith(f"FAIL {TASK_ID}: wrong solution 3 (is in fact the right solution) passes")
+    n = len(doc["wrong_solutions"])
+    assert lines[0].startswith(f"FAIL {TASK_ID}: wrong solution {n} (is in fact the right solution) passes")
     assert lines[-1] == "0 valid, 1 failed, 1 tasks (verifiers: python)"
 
 
@@ -173,15 +176,17 @@ FRAME = [{"entity": "filesystem.file", "change": ["create"], "ids": [ARCHIVED]},
          {"entity": "filesystem.file", "change": ["delete"], "ids": [NOTES]},
          {"entity": "filesystem.directory", "change": ["create"], "ids": ["archive/2026"]}]
 MOVE = {"tool": "move_file", "arguments": {"source": NOTES, "destination": ARCHIVED}}
+MOVE_OTHER = {"tool": "move_file", "arguments": {"source": "notes/2026-03-21-hiring-sync.md",
+                                               "destination": "archive/2026/2026-03-21-hiring-sync.md"}}
 EMPTY_OFFSITE = {"tool": "write_file", "arguments": {"path": "archive/2025/2025-11-02-offsite.md", "content": ""}}
 
 
 def _framed(**changes) -> dict[str, Any]:
     doc = _doc()
-    lookalike, both = doc["wrong_solutions"]
     doc["frame"] = FRAME
     doc["wrong_solutions"] = [
-        {**lookalike, "kind": "lookalike"}, {**both, "kind": "other"},
+        {"why": "moves the other meeting's notes", "kind": "lookalike", "calls": [MOVE_OTHER]},
+        {"why": "moves both files", "kind": "other", "calls": [MOVE, MOVE_OTHER]},
         {"why": "moves the notes and empties the offsite notes", "kind": "collateral", "calls": [MOVE, EMPTY_OFFSITE]}]
     doc.update(changes)
     return doc
