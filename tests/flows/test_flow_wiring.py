@@ -70,7 +70,10 @@ def test_the_catalog_gate_accepts_good_tasks_and_fails_naming_a_bad_one(prefect_
     folder.mkdir()
     source = REPO / "tasks_catalog/dev/calendar/calendar-book-dentist.json"
     shutil.copy(source, folder)
-    assert validate_catalog(tasks_dir=str(folder)) == {"dev": {"checked": 1, "failed": {}}}
+    from tasks_catalog.gate import acceptance_gate
+
+    assert validate_catalog(tasks_dir=str(folder)) == {"dev": {"checked": 1, "failed": {},
+                                                                "verifiers": acceptance_gate().verifiers}}
     broken = json.loads(source.read_text())
     broken["id"], broken["reference_solution"] = "calendar-does-nothing", []
     (folder / "calendar-does-nothing.json").write_text(json.dumps(broken))
