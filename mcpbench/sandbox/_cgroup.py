@@ -2,7 +2,7 @@
 
 Both hierarchies are supported, chosen by what is mounted: cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``
 exists) or cgroup v1 (one mount per controller under ``/sys/fs/cgroup/<controller>``). A run's group is
-``mcpbench/run-<owner tag><random>`` under each root (``_owner.py``: a harness killed with SIGKILL leaves
+``mcpbench/run-<owner tag><random>`` under each root (``runstore/leftovers.py``: a harness killed with SIGKILL leaves
 its groups behind, and ``sweep_dead_groups`` removes those of dead owners). The spawned child moves *itself* into the group before it execs
 (see ``_limits.entry_prefix``), so nothing the agent forks can start outside it.
 """
@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._owner import owner_tag, sweep
+from runstore.leftovers import owner_tag, sweep
 from .interface import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")

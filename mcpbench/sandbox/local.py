@@ -18,7 +18,7 @@ Each run gets:
 - a cgroup with the run's memory, pids and CPU limits (``_cgroup.py``), or rlimits where no cgroup can be
   made, as recorded in ``ProcessOutcome.limits_enforced_by``.
 
-Everything the run leaves on the host is named after the harness process (``_owner.py``) and removed on
+Everything the run leaves on the host is named after the harness process (``runstore/leftovers.py``) and removed on
 every exit path; what a killed harness left is swept when the next one opens the backend.
 """
 
@@ -40,7 +40,7 @@ from . import _limits, _userns
 from ._cgroup import CgroupError, RunCgroup, sweep_dead_groups
 from ._forwarder_build import compiled_forwarder
 from ._gateway_link import GatewayLink
-from ._owner import owner_tag, sweep
+from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from ._userns import AGENT_UID
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import _limits
-from ._owner import owner_tag, sweep
+from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome
 
@@ -41,7 +41,7 @@ class UnisolatedSandbox:
         setpriv = shutil.which("setpriv")
         self._die_with_harness = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
         global _swept
-        if not _swept:  # homes a SIGKILLed harness could not remove (named after it, see _owner.py)
+        if not _swept:  # homes a SIGKILLed harness could not remove (named after it, see runstore/leftovers.py)
             _swept = True
             sweep(Path(tempfile.gettempdir()), HOME_PREFIX)
 

@@ -30,7 +30,7 @@ def _memory_dir() -> str | None:
 def _workspace_parent() -> str:
     """Where workspaces go; on first use in a process, the workspaces of dead processes there are
     removed (a process killed with SIGKILL cannot remove its own: they may hold a private task's files)."""
-    from mcpbench.sandbox._owner import sweep
+    from runstore.leftovers import sweep
 
     parent = _memory_dir() or tempfile.gettempdir()
     if parent not in _swept:
@@ -54,7 +54,7 @@ class FilesystemTools(Toolset[FilesystemState]):
         super().__init__(state)
         # In memory where the machine has it (/dev/shm): a private task's files never touch the disk.
         # Named after this process, so a later one can tell it is a dead process's leftover.
-        from mcpbench.sandbox._owner import owner_tag
+        from runstore.leftovers import owner_tag
 
         self._tmp = tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{owner_tag()}", dir=_workspace_parent())
         self.root = Path(self._tmp.name).resolve()

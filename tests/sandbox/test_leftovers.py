@@ -23,7 +23,7 @@ PROJECT = str(Path(__file__).resolve().parents[2])
 HARNESS_MID_RUN = r"""
 import asyncio, glob, json, os, sys, tempfile
 from mcpbench.sandbox import AgentProcess, get_sandbox
-from mcpbench.sandbox._owner import owner_tag
+from runstore.leftovers import owner_tag
 from servers.filesystem.state import FilesystemState
 from servers.filesystem.tools import FilesystemTools
 
@@ -85,7 +85,7 @@ def test_the_next_harness_sweeps_what_a_killed_one_left_behind():
 
 
 def test_the_sweep_leaves_a_live_harness_alone(tmp_path):
-    from mcpbench.sandbox._owner import owner_tag, sweep
+    from runstore.leftovers import owner_tag, sweep
 
     mine = tmp_path / f"mcpbench-sandbox-{owner_tag()}abc"
     dead = tmp_path / "mcpbench-sandbox-1.1-abc"  # pid 1 never started at tick 1: its owner is gone
