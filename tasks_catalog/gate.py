@@ -8,7 +8,10 @@
    the frame breaks), and every wrong solution changes the state (one that changes nothing, or whose
    every call errors, tests nothing). A ``collateral`` wrong solution must satisfy the predicate's
    positive part (every ``not`` taken as true) and break the frame; a task with a frame needs at least
-   one ``collateral`` and one ``lookalike`` wrong solution.
+   one ``collateral`` and one ``lookalike`` wrong solution;
+4. a task whose initial state is a world measures at its declared difficulty (tasks_catalog/stats.py,
+   docs/tasks.md "Difficulty") and its ``max_steps`` is about 1.5x the reference plus what its faults
+   force (``stats.budget_limit``). Inline-state tasks are not yet remade to this standard and are exempt.
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
 ``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate".
@@ -27,12 +30,14 @@ import anyio
 
 from servers import get_spec
 from servers.kit import build_mcp_server
+from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
 from tasks_catalog.frames import extract, frame_violations, server_entities, summarize
 from tasks_catalog.literals import pattern_named, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
+from tasks_catalog.stats import budget_limit, measure, shortfalls
 
 #: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
 ExtraVerifier = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool]]
@@ -206,7 +211,25 @@ async def gate_task(task: Task, extra: ExtraVerifier | None = None,
             if other != mine:
                 reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
     reasons += literal_problems(task, start)
+    if is_world_reference(task.initial_state):
+        reasons += difficulty_problems(task, ref.steps)
     return result
+
+
+def difficulty_problems(task: Task, steps: int) -> list[str]:
+    """Rule 4: the declared level against the measured one, and the budget against the reference's
+    ``steps`` (its calls with the faults' retries, as replayed)."""
+    stats = measure(task)
+    problems = []
+    short = shortfalls(stats)
+    if short:
+        problems.append(f"{task.id} is declared {stats.difficulty} but measures {stats.measured}: " + "; ".join(short))
+    limit = budget_limit(stats.reference_calls, steps)
+    if task.max_steps > limit:
+        forced = f" + {steps - stats.reference_calls} its faults force" if steps > stats.reference_calls else ""
+        problems.append(f"{task.id}: max_steps {task.max_steps} is more than about 1.5x the reference: at most {limit} "
+                        f"for {stats.reference_calls} reference calls{forced}")
+    return problems
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
@@ -286,5 +309,5 @@ def acceptance_gate(typescript: bool | None = None) -> Gate:
 
 
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
-           "acceptance_gate", "apply_calls", "gate_task", "gate_tasks", "literal_problems", "positive_part", "replay",
+           "acceptance_gate", "apply_calls", "difficulty_problems", "gate_task", "gate_tasks", "literal_problems", "positive_part", "replay",
            "validate_paths"]

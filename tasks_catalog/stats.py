@@ -15,6 +15,7 @@ A *discovery read* is a reference call of a read-only tool (the agent must look 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -74,6 +75,33 @@ def level(calls: int, reads: int, paginated: bool, traps: int) -> str:
     return "hard" if (reads >= 3 or paginated) and traps >= 1 else "unrated"
 
 
+def shortfalls(stats: TaskStats) -> list[str]:
+    """What keeps the measured numbers from the declared level, one phrase per property that is short
+    (empty when the task measures as declared)."""
+    calls, reads = stats.reference_calls, stats.discovery_reads
+    if stats.difficulty == "easy":
+        return [] if calls <= 4 else [f"easy allows at most 4 reference calls, the reference makes {calls}"]
+    if stats.difficulty == "medium":
+        out = [] if 5 <= calls <= 10 else [f"medium needs 5-10 reference calls, the reference makes {calls}"]
+        if reads < 1:
+            out.append("medium needs at least 1 discovery read (a read-only tool call), the reference has 0")
+        return out
+    out = [] if calls >= 11 else [f"hard needs at least 11 reference calls, the reference makes {calls}"]
+    if reads < 3 and not stats.paginated_search:
+        out.append(f"hard needs at least 3 discovery reads or a paginated search, the reference has {reads} "
+                   f"read(s) and no later page or search")
+    if stats.traps < 1:
+        out.append("hard needs at least 1 trap (a wrong solution of kind 'lookalike'), the task has none")
+    return out
+
+
+def budget_limit(calls: int, steps: int) -> int:
+    """The most ``max_steps`` may be: about 1.5x the reference (``ceil(1.5 * calls)``, and never less than
+    ``calls + 3`` so a two-call task keeps room for one slip), plus the calls its faults force
+    (``steps - calls``: each retried call and its failed attempts, as the gate replays them)."""
+    return max(math.ceil(1.5 * calls), calls + 3) + (steps - calls)
+
+
 def _world(task: Task) -> tuple[str, dict[str, int]]:
     state = task.initial_state
     if "world" in state:
@@ -88,4 +116,4 @@ def _world(task: Task) -> tuple[str, dict[str, int]]:
     return f"inline ({len(json.dumps(state)) / 1024:.1f} KB)", {}
 
 
-__all__ = ["LEVELS", "TaskStats", "level", "measure"]
+__all__ = ["LEVELS", "TaskStats", "budget_limit", "level", "measure", "shortfalls"]

@@ -17,7 +17,7 @@ from tasks_catalog.loader import load_tasks
 from tasks_catalog.templates import TemplateError, load_template
 
 ROOT = Path(__file__).resolve().parents[2]
-GOOD = ROOT / "tasks_catalog" / "dev" / "filesystem" / "fs-set-log-level.json"
+GOOD = ROOT / "tests" / "catalog" / "inline_tasks" / "fs-set-log-level.json"
 DEPTH = 100_000
 
 

@@ -14,7 +14,8 @@ from tasks_catalog.gate import validate_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV_DIR = ROOT / "tasks_catalog" / "dev"
-DEV_TASK = DEV_DIR / "filesystem" / "fs-archive-meeting-notes.json"
+#: An inline-state task (the toy filesystem task of issue 10, kept as a fixture: the dev set moved to worlds)
+DEV_TASK = ROOT / "tests" / "catalog" / "inline_tasks" / "fs-archive-meeting-notes.json"
 TASK_ID = "fs-archive-meeting-notes"
 
 
@@ -287,3 +288,58 @@ def test_an_id_of_the_initial_state_counts_as_named(tmp_path):
     assert _gate(tmp_path, doc) == []
     doc["success"]["all"][-1] = {"filesystem.fileExists": {"path": "archive/2025/missing.md"}}
     assert any("goal does not name" in r and "archive/2025/missing.md" in r for r in _reasons(tmp_path, doc))
+
+
+# -- measured difficulty (issue 11): the rule applies to tasks on a world --------------------------------
+WORLD_TASK = DEV_DIR / "slack" / "slack-archive-resolved-incident.json"
+
+
+def _world_doc(**changes) -> dict[str, Any]:
+    doc = json.loads(WORLD_TASK.read_text(encoding="utf-8"))
+    doc.update(changes)
+    return doc
+
+
+def test_a_world_task_declared_hard_that_measures_easy_is_refused_naming_what_is_short(tmp_path):
+    doc = _world_doc(difficulty="hard")
+    calls = len(doc["reference_solution"])
+    reasons = _reasons(tmp_path, doc)
+    assert reasons == [f"{doc['id']} is declared hard but measures easy: hard needs at least 11 reference calls, "
+                       f"the reference makes {calls}; hard needs at least 3 discovery reads or a paginated search, "
+                       f"the reference has 1 read(s) and no later page or search"]
+
+
+def test_a_world_task_declared_medium_without_a_discovery_read_names_both_shortfalls(tmp_path):
+    doc = _world_doc(difficulty="medium")
+    doc["reference_solution"] = [c for c in doc["reference_solution"] if c["tool"] != "list_channels"
+                                 and not c["tool"].startswith(("get_", "search_", "read_", "list_"))]
+    (reason,) = _reasons(tmp_path, doc)
+    assert reason.startswith(f"{doc['id']} is declared medium but measures easy: medium needs 5-10 reference calls")
+    assert reason.endswith("medium needs at least 1 discovery read (a read-only tool call), the reference has 0")
+
+
+def test_a_world_task_with_a_budget_far_above_its_reference_is_refused(tmp_path):
+    doc = _world_doc()
+    calls = len(doc["reference_solution"])
+    limit = max(-(-3 * calls // 2), calls + 3)
+    assert _gate(tmp_path, {**doc, "max_steps": limit}) == []
+    assert _reasons(tmp_path, {**doc, "max_steps": limit + 1}) == [
+        f"{doc['id']}: max_steps {limit + 1} is more than about 1.5x the reference: at most {limit} "
+        f"for {calls} reference calls"]
+
+
+def test_the_budget_counts_the_retries_a_fault_forces(tmp_path):
+    doc = _world_doc(category="recovery")
+    first = doc["reference_solution"][-1]["tool"]
+    calls = len(doc["reference_solution"])
+    limit = max(-(-3 * calls // 2), calls + 3) + 2
+    doc["faults"] = [{"tool": first, "kind": "rate_limit", "times": 2}]
+    assert _gate(tmp_path, {**doc, "max_steps": limit}) == []
+    assert _reasons(tmp_path, {**doc, "max_steps": limit + 1})[-1].endswith(
+        f"at most {limit} for {calls} reference calls + 2 its faults force")
+
+
+def test_an_inline_task_is_exempt_from_the_difficulty_rule(tmp_path):
+    doc = _doc()
+    assert "world" not in doc["initial_state"]
+    assert _gate(tmp_path, {**doc, "difficulty": "hard", "max_steps": 40}) == []

@@ -15,7 +15,7 @@ from mcpbench.cli import main
 from tasks_catalog.hashing import canonical_json, task_hash
 from tasks_catalog.schema import Task
 
-DEV_TASK = Path("tasks_catalog/dev/filesystem/fs-archive-meeting-notes.json")
+DEV_TASK = Path("tests/catalog/inline_tasks/fs-archive-meeting-notes.json")
 
 # RFC 8785 section 3.2.2: the sample input, verbatim JSON text.
 RFC_SAMPLE = r"""{

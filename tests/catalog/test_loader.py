@@ -16,7 +16,7 @@ from tasks_catalog.loader import TaskError, load_tasks, validate_task
 from tasks_catalog.predicates import primitives
 
 ROOT = Path(__file__).resolve().parents[2]
-DEV_TASK = ROOT / "tasks_catalog" / "dev" / "filesystem" / "fs-archive-meeting-notes.json"
+DEV_TASK = ROOT / "tests" / "catalog" / "inline_tasks" / "fs-archive-meeting-notes.json"
 TASK_ID = "fs-archive-meeting-notes"
 
 
