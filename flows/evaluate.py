@@ -66,8 +66,18 @@ def run_task(task_id: str, agent: str, submission: Submission, store: str, sandb
     outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial)
     logger().info("%s: %s", outcome.run_id, outcome.status)
     if outcome.status == "infra_error":
-        raise InfraError(f"run {outcome.run_id} was not dispatched (infra error; the landed run row says why)")
+        raise InfraError(infra_message(outcome))
     return outcome.to_json()
+
+
+def infra_message(outcome) -> str:
+    """Why a run task is retried, truthfully: a run the store refused was not landed at all; any other
+    infra error was landed as a row that says why."""
+    if outcome.end_reason == "infra:store":
+        return (f"run {outcome.run_id} could not be landed in the store (infra:store): nothing of it was "
+                "landed, and the retry runs it again")
+    kind = outcome.end_reason or "infra error"
+    return f"run {outcome.run_id} was not dispatched ({kind}); its landed run row says why"
 
 
 @flow(name="run-tasks", persist_result=False)
@@ -156,5 +166,5 @@ def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
     return card["overall"]
 
 
-__all__ = ["InfraError", "evaluate_submission", "list_task_ids", "pending_runs", "pending_task_ids", "retry_only_infra_errors",
+__all__ = ["InfraError", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "pending_task_ids", "retry_only_infra_errors",
            "run_all", "run_task", "score_card"]

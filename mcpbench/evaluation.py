@@ -172,14 +172,17 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """One run by ids and status (passed, failed, infra_error): what a flow task returns and logs."""
+    """One run by ids and status (passed, failed, infra_error): what a flow task returns and logs.
+    ``end_reason`` (a class such as ``infra:store``, never task text) says why; ``to_json`` keeps the
+    ids and status only."""
 
     task_id: str
     run_id: str
     status: str
+    end_reason: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return self.__dict__.copy()
+        return {"task_id": self.task_id, "run_id": self.run_id, "status": self.status}
 
 
 def pending_task_ids(task_ids: list[str], submission: Submission, *, store) -> list[str]:
@@ -215,7 +218,7 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
         _, results = evaluate([tasks[task_id]], agent, submission, store=store, sandbox=sandbox, concurrency=1,
                               resume=False, trial_numbers=[trial], infra_retries=0)
         run = results[0].run
-        return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status)
+        return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status, end_reason=run.end_reason)
     box = _worker.sandbox_for(agent, sandbox) if isinstance(sandbox, str) else sandbox
     loop = _worker.gateway_loop()
     result = loop.call(lambda: run_task(tasks[task_id], agent, host=loop.host, sandbox=box, submission=submission,
@@ -224,7 +227,8 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
         store.land_run(result.run, result.calls)
     except Exception as exc:  # noqa: BLE001 - as in run_tasks: an infra error of kind store, not landed
         result = not_landed(result, exc, private=submission.private)
-    return RunOutcome(task_id=task_id, run_id=result.run.run_id, status=result.run.status)
+    return RunOutcome(task_id=task_id, run_id=result.run.run_id, status=result.run.status,
+                      end_reason=result.run.end_reason)
 
 
 __all__ = ["INFRA_RETRIES", "EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",

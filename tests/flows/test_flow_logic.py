@@ -62,6 +62,22 @@ def test_an_infra_error_raises_to_be_retried_and_an_agents_failure_returns(monke
         flows.evaluate.run_task.fn(DEV_TASKS[1], "noop", submission, store)
 
 
+def test_a_run_the_store_refused_is_retried_with_a_message_that_says_it_was_not_landed(tmp_path):
+    import flows.evaluate
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import make_submission
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the store's folders should go\n")
+    submission = make_submission(parse_agent("noop"), "dev", submission_id="logic-store", submitter="t")
+    with pytest.raises(flows.evaluate.InfraError) as caught:
+        flows.evaluate.run_task.fn(DEV_TASKS[0], "noop", submission, str(blocker / "store"))
+    message = str(caught.value)
+    assert f"logic-store--{DEV_TASKS[0]}" in message and "infra:store" in message
+    assert "not dispatched" not in message and "landed run row" not in message
+    assert "nothing of it was landed" in message
+
+
 def test_landed_runs_are_skipped_on_resume_but_infra_errors_run_again(tmp_path):
     from flows.evaluate import pending_task_ids
     from mcpbench.agents.spec import parse_agent
