@@ -154,7 +154,8 @@ def pending_runs(task_ids: list[str], submission: Submission, store: str, trials
 
 @task(name="score-card", **PRIVATE)
 def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
-    """The submission's overall metrics, read from the warehouse marts."""
+    """The submission's overall metrics, read from the warehouse marts, with its trial metrics under
+    ``trials`` (k, pass@1, pass^k, pass@k and their 95% intervals)."""
     import duckdb
 
     from warehouse.scorecard import scorecard
@@ -163,7 +164,7 @@ def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
         card = scorecard(submission_id, con=con)
     logger().info("%s: success rate %s over %s attempted", submission_id, card["overall"]["success_rate"],
                           card["overall"]["attempted"])
-    return card["overall"]
+    return {**card["overall"], "trials": card["trials"]["overall"]}
 
 
 __all__ = ["InfraError", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "pending_task_ids", "retry_only_infra_errors",

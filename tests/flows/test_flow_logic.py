@@ -124,7 +124,7 @@ def _deployments():
     return yaml.safe_load((REPO / "prefect.yaml").read_text())
 
 
-def test_every_deployment_names_an_importable_flow_and_only_its_parameters():
+def test_every_deployment_names_an_importable_flow_and_exactly_its_parameters():
     import importlib
 
     from prefect import Flow
@@ -138,9 +138,12 @@ def test_every_deployment_names_an_importable_flow_and_only_its_parameters():
         flow = getattr(importlib.import_module(module.removesuffix(".py").replace("/", ".")), attr)
         assert isinstance(flow, Flow) and flow.name == dep["name"], dep["name"]
         signature = inspect.signature(flow.fn)
-        assert set(dep.get("parameters", {})) <= set(signature.parameters), dep["name"]
-        required = {n for n, p in signature.parameters.items() if p.default is inspect.Parameter.empty}
-        assert required <= set(dep.get("parameters", {})), dep["name"]
+        # every parameter the flow takes is exposed (with its default) to an operator running it from the UI
+        assert set(dep.get("parameters", {})) == set(signature.parameters), dep["name"]
+        for name, value in dep.get("parameters", {}).items():
+            default = signature.parameters[name].default
+            if default is not inspect.Parameter.empty and name not in ("store", "db_path"):
+                assert value == default or (value == [] and default is None), (dep["name"], name)
         assert dep["work_pool"]["name"], dep["name"]
 
 

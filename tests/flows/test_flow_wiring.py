@@ -43,6 +43,25 @@ def test_running_the_evaluation_again_resumes_without_duplicating_runs(prefect_h
     assert len(open_store(where["store"]).read_runs("wiring-oracle")) == 3
 
 
+def test_the_evaluate_flow_runs_every_task_trials_times_and_reports_pass_hat_k(prefect_harness, where):
+    from flows import evaluate_submission
+    from runstore.store import open_store
+
+    def evaluate():
+        return evaluate_submission(agent="oracle", split="dev", submission_id="wiring-trials", submitter="wiring",
+                                   concurrency=2, task_ids=DEV_TASKS[:2], store=where["store"],
+                                   db_path=where["db_path"], runner="threads", trials=2)
+
+    result = evaluate()
+    assert (result["tasks"], result["trials"], result["ran"], result["passed"]) == (2, 2, 4, 4)
+    trials = result["score"]["trials"]
+    assert (trials["k"], trials["tasks_complete"], trials["pass_hat_k"], trials["pass_at_k"]) == (2, 2, 1.0, 1.0)
+    runs = open_store(where["store"]).read_runs("wiring-trials").select(["task_id", "trial"]).to_pylist()
+    assert sorted((r["task_id"], r["trial"]) for r in runs) == [(t, k) for t in sorted(DEV_TASKS[:2]) for k in (1, 2)]
+    again = evaluate()
+    assert again["skipped"] == 4 and again["ran"] == 0
+
+
 def test_the_fan_out_runs_on_a_local_dask_cluster(prefect_harness, where):
     from flows import evaluate_submission
 
