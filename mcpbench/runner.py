@@ -32,7 +32,7 @@ from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
 from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
-from tasks_catalog.hashing import task_hash
+from tasks_catalog.hashing import state_digest, task_hash
 from tasks_catalog.predicates import evaluate
 from tasks_catalog.schema import Task
 
@@ -162,7 +162,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         predicate_passed=verdict, over_budget=over_budget, timed_out=outcome.timed_out,
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
-        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=final.digest(), end_reason=reason,
+        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final.dump()), end_reason=reason,
         frame_held=frame_held, frame_violations=violations,
         stderr_tail=None if submission.private else (outcome.stderr_tail[-STDERR_TAIL_BYTES:] or None),
     )

@@ -95,7 +95,7 @@ class RunRecord(BaseModel):
     duration_s: float
     agent_s: float  # wall time the agent process was alive
     harness_ms: float  # our own overhead: duration less the agent's time
-    final_state_digest: str | None
+    final_state_digest: str | None  # HMAC-SHA256 keyed by the task's nonce (tasks_catalog.hashing.state_digest)
     end_reason: str  # one of END_REASONS, or "infra:<kind>"
     stderr_tail: str | None  # the agent's last STDERR_TAIL_BYTES of stderr; None on private months
     goals_published: bool  # the goal text is stored in clear (the submitter opted in); never on private months
