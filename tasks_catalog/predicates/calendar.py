@@ -1,6 +1,7 @@
 """Calendar primitives. A calendar is identified by its name (unique in the account) or its id; an event
 by its title or its id, so a guard written with an id still sees the calendar or event after a rename. Times are the state's canonical strings: ``2026-03-18T10:00``
-(local to the account's time zone) or ``2026-03-18`` for an all-day event."""
+(local to the account's time zone) or ``2026-03-18`` for an all-day event. A cancelled event (status
+``cancelled``: a cancelled occurrence of a recurring series, kept as Google keeps it) counts as no event."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})
 class EventExists(Args):
     """True when some event's title (or id) equals `title` exactly (case-sensitive) and, if given, it is
     in the calendar whose name or id equals `calendar` exactly, and its start equals `start` exactly as a canonical
-    time string (`2026-03-18T10:00`, or `2026-03-18` for an all-day event; no seconds, no offset)."""
+    time string (`2026-03-18T10:00`, or `2026-03-18` for an all-day event; no seconds, no offset). A
+    cancelled event (status "cancelled") does not count."""
 
     title: Name
     calendar: Name | None = None
@@ -31,7 +33,8 @@ class EventExists(Args):
 class EventHasAttendee(Args):
     """True when some event whose id or title equals `event` exactly lists `attendee` (an email
     address, compared exactly and case-sensitively) among its attendees, whatever their response
-    status (a declined attendee is still listed). False when no such event exists."""
+    status (a declined attendee is still listed). False when no such event exists; a cancelled event
+    (status "cancelled") does not count."""
 
     event: Name
     attendee: Name
@@ -46,8 +49,9 @@ class CalendarExists(Args):
 class EventCount(Args):
     """True when the number of events that are in the calendar whose name or id is `calendar` (if
     given; all calendars otherwise) and whose title matches regex `title_pattern` (if given; search
-    semantics, case-sensitive) equals `count` (a number, compared numerically). False when `calendar` is
-    given and no calendar has that name or id, whatever `count` is."""
+    semantics, case-sensitive) equals `count` (a number, compared numerically); cancelled events (status
+    "cancelled") are not counted. False when `calendar` is given and no calendar has that name or id,
+    whatever `count` is."""
 
     count: Annotated[int | float, Field(ge=0)]
     calendar: Name | None = None
@@ -62,18 +66,22 @@ def _in_calendar(state: CalendarState, event: Event, name: str | None) -> bool:
     return name is None or event.calendar_id == _calendar_id(state, name)
 
 
+def _live(state: CalendarState) -> list[Event]:
+    return [e for e in state.events if e.status != "cancelled"]
+
+
 @primitive("calendar", "eventExists", EventExists)
 def event_exists(state: CalendarState, args: EventExists) -> bool:
     return any(
         args.title in (e.title, e.id) and _in_calendar(state, e, args.calendar) and (args.start is None or e.start == args.start)
-        for e in state.events
+        for e in _live(state)
     )
 
 
 @primitive("calendar", "eventHasAttendee", EventHasAttendee)
 def event_has_attendee(state: CalendarState, args: EventHasAttendee) -> bool:
     return any(
-        args.event in (e.id, e.title) and any(a.email == args.attendee for a in e.attendees) for e in state.events
+        args.event in (e.id, e.title) and any(a.email == args.attendee for a in e.attendees) for e in _live(state)
     )
 
 
@@ -88,6 +96,6 @@ def event_count(state: CalendarState, args: EventCount) -> bool:
         return False
     n = sum(
         _in_calendar(state, e, args.calendar) and (args.title_pattern is None or search(args.title_pattern, e.title))
-        for e in state.events
+        for e in _live(state)
     )
     return same(args.count, n)

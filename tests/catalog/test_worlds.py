@@ -27,6 +27,7 @@ PINNED = {
     ("github", 1): "a743d148f7b9f9ef4d2b4ef6c6ae1caef913bc0c9bdc50a939a13ac29b890956",
     ("gmail", 1): "e3271e11ccb016d5103fbe7177fab339bb1e08afe48e32310fe766c94ad96009",
     ("filesystem", 1): "3d4ab6ea5a6ba763502b554917ea65661d2cd931b2383cfbf998eeb4f5d18d45",
+    ("calendar", 1): "a331e4b1542e249495eb73875fb33b3ae0b69995be307fe53f698dcc1c1dbdbf",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -69,6 +70,7 @@ PROMISED = {
     "github": {"repositories": 3, "issues": 150, "pull_requests": 40, "commits": 300},
     "gmail": {"messages": 500, "drafts": 1, "labels": 1},
     "filesystem": {"files": 200, "directories": 30},
+    "calendar": {"calendars": 4, "events": 400, "series": 5, "exceptions": 10},
 }
 
 

@@ -20,13 +20,13 @@ STATE = {
 }
 
 
-def titles(events):
-    return [e["summary"] for e in events]
+def titles(listing):
+    return [e["summary"] for e in listing["items"]]
 
 
 def test_calendars_are_listed_created_and_deleted_with_their_events(live):
     cal = live("calendar", STATE)
-    listed = cal.ok_json("list_calendars")
+    listed = cal.ok_json("list_calendars")["items"]
     assert [(c["id"], c["summary"], c["primary"]) for c in listed] == [(ME, "Ana Silva", True), ("cal_2", "Sintra Offsite 2026", False)]
     assert listed[0]["timeZone"] == "Europe/Lisbon"
     assert cal.ok("create_calendar", summary="On-call rota") == "Calendar 'On-call rota' created with id cal_3"
@@ -45,14 +45,18 @@ def test_list_events_filters_by_window_and_query_earliest_first(live):
     assert titles(cal.ok_json("list_events", calendarId=ME, timeMax="2026-03-18T10:30")) == ["Budget review"]
     assert titles(cal.ok_json("list_events", calendarId=ME, query="priya")) == ["Budget review"]
     assert titles(cal.ok_json("list_events", calendarId="cal_2", timeMin="2026-05-13", timeMax="2026-05-14")) == ["Offsite"]
-    assert cal.ok_json("list_events", calendarId=ME, maxResults=1)[0]["id"] == "evt_1"
+    first = cal.ok_json("list_events", calendarId=ME, maxResults=1)
+    assert [e["id"] for e in first["items"]] == ["evt_1"]
+    second = cal.ok_json("list_events", calendarId=ME, maxResults=1, pageToken=first["nextPageToken"])
+    assert [e["id"] for e in second["items"]] == ["evt_2"] and "nextPageToken" not in second
+    assert "invalid_cursor" in cal.error("list_events", calendarId="cal_2", pageToken=first["nextPageToken"])
 
 
 def test_search_events_looks_in_every_calendar(live):
     cal = live("calendar", STATE)
-    assert [e["id"] for e in cal.ok_json("search_events", query="offsite")] == ["evt_3"]
-    assert [e["id"] for e in cal.ok_json("search_events", query="room tejo")] == ["evt_1"]
-    assert cal.ok_json("search_events", query="offsite", timeMax="2026-04-01") == []
+    assert [e["id"] for e in cal.ok_json("search_events", query="offsite")["items"]] == ["evt_3"]
+    assert [e["id"] for e in cal.ok_json("search_events", query="room tejo")["items"]] == ["evt_1"]
+    assert cal.ok_json("search_events", query="offsite", timeMax="2026-04-01")["items"] == []
 
 
 def test_get_event_shows_attendees_and_response(live):
@@ -60,6 +64,8 @@ def test_get_event_shows_attendees_and_response(live):
     event = cal.ok_json("get_event", calendarId="primary", eventId="evt_1")
     assert event["attendees"] == [{"email": "priya.raman@northwind.example", "responseStatus": "accepted"}]
     assert event["allDay"] is False
+    assert event["start"] == {"dateTime": "2026-03-18T10:00:00+00:00", "timeZone": "Europe/Lisbon"}
+    assert cal.ok_json("get_event", calendarId="cal_2", eventId="evt_3")["end"] == {"date": "2026-05-14"}
     assert "it is in 'cal_2'" in cal.error("get_event", calendarId="primary", eventId="evt_3")
     assert "unknown event id 'evt_9'" in cal.error("get_event", calendarId="primary", eventId="evt_9")
     assert "unknown calendar id 'cal_9'" in cal.error("get_event", calendarId="cal_9", eventId="evt_1")
@@ -165,3 +171,87 @@ def test_dump_and_reload_keep_the_digest(live):
 def test_a_bad_state_names_the_problem(change, problem):
     with pytest.raises(StateError, match=problem):
         CalendarState.load({**STATE, **change})
+
+
+SERIES = {
+    **STATE,
+    "events": STATE["events"] + [
+        {"id": "ops", "calendar_id": ME, "title": "Weekly ops review", "start": "2026-03-02T10:00", "end": "2026-03-02T11:00",
+         "recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=4", "EXDATE:20260316T100000"],
+         "attendees": [{"email": "jonas.berg@kestrelfreight.com", "response_status": "accepted"}]},
+        {"id": "ops_20260309T1000", "calendar_id": ME, "title": "Weekly ops review", "start": "2026-03-09T11:00",
+         "end": "2026-03-09T12:00", "recurring_event_id": "ops", "original_start": "2026-03-09T10:00"},
+    ],
+}
+
+
+def occurrences(listing):
+    return [(e["id"], e["start"]["dateTime"][:16]) for e in listing["items"] if e["summary"] == "Weekly ops review"]
+
+
+def test_a_recurring_series_lists_as_occurrences_with_exceptions_and_exdates(live):
+    cal = live("calendar", SERIES)
+    listed = cal.ok_json("list_events", calendarId="primary", timeMin="2026-03-01", timeMax="2026-04-01")
+    assert occurrences(listed) == [("ops_20260302T1000", "2026-03-02T10:00"), ("ops_20260309T1000", "2026-03-09T11:00"),
+                                   ("ops_20260323T1000", "2026-03-23T10:00")]
+    assert all(e["recurringEventId"] == "ops" for e in listed["items"] if e["summary"] == "Weekly ops review")
+    moved = cal.ok_json("get_event", calendarId="primary", eventId="ops_20260309T1000")
+    assert moved["originalStartTime"]["dateTime"].startswith("2026-03-09T10:00")
+    series = cal.ok_json("list_events", calendarId="primary", singleEvents=False, query="ops review")["items"]
+    assert [(e["id"], e.get("recurrence", [""])[0]) for e in series] == [
+        ("ops", "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=4"), ("ops_20260309T1000", "")]
+    assert "unknown event id 'ops_20260316T1000'" in cal.error("get_event", calendarId="primary", eventId="ops_20260316T1000")
+
+
+def test_deleting_or_changing_an_occurrence_touches_that_occurrence_only(live):
+    cal = live("calendar", SERIES)
+    assert "cancelled" in cal.ok("delete_event", calendarId="primary", eventId="ops_20260323T1000")
+    cal.ok("update_event", calendarId="primary", eventId="ops_20260302T1000", summary="Ops review (short)",
+           attendees=["jonas.berg@kestrelfreight.com", "lena.vogt@kestrelfreight.com"])
+    state = cal.state()
+    cancelled = next(e for e in state.events if e.id == "ops_20260323T1000")
+    assert (cancelled.status, cancelled.recurring_event_id, cancelled.original_start) == ("cancelled", "ops", "2026-03-23T10:00")
+    changed = next(e for e in state.events if e.id == "ops_20260302T1000")
+    assert (changed.title, changed.start, [a.response_status for a in changed.attendees]) == (
+        "Ops review (short)", "2026-03-02T10:00", ["accepted", "needsAction"])
+    listed = cal.ok_json("list_events", calendarId="primary", timeMin="2026-03-01", timeMax="2026-04-01")
+    assert occurrences(listed) == [("ops_20260309T1000", "2026-03-09T11:00")]
+    assert "already deleted" in cal.error("delete_event", calendarId="primary", eventId="ops_20260323T1000")
+    cal.ok("delete_event", calendarId="primary", eventId="ops")
+    assert not [e for e in cal.state().events if e.id.startswith("ops")]
+
+
+def test_a_series_is_created_with_a_recurrence_and_bad_rules_are_refused(live):
+    cal = live("calendar", STATE)
+    cal.ok("create_event", calendarId="primary", summary="Budget review", start="2026-01-15T14:00", end="2026-01-15T15:00",
+           recurrence=["RRULE:FREQ=MONTHLY;BYDAY=3TH;COUNT=3"])
+    listed = cal.ok_json("list_events", calendarId="primary", query="budget", timeMin="2026-01-01")
+    assert [e["start"]["dateTime"][:10] for e in listed["items"]] == ["2026-01-15", "2026-02-19", "2026-03-18", "2026-03-19"]
+    assert "FREQ 'YEARLY' is not supported" in cal.error(
+        "create_event", calendarId="primary", summary="x", start="2026-01-15T14:00", end="2026-01-15T15:00",
+        recurrence=["RRULE:FREQ=YEARLY"])
+
+
+def test_the_directory_and_rooms_are_searchable(live):
+    cal = live("calendar", {**STATE, "people": [
+        {"email": "maria.santos@kestrelfreight.com", "name": "Maria Santos", "department": "Sales"},
+        {"email": "maria.santana@kestrelfreight.com", "name": "Maria Santana", "department": "Finance"}],
+        "rooms": [{"email": "room-tejo@resource.kestrelfreight.com", "name": "Tejo", "building": "Lisbon HQ", "capacity": 8}]})
+    assert [p["email"] for p in cal.ok_json("search_people", query="maria")["people"]] == [
+        "maria.santana@kestrelfreight.com", "maria.santos@kestrelfreight.com"]
+    assert cal.ok_json("search_people", query="maria finance")["totalSize"] == 1
+    assert cal.ok_json("list_rooms", building="lisbon")["items"][0]["capacity"] == 8
+
+
+def test_the_calendar_world_pages_its_listings_and_keeps_lookalikes(live):
+    cal = live("calendar", {"world": {"generator": "calendar", "version": 1, "seed": 1, "size": "default"}})
+    week = cal.ok_json("list_events", calendarId="primary", timeMin="2026-03-16", timeMax="2026-03-28")
+    assert len(week["items"]) == 25 and week["nextPageToken"]
+    more = cal.ok_json("list_events", calendarId="primary", timeMin="2026-03-16", timeMax="2026-03-28",
+                       pageToken=week["nextPageToken"])
+    assert {e["id"] for e in more["items"]}.isdisjoint(e["id"] for e in week["items"])
+    budget = {e["summary"] for e in cal.ok_json("search_events", query="budget review", timeMin="2026-03-16",
+                                                 timeMax="2026-03-21")["items"]}
+    assert budget == {"Q1 budget review", "Budget review"}
+    marias = cal.ok_json("search_people", query="maria")["people"]
+    assert {"Maria Santos", "Maria Santana"} <= {p["name"] for p in marias}

@@ -1,0 +1,255 @@
+"""The calendar world: the Google calendars of Priya Raman, operations manager at Kestrel Freight Systems.
+
+At the default size: 4 calendars (her primary one, the shared "Operations team" calendar, "Travel" and
+Portugal's public holidays), about 400 stored events from January to June 2026: weekly and biweekly
+recurring series (the ops review, stand-ups, 1:1s, a monthly budget review) with exceptions (moved and
+cancelled occurrences, EXDATEs on holidays), customer calls, carrier syncs, interviews, trips, focus time.
+Attendees come from the company directory (41 people, with the lookalikes Maria Santos and Maria
+Santana, Jon and John Berg, ...) and rooms are booked by inviting them (Lisbon HQ's Tejo and Tejo Annex,
+Hamburg's Elbe, ...). Lookalike events occur as they do in real calendars: "Q1 budget review" next to the
+monthly "Budget review", a 1:1 with each Maria on the same Thursday, two Hamburg trips. ``now`` is
+Monday 16 March 2026, 09:00 Lisbon time.
+
+Patchable collections: ``calendars``, ``events`` (by ``id``), ``people``, ``rooms`` (by ``email``);
+``set`` may change ``now``, ``owner`` and ``time_zone``.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from servers.kit.world import WorldGenerator
+from servers.kit.worldtext import CUSTOMERS, DOMAIN, PROJECTS, SERVICES, people
+
+OWNER = f"priya.raman@{DOMAIN}"
+OPS = f"c_ops7k2m9q4x@group.calendar.{DOMAIN}"
+TRAVEL = f"c_travel3h8w2p@group.calendar.{DOMAIN}"
+HOLIDAYS = "en.portuguese#holiday@group.v.calendar.google.com"
+NOW = "2026-03-16T09:00"
+FIRST = date(2026, 1, 5)
+LAST = date(2026, 6, 26)
+SIZES = {"default": 345, "small": 30}
+
+ROOMS = (("Tejo", "Lisbon HQ", 8), ("Tejo Annex", "Lisbon HQ", 14), ("Douro", "Lisbon HQ", 6),
+         ("Mondego", "Lisbon HQ", 4), ("Sado", "Lisbon HQ", 12), ("Elbe", "Hamburg warehouse", 10),
+         ("Alster", "Hamburg warehouse", 4), ("Don", "Toronto office", 6))
+HOLIDAY_DAYS = (("New Year's Day", "2026-01-01"), ("Carnival", "2026-02-17"), ("Good Friday", "2026-04-03"),
+                ("Easter Sunday", "2026-04-05"), ("Liberty Day", "2026-04-25"), ("Labour Day", "2026-05-01"),
+                ("Corpus Christi", "2026-06-04"), ("Portugal Day", "2026-06-10"), ("St Anthony's Day (Lisbon)", "2026-06-13"),
+                ("Assumption Day", "2026-08-15"), ("Republic Day", "2026-10-05"), ("All Saints' Day", "2026-11-01"),
+                ("Restoration of Independence", "2026-12-01"), ("Immaculate Conception", "2026-12-08"),
+                ("Christmas Day", "2026-12-25"))
+CARRIERS = ("DHL", "DB Schenker", "Kuehne+Nagel", "DSV", "Maersk", "GLS")
+#: (title, description, minutes, attendees (min, max), room?) for one-off meetings; {customer}, {carrier},
+#: {project}, {service}, {person} are filled in.
+MEETINGS = (
+    ("{customer} QBR", "Quarterly business review: volumes, on-time rate, open escalations, renewal outlook.", 60, (2, 5), True),
+    ("{customer} renewal call", "Renewal terms for 2026; pricing, seats and SLA credits.", 45, (1, 3), False),
+    ("Carrier sync: {carrier}", "Weekly numbers, claims, capacity for next month.", 30, (1, 3), False),
+    ("Carrier scorecard: {carrier}", "Scorecard review: on-time %, damage rate, invoice accuracy.", 60, (2, 4), True),
+    ("Interview: shift supervisor Gdansk", "Panel interview. Scorecard in the hiring tracker.", 60, (1, 2), True),
+    ("Interview: warehouse planner Hamburg", "Second round, case study on slotting.", 45, (1, 2), False),
+    ("Project {project} checkpoint", "Milestone status, risks, decisions needed.", 45, (3, 6), True),
+    ("Warehouse capacity planning", "Pallet space forecast for Q2, Hamburg and Rotterdam options.", 60, (3, 6), True),
+    ("Vendor review: {vendor}", "Contract, service levels and the price update.", 30, (1, 3), False),
+    ("Incident review: {service}", "Blameless review of last week's incident; action items.", 45, (3, 7), True),
+    ("Coffee with {person}", "", 30, (1, 1), False),
+    ("Board deck review", "Ops slides for the board deck: on-time delivery, costs per shipment, hiring.", 60, (2, 4), True),
+    ("Hiring sync", "Open roles, pipeline, offers.", 30, (2, 3), False),
+    ("{customer} onboarding", "Onboarding plan, integrations, go-live date.", 60, (2, 4), True),
+    ("Customs documentation workshop", "New EU customs rules and the customs-docs service.", 90, (4, 8), True),
+    ("Offsite planning", "Agenda, venue and travel for the ops offsite.", 45, (2, 4), False),
+    ("Escalation: {customer}", "Late shipments this week; what we tell the customer.", 30, (2, 4), False),
+    ("Forecast review", "Volume forecast against actuals, by region.", 45, (2, 4), True),
+)
+VENDORS = ("Harbour Print Co", "Nimbus Cloud", "FleetFuel", "Lisbon Workspace", "Atlas Catering")
+TRIPS = (  # (city, first day, days, with a site visit)
+    ("Hamburg", "2026-02-10", 2, "Hamburg warehouse visit"),
+    ("Rotterdam", "2026-03-03", 2, "Rotterdam cross-dock visit"),
+    ("Hamburg", "2026-03-24", 3, "Hamburg warehouse visit"),
+    ("Gdansk", "2026-04-21", 2, "Gdansk depot visit"),
+    ("Toronto", "2026-05-12", 4, "Toronto office visit"),
+)
+AIRPORTS = {"Hamburg": "HAM", "Rotterdam": "RTM", "Gdansk": "GDN", "Toronto": "YYZ"}
+
+
+def _event_id(rng: random.Random, taken: set[str]) -> str:
+    alphabet = "abcdefghijklmnopqrstuv0123456789"
+    while True:
+        ident = "".join(rng.choice(alphabet) for _ in range(26))
+        if ident not in taken:
+            taken.add(ident)
+            return ident
+
+
+def _t(day: date, hhmm: str) -> str:
+    return f"{day.isoformat()}T{hhmm}"
+
+
+def _plus(start: str, minutes: int) -> str:
+    return (datetime.fromisoformat(start) + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
+
+
+def _guests(rng: random.Random, emails: list[str], lo: int, hi: int, accepted: float = 0.7) -> list[dict[str, Any]]:
+    out = []
+    for email in rng.sample(emails, k=rng.randint(lo, hi)):
+        roll = rng.random()
+        status = "accepted" if roll < accepted else "tentative" if roll < accepted + 0.1 else \
+            "declined" if roll < accepted + 0.15 else "needsAction"
+        out.append({"email": email, "response_status": status})
+    return out
+
+
+def build(rng: random.Random, size: str) -> dict[str, Any]:
+    staff = [p for p in people(rng, 41) if p.email != OWNER][:40]
+    directory = [{"email": OWNER, "name": "Priya Raman", "title": "Operations manager", "department": "Operations"}]
+    directory += [{"email": p.email, "name": p.full_name, "title": p.title, "department": p.department} for p in staff]
+    emails = [p.email for p in staff]
+    by_name = {p.full_name: p.email for p in staff}
+    rooms = [{"email": f"room-{name.lower().replace(' ', '-')}@resource.{DOMAIN}", "name": name, "building": building,
+              "capacity": capacity} for name, building, capacity in ROOMS]
+    lisbon = [r for r in rooms if r["building"] == "Lisbon HQ"]
+    taken: set[str] = set()
+    events: list[dict[str, Any]] = []
+
+    def add(calendar: str, title: str, start: str, end: str, **extra: Any) -> dict[str, Any]:
+        event = {"id": _event_id(rng, taken), "calendar_id": calendar, "title": title, "start": start, "end": end,
+                 "description": "", "location": "", "attendees": [], **extra}
+        if "T" in start and calendar != HOLIDAYS:
+            event.setdefault("organizer", OWNER)
+        events.append(event)
+        return event
+
+    def room(event: dict[str, Any], which: dict[str, Any]) -> None:
+        event["location"] = f"{which['building']} · {which['name']}"
+        event["attendees"].append({"email": which["email"], "response_status": "accepted", "resource": True})
+
+    # Public holidays (all-day, on the holidays calendar).
+    for name, day in HOLIDAY_DAYS[: len(HOLIDAY_DAYS) if size == "default" else 5]:
+        add(HOLIDAYS, name, day, (date.fromisoformat(day) + timedelta(days=1)).isoformat(),
+            description="Public holiday in Portugal")
+
+    # Recurring series, each with a few exceptions.
+    team = rng.sample(emails, k=6)
+    santos, santana = by_name["Maria Santos"], by_name["Maria Santana"]
+    series_specs = [
+        (OWNER, "Weekly ops review", "2026-01-05T10:00", 60, "RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20260629T235959Z",
+         team, "On-time delivery, open escalations, carrier issues, staffing. Notes in the ops review doc.", "Sado"),
+        (OPS, "Ops stand-up", "2026-01-05T09:30", 15, "RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;UNTIL=20260430T235959Z",
+         team[:4], "Yesterday, today, blockers.", None),
+        (OWNER, "1:1 Priya / Maria Santos", "2026-01-08T15:00", 30, "RRULE:FREQ=WEEKLY;INTERVAL=1;BYDAY=TH;COUNT=26",
+         [santos], "Weekly 1:1. Running notes in the shared doc.", None),
+        (OWNER, "1:1 Priya / Maria Santana", "2026-01-08T11:00", 30, "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TH;COUNT=13",
+         [santana], "Biweekly 1:1.", None),
+        (OWNER, "Budget review", "2026-01-15T14:00", 60, "RRULE:FREQ=MONTHLY;BYDAY=3TH;COUNT=6",
+         rng.sample(emails, k=3), "Monthly ops budget against actuals: carriers, warehouses, headcount.", "Tejo"),
+        (OPS, "On-call handover", "2026-01-09T17:00", 30, "RRULE:FREQ=WEEKLY;BYDAY=FR;UNTIL=20260626T235959Z",
+         team[2:], "Hand-off notes for the weekend on-call.", None),
+        (OPS, "Lunch & learn", "2026-01-16T12:30", 60, "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;COUNT=12",
+         rng.sample(emails, k=8), "Bring your lunch; a colleague presents a topic.", "Tejo Annex"),
+        (OWNER, "Focus time", "2026-01-06T14:00", 120, "RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20260430T235959Z",
+         [], "No meetings please.", None),
+        (OWNER, "Carrier scorecard review", "2026-01-06T11:00", 60, "RRULE:FREQ=MONTHLY;BYDAY=1TU;COUNT=6",
+         rng.sample(emails, k=4), "Monthly carrier scorecards: on-time, damage, invoice accuracy.", "Douro"),
+    ]
+    if size == "small":
+        series_specs = series_specs[:5]
+    holidays = {d for _, d in HOLIDAY_DAYS}
+    from servers.calendar import recur
+
+    for calendar, title, start, minutes, rule, guests, about, where in series_specs:
+        lines = [rule]
+        series = add(calendar, title, start, _plus(start, minutes), description=about, recurrence=lines,
+                     attendees=[{"email": g, "response_status": rng.choice(("accepted", "accepted", "tentative"))}
+                                for g in guests])
+        if where:
+            room(series, next(r for r in rooms if r["name"] == where))
+        starts = recur.occurrences(datetime.fromisoformat(start), recur.parse(lines))
+        skipped = [s for s in starts if s.date().isoformat() in holidays]
+        if skipped:
+            lines.append("EXDATE:" + ",".join(s.strftime("%Y%m%dT%H%M%S") for s in skipped))
+        kept = [s for s in starts if s not in skipped]
+        picks = rng.sample(range(1, len(kept)), k=min(len(kept) - 1, 3 if size == "default" else 1))
+        for k, index in enumerate(sorted(picks)):
+            moment = kept[index].strftime("%Y-%m-%dT%H:%M")
+            exception = {**{key: series[key] for key in ("calendar_id", "title", "description", "location", "organizer")},
+                         "attendees": [dict(a) for a in series["attendees"]],
+                         "id": recur.instance_id(series["id"], moment), "recurring_event_id": series["id"],
+                         "original_start": moment}
+            if k == 1:  # a cancelled occurrence
+                exception.update(start=moment, end=_plus(moment, minutes), status="cancelled")
+            else:  # moved later the same day
+                shift = rng.choice((30, 60, 90))
+                exception.update(start=_plus(moment, shift), end=_plus(moment, shift + minutes))
+            events.append(exception)
+            taken.add(exception["id"])
+
+    # Trips on the travel calendar: flights, hotel, a site visit with the local team.
+    for city, first, days, visit in TRIPS[: len(TRIPS) if size == "default" else 2]:
+        day = date.fromisoformat(first)
+        back = day + timedelta(days=days - 1)
+        code = AIRPORTS[city]
+        add(TRAVEL, f"Flight LIS → {code} TP {rng.randint(500, 1999)}", _t(day, "07:05"), _t(day, "10:40"),
+            location="Lisbon Airport (LIS)", description=f"Booking ref {rng.choice('BCDFGHJKLMNPQRSTVWXZ')}"
+            f"{rng.randint(10000, 99999)}, seat {rng.randint(3, 30)}C")
+        add(TRAVEL, f"Hotel: {city}", day.isoformat(), (back + timedelta(days=1)).isoformat(),
+            description=f"{days - 1} night(s), confirmation {rng.randint(100000, 999999)}")
+        site = add(TRAVEL, visit, _t(day + timedelta(days=1 if days > 2 else 0), "13:00"),
+                   _t(day + timedelta(days=1 if days > 2 else 0), "17:00"),
+                   attendees=_guests(rng, emails, 2, 4), description=f"Walkthrough with the {city} team.")
+        if city == "Hamburg":
+            room(site, next(r for r in rooms if r["name"] == "Elbe"))
+        add(TRAVEL, f"Flight {code} → LIS TP {rng.randint(500, 1999)}", _t(back, "18:20"), _t(back, "21:55"),
+            location=f"{city} Airport ({code})")
+
+    # One-off meetings on weekdays, mostly in the primary calendar.
+    days = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
+    days = [d for d in days if d.weekday() < 5 and d.isoformat() not in holidays]
+    others = [e for e in emails if e not in (santos, santana)]
+    for _ in range(SIZES[size]):
+        title, about, minutes, (lo, hi), roomy = rng.choice(MEETINGS)
+        day = rng.choice(days)
+        hhmm = f"{rng.choice((8, 9, 10, 11, 13, 14, 15, 16, 17))}:{rng.choice(('00', '30'))}".zfill(5)
+        person = rng.choice(staff)
+        values = {"customer": rng.choice(CUSTOMERS), "carrier": rng.choice(CARRIERS), "project": rng.choice(PROJECTS),
+                  "service": rng.choice(SERVICES), "vendor": rng.choice(VENDORS), "person": person.full_name}
+        start = _t(day, hhmm)
+        guests = [{"email": person.email, "response_status": "accepted"}] if "{person}" in title else \
+            _guests(rng, others, lo, hi)
+        calendar = OPS if rng.random() < 0.15 else OWNER
+        event = add(calendar, title.format(**values), start, _plus(start, minutes), description=about.format(**values),
+                    attendees=guests, status="tentative" if rng.random() < 0.04 else "confirmed")
+        if roomy and rng.random() < 0.8:
+            room(event, rng.choice(lisbon))
+    # The Q1 budget review, the day before the monthly one's March occurrence.
+    q1 = add(OWNER, "Q1 budget review", "2026-03-18T10:00", "2026-03-18T11:30",
+             description="Q1 close: ops spend against budget, carrier rates, Q2 asks.",
+             attendees=_guests(rng, others, 3, 4, accepted=1.0))
+    room(q1, next(r for r in rooms if r["name"] == "Tejo"))
+    events.sort(key=lambda e: (e["start"], e["id"]))
+    calendars = [
+        {"id": OWNER, "name": "Priya Raman", "description": "", "primary": True},
+        {"id": OPS, "name": "Operations team", "description": "Shared calendar of the operations team", "primary": False},
+        {"id": TRAVEL, "name": "Travel", "description": "Flights, hotels and site visits", "primary": False},
+        {"id": HOLIDAYS, "name": "Holidays in Portugal", "description": "Public holidays in Portugal", "primary": False},
+    ]
+    return {"owner": OWNER, "time_zone": "Europe/Lisbon", "now": NOW, "calendars": calendars, "events": events,
+            "people": directory, "rooms": rooms}
+
+
+def describe(state: dict[str, Any]) -> dict[str, int]:
+    events = state["events"]
+    return {"calendars": len(state["calendars"]), "events": len(events),
+            "series": sum(bool(e.get("recurrence")) for e in events),
+            "exceptions": sum(e.get("recurring_event_id") is not None for e in events),
+            "people": len(state["people"]), "rooms": len(state["rooms"])}
+
+
+GENERATOR = WorldGenerator(
+    name="calendar", version=1, build=build, describe=describe,
+    collections={"calendars": "id", "events": "id", "people": "email", "rooms": "email"},
+)
+
+__all__ = ["GENERATOR"]
