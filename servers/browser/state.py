@@ -3,12 +3,19 @@
 The session is the current page, the back stack, every page loaded in order (``visited``), the
 values typed into the current page's forms but not yet sent (``drafts``), and every form submitted.
 Form values are strings, as a browser sends them; a checkbox is ``"true"`` or ``"false"``.
+
+Two additions for realistic sites (both optional, so older states load unchanged): a form with
+``method: "get"`` (a search box) is not recorded as a submission: sending it navigates to its action
+with the values as a query string (``/search?q=holiday``); and a page with ``search: true`` answers any
+query string on its URL with the site's pages that contain every word of ``q``, ten a page
+(``/search?q=holiday&page=2``). Such a URL is a page of the site for ``current_url``, ``back`` and
+``visited``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -62,6 +69,8 @@ class Form(Model):
     fields: list[FormField] = Field(min_length=1)
     submit_label: str = "Submit"
     action: Url | None = Field(default=None, description="Page shown after submitting (absolute or relative URL)")
+    method: Literal["post", "get"] = Field(
+        default="post", description="'get': a search box, sent as a query string to its action and not recorded")
 
     @field_validator("id")
     @classmethod
@@ -94,6 +103,7 @@ class Page(Model):
     text: str = ""
     links: list[Link] = Field(default_factory=list)
     forms: list[Form] = Field(default_factory=list)
+    search: bool = Field(default=False, description="A search page: its URL with ?q=... lists matching pages")
 
     @field_validator("url")
     @classmethod
@@ -124,6 +134,8 @@ class BrowserState(ServerState):
     drafts: dict[str, dict[str, str]] = Field(default_factory=dict)
     submissions: list[Submission] = Field(default_factory=list)
 
+    world_generator: ClassVar[str] = "browser"
+
     @model_validator(mode="after")
     def _consistent(self) -> "BrowserState":
         urls = [p.url for p in self.pages]
@@ -137,7 +149,7 @@ class BrowserState(ServerState):
                 if form.action is not None and resolve(page.url, form.action) not in urls:
                     raise ValueError(f"form {form.id!r}: action {form.action!r} is not a page of the site")
         for url in [self.current_url, *self.back]:
-            if url is not None and url not in urls:
+            if url is not None and url not in urls and self.search_page(url) is None:
                 raise ValueError(f"{url!r} is not a page of the site")
         if self.back and self.current_url is None:
             raise ValueError("a back stack needs a current page")
@@ -152,4 +164,12 @@ class BrowserState(ServerState):
         return self
 
     def page(self, url: str | None) -> Page | None:
+        """The page at exactly ``url`` (a search page's URL with a query string is not one: see
+        ``search_page``)."""
         return next((p for p in self.pages if p.url == url), None)
+
+    def search_page(self, url: str) -> Page | None:
+        """The search page ``url`` asks, when it is a search page's URL with a query string."""
+        base, _, query = url.partition("?")
+        page = self.page(base)
+        return page if page is not None and page.search and query else None

@@ -3,6 +3,10 @@
 ``browser_snapshot`` renders the current page as an accessibility-style outline in which every
 link, form field and button has a ref (``e1``, ``e2``, ... in page order); the other tools act on
 an element by its ref. Refs are stable for a given page.
+
+A search page (``Page.search``) loaded with a query string shows the site's pages containing every
+word of ``q`` (title and text, case-insensitive; title matches first, then by URL), ``PAGE_SIZE`` a
+page, with "Next page" and "Previous page" links carrying ``page=N``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Annotated, Literal
+from urllib.parse import parse_qs, urlencode
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +26,8 @@ Ref = Annotated[str, Field(min_length=1, description="Exact element reference fr
 Element = Annotated[str | None, Field(description="Human-readable element description (for the log)")]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ROLE = {"checkbox": "checkbox", "select": "combobox"}
+#: Results per page of a search page.
+PAGE_SIZE = 10
 
 
 @dataclass(frozen=True)
@@ -52,10 +59,49 @@ class BrowserTools(Toolset[BrowserState]):
 
     # -- page model --------------------------------------------------------------------------
     def _current(self) -> Page:
-        page = self.state.page(self.state.current_url)
-        if page is None:
+        if self.state.current_url is None:
             raise ToolError("no page is open; use browser_navigate first")
-        return page
+        return self._page_at(self.state.current_url)
+
+    def _page_at(self, url: str) -> Page:
+        page = self.state.page(url)
+        if page is not None:
+            return page
+        search = self.state.search_page(url)
+        if search is None:
+            raise ToolError(f"page not found (404): {url}")
+        return self._results(search, url)
+
+    def _results(self, search: Page, url: str) -> Page:
+        """The search page ``search`` answering the query string of ``url``."""
+        query = parse_qs(url.partition("?")[2])
+        q = " ".join(query.get("q", [])).strip()
+        number = query.get("page", ["1"])[-1]
+        if not number.isdigit() or int(number) < 1:
+            raise ToolError(f"page not found (404): {url} (page must be a positive number)")
+        words = [w for w in re.split(r"\W+", q.lower()) if w]
+        hits = []
+        for page in self.state.pages:
+            if page.search or not words:
+                continue
+            title, body = page.title.lower(), f"{page.title}\n{page.text}".lower()
+            if all(w in body for w in words):
+                hits.append((not all(w in title for w in words), page.url, page))
+        hits.sort(key=lambda h: (h[0], h[1]))
+        start = (int(number) - 1) * PAGE_SIZE
+        shown = [h[2] for h in hits[start:start + PAGE_SIZE]]
+        if not shown:
+            text = f'No results for "{q}".' if start == 0 else f'No more results for "{q}".'
+        else:
+            text = f'Results {start + 1}-{start + len(shown)} of {len(hits)} for "{q}".'
+            text += "".join(f"\n{page.title}: {(page.text.splitlines() or [''])[0][:120]}" for page in shown)
+        links = [*search.links, *(Link(text=page.title, href=page.url) for page in shown)]
+        base = search.url
+        if start > 0:
+            links.append(Link(text="Previous page", href=f"{base}?{urlencode({'q': q, 'page': int(number) - 1})}"))
+        if start + PAGE_SIZE < len(hits):
+            links.append(Link(text="Next page", href=f"{base}?{urlencode({'q': q, 'page': int(number) + 1})}"))
+        return Page(url=url, title=f'Search: {q}' if q else search.title, text=text, links=links, forms=search.forms)
 
     @staticmethod
     def _targets(page: Page) -> list[_Target]:
@@ -110,9 +156,7 @@ class BrowserTools(Toolset[BrowserState]):
 
     # -- session changes ---------------------------------------------------------------------
     def _load(self, url: str, *, push: bool = True) -> str:
-        page = self.state.page(url)
-        if page is None:
-            raise ToolError(f"page not found (404): {url}")
+        page = self._page_at(url)
         back = list(self.state.back)
         if push and self.state.current_url is not None:
             back.append(self.state.current_url)
@@ -151,6 +195,10 @@ class BrowserTools(Toolset[BrowserState]):
                 raise ToolError(f"form {form.id!r} was not submitted: required field {field.name!r} ({field.label}) is empty")
             if field.type == "email" and values[field.name] and not re.match(r"^[^@\s]+@[^@\s]+$", values[field.name]):
                 raise ToolError(f"form {form.id!r} was not submitted: {values[field.name]!r} in {field.name!r} is not an email address")
+        if form.method == "get":
+            target = resolve(page.url, form.action or page.url.partition("?")[0])
+            sent = {name: value for name, value in values.items() if value != ""}
+            return self._load(f"{target}?{urlencode(sent)}" if sent else target)
         drafts = {k: v for k, v in self.state.drafts.items() if k != form.id}
         self.state = self.state.model_copy(update={
             "submissions": [*self.state.submissions, Submission(form=form.id, page=page.url, fields=values)],

@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from servers.browser import BrowserState
-from tasks_catalog.predicates._registry import Args, Name, primitive
+from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
 
 
 class PageVisited(Args):
@@ -31,10 +31,13 @@ class FormSubmitted(Args):
     """True when some submission of the form with id `form` has, for every name in `fields`, exactly
     that value (string equality, case-sensitive; a checkbox is "true" or "false"). Fields not named
     may hold anything; an empty `fields` asks only that the form was submitted. A field the
-    submission lacks makes that submission not match."""
+    submission lacks makes that submission not match. `matches` checks free text on its substance:
+    for every name in it, the same submission's value must match that pattern (search semantics,
+    case-sensitive)."""
 
     form: Name
     fields: Annotated[dict[str, str], Field(description="field name -> submitted value")]
+    matches: Annotated[dict[str, Pattern] | None, Field(description="field name -> pattern its value must match")] = None
 
 
 @primitive("browser", "pageVisited", PageVisited)
@@ -49,7 +52,9 @@ def url_is(state: BrowserState, args: UrlIs) -> bool:
 
 @primitive("browser", "formSubmitted", FormSubmitted)
 def form_submitted(state: BrowserState, args: FormSubmitted) -> bool:
+    patterns = args.matches or {}
     return any(
         s.form == args.form and all(s.fields.get(name) == value for name, value in args.fields.items())
+        and all(search(pattern, s.fields.get(name)) for name, pattern in patterns.items())
         for s in state.submissions
     )

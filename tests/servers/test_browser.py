@@ -199,3 +199,60 @@ def test_a_bad_state_names_the_field():
                                      {"url": f"{BASE}/b", "title": "b", "forms": [form]}]})
     with pytest.raises(StateError, match="not a page of the site"):
         BrowserState.load({"pages": SITE["pages"], "current_url": f"{BASE}/nowhere"})
+
+
+# -- the intranet world: a search box (a get form) and paged search results ------------------------------
+WORLD = {"world": {"generator": "browser", "version": 1, "seed": 1, "size": "default"}}
+HOST = "https://intranet.kestrelfreight.com"
+
+
+def test_a_get_form_navigates_to_its_action_with_a_query_and_records_no_submission(live):
+    br = live("browser", WORLD)
+    snap = br.ok("browser_snapshot")
+    ref = next(line.split("[ref=")[1].split("]")[0] for line in snap.splitlines() if 'textbox "Search"' in line)
+    result = br.ok("browser_type", ref=ref, text="holiday policy", submit=True)
+    state = br.state()
+    assert state.current_url == f"{HOST}/search?q=holiday+policy" and state.submissions == []
+    assert state.visited[-1] == state.current_url and state.back == [f"{HOST}/"]
+    assert 'Results 1-4 of 4 for "holiday policy"' in result
+    assert f"-> {HOST}/hr/policies/holiday-2025" in result and f"-> {HOST}/hr/policies/holiday-2026" in result
+
+
+def test_search_results_come_ten_a_page_with_next_and_previous_links(live):
+    br = live("browser", WORLD)
+    first = br.ok("browser_navigate", url="/search?q=room")
+    assert 'Results 1-10 of 11 for "room"' in first and 'link "Next page"' in first and "Previous page" not in first
+    second = br.ok("browser_navigate", url=f"{HOST}/search?q=room&page=2")
+    assert 'Results 11-11 of 11 for "room"' in second and "Next page" not in second
+    assert f"-> {HOST}/search?q=room&page=1" in second
+    assert "page not found (404)" in br.error("browser_navigate", url="/search?q=room&page=zero")
+    assert 'No results for "zzzyx"' in br.ok("browser_navigate", url="/search?q=zzzyx")
+
+
+def test_a_search_url_is_a_page_for_going_back_and_a_plain_page_with_a_query_is_not(live):
+    br = live("browser", WORLD)
+    br.ok("browser_navigate", url="/search?q=workshop")
+    br.ok("browser_navigate", url="/events")
+    assert "Search: workshop" in br.ok("browser_navigate_back")
+    assert "page not found (404)" in br.error("browser_navigate", url="/events?q=workshop")
+
+
+def test_a_state_may_rest_on_a_search_url_but_not_on_an_unknown_query_page():
+    from servers import get_spec
+
+    base = get_spec("browser").load_state(WORLD).dump()
+    get_spec("browser").load_state({**base, "current_url": f"{HOST}/search?q=x", "back": [f"{HOST}/search?q=y"]})
+    with pytest.raises(StateError, match="is not a page of the site"):
+        get_spec("browser").load_state({**base, "current_url": f"{HOST}/news?q=x"})
+
+
+def test_every_link_and_form_action_of_the_world_leads_to_a_page_of_it():
+    from servers import get_spec
+    from servers.browser.state import resolve
+
+    for size in ("default", "small"):
+        state = get_spec("browser").load_state({"world": {**WORLD["world"], "size": size}})
+        urls = {p.url for p in state.pages}
+        broken = [(p.url, link.href) for p in state.pages for link in p.links if resolve(p.url, link.href) not in urls]
+        assert broken == []
+        assert sum(len(p.forms) for p in state.pages) >= 20
