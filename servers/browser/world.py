@@ -232,8 +232,9 @@ def _rooms(rng: random.Random, per_office: int) -> list[dict]:
                     start = rng.randrange(0, len(SLOTS) - 4)
                     length = rng.choice((2, 3, 4))
                     who = rng.choice(CUSTOMERS)
-                    bookings.append((day, SLOTS[start], SLOTS[start + length], f"{who} call"))
-            bookings = sorted(set(bookings))
+                    if all(d != day or start + length <= a or b <= start for d, a, b, _ in bookings):
+                        bookings.append((day, start, start + length, f"{who} call"))  # a room is never double-booked
+            bookings = [(d, SLOTS[a], SLOTS[b], t) for d, a, b, t in sorted(bookings)]
             text = (f"{name}, {city} office. Seats {capacity}. Video conferencing: {'yes' if video else 'no'}.\n"
                     "Bookings this week:" + "".join(f"\n{d} {a}-{b} {t}" for d, a, b, t in bookings))
             listing.append((name, slug, capacity, video))

@@ -29,7 +29,7 @@ PINNED = {
     ("filesystem", 1): "3d4ab6ea5a6ba763502b554917ea65661d2cd931b2383cfbf998eeb4f5d18d45",
     ("calendar", 1): "a331e4b1542e249495eb73875fb33b3ae0b69995be307fe53f698dcc1c1dbdbf",
     ("linear", 1): "a1657d9cc75d9f4707f712bf60687fd3ae0a49c85c4e4c5b069b0fd68621ffb3",
-    ("browser", 1): "d14accf1012fabd6295cdf6b2d52e5c9c79da2e7386e8ddb0c4be051236562c0",
+    ("browser", 1): "032a8e771da8cbe2b09190bfc2f8604d73014e69bd0209d34c7a490d047b60e3",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
