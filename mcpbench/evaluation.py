@@ -12,13 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpbench.agents.spec import Agent, ProcessAgent, parse_agent
 from mcpbench.runner import RunResult, Submission, run_tasks
 from runstore.split import Split
 from tasks_catalog.loader import DEV_DIR
 from tasks_catalog.schema import Task
+
+if TYPE_CHECKING:
+    from tasks_catalog.loader import TaskError
 
 
 
@@ -32,18 +35,15 @@ def load_split(split: str | Split, *, store=None, secret: str | bytes | None = N
     private month ``YYYY-MM`` (unsealed in memory with the operator's secret), a retired month
     ``Historical-YYYY-MM`` (its published plaintext, checked against its attestation first), or
     ``dir:<name>`` with ``tasks_dir``."""
-    from tasks_catalog.loader import load_valid_tasks
+    from tasks_catalog.loader import TaskLoadError
 
     parsed = Split.parse(split)
     if parsed.kind == "folder" and tasks_dir is None:
         raise ValueError(f"split {parsed.text!r} names a folder of task files: pass tasks_dir (--tasks-dir)")
     if parsed.kind in ("dev", "folder") or tasks_dir is not None:
-        tasks = load_valid_tasks([tasks_dir or DEV_DIR])
-        if task_ids:
-            unknown = sorted(set(task_ids) - {t.id for t in tasks})
-            if unknown:
-                raise LookupError(f"no such task: {', '.join(unknown)}")
-            tasks = [t for t in tasks if t.id in set(task_ids)]
+        tasks, errors = load_folder(tasks_dir or DEV_DIR, task_ids)
+        if errors:
+            raise TaskLoadError(errors)
         return tasks
     if parsed.kind == "historical":
         from tasks_catalog.months import load_historical_tasks
@@ -52,6 +52,22 @@ def load_split(split: str | Split, *, store=None, secret: str | bytes | None = N
     from tasks_catalog.months import load_month_tasks
 
     return load_month_tasks(store, parsed.text, secret, task_ids)
+
+
+def load_folder(tasks_dir: Path, task_ids: list[str] | None = None) -> tuple[list[Task], list[TaskError]]:
+    """The valid tasks under ``tasks_dir`` (only ``task_ids``, if given) and an error, naming its file and
+    JSON path, for every file that is not one; one bad file never hides the others. ``LookupError``
+    when a requested id is in no valid task."""
+    from tasks_catalog.loader import load_tasks
+
+    tasks, errors = load_tasks([tasks_dir])
+    if task_ids:
+        # an id whose file is refused is reported by its error, not as unknown
+        unknown = sorted(set(task_ids) - {t.id for t in tasks} - {e.task for e in errors})
+        if unknown:
+            raise LookupError(f"no such task: {', '.join(unknown)}")
+        tasks = [t for t in tasks if t.id in set(task_ids)]
+    return tasks, errors
 
 
 @dataclass
@@ -232,4 +248,4 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
 
 
 __all__ = ["INFRA_RETRIES", "EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
-           "pending_runs", "pending_task_ids", "is_private", "load_split", "make_submission", "open_sandbox"]
+           "pending_runs", "pending_task_ids", "is_private", "load_folder", "load_split", "make_submission", "open_sandbox"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,20 @@ DEV_DIR = Path(__file__).with_name("dev")
 
 @dataclass(frozen=True)
 class TaskError:
-    """One problem with one task: ``task`` is its id (or the file when the id is unknown)."""
+    """One problem with one task: ``task`` is its id (or the file when the id is unknown); ``file`` the
+    task file it came from, when it was loaded from one."""
 
     task: str
     path: str
     message: str
+    file: str | None = None
 
     def __str__(self) -> str:
         return f"{self.task}: {self.path}: {self.message}"
+
+    def located(self) -> str:
+        """The error naming its file too (when the file is not already what ``task`` names)."""
+        return str(self) if self.file is None or self.file == self.task else f"{self.file}: {self}"
 
 
 class TaskLoadError(ValueError):
@@ -168,15 +174,15 @@ def load_tasks(paths: list[Path]) -> tuple[list[Task], list[TaskError]]:
     nonces: dict[str, str] = {}
     for f in task_files(paths):
         task, errs = load_task_file(f)
-        errors += errs
+        errors += [replace(e, file=str(f)) for e in errs]
         if task is None or errs:
             continue
         if task.id in seen:
-            errors.append(TaskError(task.id, "$.id", f"duplicate id (also in {seen[task.id]})"))
+            errors.append(TaskError(task.id, "$.id", f"duplicate id (also in {seen[task.id]})", str(f)))
             continue
         if task.nonce in nonces:
             errors.append(TaskError(task.id, "$.nonce", f"same nonce as {nonces[task.nonce]}: every task needs "
-                                                        "its own (python -c 'import secrets; print(secrets.token_hex(16))')"))
+                                    "its own (python -c 'import secrets; print(secrets.token_hex(16))')", str(f)))
             continue
         seen[task.id] = str(f)
         nonces[task.nonce] = task.id

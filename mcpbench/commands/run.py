@@ -16,7 +16,9 @@ import click
               help="'dev' (the public dev set), a private month YYYY-MM (needs MCPBENCH_SECRET), or a "
                    "retired month Historical-YYYY-MM (its published plaintext, checked against its attestation).")
 @click.option("--tasks-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Run the tasks under this folder instead of a split (split dir:<folder name>; never ranks).")
+              help="Run the tasks under this folder instead of a split (split dir:<folder name>; never ranks). "
+                   "A file that does not load is reported with its JSON path; the others still run, and the "
+                   "exit code is 1.")
 @click.option("--tasks", "task_ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option("--trials", type=click.IntRange(1, 100), default=1, show_default=True,
@@ -49,7 +51,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     MCPBENCH_MODEL_UPSTREAM or OPENAI_BASE_URL, its key MCPBENCH_MODEL_UPSTREAM_KEY or OPENAI_API_KEY.
     """
     from mcpbench.agents.spec import AgentSpecError, parse_agent
-    from mcpbench.evaluation import evaluate, load_split, make_submission, open_sandbox
+    from mcpbench.evaluation import evaluate, load_folder, load_split, make_submission, open_sandbox
     from mcpbench.model_gateway import ModelSettings, ModelSettingsError
     from mcpbench.runner import uses_model
     from mcpbench.sandbox import SandboxUnavailable
@@ -79,12 +81,20 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         store = open_store(store_root)
     except StoreError as exc:
         raise click.BadParameter(str(exc), param_hint="--store") from None
+    refused = []  # task files under --tasks-dir that do not load: each reported, the others still judged
     try:
-        tasks = load_split(split, store=store, task_ids=list(task_ids) or None, tasks_dir=tasks_dir)
+        if tasks_dir is not None:
+            tasks, refused = load_folder(tasks_dir, list(task_ids) or None)
+        else:
+            tasks = load_split(split, store=store, task_ids=list(task_ids) or None)
     except TaskLoadError as exc:
         raise click.ClickException(f"the task set does not load:\n{exc}") from None
     except (LookupError, MonthError, SealError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    for error in refused:
+        click.echo(f"error: {error.located()}", err=True)
+    if refused and not tasks:
+        raise click.ClickException(f"no task under {tasks_dir} loads ({len(refused)} errors above)")
     try:
         sandbox = open_sandbox(agent, sandbox_name)
     except SandboxUnavailable as exc:
@@ -121,7 +131,9 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     if as_json:
         click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
                                "split": card["split"], "by_server": card["by_server"],
-                               "trials": card["trials"]}, indent=2))
+                               "trials": card["trials"],
+                               **({"task_errors": [e.located() for e in refused]} if tasks_dir else {})},
+                              indent=2))
     else:
         click.echo(format_scorecard(card))
         click.echo(f"landed in {store.url()}")
@@ -130,7 +142,11 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         click.echo(f"{len(lines)} runs did not pass:", err=True)
         for line in lines:
             click.echo(f"  {line}", err=True)
-    if summary.not_landed:
+    if refused:
+        files = sorted({e.file or e.task for e in refused})
+        click.echo(f"error: {len(files)} task files under {tasks_dir} were refused (above) and not run; "
+                   f"the other {len(tasks)} tasks were judged", err=True)
+    if summary.not_landed or refused:
         sys.exit(1)
 
 

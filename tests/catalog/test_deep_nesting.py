@@ -1,6 +1,6 @@
 """A task file nested 100,000 levels deep is refused with an error naming the file and the JSON path,
 in `tasks validate`, `tasks hash`, `run --tasks-dir` and the template loader; every other file of
-the folder is still judged."""
+the folder is still judged (and `run` still runs the valid tasks, then exits 1)."""
 
 from __future__ import annotations
 
@@ -61,12 +61,33 @@ def test_tasks_hash_hashes_every_other_file(folder):
     assert any(line.startswith(f"error: {folder / 'deep.json'}: $.initial_state.notes[0]") for line in lines)
 
 
-def test_run_with_a_tasks_dir_refuses_the_set_naming_the_deep_file(folder, tmp_path_factory):
+def test_run_with_a_tasks_dir_judges_the_good_tasks_and_names_each_bad_file(folder, tmp_path_factory):
+    doc = json.loads(GOOD.read_text(encoding="utf-8"))
+    doc["id"], doc["nonce"] = "fs-bad-predicate", "0c7f3a91d5e2b8460a1e9d37c5b2f468"
+    doc["success"] = {"filesystem.noSuchPrimitive": {"path": "x"}}
+    (folder / "bad-predicate.json").write_text(json.dumps(doc), encoding="utf-8")
     store = tmp_path_factory.mktemp("store")
-    result = CliRunner().invoke(main, ["run", "--agent", "oracle", "--tasks-dir", str(folder), "--store", str(store)])
+    result = CliRunner().invoke(main, ["run", "--agent", "oracle", "--tasks-dir", str(folder), "--store", str(store),
+                                       "--submission-id", "folder-mixed", "--json"])
     assert result.exit_code == 1 and not isinstance(result.exception, RecursionError)
     assert "Traceback" not in result.output
-    assert f"{folder / 'deep.json'}: $.initial_state.notes[0]" in result.output
+    assert f"error: {folder / 'deep.json'}: $.initial_state.notes[0]" in result.stderr
+    assert f"error: {folder / 'bad-predicate.json'}: fs-bad-predicate: $.success" in result.stderr
+    assert "2 task files under" in result.stderr and "the other 1 tasks were judged" in result.stderr
+    card = json.loads(result.stdout)
+    assert (card["attempted"], card["passed"]) == (1, 1) and len(card["task_errors"]) == 2
+    from runstore.store import open_store
+
+    assert [r["task_id"] for r in open_store(str(store)).read_runs("folder-mixed").to_pylist()] == ["fs-set-log-level"]
+
+
+def test_run_with_a_tasks_dir_where_nothing_loads_runs_nothing_and_says_so(tmp_path, tmp_path_factory):
+    _deep_task(tmp_path)
+    store = tmp_path_factory.mktemp("store")
+    result = CliRunner().invoke(main, ["run", "--agent", "oracle", "--tasks-dir", str(tmp_path), "--store", str(store)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"error: {tmp_path / 'deep.json'}: $.initial_state.notes[0]" in result.stderr
+    assert f"no task under {tmp_path} loads (1 errors above)" in result.stderr
 
 
 def test_a_deep_template_file_is_a_template_error_naming_the_file(tmp_path):
