@@ -35,20 +35,35 @@ def rows(store, sql):
 
 
 def test_a_submitter_is_flagged_only_for_a_jump_above_two_sigma_of_enough_history(store):
-    # alice: 4, 5, 4, 5 of 10, then 9 -> flagged; bob: same history, then 5 -> not flagged
+    # of 20 tasks: alice: 8, 10, 8, 10, then 18 -> flagged; bob: same history, then 10 -> not flagged
     # carol: only two prior submissions before her jump -> too little history to judge
-    # dave: a noisy history (1, 9, 2, 8) -> sd ~ 0.42, so 0.9 is within 2 sigma
-    histories = {"alice": [4, 5, 4, 5, 9], "bob": [4, 5, 4, 5, 5], "carol": [4, 5, 10], "dave": [1, 9, 2, 8, 9]}
+    # dave: a noisy history (2, 18, 4, 16) -> sd ~ 0.42, so 0.9 is within 2 sigma
+    histories = {"alice": [8, 10, 8, 10, 18], "bob": [8, 10, 8, 10, 10], "carol": [8, 10, 20],
+                 "dave": [2, 18, 4, 16, 18]}
     for submitter, scores in histories.items():
         for i, passed in enumerate(scores):
-            submit(store, f"{submitter}-{i}", submitter, f"2026-0{i + 1}", day=31 * i, outcomes=score(passed))
+            submit(store, f"{submitter}-{i}", submitter, f"2026-0{i + 1}", day=31 * i, outcomes=score(passed, 20))
     submit(store, "erin-dev", "erin", "dev", day=0, outcomes=score(1))
     flags = rows(store, "select * from anomaly_submitter_flags")
     assert [f["submission_id"] for f in flags] == ["alice-4"]
     (flag,) = flags
     assert flag["prior_submissions"] == 4 and flag["prior_mean"] == pytest.approx(0.45)
     assert flag["success_rate"] == 0.9 and flag["z_score"] > 2
+    assert (flag["prior_passed"], flag["prior_attempted"]) == (36, 80)
+    assert flag["success_rate_ci_low"] > flag["prior_ci_high"]
     assert "0.900" in flag["reason"] and "4 prior submissions" in flag["reason"]
+    assert f"lies above theirs [{flag['prior_ci_low']:.3f}, {flag['prior_ci_high']:.3f}] (36/80)" in flag["reason"]
+
+
+def test_a_jump_past_two_sigma_that_the_leaderboards_intervals_cannot_separate_is_not_flagged(store):
+    # 4, 5, 4, 5 of 10, then 9 of 10: 2.4 sigma above the prior mean, but 9/10's 95% Wilson interval
+    # [0.596, 0.982] overlaps the prior 18/40's [0.307, 0.601]: within the noise the leaderboard reports
+    for i, passed in enumerate([4, 5, 4, 5, 9]):
+        submit(store, f"ann-{i}", "ann", f"2026-0{i + 1}", day=31 * i, outcomes=score(passed))
+    judged = rows(store, "select * from anomaly_submitter_flags")
+    assert judged == []
+    (entry,) = rows(store, "select success_rate_ci_low, success_rate_ci_high from leaderboard_contemporary")
+    assert entry["success_rate_ci_low"] == pytest.approx(0.596, abs=1e-3)
 
 
 def test_a_task_whose_success_jumps_across_several_submitters_is_flagged_as_leaked(store):
@@ -66,6 +81,26 @@ def test_a_task_whose_success_jumps_across_several_submitters_is_flagged_as_leak
     (flag,) = flags
     assert (flag["prior_success_rate"], flag["success_rate"], flag["submitters_passed"]) == (0.0, 1.0, 4)
     assert flag["prior_attempts"] == 8 and "passed by 4 submitters" in flag["reason"]
+
+
+STILL = {"task-a": True, "task-b": False, "task-c": True, "task-d": False, "task-e": False}
+
+
+def test_a_tasks_rise_within_the_noise_of_its_few_earlier_runs_is_not_flagged_as_leaked(store):
+    # task-x: passed by 2 of 5 submitters in 2026-01 (0.4), by all 4 in 2026-02 (1.0): a rise of 0.6 by
+    # 4 submitters while the other five tasks hold still (the month's median rise is 0), but 4/4's 95% Wilson interval [0.510, 1] overlaps
+    # 2/5's [0.118, 0.769]. task-y: 0 of 5, then 4 of 4: [0, 0.434] against [0.510, 1], flagged.
+    for k, who in enumerate(["ann", "ben", "cat", "dan", "eve"]):
+        submit(store, f"{who}-01", who, "2026-01", day=k,
+               outcomes={"task-x": k < 2, "task-y": False, **STILL})
+    for k, who in enumerate(["ann", "ben", "cat", "dan"]):
+        submit(store, f"{who}-02", who, "2026-02", day=31 + k,
+               outcomes={"task-x": True, "task-y": True, **STILL})
+    flags = rows(store, "select * from anomaly_task_flags")
+    assert [(f["task_id"], f["month"]) for f in flags] == [("task-y", "2026-02")]
+    (flag,) = flags
+    assert flag["success_rate_ci_low"] == pytest.approx(0.510, abs=1e-3) and flag["prior_ci_high"] < 0.5
+    assert flag["month_median_jump"] == 0 and "95% intervals" in flag["reason"]
 
 
 def test_the_contemporary_leaderboard_ranks_the_latest_private_month_and_never_the_dev_set(store):

@@ -4,7 +4,9 @@
 --   * it had at least 5 attempts in earlier months,
 --   * its success rate rose by at least 0.5 over its earlier months' pooled rate, and
 --   * that rise beats the month's median rise over all tasks by at least 0.4, so that agents
---     getting better at everything does not flag every task.
+--     getting better at everything does not flag every task, and
+--   * the rise is outside the noise the leaderboard reports (the same model as its separable_from_next):
+--     the month's 95% Wilson interval lies wholly above that of the earlier months' pooled runs.
 with facts as (
     select * from run_facts
     where split_kind = 'private' and attempted
@@ -41,7 +43,11 @@ jumps as (
         *,
         passes / attempts as success_rate,
         prior_passes / nullif(prior_attempts, 0) as prior_success_rate,
-        passes / attempts - prior_passes / nullif(prior_attempts, 0) as jump
+        passes / attempts - prior_passes / nullif(prior_attempts, 0) as jump,
+        wilson_low(passes, attempts) as success_rate_ci_low,
+        wilson_high(passes, attempts) as success_rate_ci_high,
+        wilson_low(prior_passes, prior_attempts) as prior_ci_low,
+        wilson_high(prior_passes, prior_attempts) as prior_ci_high
     from with_prior
 ),
 
@@ -67,17 +73,23 @@ final as (
         prior_success_rate,
         jump,
         month_median_jump,
+        success_rate_ci_low,
+        success_rate_ci_high,
+        prior_ci_low,
+        prior_ci_high,
         printf(
             'success rate rose from %.3f (%d/%d in earlier months) to %.3f (%d/%d), passed by %d submitters; '
-            || 'the month''s median task rose %.3f',
+            || 'the month''s median task rose %.3f; 95%% intervals [%.3f, %.3f] then [%.3f, %.3f]',
             prior_success_rate, prior_passes, prior_attempts, success_rate, passes, attempts,
-            submitters_passed, month_median_jump
+            submitters_passed, month_median_jump, prior_ci_low, prior_ci_high, success_rate_ci_low,
+            success_rate_ci_high
         ) as reason
     from with_month_median, params
     where submitters_passed >= params.min_submitters_passed
         and prior_attempts >= params.min_prior_attempts
         and jump >= params.min_jump
         and jump - month_median_jump >= params.min_excess_jump
+        and success_rate_ci_low > prior_ci_high
 )
 
 select * from final
