@@ -37,6 +37,8 @@ MONTHS = [f"2025-{m:02d}" for m in range(6, 13)] + [f"2026-{m:02d}" for m in ran
 MARTS = ["metrics_by_submission", "metrics_by_submission_server", "metrics_aggregate",
          "anomaly_submitter_flags", "anomaly_task_flags", "leaderboard_contemporary"]
 SECTION = "## Warehouse"
+#: bump when the synthetic runs' shape changes, so a cached store of an older shape is not reused
+GENERATION = "v2-frames"
 
 
 # -- synthetic data -------------------------------------------------------------------------------
@@ -57,7 +59,14 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
     skill = rng.uniform(0.2, 0.8, SUBMITTERS)[sub % SUBMITTERS]
     r = rng.random(n_runs)
     status = np.where(r < 0.01, "infra_error", np.where(rng.random(n_runs) < skill, "passed", "failed"))
-    counts = np.where(status == "infra_error", 0, rng.integers(10, 31, n_runs))
+    infra, failed = status == "infra_error", status == "failed"
+    counts = np.where(infra, 0, rng.integers(10, 31, n_runs))
+    # why each run ended, as the runner decides it: a failed run's first failure in END_REASONS order
+    why = np.array(["timeout", "agent_exit", "over_budget", "frame_violated", "predicate_false"])[
+        rng.choice(5, n_runs, p=[0.05, 0.10, 0.05, 0.15, 0.65])]
+    end_reason = np.where(infra, "infra:sandbox", np.where(failed, why, "passed"))
+    frame_violated = end_reason == "frame_violated"
+    predicate = np.where(failed, frame_violated | (rng.random(n_runs) < 0.2), True)
     max_steps = np.full(n_runs, 40)
     base = np.datetime64("2025-06-01T00:00:00", "us")
     started = base + (sub * 3600 * 1_000_000 // max(1, n_subs // 8000 + 1)).astype("timedelta64[us]") \
@@ -73,22 +82,28 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
         "task_hash": np.full(n_runs, "sha256:0"), "server": np.array(SERVERS)[task % 10],
         "difficulty": np.array(["easy", "medium", "hard"])[task % 3],
         "category": np.where(task % 8 == 0, "recovery", "standard"), "goal": np.full(n_runs, REDACTED),
-        "status": status, "passed": status == "passed", "predicate_passed": status == "passed",
-        "over_budget": np.zeros(n_runs, bool), "timed_out": np.zeros(n_runs, bool),
-        "agent_error": np.zeros(n_runs, bool), "exit_code": np.zeros(n_runs, np.int64), "max_steps": max_steps,
+        "status": status, "passed": status == "passed",
+        "predicate_passed": pa.array(predicate, mask=infra),
+        "over_budget": end_reason == "over_budget", "timed_out": end_reason == "timeout",
+        "agent_error": np.isin(end_reason, ["timeout", "agent_exit"]),
+        "exit_code": pa.array(np.where(end_reason == "agent_exit", 1, np.where(end_reason == "timeout", -9, 0)),
+                              mask=infra), "max_steps": max_steps,
         "timeout_s": np.full(n_runs, 120.0), "tool_calls": counts, "errors_observed": np.zeros(n_runs, np.int64),
         "faults_injected": np.zeros(n_runs, np.int64), "infra_error": pa.nulls(n_runs, pa.string()),
         "sandbox": np.full(n_runs, "local"), "started_at": ts, "ended_at": ts, "duration_s": np.full(n_runs, 10.0),
         "agent_s": np.full(n_runs, 9.0), "harness_ms": np.full(n_runs, 20.0),
-        "final_state_digest": np.full(n_runs, "sha256:1"),
-        "end_reason": np.where(status == "passed", "passed", "predicate_false"),
+        "final_state_digest": pa.array(np.full(n_runs, "hmac-sha256:" + "0" * 64), mask=infra),
+        "end_reason": end_reason,
         "stderr_tail": pa.nulls(n_runs, pa.string()), "goals_published": np.zeros(n_runs, bool),
+        "frame_held": pa.array(~frame_violated, mask=infra),
+        "frame_violations": pa.array(np.full(n_runs, "channel: 1 deleted"), mask=~frame_violated),
         "trial": np.ones(n_runs, np.int64), "model_requests": np.where(status == "infra_error", 0, counts + 1),
         "model_errors": np.zeros(n_runs, np.int64), "model_retries": np.zeros(n_runs, np.int64),
         "model_refused": np.zeros(n_runs, np.int64), "model_prompt_tokens": counts * 1500,
         "model_completion_tokens": counts * 60, "model_tokens_estimated": np.zeros(n_runs, bool),
         "model_latency_ms": counts * 400.0, "model_cost_nanousd": counts * (1500 * 150 + 60 * 600),
-    }).cast(RUN_SCHEMA)
+        "split_kind": np.full(n_runs, "private"),
+    }).select(RUN_SCHEMA.names).cast(RUN_SCHEMA)
     call_run = np.repeat(run_idx, counts)
     n = len(call_run)
     seq = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts) + 1
@@ -140,6 +155,12 @@ def bench_duckdb(root: Path, work: Path) -> dict:
 def bench_polars(root: Path, work: Path) -> dict:
     import polars as pl
 
+    def wilson(k, n, sign: int):
+        """The 95% Wilson bound (sign -1: low, +1: high), as the warehouse's wilson_low/wilson_high macros."""
+        z, z2 = 1.959963984540054, 3.841458820694124
+        k, n = k.cast(pl.Float64), n.cast(pl.Float64)
+        return (k + z2 / 2 + sign * z * (k * (n - k) / n + z2 / 4).sqrt()) / (n + z2)
+
     t0 = time.perf_counter()
     runs = pl.scan_parquet(str(root / "runs" / "**" / "*.parquet"))
     calls = pl.scan_parquet(str(root / "calls" / "**" / "*.parquet"))
@@ -170,15 +191,19 @@ def bench_polars(root: Path, work: Path) -> dict:
     by_server = metrics(["submission_id", "submitter", "agent", "split", "server"])
     aggregate = pl.concat([metrics(["split", "server"]),
                            metrics(["split"]).with_columns(server=pl.lit("all"))], how="diagonal")
-    hist = by_sub.sort("submitter", "submitted_at", "submission_id").with_columns(
+    hist = by_sub.filter(pl.col("attempted") > 0).sort("submitter", "submitted_at", "submission_id").with_columns(
         n=pl.int_range(pl.len()).over("submitter"),
         s=pl.col("success_rate").cum_sum().over("submitter") - pl.col("success_rate"),
-        q=(pl.col("success_rate") ** 2).cum_sum().over("submitter") - pl.col("success_rate") ** 2)
+        q=(pl.col("success_rate") ** 2).cum_sum().over("submitter") - pl.col("success_rate") ** 2,
+        pk=pl.col("passed").cum_sum().over("submitter") - pl.col("passed"),
+        pn=pl.col("attempted").cum_sum().over("submitter") - pl.col("attempted"))
     hist = hist.with_columns(mean=pl.col("s") / pl.col("n")).with_columns(
         sd=((pl.col("q") - pl.col("n") * pl.col("mean") ** 2) / (pl.col("n") - 1)).clip(0).sqrt())
     binomial = (pl.col("mean") * (1 - pl.col("mean")) / pl.col("attempted")).sqrt()
     sigma = pl.max_horizontal(pl.col("sd").fill_null(0), binomial, pl.lit(0.025))
-    submitter_flags = hist.filter((pl.col("n") >= 3) & (pl.col("success_rate") > pl.col("mean") + 2 * sigma))
+    submitter_flags = hist.filter((pl.col("n") >= 3) & (pl.col("success_rate") > pl.col("mean") + 2 * sigma)
+                                  & (wilson(pl.col("passed"), pl.col("attempted"), -1)
+                                     > wilson(pl.col("pk"), pl.col("pn"), 1)))
     tm = (facts.filter(pl.col("attempted")).group_by("task_id", "split")
           .agg(pl.len().alias("attempts"), pl.col("passed").sum().alias("passes"),
                pl.col("submitter").filter(pl.col("passed")).n_unique().alias("submitters_passed"))
@@ -188,7 +213,8 @@ def bench_polars(root: Path, work: Path) -> dict:
           .with_columns(jump=pl.col("passes") / pl.col("attempts") - pl.col("pp_") / pl.col("pa_"))
           .with_columns(med=pl.col("jump").median().over("split")))
     task_flags = tm.filter((pl.col("submitters_passed") >= 3) & (pl.col("pa_") >= 5) & (pl.col("jump") >= 0.5)
-                           & (pl.col("jump") - pl.col("med") >= 0.4))
+                           & (pl.col("jump") - pl.col("med") >= 0.4)
+                           & (wilson(pl.col("passes"), pl.col("attempts"), -1) > wilson(pl.col("pp_"), pl.col("pa_"), 1)))
     current = by_sub["split"].max()
     board = by_sub.filter(pl.col("split") == current).sort(
         ["success_rate", "efficiency", "hallucination_rate"], descending=[True, False, False], nulls_last=True)
@@ -265,7 +291,7 @@ def main() -> None:
         return
     lines = []
     for size in args.sizes:
-        root = args.data / f"store-{size}"
+        root = args.data / f"store-{size}-{GENERATION}"
         t = time.perf_counter()
         info = generate(root, size)
         print(f"data {size}: {info} ({time.perf_counter() - t:.1f}s to generate or find)", flush=True)
