@@ -14,6 +14,9 @@ operator's key, which the agent never holds, and per run:
 - records every tool call the model emitted that could never reach the MCP gateway (malformed
   arguments) in the run's trace (``record_emitted_calls``);
 - cancels the upstream request when the agent disconnects or the run ends.
+
+The upstream speaks OpenAI chat completions, or the Anthropic Messages API
+(``MCPBENCH_MODEL_UPSTREAM_API=anthropic``), which ``anthropic`` translates to and from.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 import anyio
 import httpx
 
+from mcpbench.model_gateway import anthropic
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls
 from mcpbench.model_gateway.settings import ModelSettings
@@ -67,6 +71,8 @@ class ModelGatewayHost:
         self._headers = {"Content-Type": "application/json"}
         if self.settings.upstream_key:
             self._headers["Authorization"] = f"Bearer {self.settings.upstream_key}"
+        if self.settings.upstream_api == "anthropic":
+            self._headers = anthropic.headers(self.settings.upstream_key)
 
     def url(self, route: ModelRoute) -> str:
         """The base URL (…/v1) a process beside the harness, or a sandboxed one through its forwarded
@@ -169,6 +175,8 @@ class ModelGatewayHost:
         if streaming and "stream_options" not in request:
             request["stream_options"] = {"include_usage": True}
         started = time.perf_counter()
+        if settings.upstream_api == "anthropic":
+            return await self._forward_translated(route, request, send, started)
         try:
             response = await self._open(route, request)
         except anyio.get_cancelled_exc_class():
@@ -217,12 +225,46 @@ class ModelGatewayHost:
                 meter.count(request, done, model=model, settings=settings, started=started, error=False)
             await _close_quietly(response)
 
+    async def _forward_translated(self, route: ModelRoute, request: dict[str, Any], send: Any, started: float) -> None:
+        """As ``_forward``, for an Anthropic Messages upstream: asked for a whole answer, translated back
+        to a chat completion (an event stream when the agent asked for one), metered the same way."""
+        meter, settings = route.meter, self.settings
+        model = str(request.get("model", ""))
+        try:
+            response = await self._open(route, request)
+        except anyio.get_cancelled_exc_class():
+            meter.count(request, Completion(), model=model, settings=settings, started=started, error=False)
+            raise
+        if response is None:
+            return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
+        done, metered = Completion(), False
+        try:
+            raw = await response.aread()
+            error = response.status_code != 200
+            body = anthropic.to_chat_error(raw) if error else anthropic.to_chat_completion(raw, model)
+            if not error:
+                done = Completion.from_body(body)
+            meter.count(request, done, model=model, settings=settings, started=started, error=error)
+            metered = True
+            if error:
+                return await _send(send, response.status_code, body, "application/json")
+            record_emitted_calls(route.gateway, done.calls, meter)
+            if request.get("stream") is True and done.malformed is None:
+                return await _send(send, 200, anthropic.as_event_stream(body), "text/event-stream")
+            return await _send(send, 200, body, "application/json")
+        finally:
+            if not metered:  # cancelled while the answer was read: the upstream still read the prompt
+                meter.count(request, done, model=model, settings=settings, started=started, error=False)
+            await _close_quietly(response)
+
     async def _open(self, route: ModelRoute, request: dict[str, Any]) -> httpx.Response | None:
         """The upstream's response (status below 500 and not 429), retrying within the run's budget;
         None, with ``meter.unavailable`` set, when the model stayed unavailable."""
         assert self._client is not None
         settings, meter = self.settings, route.meter
         url = f"{settings.upstream_url}/chat/completions"
+        if settings.upstream_api == "anthropic":
+            url, request = f"{settings.upstream_url}/messages", anthropic.to_messages_request(request)
         attempt = 0
         while True:
             attempt += 1

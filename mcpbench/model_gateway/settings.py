@@ -5,8 +5,11 @@ upstream, which falls back to ``OPENAI_BASE_URL`` and then to OpenAI's public en
 
 =================================  ===========================================================
 ``MCPBENCH_MODEL_UPSTREAM``        the upstream's OpenAI-compatible base URL (…/v1); default
-                                   ``OPENAI_BASE_URL``
-``MCPBENCH_MODEL_UPSTREAM_KEY``    its key (sent as a bearer token); default ``OPENAI_API_KEY``.
+                                   ``OPENAI_BASE_URL`` (for ``anthropic``: https://api.anthropic.com/v1)
+``MCPBENCH_MODEL_UPSTREAM_API``    ``openai`` (chat completions, the default) or ``anthropic`` (the
+                                   Messages API, translated by the gateway: ``anthropic.py``)
+``MCPBENCH_MODEL_UPSTREAM_KEY``    its key (a bearer token; ``x-api-key`` for ``anthropic``); default
+                                   ``OPENAI_API_KEY`` (for ``anthropic``: ``ANTHROPIC_API_KEY``).
                                    Only the gateway holds it: agents never see it.
 ``MCPBENCH_MODEL``                 pin the model: the gateway rewrites every request's ``model``
 ``MCPBENCH_MODEL_PRICES``          a price table, inline JSON or a path to a JSON file:
@@ -29,6 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
+ANTHROPIC_UPSTREAM = "https://api.anthropic.com/v1"
+#: the upstream APIs the gateway speaks: OpenAI chat completions, or Anthropic Messages (translated)
+UPSTREAM_APIS = ("openai", "anthropic")
 
 
 class ModelSettingsError(ValueError):
@@ -103,8 +109,12 @@ class ModelSettings:
     requeues: int = 1
     #: seconds to wait for the upstream's next byte (a stream that stalls longer is broken)
     read_timeout_s: float = 300.0
+    upstream_api: str = "openai"
 
     def __post_init__(self) -> None:
+        if self.upstream_api not in UPSTREAM_APIS:
+            raise ModelSettingsError(f"MCPBENCH_MODEL_UPSTREAM_API: expected one of {', '.join(UPSTREAM_APIS)}, "
+                                     f"got {self.upstream_api!r}")
         if not self.upstream_url.startswith(("http://", "https://")):
             raise ModelSettingsError(f"MCPBENCH_MODEL_UPSTREAM: expected an http(s) URL, got {self.upstream_url!r}")
         if self.max_attempts < 1:
@@ -127,9 +137,15 @@ class ModelSettings:
             except ValueError:
                 raise ModelSettingsError(f"{name}: expected a {kind.__name__}, got {raw!r}") from None
 
+        api = env.get("MCPBENCH_MODEL_UPSTREAM_API", "").strip().lower() or "openai"
+        if api == "anthropic":
+            url = env.get("MCPBENCH_MODEL_UPSTREAM") or ANTHROPIC_UPSTREAM
+            key = env.get("MCPBENCH_MODEL_UPSTREAM_KEY") or env.get("ANTHROPIC_API_KEY") or ""
+        else:
+            url = env.get("MCPBENCH_MODEL_UPSTREAM") or env.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM
+            key = env.get("MCPBENCH_MODEL_UPSTREAM_KEY") or env.get("OPENAI_API_KEY") or ""
         values = dict(
-            upstream_url=(env.get("MCPBENCH_MODEL_UPSTREAM") or env.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM).rstrip("/"),
-            upstream_key=env.get("MCPBENCH_MODEL_UPSTREAM_KEY") or env.get("OPENAI_API_KEY") or "",
+            upstream_api=api, upstream_url=url.rstrip("/"), upstream_key=key,
             model=env.get("MCPBENCH_MODEL") or None,
             prices=PriceTable.parse(env.get("MCPBENCH_MODEL_PRICES", "")),
             max_requests=number("MCPBENCH_MODEL_MAX_REQUESTS", int, 200),
@@ -145,7 +161,8 @@ class ModelSettings:
     def configured(env: Mapping[str, str] | None = None) -> bool:
         """Whether the operator named an upstream (a ``command:`` agent gets the model gateway only then)."""
         env = os.environ if env is None else env
-        return bool(env.get("MCPBENCH_MODEL_UPSTREAM") or env.get("OPENAI_BASE_URL"))
+        return bool(env.get("MCPBENCH_MODEL_UPSTREAM") or env.get("OPENAI_BASE_URL")
+                    or env.get("MCPBENCH_MODEL_UPSTREAM_API", "").strip().lower() == "anthropic")
 
 
-__all__ = ["DEFAULT_UPSTREAM", "ModelSettings", "ModelSettingsError", "Price", "PriceTable"]
+__all__ = ["ANTHROPIC_UPSTREAM", "DEFAULT_UPSTREAM", "UPSTREAM_APIS", "ModelSettings", "ModelSettingsError", "Price", "PriceTable"]

@@ -77,6 +77,7 @@ class ScriptedUpstream:
         outer = self
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.disconnected = threading.Event()
         self._lock = threading.Lock()
 
@@ -89,6 +90,7 @@ class ScriptedUpstream:
                     n = len(outer.requests)
                     outer.requests.append(body)
                     outer.headers.append(dict(self.headers))
+                    outer.paths.append(self.path)
                 answer = outer.answer(body, n)
                 try:
                     if isinstance(answer, Reply):
