@@ -131,7 +131,7 @@ def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[
     for path, value, is_pattern in goal_literals(task.success):
         path = "$.success" + path[1:]  # goal_literals' paths are relative to the predicate
         if is_pattern:
-            if not pattern_named(value, task.goal):
+            if not pattern_named(value, task.goal, ids):
                 problems.append(f"goal does not name {path}: pattern {value!r} requires no literal of "
                                 f"3+ characters that the goal contains")
         elif not value_named(value, task.goal, ids):

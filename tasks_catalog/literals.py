@@ -3,8 +3,8 @@
 A plain value is named when the goal contains it (a number in one of its usual renderings), or when
 it is the stable id of an entity of the initial state (guards and frames address entities by id; the
 agent discovers ids, a person would not write them). A pattern is named only when the goal contains a
-literal string the pattern requires: a run of at least ``MIN_RUN`` characters that every match must
-contain. ``.+`` requires nothing, so it never counts; for an alternation at the top (``a|b``) one
+literal string the pattern requires (a run of at least ``MIN_RUN`` characters that every match must
+contain), or when such a run is the stable id of an entity of the initial state. ``.+`` requires nothing, so it never counts; for an alternation at the top (``a|b``) one
 alternative's literal suffices.
 """
 
@@ -60,9 +60,11 @@ def required_literals(pattern: str) -> list[list[str]]:
     return [_runs(seq)]
 
 
-def pattern_named(pattern: str, goal: str) -> bool:
-    """Whether the goal contains a literal the pattern requires (one alternative's, for ``a|b``)."""
-    return any(any(len(run.strip()) >= MIN_RUN and run in goal for run in runs)
+def pattern_named(pattern: str, goal: str, ids: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether the goal contains a literal the pattern requires (one alternative's, for ``a|b``), or the
+    pattern requires a stable id of the initial state (a comment that must cite issue ``PLT-305``: the
+    agent discovers the id, as it discovers the ids a guard names)."""
+    return any(any(len(run.strip()) >= MIN_RUN and (run in goal or run.strip() in ids) for run in runs)
                for runs in required_literals(pattern))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from servers.linear import LinearState
 from servers.linear.state import PRIORITY_NAMES
-from tasks_catalog.predicates._registry import Args, Name, primitive, same
+from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
 
 
 class IssueState(Args):
@@ -44,6 +44,24 @@ class IssuePriority(Args):
     priority: int | Name
 
 
+class IssueHasComment(Args):
+    """True when issue `issue` exists and one of its comments has a body matching regex `pattern`
+    (search semantics, case-sensitive) and, when `author` is given, was written by the user whose `id`,
+    `name` or `email` equals `author` exactly."""
+
+    issue: Name
+    pattern: Pattern
+    author: Name | None = None
+
+
+class IssueInCycle(Args):
+    """True when issue `issue` exists and is in the cycle numbered `cycle` of its own team (a number,
+    compared numerically); `cycle` null means the issue is in no cycle."""
+
+    issue: Name
+    cycle: int | None
+
+
 @primitive("linear", "issueState", IssueState)
 def issue_state(state: LinearState, args: IssueState) -> bool:
     issue = state.issue(args.issue)
@@ -75,3 +93,29 @@ def issue_priority(state: LinearState, args: IssuePriority) -> bool:
     if isinstance(args.priority, str):
         return PRIORITY_NAMES[issue.priority] == args.priority
     return same(args.priority, issue.priority)
+
+
+@primitive("linear", "issueHasComment", IssueHasComment)
+def issue_has_comment(state: LinearState, args: IssueHasComment) -> bool:
+    issue = state.issue(args.issue)
+    if issue is None:
+        return False
+    for comment in issue.comments:
+        if args.author is not None:
+            user = state.user(comment.author)
+            if user is None or args.author not in (user.id, user.name, user.email):
+                continue
+        if search(args.pattern, comment.body):
+            return True
+    return False
+
+
+@primitive("linear", "issueInCycle", IssueInCycle)
+def issue_in_cycle(state: LinearState, args: IssueInCycle) -> bool:
+    issue = state.issue(args.issue)
+    if issue is None:
+        return False
+    if args.cycle is None:
+        return issue.cycle is None
+    cycle = state.cycle(issue.cycle) if issue.cycle is not None else None
+    return cycle is not None and cycle.team == issue.team and same(args.cycle, cycle.number)

@@ -290,6 +290,16 @@ def test_an_id_of_the_initial_state_counts_as_named(tmp_path):
     assert any("goal does not name" in r and "archive/2025/missing.md" in r for r in _reasons(tmp_path, doc))
 
 
+def test_a_pattern_counts_as_named_when_a_literal_it_requires_is_an_id_of_the_initial_state():
+    from tasks_catalog.literals import pattern_named
+
+    goal = "Close the Engineering copy and point to the Platform issue in a comment"
+    assert pattern_named("Duplicate of PLT-305", goal, {"PLT-305", "ENG-167"})
+    assert not pattern_named("Duplicate of PLT-305", goal, {"PLT-30"})
+    assert pattern_named("PLT-305|ENG-9", goal, {"ENG-9"})  # one alternative's id suffices, as for the goal
+    assert not pattern_named("Duplicate of PLT-305", goal)
+
+
 # -- measured difficulty (issue 11): the rule applies to tasks on a world --------------------------------
 WORLD_TASK = DEV_DIR / "slack" / "slack-archive-resolved-incident.json"
 

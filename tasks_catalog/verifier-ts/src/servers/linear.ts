@@ -1,7 +1,8 @@
 /** Linear primitives (tasks_catalog/predicates/linear.py). Issues by identifier (`ENG-142`), exact. */
 
-import { Int, Name, Null, OneOf, required } from "../args";
-import { definePrimitives } from "../registry";
+import { Int, Name, Null, OneOf, Pattern, optional, required } from "../args";
+import { arg, definePrimitives } from "../registry";
+import { search } from "../pattern";
 import { get, JsonObject, list, same, str, strings } from "../values";
 
 /** Linear's priority scale (servers/linear/state.py PRIORITY_NAMES). */
@@ -35,5 +36,25 @@ export default definePrimitives("linear", {
         && PRIORITY_NAMES[priority] === args.priority;
     }
     return same(args.priority, priority);
+  }],
+  issueHasComment: [{ issue: required(Name), pattern: required(Pattern), author: optional(Name) }, (state, args) => {
+    const found = issue(state, args.issue as string);
+    if (found === undefined) return false;
+    const author = arg(args, "author") as string | null;
+    return list(found, "comments").some((c) => {
+      if (author !== null) {
+        const user = list(state, "users").find((u) => str(u, "id") === str(c, "author"));
+        if (user === undefined || ![str(user, "id"), str(user, "name"), str(user, "email")].includes(author)) return false;
+      }
+      return search(args.pattern as string, str(c, "body") ?? "");
+    });
+  }],
+  issueInCycle: [{ issue: required(Name), cycle: required(OneOf(Int(), Null)) }, (state, args) => {
+    const found = issue(state, args.issue as string);
+    if (found === undefined) return false;
+    const cycleId = get(found, "cycle");
+    if (args.cycle === null) return cycleId === null || cycleId === undefined;
+    const cycle = list(state, "cycles").find((c) => str(c, "id") === cycleId);
+    return cycle !== undefined && str(cycle, "team") === str(found, "id")?.split("-")[0] && same(args.cycle, get(cycle, "number"));
   }],
 });
