@@ -294,10 +294,11 @@ def test_a_pattern_counts_as_named_when_a_literal_it_requires_is_an_id_of_the_in
     from tasks_catalog.literals import pattern_named
 
     goal = "Close the Engineering copy and point to the Platform issue in a comment"
-    assert pattern_named("Duplicate of PLT-305", goal, {"PLT-305", "ENG-167"})
-    assert not pattern_named("Duplicate of PLT-305", goal, {"PLT-30"})
+    assert pattern_named("PLT-305", goal, {"PLT-305", "ENG-167"})
+    assert pattern_named(r"[Dd]uplicate.*\bPLT-305\b", goal, {"PLT-305"})
     assert pattern_named("PLT-305|ENG-9", goal, {"ENG-9"})  # one alternative's id suffices, as for the goal
-    assert not pattern_named("Duplicate of PLT-305", goal)
+    assert not pattern_named("PLT-305", goal, {"PLT-30"})  # a required run must be the id, not contain it
+    assert not pattern_named("PLT-305", goal)
 
 
 # -- measured difficulty (issue 11): the rule applies to tasks on a world --------------------------------
