@@ -55,11 +55,11 @@ class IssueHasComment(Args):
 
 
 class IssueInCycle(Args):
-    """True when issue `issue` exists and is in the cycle numbered `cycle` of its own team (a number,
-    compared numerically); `cycle` null means the issue is in no cycle."""
+    """True when issue `issue` exists and is in the cycle whose id equals `cycle` exactly (a cycle of
+    the issue's own team); `cycle` null means the issue is in no cycle."""
 
     issue: Name
-    cycle: int | None
+    cycle: Name | None
 
 
 @primitive("linear", "issueState", IssueState)
@@ -118,4 +118,4 @@ def issue_in_cycle(state: LinearState, args: IssueInCycle) -> bool:
     if args.cycle is None:
         return issue.cycle is None
     cycle = state.cycle(issue.cycle) if issue.cycle is not None else None
-    return cycle is not None and cycle.team == issue.team and same(args.cycle, cycle.number)
+    return cycle is not None and cycle.team == issue.team and cycle.id == args.cycle

@@ -49,12 +49,12 @@ export default definePrimitives("linear", {
       return search(args.pattern as string, str(c, "body") ?? "");
     });
   }],
-  issueInCycle: [{ issue: required(Name), cycle: required(OneOf(Int(), Null)) }, (state, args) => {
+  issueInCycle: [{ issue: required(Name), cycle: required(OneOf(Name, Null)) }, (state, args) => {
     const found = issue(state, args.issue as string);
     if (found === undefined) return false;
     const cycleId = get(found, "cycle");
     if (args.cycle === null) return cycleId === null || cycleId === undefined;
     const cycle = list(state, "cycles").find((c) => str(c, "id") === cycleId);
-    return cycle !== undefined && str(cycle, "team") === str(found, "id")?.split("-")[0] && same(args.cycle, get(cycle, "number"));
+    return cycle !== undefined && str(cycle, "team") === str(found, "id")?.split("-")[0] && str(cycle, "id") === args.cycle;
   }],
 });
