@@ -1,5 +1,9 @@
-"""Notion state: databases (with a typed property schema), pages (free-standing or database rows,
+"""Notion state: users, databases (with a typed property schema), pages (free-standing or database rows,
 with their content blocks) and comments.
+
+A ``people`` value is a list of user ids; a ``relation`` value a list of page ids of the database its
+schema names (``database_id``). ``created_time`` is an ISO date-time (UTC); ``now`` is the workspace's
+clock, the time new pages are created at.
 
 A page's title is its ``title`` field. A database row's other property values live in its
 ``properties`` map, keyed by the database's property names; a page outside a database has no
@@ -11,14 +15,15 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
 
 PropertyType = Literal[
-    "title", "rich_text", "number", "select", "multi_select", "status", "checkbox", "date", "url", "email"
+    "title", "rich_text", "number", "select", "multi_select", "status", "checkbox", "date", "url", "email",
+    "people", "relation",
 ]
 BlockType = Literal[
     "paragraph", "heading_1", "heading_2", "heading_3", "bulleted_list_item", "numbered_list_item", "to_do", "quote"
@@ -28,11 +33,12 @@ Value = str | int | float | bool | None | list[str]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?)?$")
 _OPTION_TYPES = ("select", "multi_select", "status")
+_LIST_TYPES = ("multi_select", "people", "relation")
 
 
 def empty_value(ptype: str) -> Value:
     """The value an unset property of this type has."""
-    return [] if ptype == "multi_select" else False if ptype == "checkbox" else None
+    return [] if ptype in _LIST_TYPES else False if ptype == "checkbox" else None
 
 
 def check_value(name: str, ptype: str, value: Value) -> Value:
@@ -45,9 +51,10 @@ def check_value(name: str, ptype: str, value: Value) -> Value:
         if not isinstance(value, bool):
             raise bad("true or false")
         return value
-    if ptype == "multi_select":
+    if ptype in _LIST_TYPES:
+        kind = {"multi_select": "option names", "people": "user ids", "relation": "page ids"}[ptype]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise bad("a list of option names")
+            raise bad(f"a list of {kind}")
         if len(set(value)) != len(value):
             raise ValueError(f"property {name!r} lists an option twice: {value!r}")
         return value
@@ -74,15 +81,19 @@ def check_value(name: str, ptype: str, value: Value) -> Value:
 
 
 class PropertySchema(Model):
-    """One column of a database: its type and, for select/multi_select/status, its options."""
+    """One column of a database: its type, for select/multi_select/status its options, for a relation
+    the id of the database whose rows it links."""
 
     type: PropertyType
     options: list[str] = Field(default_factory=list)
+    database_id: str | None = None
 
     @model_validator(mode="after")
     def _options_fit_the_type(self) -> "PropertySchema":
         if self.options and self.type not in _OPTION_TYPES:
             raise ValueError(f"a {self.type} property has no options")
+        if (self.type == "relation") != (self.database_id is not None):
+            raise ValueError("a relation property names the database it links (database_id), and only a relation does")
         if len(set(self.options)) != len(self.options) or not all(self.options):
             raise ValueError("options must be distinct non-empty names")
         return self
@@ -137,6 +148,16 @@ class Page(Model):
     properties: dict[str, Value] = Field(default_factory=dict)
     content: list[Block] = Field(default_factory=list)
     archived: bool = False
+    created_time: str | None = Field(default=None, description="ISO date-time (UTC), e.g. 2026-03-02T09:15:00Z")
+
+
+class User(Model):
+    """A workspace member (``person``, with an email) or an integration (``bot``)."""
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    type: Literal["person", "bot"] = "person"
+    email: str | None = None
 
 
 class Comment(Model):
@@ -152,6 +173,10 @@ class NotionState(ServerState):
     """The workspace: ``databases``, ``pages`` (including database rows) and ``comments``, each a list
     in creation order. Ids are unique across all of them and across content blocks."""
 
+    world_generator: ClassVar[str] = "notion"
+
+    now: str | None = Field(default=None, description="ISO date-time at which new pages are created")
+    users: list[User] = Field(default_factory=list)
     databases: list[Database] = Field(default_factory=list)
     pages: list[Page] = Field(default_factory=list)
     comments: list[Comment] = Field(default_factory=list)
@@ -167,10 +192,17 @@ class NotionState(ServerState):
 
         dbs = {d.id: d for d in self.databases}
         page_ids = {p.id for p in self.pages}
+        parents = {p.id: p.parent_id for p in self.pages}
+        user_ids = {u.id for u in self.users}
+        for u in self.users:
+            claim("user", u.id)
         for d in self.databases:
             claim("database", d.id)
             if d.parent_id is not None and d.parent_id not in page_ids:
                 raise ValueError(f"database {d.id!r}: parent_id {d.parent_id!r} is not a page")
+            for name, schema in d.properties.items():
+                if schema.type == "relation" and schema.database_id not in dbs:
+                    raise ValueError(f"database {d.id!r}: relation {name!r} names unknown database {schema.database_id!r}")
         for p in self.pages:
             claim("page", p.id)
             for b in p.content:
@@ -187,6 +219,10 @@ class NotionState(ServerState):
                 if schema is None or schema.type == "title":
                     raise ValueError(f"page {p.id!r}: database {db.id!r} has no property {name!r} besides its title")
                 check_value(name, schema.type, value)
+                if schema.type == "people" and not set(value or []) <= user_ids:
+                    raise ValueError(f"page {p.id!r}: {name!r} names unknown users {sorted(set(value) - user_ids)}")
+                if schema.type == "relation" and any(parents.get(v) != schema.database_id for v in value or []):
+                    raise ValueError(f"page {p.id!r}: {name!r} links pages that are not rows of {schema.database_id!r}")
         for c in self.comments:
             claim("comment", c.id)
             if c.page_id not in page_ids:
@@ -199,6 +235,9 @@ class NotionState(ServerState):
 
     def page(self, page_id: str) -> Page | None:
         return next((p for p in self.pages if p.id == page_id), None)
+
+    def user(self, user_id: str) -> User | None:
+        return next((u for u in self.users if u.id == user_id), None)
 
     def values_of(self, page: Page) -> dict[str, Value]:
         """Every property value of ``page``: its ``properties`` plus its title under the name of its

@@ -1,5 +1,10 @@
 """Notion tools, named after Notion's MCP server (search, retrieve/create/update a page, query and
-create a database, read and append block children, comments).
+create a database, read and append block children, comments, users).
+
+Answers follow Notion's API: pages carry their values as property objects (``{"type": "status",
+"status": {"name": "Done"}}``), listings are ``{"object": "list", "results": [...], "next_cursor": ...,
+"has_more": ...}`` and the next page is asked for with ``start_cursor``. Property values are written
+plain (``"Done"``) or as Notion property value objects (``servers/notion/props.py``).
 
 Ids of new objects are deterministic (a UUID derived from the kind of object and a counter), so a
 reference solution can name an object it created.
@@ -7,12 +12,16 @@ reference solution can name an object it created.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from servers.kit import ToolError, Toolset, tool
+from servers.kit.pages import Cursor, page
+from servers.notion import props
 from servers.notion.state import (
     Block,
     BlockType,
@@ -32,9 +41,18 @@ _NAMESPACE = uuid.UUID("6f1d3c2a-8b4e-4f7a-9c1d-2e5b7a9f0c31")
 PageId = Annotated[str, Field(min_length=1, description="A page id, as returned by search or query_database")]
 DatabaseId = Annotated[str, Field(min_length=1, description="A database id, as returned by search")]
 Properties = Annotated[
-    dict[str, Value] | None,
-    Field(description="Property values by property name: text, number, true/false, null, or a list for multi_select"),
+    dict[str, Any] | None,
+    Field(description="Property values by property name: text, number, true/false, null, a list of option names "
+                      "(multi_select), of user ids (people) or of page ids (relation); or Notion property value "
+                      "objects such as {'status': {'name': 'Done'}}"),
 ]
+PageSize = Annotated[int, Field(ge=1, le=100, description="Results per page (1-100)")]
+StartCursor = Annotated[Cursor | None, Field(description="next_cursor from the previous page; omit for the first page")]
+
+
+def _listing(results: list, cursor_name: str, start_cursor: str | None, page_size: int) -> dict:
+    chunk, next_cursor = page(results, cursor_name, start_cursor, page_size)
+    return {"object": "list", "results": chunk, "next_cursor": next_cursor or None, "has_more": bool(next_cursor)}
 
 
 class BlockInput(BaseModel):
@@ -105,10 +123,22 @@ class NotionTools(Toolset[NotionState]):
                 raise ToolError(f"database {db.title!r} has no property {name!r}; its properties are: {names}")
             if schema.type == "title":
                 raise ToolError(f"{name!r} is the title property; pass it as the 'title' argument")
+            value = props.plain(name, schema.type, value)
             try:
                 out[name] = check_value(name, schema.type, value)
             except ValueError as exc:
                 raise ToolError(str(exc)) from None
+            if schema.type == "people":
+                unknown_users = [v for v in value if self.state.user(v) is None]
+                if unknown_users:
+                    raise ToolError(f"property {name!r}: no user with id {unknown_users[0]!r} (list_users shows the ids)")
+            if schema.type == "relation":
+                for v in value:
+                    row = self.state.page(v)
+                    if row is None or row.parent_id != schema.database_id:
+                        target = self.state.database(schema.database_id)
+                        raise ToolError(f"property {name!r} links rows of {target.title if target else schema.database_id!r}; "
+                                        f"{v!r} is not one of them")
             if schema.type not in ("select", "multi_select", "status") or value is None:
                 continue
             unknown = [v for v in ([value] if isinstance(value, str) else value) if v not in schema.options]
@@ -122,8 +152,25 @@ class NotionTools(Toolset[NotionState]):
 
     def _page_json(self, page: Page) -> dict:
         parent = self._parent_json(page.parent_id)
+        db = self.state.database(page.parent_id) if page.parent_id else None
         return {"object": "page", "id": page.id, "title": page.title, "parent": parent,
-                "properties": self.state.values_of(page), "archived": page.archived}
+                "created_time": page.created_time, "archived": page.archived,
+                "properties": props.render_values(self.state, db, self.state.values_of(page)),
+                "url": f"https://www.notion.so/{page.id.replace('-', '')}"}
+
+    def _title_from(self, title: str | None, properties: dict[str, Any] | None, db: Database | None,
+                    ) -> tuple[str | None, dict[str, Any] | None]:
+        """A title given among the properties (as Notion's API takes it) moved to ``title``."""
+        name = db.title_property if db else "title"
+        if not properties or name not in properties:
+            return title, properties
+        rest = {k: v for k, v in properties.items() if k != name}
+        given = props.plain(name, "title", properties[name])
+        if not isinstance(given, str) or not given:
+            raise ToolError(f"property {name!r} is the title; give it a non-empty text")
+        if title is not None and title != given:
+            raise ToolError(f"the title is given twice, as {title!r} and as property {name!r} = {given!r}")
+        return given, rest
 
     def _parent_json(self, parent_id: str | None) -> dict:
         if parent_id is None:
@@ -155,9 +202,12 @@ class NotionTools(Toolset[NotionState]):
         query: Annotated[str, Field(description="Text to find in titles (case-insensitive); empty lists everything")] = "",
         filter: Annotated[Literal["page", "database"] | None, Field(description="Only pages or only databases")] = None,
         include_archived: Annotated[bool, Field(description="Also list archived (trashed) objects")] = False,
-    ) -> list:
-        """Search the workspace by title for pages (including database rows) and databases. Archived
-        objects are left out unless include_archived is true."""
+        start_cursor: StartCursor = None,
+        page_size: PageSize = 20,
+    ) -> dict:
+        """Search the workspace by title for pages (including database rows) and databases: each hit's
+        object, id, title and parent. Archived objects are left out unless include_archived is true.
+        One page of page_size hits at a time: pass next_cursor as start_cursor for the next."""
         q = query.casefold()
         hits: list[dict] = []
 
@@ -171,7 +221,7 @@ class NotionTools(Toolset[NotionState]):
         if filter in (None, "page"):
             hits += [hit("page", p) for p in self.state.pages
                      if (include_archived or not p.archived) and q in p.title.casefold()]
-        return hits
+        return _listing(hits, f"search:{q}:{filter}:{include_archived}", start_cursor, page_size)
 
     @tool(read_only=True)
     def retrieve_page(self, page_id: PageId) -> dict:
@@ -182,7 +232,7 @@ class NotionTools(Toolset[NotionState]):
     def create_page(
         self,
         parent_id: Annotated[str, Field(min_length=1, description="Id of the parent page, or of the database to add a row to")],
-        title: Annotated[str, Field(min_length=1, description="The page title (a row's title column)")],
+        title: Annotated[str | None, Field(min_length=1, description="The page title (a row's title column)")] = None,
         properties: Properties = None,
         children: Annotated[list[BlockInput] | None, Field(description="Content blocks of the new page")] = None,
     ) -> dict:
@@ -190,6 +240,9 @@ class NotionTools(Toolset[NotionState]):
         unset columns are left empty). Returns the new page with its id."""
         blocks = self._blocks(children or [])
         db = self.state.database(parent_id)
+        title, properties = self._title_from(title, properties, db)
+        if not title:
+            raise ToolError("give the page a title")
         if db is not None:
             self._database(parent_id, writable=True)
             defaults = {n: empty_value(p.type) for n, p in db.properties.items() if p.type != "title"}
@@ -202,7 +255,7 @@ class NotionTools(Toolset[NotionState]):
                 raise ToolError("only database rows have properties; a page under a page has just a title")
             values = {}
         page = Page(id=self._new_id("page", {b.id for b in blocks}), title=title, parent_id=parent_id,
-                    properties=values, content=blocks)
+                    properties=values, content=blocks, created_time=self.state.now)
         self.state.pages.append(page)
         return self._page_json(page)
 
@@ -217,11 +270,12 @@ class NotionTools(Toolset[NotionState]):
         """Change a page's title or (for a database row) property values, or archive/restore it.
         Properties not named are left as they are; null empties one."""
         page = self._page(page_id)
+        db = self.state.database(page.parent_id) if page.parent_id else None
+        title, properties = self._title_from(title, properties, db)
         if title is None and not properties and archived is None:
             raise ToolError("nothing to update: give title, properties or archived")
         if page.archived and archived is not False and (title is not None or properties):
             raise ToolError(f"page {page_id!r} is archived; restore it first with update_page(archived=false)")
-        db = self.state.database(page.parent_id) if page.parent_id else None
         if properties:
             if db is None:
                 raise ToolError("only database rows have properties; change a page's title with 'title'")
@@ -247,9 +301,13 @@ class NotionTools(Toolset[NotionState]):
         database_id: DatabaseId,
         filter: Annotated[list[Condition] | None, Field(description="Conditions that must all hold")] = None,
         sorts: list[Sort] | None = None,
-    ) -> list:
-        """The rows of a database (archived rows left out), optionally filtered and sorted. Each row has
-        its page id, title and every property value."""
+        start_cursor: StartCursor = None,
+        page_size: PageSize = 25,
+    ) -> dict:
+        """The rows of a database (archived rows left out), optionally filtered and sorted, one page of
+        page_size rows at a time (pass next_cursor as start_cursor for the next). Each row is a page
+        object: its id, title and every property value. Filter on any property: equals (people and
+        relation: the list of ids; null: empty) or contains (text, or one option/user/page id of a list)."""
         db = self._database(database_id)
         if db.archived:
             raise ToolError(f"database {db.title!r} is archived; restore it first with update_database(archived=false)")
@@ -269,7 +327,10 @@ class NotionTools(Toolset[NotionState]):
             except TypeError:
                 raise ToolError(f"cannot sort by {sort.property!r}") from None
             rows = present + empty
-        return [{"id": p.id, "title": p.title, "properties": self.state.values_of(p)} for p in rows]
+        listing = f"query:{db.id}:{len(filter or [])}:{hash_args(filter, sorts)}"
+        out = _listing(rows, listing, start_cursor, page_size)
+        out["results"] = [self._page_json(p) for p in out["results"]]
+        return out
 
     @tool()
     def create_database(
@@ -358,10 +419,15 @@ class NotionTools(Toolset[NotionState]):
 
     @tool(read_only=True)
     def get_block_children(
-        self, block_id: Annotated[str, Field(min_length=1, description="The page whose content to read")]
-    ) -> list:
-        """The content blocks of a page, in order: id, type, text and (for to_do) checked."""
-        return [b.model_dump(exclude_none=True) for b in self._page(block_id).content]
+        self,
+        block_id: Annotated[str, Field(min_length=1, description="The page whose content to read")],
+        start_cursor: StartCursor = None,
+        page_size: PageSize = 100,
+    ) -> dict:
+        """The content blocks of a page, in order: id, type, text and (for to_do) checked; a list object
+        paged like the other listings."""
+        blocks = [b.model_dump(exclude_none=True) | {"object": "block"} for b in self._page(block_id).content]
+        return _listing(blocks, f"blocks:{block_id}", start_cursor, page_size)
 
     @tool()
     def append_block_children(
@@ -413,10 +479,31 @@ class NotionTools(Toolset[NotionState]):
         return comment.model_dump()
 
     @tool(read_only=True)
-    def get_comments(self, page_id: PageId) -> list:
-        """The comments on a page, oldest first: id, author and text."""
+    def get_comments(self, page_id: PageId, start_cursor: StartCursor = None, page_size: PageSize = 100) -> dict:
+        """The comments on a page, oldest first: id, author and text (a list object)."""
         self._page(page_id)
-        return [c.model_dump() for c in self.state.comments if c.page_id == page_id]
+        found = [c.model_dump() | {"object": "comment"} for c in self.state.comments if c.page_id == page_id]
+        return _listing(found, f"comments:{page_id}", start_cursor, page_size)
+
+    # -- users ---------------------------------------------------------------------------------
+    @tool(read_only=True)
+    def list_users(self, start_cursor: StartCursor = None, page_size: PageSize = 50) -> dict:
+        """The workspace's users: id, name, type (person or bot) and, for a person, the email. People
+        properties take these ids."""
+        users = [{"object": "user", "id": u.id, "name": u.name, "type": u.type,
+                  **({"person": {"email": u.email}} if u.type == "person" else {"bot": {}})} for u in self.state.users]
+        return _listing(users, "users", start_cursor, page_size)
+
+
+def hash_args(*parts: object) -> str:
+    """A short digest of a listing's filters, so its cursor cannot be replayed against other filters."""
+
+    def plain(x: object) -> object:
+        if isinstance(x, list):
+            return [plain(v) for v in x]
+        return x.model_dump() if isinstance(x, BaseModel) else x
+
+    return hashlib.sha256(json.dumps([plain(p) for p in parts], sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
 #: The author of comments the tools create.

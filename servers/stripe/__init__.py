@@ -9,7 +9,8 @@ SPEC = ServerSpec(
     description=(
         "A Stripe account: customers with metadata, products and prices, invoices, charges and refunds. "
         "Objects are referenced by id (cus_..., in_..., ch_...); amounts are integers in the smallest "
-        "currency unit (cents)."
+        "currency unit (cents); created is a Unix timestamp. Lists are newest first and page with "
+        "starting_after; search_customers, search_charges and search_invoices take Stripe's search query language."
     ),
     toolset=StripeTools,
 )

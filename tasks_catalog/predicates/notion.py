@@ -18,7 +18,7 @@ from pydantic import Field
 
 from servers.notion import NotionState
 from servers.notion.state import Page
-from tasks_catalog.predicates._registry import Args, Name, Scalar, primitive, same
+from tasks_catalog.predicates._registry import Args, Name, Pattern, Scalar, primitive, same, search
 
 #: An expected property value: a JSON scalar, or a list of option names for a multi_select.
 Value = Scalar | list[str]
@@ -55,6 +55,26 @@ class DatabaseExists(Args):
     """True when a database titled exactly `title` (or with that id) exists and is not archived."""
 
     title: Name
+
+
+class PageContentMatches(Args):
+    """True when a page titled exactly `page` (or with that id), not archived, has a content block whose
+    text `pattern` finds (a regular expression search), and, when `type` is given, that block is of
+    that type (e.g. "to_do", "heading_2"). Checks what a page says, not only that it exists."""
+
+    page: Name
+    pattern: Pattern
+    type: Name | None = None
+
+
+class CommentPosted(Args):
+    """True when a page titled exactly `page` (or with that id), not archived, has a comment whose text
+    `pattern` finds (a regular expression search), and, when `author` is given, whose author is
+    exactly `author`."""
+
+    page: Name
+    pattern: Pattern
+    author: Name | None = None
 
 
 def equal(expected: Value, actual: object) -> bool:
@@ -109,3 +129,16 @@ def page_property_equals(state: NotionState, args: PagePropertyEquals) -> bool:
 @primitive("notion", "databaseExists", DatabaseExists)
 def database_exists(state: NotionState, args: DatabaseExists) -> bool:
     return any(args.title in (db.title, db.id) and not db.archived for db in state.databases)
+
+
+@primitive("notion", "pageContentMatches", PageContentMatches)
+def page_content_matches(state: NotionState, args: PageContentMatches) -> bool:
+    return any(search(args.pattern, block.text) for page in _live_pages(state, args.page) for block in page.content
+               if args.type is None or block.type == args.type)
+
+
+@primitive("notion", "commentPosted", CommentPosted)
+def comment_posted(state: NotionState, args: CommentPosted) -> bool:
+    pages = {page.id for page in _live_pages(state, args.page)}
+    return any(c.page_id in pages and search(args.pattern, c.text) and (args.author is None or c.author == args.author)
+               for c in state.comments)

@@ -30,6 +30,8 @@ PINNED = {
     ("calendar", 1): "a331e4b1542e249495eb73875fb33b3ae0b69995be307fe53f698dcc1c1dbdbf",
     ("linear", 1): "a1657d9cc75d9f4707f712bf60687fd3ae0a49c85c4e4c5b069b0fd68621ffb3",
     ("browser", 1): "032a8e771da8cbe2b09190bfc2f8604d73014e69bd0209d34c7a490d047b60e3",
+    ("stripe", 1): "2e327c4d01c78b9e2a80d94619cc0d6706795ba2b1626a3d98ae6c63cf5289da",
+    ("notion", 1): "949fac6dde397eaf3c970e4f32313ff596443b278218215389fe3615f4ababf5",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -75,6 +77,8 @@ PROMISED = {
     "calendar": {"calendars": 4, "events": 400, "series": 5, "exceptions": 10},
     "linear": {"teams": 3, "issues": 300, "cycles": 6, "projects": 3, "comments": 100},
     "browser": {"pages": 60, "forms": 20, "search_pages": 1},
+    "stripe": {"customers": 300, "charges": 2000, "invoices": 1000, "refunds": 15},
+    "notion": {"pages": 150, "databases": 6, "smallest_database": 50, "archived": 5, "users": 40},
 }
 
 

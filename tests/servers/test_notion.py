@@ -35,17 +35,18 @@ STATE = {
 
 def test_search_finds_pages_and_databases_by_title_case_insensitively(live):
     notion = live("notion", STATE)
-    hits = notion.ok_json("search", query="LAUNCH")
+    hits = notion.ok_json("search", query="LAUNCH")["results"]
     assert [(h["object"], h["id"]) for h in hits] == [("database", "db-tasks"), ("page", "pg-launch")]
-    assert [h["id"] for h in notion.ok_json("search", query="launch", filter="page")] == ["pg-launch"]
-    assert len(notion.ok_json("search")) == 5
+    assert [h["id"] for h in notion.ok_json("search", query="launch", filter="page")["results"]] == ["pg-launch"]
+    everything = notion.ok_json("search")
+    assert len(everything["results"]) == 5 and everything["has_more"] is False and everything["next_cursor"] is None
 
 
 def test_search_leaves_archived_pages_out(live):
     notion = live("notion", STATE)
     notion.ok("update_page", page_id="row-sign", archived=True)
-    assert notion.ok_json("search", query="signage") == []
-    found = notion.ok_json("search", query="signage", include_archived=True)
+    assert notion.ok_json("search", query="signage")["results"] == []
+    found = notion.ok_json("search", query="signage", include_archived=True)["results"]
     assert [(h["id"], h["archived"]) for h in found] == [("row-sign", True)]
 
 
@@ -53,8 +54,11 @@ def test_retrieving_a_row_shows_its_title_column_and_values(live):
     notion = live("notion", STATE)
     page = notion.ok_json("retrieve_page", page_id="row-pos")
     assert page["parent"] == {"type": "database_id", "database_id": "db-tasks"}
-    assert page["properties"]["Task"] == "Install POS terminals"
-    assert page["properties"]["Cost"] == 1850
+    assert page["properties"]["Task"]["title"][0]["plain_text"] == "Install POS terminals"
+    assert page["properties"]["Cost"] == {"type": "number", "number": 1850}
+    assert page["properties"]["Status"] == {"type": "status", "status": {"name": "Todo"}}
+    assert page["properties"]["Tags"] == {"type": "multi_select", "multi_select": [{"name": "hardware"}]}
+    assert page["properties"]["Due"] == {"type": "date", "date": {"start": "2026-08-30", "end": None}}
     assert notion.ok_json("retrieve_page", page_id="pg-ops")["parent"] == {"type": "workspace"}
 
 
@@ -114,7 +118,9 @@ def test_a_bad_property_update_changes_nothing(live):
     ("properties", "message"),
     [
         ({"Priority": "High"}, "has no property 'Priority'"),
-        ({"Task": "x"}, "is the title property"),
+        ({"Task": ""}, "is the title; give it a non-empty text"),
+        ({"Status": {"select": {"name": "Done"}}}, "is status; give its value or {'status': ...}"),
+        ({"Due": {"date": "2026-08-30"}}, "date takes {'start': '2026-05-14'}"),
         ({"Urgent": "yes"}, "takes true or false"),
         ({"Due": "next Friday"}, "ISO date"),
         ({"Due": "2026-02-30"}, "real calendar date"),
@@ -138,15 +144,16 @@ def test_archiving_and_restoring_a_page(live):
 
 def test_query_filters_and_sorts_rows(live):
     notion = live("notion", STATE)
-    rows = notion.ok_json("query_database", database_id="db-tasks", sorts=[{"property": "Cost", "direction": "descending"}])
+    def query(**kw):
+        return notion.ok_json("query_database", database_id="db-tasks", **kw)["results"]
+
+    rows = query(sorts=[{"property": "Cost", "direction": "descending"}])
     assert [r["id"] for r in rows] == ["row-pos", "row-sign"]
-    done = notion.ok_json("query_database", database_id="db-tasks", filter=[{"property": "Status", "equals": "Done"}])
+    done = query(filter=[{"property": "Status", "equals": "Done"}])
     assert [r["title"] for r in done] == ["Order shop signage"]
-    tagged = notion.ok_json("query_database", database_id="db-tasks", filter=[{"property": "Tags", "contains": "hardware"}])
-    assert [r["id"] for r in tagged] == ["row-pos"]
-    by_text = notion.ok_json("query_database", database_id="db-tasks", filter=[{"property": "Owner", "contains": "rui"}])
-    assert [r["id"] for r in by_text] == ["row-sign"]
-    assert notion.ok_json("query_database", database_id="db-tasks", filter=[{"property": "Urgent", "equals": 1}]) == []
+    assert [r["id"] for r in query(filter=[{"property": "Tags", "contains": "hardware"}])] == ["row-pos"]
+    assert [r["id"] for r in query(filter=[{"property": "Owner", "contains": "rui"}])] == ["row-sign"]
+    assert query(filter=[{"property": "Urgent", "equals": 1}]) == []
 
 
 def test_query_errors_name_the_problem(live):
@@ -206,12 +213,12 @@ def test_archiving_a_database_hides_it_from_queries(live):
     assert "is archived" in notion.error("query_database", database_id="db-tasks")
     assert "is archived" in notion.error("create_page", parent_id="db-tasks", title="Late row")
     notion.ok("update_database", database_id="db-tasks", archived=False)
-    assert len(notion.ok_json("query_database", database_id="db-tasks")) == 2
+    assert len(notion.ok_json("query_database", database_id="db-tasks")["results"]) == 2
 
 
 def test_blocks_are_read_appended_updated_and_deleted(live):
     notion = live("notion", STATE)
-    assert [b["id"] for b in notion.ok_json("get_block_children", block_id="pg-launch")] == ["bl-intro", "bl-todo"]
+    assert [b["id"] for b in notion.ok_json("get_block_children", block_id="pg-launch")["results"]] == ["bl-intro", "bl-todo"]
     new = notion.ok_json("append_block_children", block_id="pg-launch", children=[{"type": "quote", "text": "Obrigado!"}])
     notion.ok("update_block", block_id="bl-todo", checked=True)
     notion.ok("update_block", block_id="bl-intro", text="Opening on 19 September.")
@@ -232,7 +239,7 @@ def test_block_errors_name_the_problem(live):
 def test_comments_are_added_and_listed(live):
     notion = live("notion", STATE)
     notion.ok("create_comment", page_id="pg-launch", text="Lease signed on 3 August")
-    comments = notion.ok_json("get_comments", page_id="pg-launch")
+    comments = notion.ok_json("get_comments", page_id="pg-launch")["results"]
     assert [(c["author"], c["text"]) for c in comments] == [
         ("Rui Carvalho", "Lease draft is in the drive"), (INTEGRATION, "Lease signed on 3 August")]
     assert len(notion.state().comments) == 2
@@ -285,3 +292,96 @@ def test_a_row_value_that_does_not_fit_its_column_is_refused():
     bad = {**STATE, "pages": STATE["pages"][:2] + [{**STATE["pages"][2], "properties": {"Cost": "1850"}}]}
     with pytest.raises(StateError, match="'Cost' is number"):
         NotionState.load(bad)
+
+
+WORLD = {"world": {"generator": "notion", "version": 1, "seed": 1, "size": "default"}}
+
+
+def _db(state, title):
+    return next(d for d in state.databases if d.title == title)
+
+
+def test_querying_a_world_database_takes_pages_joined_by_next_cursor(live):
+    notion = live("notion", WORLD)
+    tasks = _db(notion.state(), "Engineering Tasks")
+    seen, cursor = [], None
+    while True:
+        out = notion.ok_json("query_database", database_id=tasks.id, page_size=50, **({"start_cursor": cursor} if cursor else {}))
+        seen += [r["id"] for r in out["results"]]
+        cursor = out["next_cursor"]
+        assert out["has_more"] == bool(cursor)
+        if not cursor:
+            break
+    live_rows = [p.id for p in notion.state().pages if p.parent_id == tasks.id and not p.archived]
+    assert len(seen) > 100 and seen == live_rows
+    other = notion.ok_json("search", query="Runbook")["next_cursor"] or notion.ok_json("search")["next_cursor"]
+    assert "invalid_cursor" in notion.error("query_database", database_id=tasks.id, start_cursor=other)
+
+
+def test_search_pages_through_the_world_and_finds_lookalike_pages(live):
+    notion = live("notion", WORLD)
+    first = notion.ok_json("search", query="onboarding", filter="page")
+    onboarding = [h for h in first["results"] if h["title"] == "Onboarding"]
+    parents = {notion.state().page(h["parent"]["page_id"]).title for h in onboarding}
+    assert parents == {"Engineering", "People"}
+    everything, cursor = [], None
+    while True:
+        out = notion.ok_json("search", **({"start_cursor": cursor} if cursor else {}))
+        everything += out["results"]
+        cursor = out["next_cursor"]
+        if not cursor:
+            break
+    live_objects = [p for p in notion.state().pages if not p.archived] + notion.state().databases
+    assert len(everything) == len(live_objects) > 600
+    trashed = notion.ok_json("search", query="Holiday Policy", include_archived=True)["results"]
+    assert {(h["title"], h.get("archived", False)) for h in trashed} == {("Holiday Policy 2026", False), ("Holiday Policy 2025", True)}
+
+
+def test_people_and_relations_render_as_notion_objects_and_take_either_form(live):
+    notion = live("notion", WORLD)
+    state = notion.state()
+    tasks, projects = _db(state, "Engineering Tasks"), _db(state, "Projects")
+    row = next(p for p in state.pages if p.parent_id == tasks.id and len(p.properties["Assignee"]) == 1)
+    shown = notion.ok_json("retrieve_page", page_id=row.id)["properties"]
+    user = state.user(row.properties["Assignee"][0])
+    assert shown["Assignee"] == {"type": "people", "people": [{"object": "user", "id": user.id, "name": user.name}]}
+    assert shown["Project"]["relation"] == [{"id": row.properties["Project"][0]}]
+    users = notion.ok_json("list_users", page_size=100)["results"]
+    maria = next(u for u in users if u["name"] == "Maria Santana")
+    other_project = next(p.id for p in state.pages if p.parent_id == projects.id and p.id != row.properties["Project"][0])
+    notion.ok("update_page", page_id=row.id, properties={"Assignee": {"people": [{"object": "user", "id": maria["id"]}]},
+                                                         "Project": [other_project], "Status": {"status": {"name": "Done"}},
+                                                         "Due": {"date": {"start": "2026-04-30"}}})
+    after = notion.state().page(row.id).properties
+    assert (after["Assignee"], after["Project"], after["Status"], after["Due"]) == ([maria["id"]], [other_project], "Done", "2026-04-30")
+    assert "list_users shows the ids" in notion.error("update_page", page_id=row.id, properties={"Assignee": ["Maria Santana"]})
+    assert "is not one of them" in notion.error("update_page", page_id=row.id, properties={"Project": [row.id]})
+    by_person = notion.ok_json("query_database", database_id=tasks.id, page_size=100,
+                               filter=[{"property": "Assignee", "contains": maria["id"]}])["results"]
+    assert row.id in [r["id"] for r in by_person]
+
+
+def test_a_new_row_can_carry_its_title_among_the_properties_and_gets_the_clock(live):
+    notion = live("notion", WORLD)
+    vendors = _db(notion.state(), "Vendors")
+    new = notion.ok_json("create_page", parent_id=vendors.id, properties={
+        "Vendor": {"title": [{"text": {"content": "Harbour Freight Audit"}}]}, "Status": {"select": {"name": "Active"}}})
+    page = notion.state().page(new["id"])
+    assert (page.title, page.properties["Status"], page.created_time) == ("Harbour Freight Audit", "Active", "2026-03-16T09:00:00Z")
+    assert "title is given twice" in notion.error("create_page", parent_id=vendors.id, title="A",
+                                                 properties={"Vendor": "B"})
+
+
+@pytest.mark.parametrize(("patch", "problem"), [
+    ({"properties": {"Lead": ["nobody"]}}, "names unknown users"),
+    ({"properties": {"Account": ["not-a-row"]}}, "links pages that are not rows"),
+])
+def test_a_world_patch_with_an_unknown_person_or_relation_is_refused(patch, problem):
+    from servers.kit.world import get_generator
+
+    data = get_generator("notion").generate(1)
+    projects = next(d["id"] for d in data["databases"] if d["title"] == "Projects")
+    row = next(p for p in data["pages"] if p["parent_id"] == projects)
+    fields = {"properties": {**row["properties"], **patch["properties"]}}
+    with pytest.raises(StateError, match=problem):
+        NotionState.load({**WORLD, "patch": [{"op": "update", "in": ["pages"], "id": row["id"], "fields": fields}]})

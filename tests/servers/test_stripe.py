@@ -71,7 +71,7 @@ def test_an_invoice_is_drafted_filled_finalized_and_paid(live):
     st.ok("create_invoice_item", customer="cus_BenO", invoice=inv["id"], price="price_Seat4900", quantity=3)
     after = st.ok_json("create_invoice_item", customer="cus_BenO", invoice=inv["id"], unit_amount=1250, description="Delivery")
     assert after["total"] == 3 * 4900 + 1250
-    assert [line["description"] for line in after["lines"]] == ["Team seat", "Delivery"]
+    assert [line["description"] for line in after["lines"]["data"]] == ["Team seat", "Delivery"]
     assert st.ok_json("finalize_invoice", invoice=inv["id"])["status"] == "open"
     paid = st.ok_json("pay_invoice", invoice=inv["id"])
     assert paid["status"] == "paid" and paid["amount_paid"] == 15950
@@ -114,9 +114,9 @@ def test_refunds_are_partial_or_full_and_never_exceed_the_charge(live):
     assert rest["amount"] == 5000
     assert "refunded in full" in st.error("create_refund", charge="ch_Ben1", amount=1)
     assert "only succeeded charges" in st.error("create_refund", charge="ch_Ben2")
-    charges = st.ok_json("list_charges", customer="cus_BenO")["data"]
-    assert (charges[0]["amount_refunded"], charges[0]["refunded"]) == (8000, True)
-    assert [r["amount"] for r in st.ok_json("list_refunds", charge="ch_Ben1")["data"]] == [3000, 5000]
+    charges = {c["id"]: c for c in st.ok_json("list_charges", customer="cus_BenO")["data"]}
+    assert (charges["ch_Ben1"]["amount_refunded"], charges["ch_Ben1"]["refunded"]) == (8000, True)
+    assert [r["amount"] for r in st.ok_json("list_refunds", charge="ch_Ben1")["data"]] == [5000, 3000]  # newest first
     assert [r.amount for r in st.state().refunds] == [3000, 5000]
 
 
@@ -165,8 +165,93 @@ def test_a_bad_state_names_the_problem(patch, problem):
 
 def test_every_tool_has_a_description_and_the_right_annotations(live):
     tools = live("stripe", STATE).listed_tools()
-    assert len(tools) == 14 and all(t.description for t in tools.values())
+    assert len(tools) == 17 and all(t.description for t in tools.values())
     read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
-    assert read_only == {"list_customers", "list_products", "list_prices", "list_invoices", "list_charges", "list_refunds"}
+    assert read_only == {"list_customers", "list_products", "list_prices", "list_invoices", "list_charges", "list_refunds",
+                         "search_customers", "search_charges", "search_invoices"}
     destructive = {n for n, t in tools.items() if t.annotations.destructive_hint}
     assert destructive == {"update_customer", "void_invoice", "create_refund"}
+
+
+WORLD = {"world": {"generator": "stripe", "version": 1, "seed": 1, "size": "default"}}
+MARCH, APRIL = 1_772_323_200, 1_775_001_600  # 2026-03-01 and 2026-04-01, 00:00 UTC
+
+
+def test_listing_the_world_s_charges_takes_pages_newest_first_joined_by_starting_after(live):
+    st = live("stripe", WORLD)
+    first = st.ok_json("list_charges", limit=100)
+    second = st.ok_json("list_charges", limit=100, starting_after=first["data"][-1]["id"])
+    both = first["data"] + second["data"]
+    stamps = [c["created"] for c in both]
+    assert first["has_more"] and stamps == sorted(stamps, reverse=True) and len({c["id"] for c in both}) == 200
+    newest = sorted(st.state().charges, key=lambda c: c.created, reverse=True)[:200]
+    assert [c["id"] for c in both] == [c.id for c in newest]
+    assert "No such charge: 'ch_nope'" in st.error("list_charges", starting_after="ch_nope")
+
+
+def test_a_created_range_and_a_customer_narrow_a_listing(live):
+    st = live("stripe", WORLD)
+    out = st.ok_json("list_invoices", created={"gte": MARCH, "lt": APRIL}, status="open", limit=100)
+    assert out["data"] and all(MARCH <= i["created"] < APRIL and i["status"] == "open" for i in out["data"])
+    customer = out["data"][0]["customer"]
+    mine = st.ok_json("list_invoices", customer=customer, limit=100)["data"]
+    assert {i["customer"] for i in mine} == {customer} and len(mine) == len([i for i in st.state().invoices if i.customer == customer])
+
+
+def test_searching_customers_finds_the_lookalikes_by_substring_and_metadata(live):
+    st = live("stripe", WORLD)
+    names = {c["name"] for c in st.ok_json("search_customers", query="name~'foods'", limit=100)["data"]}
+    assert {"Harbour Foods Ltd", "Harbor Foods Inc"} <= names
+    harbour = next(c for c in st.state().customers if c.name == "Harbour Foods Ltd")
+    found = st.ok_json("search_customers", query=f"metadata['crm_id']:'{harbour.metadata['crm_id']}'")["data"]
+    assert [c["id"] for c in found] == [harbour.id]
+    exact = st.ok_json("search_customers", query=f'email:"{harbour.email.upper()}"')["data"]
+    assert [c["id"] for c in exact] == [harbour.id]
+
+
+def test_searching_charges_combines_clauses_and_pages_with_next_page(live):
+    st = live("stripe", WORLD)
+    query = f"created>={MARCH} AND created<{APRIL} AND status:'succeeded'"
+    expected = [c.id for c in sorted(st.state().charges, key=lambda c: c.created, reverse=True)
+                if MARCH <= c.created < APRIL and c.status == "succeeded"]
+    seen, page = [], None
+    while True:
+        out = st.ok_json("search_charges", query=query, limit=100, **({"page": page} if page else {}))
+        assert out["object"] == "search_result"
+        seen += [c["id"] for c in out["data"]]
+        page = out["next_page"]
+        if not page:
+            assert not out["has_more"]
+            break
+    assert len(expected) > 100 and seen == expected
+    failed = st.ok_json("search_charges", query="-status:'succeeded'", limit=100)["data"]
+    assert failed and all(c["status"] == "failed" and c["failure_message"] for c in failed)
+    either = st.ok_json("search_charges", query="currency:'jpy' OR currency:'cad'", limit=100)["data"]
+    assert {c["currency"] for c in either} == {"jpy", "cad"}
+
+
+@pytest.mark.parametrize(("query", "problem"), [
+    ("amount>'big'", "compares numeric fields"),
+    ("colour:'red'", "not a searchable field"),
+    ("amount>1 AND status:'failed' OR currency:'eur'", "cannot be combined"),
+    ("customer~'ab'", "at least 3 characters"),
+    ("status:succeeded", "quote the value"),
+    ("status:'succeeded", "unterminated quote"),
+])
+def test_a_bad_search_query_is_a_clear_error(live, query, problem):
+    st = live("stripe", WORLD)
+    assert problem in st.error("search_charges", query=query)
+
+
+def test_new_objects_take_the_account_clock_and_a_finalized_invoice_gets_a_number(live):
+    st = live("stripe", WORLD)
+    customer = next(c for c in st.state().customers if c.name == "Harbour Foods Ltd")
+    numbered = [i for i in st.state().invoices if i.customer == customer.id and i.number]
+    inv = st.ok_json("create_invoice", customer=customer.id, currency="gbp")
+    st.ok("create_invoice_item", customer=customer.id, invoice=inv["id"], unit_amount=1000)
+    final = st.ok_json("finalize_invoice", invoice=inv["id"])
+    assert final["created"] == st.state().now == 1_773_651_600
+    assert final["number"] == f"{customer.id[4:12].upper()}-{len(numbered) + 1:04d}"
+    charge = next(c for c in st.state().charges if c.customer == customer.id and c.status == "succeeded")
+    refund = st.ok_json("create_refund", charge=charge.id, amount=100, metadata={"ticket": "KFS-2231"})
+    assert refund["created"] == 1_773_651_600 and refund["metadata"] == {"ticket": "KFS-2231"}

@@ -1,7 +1,8 @@
 /** Notion primitives (tasks_catalog/predicates/notion.py). Pages and databases by exact title or id;
  * only objects that are not archived count. */
 
-import { DictOf, ListOf, Name, OneOf, Scalar, Text, optional, required } from "../args";
+import { DictOf, ListOf, Name, OneOf, Pattern, Scalar, Text, optional, required } from "../args";
+import { search } from "../pattern";
 import { arg, definePrimitives } from "../registry";
 import { get, Json, JsonObject, list, same, str } from "../values";
 
@@ -73,4 +74,15 @@ export default definePrimitives("notion", {
     live(state, args.page as string).some((p) => holds(valuesOf(state, p), args.property as string, args.value as Json))],
   databaseExists: [{ title: required(Name) }, (state, args) =>
     list(state, "databases").some((db) => named(db, args.title) && get(db, "archived") !== true)],
+  pageContentMatches: [{ page: required(Name), pattern: required(Pattern), type: optional(Name) }, (state, args) => {
+    const type = arg(args, "type");
+    return live(state, args.page as string).some((p) => list(p, "content").some((b) =>
+      (type === null || str(b, "type") === type) && search(args.pattern as string, str(b, "text"))));
+  }],
+  commentPosted: [{ page: required(Name), pattern: required(Pattern), author: optional(Name) }, (state, args) => {
+    const author = arg(args, "author");
+    const pages = new Set(live(state, args.page as string).map((p) => str(p, "id")));
+    return list(state, "comments").some((c) => pages.has(str(c, "page_id") as string)
+      && search(args.pattern as string, str(c, "text")) && (author === null || str(c, "author") === author));
+  }],
 });
