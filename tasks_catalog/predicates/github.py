@@ -34,11 +34,13 @@ class PrMerged(Args):
 
 class RepoHasFile(Args):
     """True when branch `branch` of repository `repo` (its default branch when `branch` is absent)
-    has a file at exactly `path` (relative, no leading '/'; a directory does not count)."""
+    has a file at exactly `path` (relative, no leading '/'; a directory does not count) and, when
+    `pattern` is given, the file's text matches it (search semantics): a file's substance."""
 
     repo: RepoRef
     path: Name
     branch: Name | None = None
+    pattern: Pattern | None = None
 
 
 class CommitMatchesPattern(Args):
@@ -75,7 +77,9 @@ def pr_merged(state: GithubState, args: PrMerged) -> bool:
 @primitive("github", "repoHasFile", RepoHasFile)
 def repo_has_file(state: GithubState, args: RepoHasFile) -> bool:
     b = _branch(state, args.repo, args.branch)
-    return b is not None and args.path in b.files
+    if b is None or args.path not in b.files:
+        return False
+    return args.pattern is None or search(args.pattern, b.files[args.path])
 
 
 @primitive("github", "commitMatchesPattern", CommitMatchesPattern)

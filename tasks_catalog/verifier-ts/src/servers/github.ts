@@ -32,9 +32,11 @@ export default definePrimitives("github", {
     const pr = r && list(r, "pull_requests").find((p) => get(p, "number") === args.pr);
     return pr !== undefined && get(pr, "merged") === true;
   }],
-  repoHasFile: [{ repo: required(RepoRef), path: required(Name), branch: optional(Name) }, (state, args) => {
+  repoHasFile: [{ repo: required(RepoRef), path: required(Name), branch: optional(Name), pattern: optional(Pattern) }, (state, args) => {
     const b = branch(state, args.repo as string, arg(args, "branch") as string | null);
-    return b !== undefined && has(get(b, "files"), args.path as string);
+    if (b === undefined || !has(get(b, "files"), args.path as string)) return false;
+    const pattern = arg(args, "pattern") as string | null;
+    return pattern === null || search(pattern, str(get(b, "files"), args.path as string));
   }],
   commitMatchesPattern: [{ repo: required(RepoRef), pattern: required(Pattern), branch: optional(Name) }, (state, args) => {
     const b = branch(state, args.repo as string, arg(args, "branch") as string | null);
