@@ -8,7 +8,7 @@ from pathlib import Path
 SECRET = "operator-secret-for-flow-tests-0123456789"
 REPO = Path(__file__).resolve().parents[2]
 #: a few public dev tasks on three servers: enough to see a fan-out, cheap enough to run often
-DEV_TASKS = ["calendar-book-dentist", "fs-set-log-level", "slack-announce-release"]
+DEV_TASKS = ["calendar-cancel-santos-one-to-one", "fs-set-log-level", "slack-announce-release"]
 
 
 def month_servers() -> tuple[str, ...]:

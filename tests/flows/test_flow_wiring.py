@@ -87,7 +87,7 @@ def test_the_catalog_gate_accepts_good_tasks_and_fails_naming_a_bad_one(prefect_
 
     folder = where["root"] / "tasks"
     folder.mkdir()
-    source = REPO / "tasks_catalog/dev/calendar/calendar-book-dentist.json"
+    source = REPO / "tasks_catalog/dev/calendar/calendar-cancel-santos-one-to-one.json"
     shutil.copy(source, folder)
     from tasks_catalog.gate import acceptance_gate
 

@@ -107,7 +107,7 @@ def test_a_run_the_store_refused_is_an_infra_error_and_not_a_failure(tmp_path):
 
 
 def test_mcpbench_run_prints_one_line_per_run_that_did_not_pass_with_its_reason(tmp_path):
-    tasks = ["slack-announce-release", "calendar-book-dentist"]
+    tasks = ["slack-announce-release", "calendar-cancel-santos-one-to-one"]
     result = CliRunner().invoke(main, ["run", "--agent", "noop", "--store", str(tmp_path / "store"),
                                        *(a for t in tasks for a in ("--tasks", t))])
     assert result.exit_code == 0, result.output
