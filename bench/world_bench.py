@@ -48,6 +48,8 @@ def _ref(server: str, patch: list) -> dict:
 
 def cases() -> dict[str, dict]:
     """Per server: a one-op patch, a read call, a write call, a predicate."""
+    linear = get_generator("linear").generate(1)
+    q1 = next(e["id"] for e in get_generator("calendar").generate(1)["events"] if e["title"] == "Q1 budget review")
     slack = get_generator("slack").generate(1)
     general = next(c for c in slack["channels"] if c["name"] == "general")["id"]
     gmail = get_generator("gmail").generate(1)
@@ -81,6 +83,17 @@ def cases() -> dict[str, dict]:
             write=("write_file", {"path": "docs/bench-out.md", "content": "bench\n"}),
             predicate={"filesystem.fileContentMatches": {"path": "config/environments/prod/app.yaml",
                                                           "pattern": "log_level: debug"}}),
+        "calendar": dict(
+            patch=[{"op": "set", "field": "now", "value": "2026-03-16T10:00"}],
+            read=("search_events", {"query": "review", "timeMin": "2026-03-16", "timeMax": "2026-04-01"}),
+            write=("update_event", {"calendarId": "primary", "eventId": q1, "description": "bench"}),
+            predicate={"calendar.eventHasAttendee": {"event": "Q1 budget review",
+                                                     "attendee": "aisha.adeyemi@kestrelfreight.com"}}),
+        "linear": dict(
+            patch=[{"op": "update", "in": ["issues"], "id": linear["issues"][0]["id"], "fields": {"priority": 1}}],
+            read=("list_issues", {"team": "PLT", "state": "Todo", "limit": 25}),
+            write=("update_issue", {"id": linear["issues"][5]["id"], "labels": ["Bug", "Regression"]}),
+            predicate={"linear.issueHasComment": {"issue": linear["issues"][10]["id"], "pattern": "Jon Berg"}}),
     }
 
 
@@ -129,9 +142,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--servers", nargs="*", help="only these servers (default: every world)")
     args = parser.parse_args()
     rows = []
     for server, case in cases().items():
+        if args.servers and server not in args.servers:
+            continue
         spec, ref = get_spec(server), _ref(server, case["patch"])
         _generated.cache_clear()
         generate_ms = timed(lambda: get_generator(server).generate(1), 1)[0][0]

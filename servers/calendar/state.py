@@ -13,6 +13,7 @@ compare as strings: ``YYYY-MM-DDTHH:MM`` for timed events, ``YYYY-MM-DD`` for al
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date, datetime
 from typing import ClassVar, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -186,7 +187,7 @@ class CalendarState(ServerState):
             ("event id", [e.id for e in self.events]),
             ("directory email", [p.email for p in self.people] + [r.email for r in self.rooms]),
         ):
-            dupes = sorted({v for v in values if values.count(v) > 1})
+            dupes = sorted(v for v, n in Counter(values).items() if n > 1)
             if dupes:
                 raise ValueError(f"{what} {dupes[0]!r} is used twice")
         if sum(c.primary for c in self.calendars) > 1:

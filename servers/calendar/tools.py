@@ -14,7 +14,8 @@ Times may be given as local wall-clock times (``2026-03-18T10:00``), with an off
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
+from functools import lru_cache
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -131,7 +132,7 @@ class CalendarTools(Toolset[CalendarState]):
                 continue
             duration = as_datetime(e.end) - as_datetime(e.start)
             all_day = is_all_day(e.start)
-            for moment in recur.occurrences(as_datetime(e.start), recur.parse(e.recurrence)):
+            for moment in _starts(e.start, tuple(e.recurrence)):
                 if high is not None and moment >= high:
                     break
                 original = recur.as_text(moment, all_day)
@@ -152,8 +153,7 @@ class CalendarTools(Toolset[CalendarState]):
             moment = datetime.strptime(stamp, "%Y%m%d" if all_day else "%Y%m%dT%H%M")
         except ValueError:
             return None
-        rule = recur.parse(series.recurrence)
-        if moment not in recur.occurrences(as_datetime(series.start), rule):
+        if moment not in _starts(series.start, tuple(series.recurrence)):
             return None
         return recur.as_text(moment, all_day)
 
@@ -213,8 +213,8 @@ class CalendarTools(Toolset[CalendarState]):
         if calendar.primary:
             raise ToolError("the primary calendar cannot be deleted")
         gone = sum(e.calendar_id == calendar.id for e in self.state.events)
-        self.state.events = [e for e in self.state.events if e.calendar_id != calendar.id]
-        self.state.calendars = [c for c in self.state.calendars if c.id != calendar.id]
+        self.state.events[:] = [e for e in self.state.events if e.calendar_id != calendar.id]
+        self.state.calendars[:] = [c for c in self.state.calendars if c.id != calendar.id]
         return f"Calendar {calendar.name!r} deleted with its {gone} event(s)"
 
     # -- the directory -----------------------------------------------------------------------
@@ -392,7 +392,8 @@ class CalendarTools(Toolset[CalendarState]):
         if stored is None:
             self.state.events.append(updated)
             return f"Occurrence {eventId} of series {shown.id} updated"
-        self.state.events = [updated if e.id == stored.id else e for e in self.state.events]
+        at = next(i for i, e in enumerate(self.state.events) if e.id == stored.id)
+        self.state.events[at] = updated  # in place: reassigning the list would revalidate the whole state
         return f"Event {eventId} updated"
 
     @tool(destructive=True)
@@ -427,7 +428,7 @@ class CalendarTools(Toolset[CalendarState]):
         if stored.recurring_event_id is not None:
             stored.status = "cancelled"
             return f"Occurrence {eventId} of series {stored.recurring_event_id} cancelled"
-        self.state.events = [e for e in self.state.events if e.id != stored.id and e.recurring_event_id != stored.id]
+        self.state.events[:] = [e for e in self.state.events if e.id != stored.id and e.recurring_event_id != stored.id]
         return f"Event {eventId} deleted" + (" with every occurrence" if stored.recurrence else "")
 
     @tool(read_only=True)
@@ -448,6 +449,12 @@ class CalendarTools(Toolset[CalendarState]):
 
 #: (event or series shown, start, end, id, original start of an occurrence or None)
 View = tuple[Event, str, str, str, str | None]
+
+
+@lru_cache(maxsize=256)
+def _starts(start: str, recurrence: tuple[str, ...]) -> tuple[datetime, ...]:
+    """The original starts of a series' occurrences (pure, so shared by every backend of a world)."""
+    return tuple(recur.occurrences(as_datetime(start), recur.parse(list(recurrence))))
 
 
 def _overlaps(view: View, low: datetime | None, high: datetime | None) -> bool:
