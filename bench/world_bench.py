@@ -1,6 +1,6 @@
 """What worlds cost: generating one, building a run's backend from it, a tool call on it, a verdict on it.
 
-    python bench/world_bench.py [--runs 20] [--calls 100] [--no-write]
+    python bench/world_bench.py [--runs 20] [--calls 100] [--no-write] [--servers browser ...]
 
 For each server with a world generator (seed 1, default size, a one-operation patch):
 - generate: the generator's first run in this process (later runs hit the cache);
@@ -9,7 +9,8 @@ For each server with a world generator (seed 1, default size, a one-operation pa
 - verdict: one predicate on the world state, Python in process and TypeScript in node (its own
   evaluation time from ``--timing``, without node's start).
 Medians (and minima) of wall-clock time and of this process's CPU time; on a shared, loaded machine
-CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of bench/RESULTS.md.
+CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of bench/RESULTS.md; with
+``--servers`` only those servers are measured and only their rows of the table are replaced (or added).
 """
 
 from __future__ import annotations
@@ -94,6 +95,13 @@ def cases() -> dict[str, dict]:
             read=("list_issues", {"team": "PLT", "state": "Todo", "limit": 25}),
             write=("update_issue", {"id": linear["issues"][5]["id"], "labels": ["Bug", "Regression"]}),
             predicate={"linear.issueHasComment": {"issue": linear["issues"][10]["id"], "pattern": "Jon Berg"}}),
+        "browser": dict(
+            patch=[{"op": "update", "in": ["pages"], "id": "https://intranet.kestrelfreight.com/news",
+                    "fields": {"title": "bench"}}],
+            read=("browser_snapshot", {}),
+            write=("browser_navigate", {"url": "https://intranet.kestrelfreight.com/search?q=holiday+policy"}),
+            predicate={"browser.formSubmitted": {"form": "it-ticket", "fields": {"category": "Hardware"},
+                                                 "matches": {"description": "charg"}}}),
     }
 
 
@@ -176,6 +184,9 @@ def main() -> None:
                      f"{med(ww)} / {med(wc)} | {med(pw)} / {med(pc)} | {'n/a' if ts is None else f'{ts:.1f}'} |")
     section = "\n".join(lines) + "\n"
     print(section)
+    if args.servers and not args.no_write:
+        _merge_rows(lines[len(lines) - len(rows):], stamp, args)
+        return
     if not args.no_write:
         text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
         start = text.find(HEADING)
@@ -185,6 +196,29 @@ def main() -> None:
         else:
             text = text.rstrip("\n") + "\n\n" + section
         RESULTS.write_text(text, encoding="utf-8")
+
+
+def _merge_rows(new_rows: list[str], stamp: str, args) -> None:
+    """Replace (or add) the rows of the measured servers in the "Worlds" table, and say when."""
+    text = RESULTS.read_text(encoding="utf-8")
+    start = text.find(HEADING)
+    if start < 0:
+        raise SystemExit(f"{RESULTS} has no {HEADING!r} section: run without --servers first")
+    end = text.find("\n## ", start + len(HEADING))
+    end = len(text) if end < 0 else end + 1
+    lines = text[start:end].rstrip("\n").split("\n")
+    for row in new_rows:
+        name = row.split("|")[1]
+        at = next((i for i, line in enumerate(lines) if line.startswith("|") and line.split("|")[1] == name), None)
+        if at is None:
+            last = max(i for i, line in enumerate(lines) if line.startswith("|"))
+            lines.insert(last + 1, row)
+        else:
+            lines[at] = row
+    load = os.getloadavg()[0]
+    lines.append(f"\n{', '.join(args.servers)}: measured {stamp} (`python bench/world_bench.py --runs {args.runs} "
+                 f"--calls {args.calls} --servers {' '.join(args.servers)}`, load average {load:.1f}).")
+    RESULTS.write_text(text[:start] + "\n".join(lines) + "\n\n" + text[end:].lstrip("\n"), encoding="utf-8")
 
 
 if __name__ == "__main__":
