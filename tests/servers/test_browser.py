@@ -256,3 +256,20 @@ def test_every_link_and_form_action_of_the_world_leads_to_a_page_of_it():
         broken = [(p.url, link.href) for p in state.pages for link in p.links if resolve(p.url, link.href) not in urls]
         assert broken == []
         assert sum(len(p.forms) for p in state.pages) >= 20
+
+
+def test_a_form_id_of_the_world_counts_as_named_but_an_unknown_one_does_not():
+    import json
+    from pathlib import Path
+
+    from servers import get_spec
+    from tasks_catalog.gate import literal_problems
+    from tasks_catalog.schema import Task
+
+    doc = json.loads((Path(__file__).parents[2] / "tasks_catalog/dev/browser/browser-open-holiday-policy-2026.json")
+                     .read_text(encoding="utf-8"))
+    initial = get_spec("browser").load_state(doc["initial_state"]).dump()
+    for form, named in (("book-lisbon-belem", True), ("book-lisbon-nowhere", False)):
+        doc["success"] = {"browser.formSubmitted": {"form": form, "fields": {}}}
+        problems = literal_problems(Task.model_validate(doc), initial)
+        assert (problems == []) is named, problems
