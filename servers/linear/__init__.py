@@ -7,8 +7,9 @@ from servers.linear.tools import LinearTools
 SPEC = ServerSpec(
     name="linear",
     description=(
-        "A Linear workspace: teams with workflow states, users, labels, and issues identified like 'ENG-142'. "
-        "People, teams, states and labels can be given by name."
+        "A Linear workspace: teams with workflow states and cycles, users, labels, projects, and issues "
+        "identified like 'ENG-142'. People, teams, states, labels, projects and cycles can be given by name "
+        "(a cycle by number or 'current'); list_issues pages with pageInfo.endCursor."
     ),
     toolset=LinearTools,
 )

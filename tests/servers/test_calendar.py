@@ -255,3 +255,34 @@ def test_the_calendar_world_pages_its_listings_and_keeps_lookalikes(live):
     assert budget == {"Q1 budget review", "Budget review"}
     marias = cal.ok_json("search_people", query="maria")["people"]
     assert {"Maria Santos", "Maria Santana"} <= {p["name"] for p in marias}
+
+
+@pytest.mark.parametrize(("rule", "start", "expected"), [
+    (["RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=3"], "2026-01-30T16:00", ["2026-01-30", "2026-02-27", "2026-03-27"]),
+    (["RRULE:FREQ=DAILY;INTERVAL=3;COUNT=3"], "2026-03-30T09:00", ["2026-03-30", "2026-04-02", "2026-04-05"]),
+    (["RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260311T000000Z"], "2026-03-02T09:00", ["2026-03-02", "2026-03-04", "2026-03-09"]),
+    (["RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE:20260309T090000"], "2026-03-02T09:00", ["2026-03-02", "2026-03-16"]),
+    (["RRULE:FREQ=MONTHLY;COUNT=3"], "2026-01-31T09:00", ["2026-01-31", "2026-03-31", "2026-05-31"]),  # no 31 Feb
+])
+def test_recurrence_rules_expand_as_rfc_5545_says(rule, start, expected):
+    from datetime import datetime
+
+    from servers.calendar import recur
+
+    moments = recur.occurrences(datetime.fromisoformat(start), recur.parse(rule))
+    assert [m.date().isoformat() for m in moments] == expected
+
+
+@pytest.mark.parametrize(("rule", "problem"), [
+    (["RRULE:FREQ=WEEKLY;COUNT=2;UNTIL=20260101T000000Z"], "not both"),
+    (["RRULE:FREQ=MONTHLY;BYDAY=MO,TU"], "one ordinal weekday"),
+    (["RRULE:FREQ=WEEKLY;BYDAY=XX"], "days like MO,WE,FR"),
+    (["RRULE:FREQ=WEEKLY;BYSETPOS=1"], "BYSETPOS is not supported"),
+    (["EXDATE:20260101T000000"], "needs an RRULE"),
+    (["RDATE:20260101"], "only RRULE and EXDATE"),
+])
+def test_an_unsupported_recurrence_is_refused_saying_why(rule, problem):
+    from servers.calendar import recur
+
+    with pytest.raises(ValueError, match=problem):
+        recur.parse(rule)
