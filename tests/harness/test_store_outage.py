@@ -21,7 +21,7 @@ from tests.warehouse.conftest import moto_endpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ["fs-archive-meeting-notes", "fs-set-log-level", "slack-announce-release", "gmail-mark-payslip-read",
-       "pg-ship-order-1042", "notion-mark-invoice-paid"]
+       "pg-ship-order-1042", "notion-mark-harbor-invoice-paid"]
 
 
 @pytest.fixture
