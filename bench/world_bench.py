@@ -54,6 +54,11 @@ def cases() -> dict[str, dict]:
     slack = get_generator("slack").generate(1)
     general = next(c for c in slack["channels"] if c["name"] == "general")["id"]
     gmail = get_generator("gmail").generate(1)
+    stripe = get_generator("stripe").generate(1)
+    harbour = next(c["id"] for c in stripe["customers"] if c["name"] == "Harbour Foods Ltd")
+    notion = get_generator("notion").generate(1)
+    tasks = next(d["id"] for d in notion["databases"] if d["title"] == "Engineering Tasks")
+    task_row = next(p["id"] for p in notion["pages"] if p["parent_id"] == tasks and not p["archived"])
     return {
         "slack": dict(
             patch=[{"op": "update", "in": ["channels"], "id": general, "fields": {"topic": "bench"}}],
@@ -102,6 +107,16 @@ def cases() -> dict[str, dict]:
             write=("browser_navigate", {"url": "https://intranet.kestrelfreight.com/search?q=holiday+policy"}),
             predicate={"browser.formSubmitted": {"form": "it-ticket", "fields": {"category": "Hardware"},
                                                  "matches": {"description": "charg"}}}),
+        "stripe": dict(
+            patch=[{"op": "update", "in": ["customers"], "id": harbour, "fields": {"description": "bench"}}],
+            read=("search_charges", {"query": "created>=1772323200 AND status:'succeeded'"}),
+            write=("update_customer", {"customer": harbour, "metadata": {"bench": "1"}}),
+            predicate={"stripe.invoiceExists": {"customer": harbour, "status": "void"}}),
+        "notion": dict(
+            patch=[{"op": "update", "in": ["pages"], "id": task_row, "fields": {"title": "bench"}}],
+            read=("query_database", {"database_id": tasks, "filter": [{"property": "Status", "equals": "In review"}]}),
+            write=("update_page", {"page_id": task_row, "properties": {"Status": "Done"}}),
+            predicate={"notion.databaseHasRow": {"database": "Engineering Tasks", "where": {"Status": "Done", "Priority": "P0"}}}),
     }
 
 

@@ -20,11 +20,11 @@ from servers.notion.state import Database, NotionState, Value
 def _rich(text: str | None) -> list[dict[str, Any]]:
     if not text:
         return []
-    return [{"type": "text", "text": {"content": text}, "plain_text": text}]
+    return [{"type": "text", "plain_text": text}]
 
 
-def render(state: NotionState, ptype: str, value: Value) -> dict[str, Any]:
-    """One property value as a Notion property value object."""
+def render(state: NotionState, ptype: str, value: Value, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """One property value as a Notion property value object (``names``: user id -> name, if known)."""
     if ptype in ("title", "rich_text"):
         body: Any = _rich(value if isinstance(value, str) else None)
     elif ptype in ("select", "status"):
@@ -34,24 +34,23 @@ def render(state: NotionState, ptype: str, value: Value) -> dict[str, Any]:
     elif ptype == "date":
         body = {"start": value, "end": None} if value is not None else None
     elif ptype == "people":
-        body = []
-        for uid in value or []:
-            user = state.user(uid)
-            body.append({"object": "user", "id": uid, **({"name": user.name} if user else {})})
+        if names is None:
+            names = {u.id: u.name for u in state.users}
+        body = [{"object": "user", "id": uid, **({"name": names[uid]} if uid in names else {})} for uid in value or []]
     elif ptype == "relation":
         body = [{"id": v} for v in value or []]
     else:  # number, checkbox, url, email
         body = value
-    out: dict[str, Any] = {"type": ptype, ptype: body}
-    if ptype == "relation":
-        out["has_more"] = False
-    return out
+    return {"type": ptype, ptype: body}
 
 
-def render_values(state: NotionState, db: Database | None, values: dict[str, Value]) -> dict[str, Any]:
+def render_values(state: NotionState, db: Database | None, values: dict[str, Value],
+                  names: dict[str, str] | None = None) -> dict[str, Any]:
     """Every value of a page, rendered; outside a database only its ``title``."""
     types = {n: p.type for n, p in db.properties.items()} if db else {"title": "title"}
-    return {name: render(state, types.get(name, "rich_text"), value) for name, value in values.items()}
+    if names is None and any(t == "people" for t in types.values()):
+        names = {u.id: u.name for u in state.users}
+    return {name: render(state, types.get(name, "rich_text"), value, names) for name, value in values.items()}
 
 
 def _plain_text(items: Any, where: str) -> str:

@@ -150,13 +150,18 @@ class NotionTools(Toolset[NotionState]):
             db.properties[name].options = db.properties[name].options + unknown
         return out
 
-    def _page_json(self, page: Page) -> dict:
-        parent = self._parent_json(page.parent_id)
-        db = self.state.database(page.parent_id) if page.parent_id else None
-        return {"object": "page", "id": page.id, "title": page.title, "parent": parent,
-                "created_time": page.created_time, "archived": page.archived,
-                "properties": props.render_values(self.state, db, self.state.values_of(page)),
-                "url": f"https://www.notion.so/{page.id.replace('-', '')}"}
+    def _page_json(self, page: Page, *, url: bool = True, db: Database | None = None,
+                   names: dict[str, str] | None = None) -> dict:
+        """A page object; a caller rendering many rows of one database passes it and the user names."""
+        if db is None and page.parent_id:
+            db = self.state.database(page.parent_id)
+        values = {(db.title_property if db else "title"): page.title, **page.properties}
+        out = {"object": "page", "id": page.id, "title": page.title, "parent": self._parent_json(page.parent_id, db),
+               "created_time": page.created_time, "archived": page.archived,
+               "properties": props.render_values(self.state, db, values, names)}
+        if url:
+            out["url"] = f"https://www.notion.so/{page.id.replace('-', '')}"
+        return out
 
     def _title_from(self, title: str | None, properties: dict[str, Any] | None, db: Database | None,
                     ) -> tuple[str | None, dict[str, Any] | None]:
@@ -172,10 +177,10 @@ class NotionTools(Toolset[NotionState]):
             raise ToolError(f"the title is given twice, as {title!r} and as property {name!r} = {given!r}")
         return given, rest
 
-    def _parent_json(self, parent_id: str | None) -> dict:
+    def _parent_json(self, parent_id: str | None, db: Database | None = None) -> dict:
         if parent_id is None:
             return {"type": "workspace"}
-        if self.state.database(parent_id) is not None:
+        if (db is not None and db.id == parent_id) or self.state.database(parent_id) is not None:
             return {"type": "database_id", "database_id": parent_id}
         return {"type": "page_id", "page_id": parent_id}
 
@@ -302,7 +307,7 @@ class NotionTools(Toolset[NotionState]):
         filter: Annotated[list[Condition] | None, Field(description="Conditions that must all hold")] = None,
         sorts: list[Sort] | None = None,
         start_cursor: StartCursor = None,
-        page_size: PageSize = 25,
+        page_size: PageSize = 10,
     ) -> dict:
         """The rows of a database (archived rows left out), optionally filtered and sorted, one page of
         page_size rows at a time (pass next_cursor as start_cursor for the next). Each row is a page
@@ -316,8 +321,10 @@ class NotionTools(Toolset[NotionState]):
                 raise ToolError(f"database {db.title!r} has no property {c.property!r}; its properties are: "
                                 f"{', '.join(db.properties)}")
         rows = [p for p in self.state.pages if p.parent_id == db.id and not p.archived]
+        title = db.title_property
         for i, cond in enumerate(filter or []):
-            rows = [p for p in rows if _holds(cond, self.state.values_of(p).get(cond.property), f"filter[{i}]")]
+            rows = [p for p in rows if _holds(cond, p.title if cond.property == title else p.properties.get(cond.property),
+                                              f"filter[{i}]")]
         for sort in reversed(sorts or []):
             present = [p for p in rows if self.state.values_of(p).get(sort.property) not in (None, [])]
             empty = [p for p in rows if p not in present]
@@ -329,7 +336,8 @@ class NotionTools(Toolset[NotionState]):
             rows = present + empty
         listing = f"query:{db.id}:{len(filter or [])}:{hash_args(filter, sorts)}"
         out = _listing(rows, listing, start_cursor, page_size)
-        out["results"] = [self._page_json(p) for p in out["results"]]
+        names = {u.id: u.name for u in self.state.users}
+        out["results"] = [self._page_json(p, url=False, db=db, names=names) for p in out["results"]]
         return out
 
     @tool()

@@ -97,29 +97,48 @@ def parse(query: str, fields: dict[str, str]) -> tuple[list[Clause], str]:
     return clauses, joiner or "AND"
 
 
-def _holds(clause: Clause, get: Callable[[str], Any]) -> bool:
-    actual = get(clause.field)
+def _test(clause: Clause) -> Callable[[Any], bool]:
+    """A function of a field's value saying whether ``clause`` (without its negation) holds."""
+    want = clause.value
     if clause.field == "metadata":
-        actual = (actual or {}).get(clause.key)
-    if clause.value is None:
-        return actual in (None, "")
-    if isinstance(actual, bool):
-        actual = "true" if actual else "false"
+        key = clause.key
+
+        def inner(meta: Any) -> Any:
+            return (meta or {}).get(key)
+    else:
+        def inner(value: Any) -> Any:
+            return value
+    if want is None:
+        return lambda v: inner(v) in (None, "")
     if clause.op == "~":
-        return isinstance(actual, str) and str(clause.value).casefold() in actual.casefold()
+        needle = str(want).casefold()
+        return lambda v: isinstance(x := inner(v), str) and needle in x.casefold()
     if clause.op == ":":
-        if isinstance(actual, int) and isinstance(clause.value, int):
-            return actual == clause.value
-        return actual is not None and str(actual).casefold() == str(clause.value).casefold()
-    if not isinstance(actual, int):
-        return False
-    return {">": actual > clause.value, "<": actual < clause.value, ">=": actual >= clause.value,
-            "<=": actual <= clause.value}[clause.op]
+        text = str(want).casefold()
+
+        def equal(v: Any) -> bool:
+            x = inner(v)
+            if isinstance(x, bool):
+                x = "true" if x else "false"
+            if isinstance(x, int) and isinstance(want, int):
+                return x == want
+            return x is not None and str(x).casefold() == text
+        return equal
+    compare = {">": int.__gt__, "<": int.__lt__, ">=": int.__ge__, "<=": int.__le__}[clause.op]
+    return lambda v: isinstance(x := inner(v), int) and not isinstance(x, bool) and compare(x, want)
+
+
+def compile_query(clauses: list[Clause], joiner: str, get: Callable[[Any, str], Any]) -> Callable[[Any], bool]:
+    """One function of an object telling whether it matches the parsed query (``get(obj, field)`` reads a field)."""
+    tests = [(c.field, _test(c), c.negate) for c in clauses]
+    if joiner == "AND":
+        return lambda obj: all(test(get(obj, field)) != negate for field, test, negate in tests)
+    return lambda obj: any(test(get(obj, field)) != negate for field, test, negate in tests)
 
 
 def matches(clauses: list[Clause], joiner: str, get: Callable[[str], Any]) -> bool:
-    results = (_holds(c, get) != c.negate for c in clauses)
-    return all(results) if joiner == "AND" else any(results)
+    """Whether one object (``get(field)`` reads its fields) matches the parsed query."""
+    return compile_query(clauses, joiner, lambda _, field: get(field))(None)
 
 
-__all__ = ["Clause", "matches", "parse"]
+__all__ = ["Clause", "compile_query", "matches", "parse"]

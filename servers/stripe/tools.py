@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from servers.kit import ToolError, Toolset, tool
-from servers.kit.pages import page as cursor_page
+from servers.kit.pages import make_cursor, read_cursor
 from servers.stripe import search
 from servers.stripe.state import (
     Charge,
@@ -88,16 +89,31 @@ def _page(objects: list[Any], render: Callable[[Any], dict[str, Any]], limit: in
 def _search(objects: list[Any], fields: dict[str, str], query: str, render: Callable[[Any], dict[str, Any]],
             limit: int, page_token: str | None, url: str,
             value: Callable[[Any, str], Any] = lambda obj, name: getattr(obj, name, None)) -> dict[str, Any]:
+    """One page of the objects (newest first) matching ``query``; scanning stops once the page is full."""
     clauses, joiner = search.parse(query, fields)
-    found = [o for o in newest_first(objects) if search.matches(clauses, joiner, lambda name, o=o: value(o, name))]
+    test = search.compile_query(clauses, joiner, value)
     listing = f"{url}:{hashlib.sha256(query.encode()).hexdigest()[:12]}"
-    chunk, next_page = cursor_page(found, listing, page_token, limit)
-    return {"object": "search_result", "url": url, "has_more": bool(next_page), "next_page": next_page or None,
-            "data": [render(o) for o in chunk]}
+    start = read_cursor(listing, page_token)
+    chunk = list(islice((o for o in objects if test(o)), start, start + limit + 1))
+    more = len(chunk) > limit
+    return {"object": "search_result", "url": url, "has_more": more,
+            "next_page": make_cursor(listing, start + limit) if more else None,
+            "data": [render(o) for o in chunk[:limit]]}
 
 
 class StripeTools(Toolset[StripeState]):
     state_model = StripeState
+
+    def _newest_first(self, kind: str) -> list[Any]:
+        """``state.<kind>`` newest first, cached while the list keeps its length and last object (no tool
+        changes an object's ``created``; creating one appends it)."""
+        objects = getattr(self.state, kind)
+        key = (len(objects), objects[-1].id if objects else None)
+        cache = self.__dict__.setdefault("_order_cache", {})
+        hit = cache.get(kind)
+        if hit is None or hit[0] != key:
+            hit = cache[kind] = (key, newest_first(objects))
+        return hit[1]
 
     # -- lookups ----------------------------------------------------------------------------
     def _customer(self, ref: str) -> Customer:
@@ -198,7 +214,7 @@ class StripeTools(Toolset[StripeState]):
         """Search customers with Stripe's search query language. Fields: email, name, created, metadata.
         E.g. "name~'harbour'", "email:'ap@example.com'", "metadata['crm_id']:'HS-10423'". Newest first;
         pass next_page as page for more."""
-        return _search(self.state.customers, {"email": "string", "name": "string", "created": "number",
+        return _search(self._newest_first("customers"), {"email": "string", "name": "string", "created": "number",
                                               "metadata": "metadata"},
                        query, self._customer_json, limit, page, "/v1/customers/search")
 
@@ -385,7 +401,7 @@ class StripeTools(Toolset[StripeState]):
         total, created, metadata. E.g. "customer:'cus_123' AND status:'open'", "total>100000",
         "number:'A1B2C3D4-0003'". Newest first; pass next_page as page for more."""
         payments = self._payments()
-        return _search(self.state.invoices, {"number": "string", "customer": "string", "status": "string",
+        return _search(self._newest_first("invoices"), {"number": "string", "customer": "string", "status": "string",
                                              "currency": "string", "total": "number", "created": "number",
                                              "metadata": "metadata"},
                        query, lambda i: self._invoice_json(i, payments), limit, page, "/v1/invoices/search")
@@ -417,7 +433,7 @@ class StripeTools(Toolset[StripeState]):
         def value(ch: Charge, name: str) -> Any:
             return self.state.refunded(ch.id) == ch.amount if name == "refunded" else getattr(ch, name, None)
 
-        return _search(self.state.charges, {"amount": "number", "currency": "string", "customer": "string",
+        return _search(self._newest_first("charges"), {"amount": "number", "currency": "string", "customer": "string",
                                             "status": "string", "refunded": "bool", "created": "number",
                                             "metadata": "metadata"},
                        query, self._charge_json, limit, page, "/v1/charges/search", value)
