@@ -33,7 +33,7 @@ from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
 from tasks_catalog.frames import extract, frame_violations, server_entities, summarize
-from tasks_catalog.literals import pattern_named, value_named
+from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
@@ -127,6 +127,7 @@ def _entity_ids(task: Task, initial: dict[str, Any]) -> set[str]:
 def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[str]:
     """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py)."""
     ids = _entity_ids(task, initial) if initial is not None else set()
+    present = state_strings(initial) if initial is not None else set()
     problems = []
     for path, value, is_pattern in goal_literals(task.success):
         path = "$.success" + path[1:]  # goal_literals' paths are relative to the predicate
@@ -134,7 +135,7 @@ def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[
             if not pattern_named(value, task.goal, ids):
                 problems.append(f"goal does not name {path}: pattern {value!r} requires no literal of "
                                 f"3+ characters that the goal contains")
-        elif not value_named(value, task.goal, ids):
+        elif not value_named(value, task.goal, ids, present):
             problems.append(f"goal does not name {path} = {value!r}")
     return problems
 

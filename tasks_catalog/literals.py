@@ -1,8 +1,13 @@
 """What it means for a goal to name a value the predicate checks (gate property 1).
 
-A plain value is named when the goal contains it (a number in one of its usual renderings), or when
-it is the stable id of an entity of the initial state (guards and frames address entities by id; the
-agent discovers ids, a person would not write them). A pattern is named only when the goal contains a
+A plain string is named when the goal contains it, when it is the stable id of an entity of the
+initial state (guards and frames address entities by id; the agent discovers ids, a person would not
+write them), or when it is a value the initial state holds (a status, an email address, a label name:
+the agent can discover it, as issue 11's rule (1) asks). A number is named only when the goal contains
+it as a whole number, in one of its usual renderings ("1042", "1,042", "88.80"), not as a piece of
+another ("6" is not named by "2026"), or when it is a stable id: in a world of thousands of rows
+almost every small number occurs somewhere, so its presence in the state would prove nothing. Booleans,
+null, 0 and 1 are the predicate's shape ("no unpaid order is left", "exactly one refund"), not values. A pattern is named only when the goal contains a
 literal string the pattern requires (a run of at least ``MIN_RUN`` characters that every match must
 contain), or when such a run is the stable id of an entity of the initial state. ``.+`` requires nothing, so it never counts; for an alternation at the top (``a|b``) one
 alternative's literal suffices.
@@ -79,10 +84,36 @@ def number_renderings(value: int | float) -> set[str]:
     return out
 
 
-def value_named(value: Any, goal: str, ids: set[str]) -> bool:
+def _whole_number_in(rendering: str, goal: str) -> bool:
+    """``rendering`` occurs in ``goal`` not as a piece of a longer number or word."""
+    return re.search(rf"(?<![\w.,]){re.escape(rendering)}(?!\w|[.,]\d)", goal) is not None
+
+
+def state_strings(state: Any) -> set[str]:
+    """Every string value the state holds, at any depth (mapping keys are ids, found by the frames)."""
+    out: set[str] = set()
+    stack = [state]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return out
+
+
+def value_named(value: Any, goal: str, ids: set[str] | frozenset[str],
+                present: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether a plain value the predicate checks is named (see the module's docstring)."""
+    if isinstance(value, bool) or value is None or (isinstance(value, int) and value in (0, 1)):
+        return True  # true/false/null, none/one: the predicate's shape, not a value a person names
     if isinstance(value, str):
-        return value in goal or value in ids
-    return any(r in goal for r in number_renderings(value))
+        return value in goal or value in ids or value in present
+    if str(value) in ids:
+        return True
+    return any(_whole_number_in(r, goal) for r in number_renderings(value))
 
 
-__all__ = ["MIN_RUN", "number_renderings", "pattern_named", "required_literals", "value_named"]
+__all__ = ["MIN_RUN", "number_renderings", "pattern_named", "required_literals", "state_strings", "value_named"]

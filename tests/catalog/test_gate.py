@@ -354,3 +354,27 @@ def test_an_inline_task_is_exempt_from_the_difficulty_rule(tmp_path):
     doc = _doc()
     assert "world" not in doc["initial_state"]
     assert _gate(tmp_path, {**doc, "difficulty": "hard", "max_steps": 40}) == []
+
+
+def test_a_number_is_named_only_as_a_whole_number_of_the_goal():
+    from tasks_catalog.literals import value_named
+
+    assert value_named(1042, "Ship order 1042 today", set())
+    assert value_named(1042, "Ship order 1,042 today", set())
+    assert value_named(88.8, "refund 88.80 EUR", set())
+    assert not value_named(6, "Close the duplicate before the 2026 planning", set())
+    assert not value_named(42, "Ship order 1042 today", set())
+    assert not value_named(104, "Ship order 1042 today", set())
+    assert not value_named(7, "Release 7.2 is out", set())  # a piece of a version number names nothing
+    assert value_named(6, "Close issue #6 as a duplicate", set())
+    assert value_named(6, "Close the duplicate", {"6"})  # a stable id the agent discovers
+
+
+def test_a_string_the_initial_state_holds_is_named_but_a_new_one_is_not():
+    from tasks_catalog.literals import state_strings, value_named
+
+    state = {"issues": [{"id": "ENG-7", "state": "In Review", "labels": ["Bug", "regression"]}]}
+    present = state_strings(state)
+    assert value_named("regression", "Tag the checkout crash", set(), present)
+    assert not value_named("hotfix", "Tag the checkout crash", set(), present)
+    assert not value_named(7, "Tag the checkout crash", set(), present)  # numbers never by presence
