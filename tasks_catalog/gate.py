@@ -152,8 +152,23 @@ def positive_part(pred: dict[str, Any], state: Any) -> bool:
     return evaluate(pred, state)
 
 
-async def gate_task(task: Task, extra: ExtraVerifier | None = None,
-                    extra_frames: ExtraFrames | None = None) -> GateResult:
+@dataclass
+class _Judged:
+    """One task judged by the Python verifier, with what is still to be asked of the second verifiers."""
+
+    result: GateResult
+    server: str
+    predicate: dict[str, Any]
+    #: (what, state dump or None, python verdict) per judged state: the initial one, the reference's,
+    #: the wrong ones' (dumped only when a second verifier will be asked)
+    verdicts: list[tuple[str, dict[str, Any] | None, bool]]
+    #: (what, initial dump, final dump, frame, python violations) per final state, when the task has a frame
+    frames: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]
+    #: reasons that come after the verifiers' disagreements (the literal rule, the difficulty rule)
+    tail: list[str]
+
+
+async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
     result = GateResult(task.id)
     reasons = result.reasons
     strict = not STRICT_ONLY_WITH_KINDS or any(w.kind is not None for w in task.wrong_solutions)
@@ -169,8 +184,12 @@ async def gate_task(task: Task, extra: ExtraVerifier | None = None,
         reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
                        f"faults injected takes {ref.steps} calls, retries included")
     frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame] if task.frame is not None else None
+    #: (what, final dump, python's frame violations) of every final state judged, when there is a frame
+    finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if frame is not None and not ref.errors:
-        outside = frame_violations(task.server, frame, start, ref.state.dump())
+        final = ref.state.dump()
+        outside = frame_violations(task.server, frame, start, final)
+        finals.append(("after the reference solution", final, outside))
         if outside:
             reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
 
@@ -178,12 +197,16 @@ async def gate_task(task: Task, extra: ExtraVerifier | None = None,
     for i, wrong in enumerate(task.wrong_solutions):
         what = f"wrong solution {i + 1} ({wrong.why})"
         done = await replay(task, wrong.calls, only_available=False, strict=False)
-        final = done.state.dump()
         kinds.add(wrong.kind)
         if strict and (done.state.digest() == initial.digest() or (done.calls and len(done.errors) == done.calls)):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
-        broken = bool(frame_violations(task.server, frame, start, final)) if frame is not None else False
+        broken = False
+        if frame is not None:
+            final = done.state.dump()
+            outside = frame_violations(task.server, frame, start, final)
+            finals.append((f"after {what}", final, outside))
+            broken = bool(outside)
         if evaluate(task.success, done.state) and not broken:
             reasons.append(f"{what} passes: the predicate is true{' and the frame holds' if frame is not None else ''}")
         if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
@@ -194,27 +217,35 @@ async def gate_task(task: Task, extra: ExtraVerifier | None = None,
         missing = sorted({"collateral", "lookalike"} - kinds)
         reasons.append(f"a task with a frame needs a {' and a '.join(missing)} wrong solution (wrong_solutions[].kind)")
 
+    verdicts = []
     for what, state, wanted in judged:
         got = evaluate(task.success, state)
         if wanted is not None and got is not wanted:
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
-    if extra is not None:
-        others = extra([(task.server, s.dump(), task.success) for _, s, _ in judged])
-        for (what, state, _), other in zip(judged, others, strict=True):
-            mine = evaluate(task.success, state)
-            if other is not mine:
-                reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
-    if extra_frames is not None and frame is not None:
-        finals = [(what, s.dump()) for what, s, _ in judged[1:]]
-        others = extra_frames([(task.server, start, f, frame) for _, f in finals])
-        for (what, final), other in zip(finals, others, strict=True):
-            mine = [v.to_json() for v in frame_violations(task.server, frame, start, final)]
-            if other != mine:
-                reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
-    reasons += literal_problems(task, start)
+        verdicts.append((what, state.dump() if dumps_wanted else None, got))
+    frames = []
+    if frames_wanted and frame is not None:
+        frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
+    tail = literal_problems(task, start)
     if is_world_reference(task.initial_state):
-        reasons += difficulty_problems(task, ref.steps)
-    return result
+        tail += difficulty_problems(task, ref.steps)
+    return _Judged(result, task.server, task.success, verdicts, frames, tail)
+
+
+#: Cases per call of a second verifier: every task's cases go in as few calls as this allows (the
+#: TypeScript verifier is a process per call), bounded so one payload stays a few megabytes.
+BATCH = 400
+
+
+def _ask_in_batches(ask: Callable[[list[Any]], list[Any]], cases: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for at in range(0, len(cases), BATCH):
+        chunk = cases[at:at + BATCH]
+        answers = list(ask(chunk))
+        if len(answers) != len(chunk):
+            raise ValueError(f"the second verifier answered {len(answers)} times to {len(chunk)} cases")
+        out += answers
+    return out
 
 
 def difficulty_problems(task: Task, steps: int) -> list[str]:
@@ -235,7 +266,35 @@ def difficulty_problems(task: Task, steps: int) -> list[str]:
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
                      extra_frames: ExtraFrames | None = None) -> list[GateResult]:
-    return [await gate_task(t, extra, extra_frames) for t in tasks]
+    """Gate ``tasks``: each is judged by the Python verifier, then every verdict and frame judgement of
+    every task is asked of the second verifiers (``extra``, ``extra_frames``) in as few calls as
+    :data:`BATCH` allows, and each disagreement is a reason of its task."""
+    judged = [await _judge(t, extra is not None, extra_frames is not None) for t in tasks]
+    if extra is not None:
+        others = iter(_ask_in_batches(extra, [(j.server, dump, j.predicate) for j in judged
+                                              for _, dump, _ in j.verdicts]))
+        for j in judged:
+            for what, _, mine in j.verdicts:
+                other = next(others)
+                if other is not mine:
+                    j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
+    if extra_frames is not None:
+        others = iter(_ask_in_batches(extra_frames, [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames]))
+        for j in judged:
+            for what, _, _, _, mine in j.frames:
+                other = next(others)
+                if other != mine:
+                    j.result.reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
+    for j in judged:
+        j.result.reasons.extend(j.tail)
+    return [j.result for j in judged]
+
+
+async def gate_task(task: Task, extra: ExtraVerifier | None = None,
+                    extra_frames: ExtraFrames | None = None) -> GateResult:
+    """Gate one task (:func:`gate_tasks` of one)."""
+    (result,) = await gate_tasks([task], extra, extra_frames)
+    return result
 
 
 def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
