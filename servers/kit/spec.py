@@ -40,29 +40,41 @@ class ServerSpec:
         return self.toolset(state)
 
 
-def build_mcp_server(spec: ServerSpec, tools: Toolset | None, only: Iterable[str] | None = None):
-    """An ``MCPServer`` exposing the tools of ``spec`` (all of them, or just ``only``), acting on
-    ``tools`` — or, when ``tools`` is None, on whichever toolset ``bind_toolset`` bound to the call."""
-    from mcp.server.mcpserver import MCPServer
+@cache
+def _tool_definitions(spec: ServerSpec) -> dict[str, Any]:
+    """The MCP tool definitions of ``spec`` (schemas and argument-validation models: the costly part of
+    building a server), built once per process, acting on whichever toolset ``bind_toolset`` bound."""
+    from mcp.server.mcpserver.tools import Tool
     from mcp.types import ToolAnnotations
 
+    return {name: Tool.from_function(
+        as_async_tool(spec.toolset, name),
+        name=name,
+        annotations=ToolAnnotations(
+            read_only_hint=mark.read_only,
+            destructive_hint=mark.destructive,
+            idempotent_hint=mark.idempotent,
+            open_world_hint=False,
+        ),
+        structured_output=False,
+    ) for name, mark in spec.toolset.tool_marks()}
+
+
+def build_mcp_server(spec: ServerSpec, tools: Toolset | None, only: Iterable[str] | None = None):
+    """An ``MCPServer`` exposing the tools of ``spec`` (all of them, or just ``only``), acting on
+    ``tools`` — or, when ``tools`` is None, on whichever toolset ``bind_toolset`` bound to the call.
+    The tool definitions are built once per server kind and shared by every server built."""
+    from mcp.server.mcpserver import MCPServer
+
     wanted = None if only is None else set(only)
-    server = MCPServer(f"mcpbench-{spec.name}", instructions=spec.description, log_level="WARNING")
-    for name, mark in spec.toolset.tool_marks():
+    chosen = []
+    for name, definition in _tool_definitions(spec).items():
         if wanted is not None and name not in wanted:
             continue
-        server.add_tool(
-            as_async_tool(spec.toolset, name, default=tools),
-            name=name,
-            annotations=ToolAnnotations(
-                read_only_hint=mark.read_only,
-                destructive_hint=mark.destructive,
-                idempotent_hint=mark.idempotent,
-                open_world_hint=False,
-            ),
-            structured_output=False,
-        )
-    return server
+        if tools is not None:  # the same definition, calling this backend unless another is bound
+            definition = definition.model_copy(update={"fn": as_async_tool(spec.toolset, name, default=tools)})
+        chosen.append(definition)
+    return MCPServer(f"mcpbench-{spec.name}", instructions=spec.description, log_level="WARNING", tools=chosen)
 
 
 @cache
