@@ -232,20 +232,10 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     return _Judged(result, task.server, task.success, verdicts, frames, tail)
 
 
-#: Cases per call of a second verifier: every task's cases go in as few calls as this allows (the
-#: TypeScript verifier is a process per call), bounded so one payload stays a few megabytes.
-BATCH = 400
-
-
-def _ask_in_batches(ask: Callable[[list[Any]], list[Any]], cases: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for at in range(0, len(cases), BATCH):
-        chunk = cases[at:at + BATCH]
-        answers = list(ask(chunk))
-        if len(answers) != len(chunk):
-            raise ValueError(f"the second verifier answered {len(answers)} times to {len(chunk)} cases")
-        out += answers
-    return out
+#: About how many cases go to a second verifier per call: tasks are judged by Python first and their
+#: cases asked in batches of whole tasks (the TypeScript verifier is a process per call; a world's state
+#: is a few hundred kilobytes of JSON, so a batch stays some tens of megabytes).
+BATCH = 48
 
 
 def difficulty_problems(task: Task, steps: int) -> list[str]:
@@ -264,30 +254,51 @@ def difficulty_problems(task: Task, steps: int) -> list[str]:
     return problems
 
 
-async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
-                     extra_frames: ExtraFrames | None = None) -> list[GateResult]:
-    """Gate ``tasks``: each is judged by the Python verifier, then every verdict and frame judgement of
-    every task is asked of the second verifiers (``extra``, ``extra_frames``) in as few calls as
-    :data:`BATCH` allows, and each disagreement is a reason of its task."""
-    judged = [await _judge(t, extra is not None, extra_frames is not None) for t in tasks]
+def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frames: ExtraFrames | None) -> None:
+    """Ask the second verifiers about every judged state of ``judged`` (one call each) and add each
+    disagreement, then the task's remaining reasons, to its result."""
     if extra is not None:
-        others = iter(_ask_in_batches(extra, [(j.server, dump, j.predicate) for j in judged
-                                              for _, dump, _ in j.verdicts]))
+        cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _ in j.verdicts]
+        others = list(extra(cases)) if cases else []
+        if len(others) != len(cases):
+            raise ValueError(f"the second verifier answered {len(others)} times to {len(cases)} cases")
+        at = iter(others)
         for j in judged:
             for what, _, mine in j.verdicts:
-                other = next(others)
+                other = next(at)
                 if other is not mine:
                     j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
     if extra_frames is not None:
-        others = iter(_ask_in_batches(extra_frames, [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames]))
+        cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames]
+        others = list(extra_frames(cases)) if cases else []
+        if len(others) != len(cases):
+            raise ValueError(f"the second frame judge answered {len(others)} times to {len(cases)} cases")
+        at = iter(others)
         for j in judged:
             for what, _, _, _, mine in j.frames:
-                other = next(others)
+                other = next(at)
                 if other != mine:
                     j.result.reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
     for j in judged:
         j.result.reasons.extend(j.tail)
-    return [j.result for j in judged]
+
+
+async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
+                     extra_frames: ExtraFrames | None = None) -> list[GateResult]:
+    """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
+    ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
+    cases a call; each disagreement is a reason of its task."""
+    results: list[GateResult] = []
+    pending: list[_Judged] = []
+    for task in tasks:
+        judged = await _judge(task, extra is not None, extra_frames is not None)
+        results.append(judged.result)
+        pending.append(judged)
+        if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
+            _cross_check(pending, extra, extra_frames)
+            pending = []
+    _cross_check(pending, extra, extra_frames)
+    return results
 
 
 async def gate_task(task: Task, extra: ExtraVerifier | None = None,
