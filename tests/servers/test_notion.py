@@ -385,3 +385,16 @@ def test_a_world_patch_with_an_unknown_person_or_relation_is_refused(patch, prob
     fields = {"properties": {**row["properties"], **patch["properties"]}}
     with pytest.raises(StateError, match=problem):
         NotionState.load({**WORLD, "patch": [{"op": "update", "in": ["pages"], "id": row["id"], "fields": fields}]})
+
+
+def test_a_world_query_pages_ten_rows_by_default_and_filters_on_the_title_column(live):
+    notion = live("notion", WORLD)
+    vendors = _db(notion.state(), "Vendors")
+    first = notion.ok_json("query_database", database_id=vendors.id)
+    assert len(first["results"]) == 10 and first["has_more"] and "url" not in first["results"][0]
+    harbour = notion.ok_json("query_database", database_id=vendors.id,
+                             filter=[{"property": "Vendor", "contains": "harbour print"}])["results"]
+    assert [r["title"] for r in harbour] == ["Harbour Print Co", "Harbour Printing Ltd"]
+    exact = notion.ok_json("query_database", database_id=vendors.id,
+                           filter=[{"property": "Vendor", "equals": "Harbour Print Co"}])["results"]
+    assert [r["title"] for r in exact] == ["Harbour Print Co"]

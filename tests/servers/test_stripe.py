@@ -255,3 +255,15 @@ def test_new_objects_take_the_account_clock_and_a_finalized_invoice_gets_a_numbe
     charge = next(c for c in st.state().charges if c.customer == customer.id and c.status == "succeeded")
     refund = st.ok_json("create_refund", charge=charge.id, amount=100, metadata={"ticket": "KFS-2231"})
     assert refund["created"] == 1_773_651_600 and refund["metadata"] == {"ticket": "KFS-2231"}
+
+
+def test_a_charge_created_after_a_search_is_found_first_by_the_next_search(live):
+    st = live("stripe", WORLD)
+    query = f"created>={MARCH} AND status:'succeeded'"
+    before = st.ok_json("search_charges", query=query, limit=5)["data"]
+    invoice = next(i for i in st.state().invoices if i.status == "open" and i.created >= MARCH)
+    st.ok("pay_invoice", invoice=invoice.id)
+    paid = next(c for c in st.state().charges if c.invoice == invoice.id and c.status == "succeeded")
+    after = st.ok_json("search_charges", query=query, limit=5)["data"]
+    assert paid.created == st.state().now and after[0]["id"] == paid.id
+    assert [c["id"] for c in after[1:]] == [c["id"] for c in before[:4]]
