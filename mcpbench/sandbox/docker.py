@@ -177,6 +177,8 @@ def _docker_client():
             f"the docker sandbox needs a Docker engine: {DEFAULT_ENGINE_SOCKET} does not exist and DOCKER_HOST is "
             "not set (scripts/setup-docker.sh installs and starts one)"
         )
+    if not os.environ.get("DOCKER_HOST"):
+        _probe_engine_socket(DEFAULT_ENGINE_SOCKET)
     client = None
     try:
         client = docker.from_env()
@@ -186,6 +188,17 @@ def _docker_client():
             client.close()
         raise SandboxUnavailable(f"the docker sandbox needs a reachable Docker engine: {exc}") from exc
     return client
+
+
+def _probe_engine_socket(path: str) -> None:
+    """Refuse early, with our own socket closed, when nothing listens on the engine's socket: docker-py's
+    client asks for the API version while it is built and, when that fails, leaks its socket."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(5)
+        try:
+            probe.connect(path)
+        except OSError as exc:
+            raise SandboxUnavailable(f"the docker sandbox needs a reachable Docker engine: {path}: {exc}") from exc
 
 
 class EngineLost(SandboxUnavailable):
