@@ -62,10 +62,19 @@ def _template_doc() -> dict[str, Any]:
                 {"tool": "move_file",
                  "arguments": {"source": "notes/{{topic}}-{{day}}.md", "destination": "archive/{{topic}}-{{day}}.md"}},
             ],
+            "frame": [
+                {"entity": "filesystem.file", "change": ["create"], "ids": ["archive/{{topic}}-{{day}}.md"]},
+                {"entity": "filesystem.file", "change": ["delete"], "ids": ["notes/{{topic}}-{{day}}.md"]},
+            ],
             "wrong_solutions": [
-                {"why": "moves the decoy", "calls": [
+                {"why": "moves the decoy", "kind": "lookalike", "calls": [
                     {"tool": "move_file",
                      "arguments": {"source": "notes/{{other}}.md", "destination": "archive/{{other}}.md"}},
+                ]},
+                {"why": "moves the notes, then empties the decoy", "kind": "collateral", "calls": [
+                    {"tool": "move_file",
+                     "arguments": {"source": "notes/{{topic}}-{{day}}.md", "destination": "archive/{{topic}}-{{day}}.md"}},
+                    {"tool": "write_file", "arguments": {"path": "notes/{{other}}.md", "content": ""}},
                 ]},
             ],
         },
@@ -213,13 +222,36 @@ def test_the_filesystem_templates_pass_the_check(capsys):
     assert templates_main(["check", str(FS_POOL)]) == 0
     out = capsys.readouterr().out
     assert "FAIL" not in out
-    assert re.fullmatch(r"(\d+) templates ok, 0 failed, \1 templates", out.strip().splitlines()[-1])
+    assert re.fullmatch(r"(\d+) templates ok, 0 failed, \1 templates x 5 seeds \(verifiers: .+\)", out.strip().splitlines()[-1])
 
 
 def test_the_check_fails_a_template_whose_renderings_fail_the_gate(tmp_path, capsys):
     doc = _template_doc()
     doc["task"]["wrong_solutions"][0]["calls"] = doc["task"]["reference_solution"]
     (tmp_path / "t.json").write_text(json.dumps(doc), encoding="utf-8")
-    assert templates_main(["check", str(tmp_path), "--seeds", "2"]) == 1
-    out = capsys.readouterr().out
-    assert "FAIL fs-t-test-archive: fs-t-test-archive-" in out and "wrong solution 1" in out
+    assert templates_main(["check", str(tmp_path), "--seeds", "2", "--no-typescript"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    failing = [line for line in out if line.startswith("FAIL")]
+    assert len(failing) == 2, out
+    for i, line in enumerate(failing):
+        assert re.match(rf"FAIL fs-t-test-archive seed check:fs-t-test-archive:{i} \(fs-t-test-archive-[0-9a-f]{{10}}\): "
+                        r"wrong solution 1 \(moves the decoy\) passes", line), line
+    assert out[-1] == "0 templates ok, 1 failed, 1 templates x 2 seeds (verifiers: python only (not asked for))"
+
+
+def test_the_test_template_passes_the_check_at_fresh_seeds(tmp_path, capsys):
+    (tmp_path / "t.json").write_text(json.dumps(_template_doc()), encoding="utf-8")
+    assert templates_main(["check", str(tmp_path), "--seeds", "2", "--salt", "fresh", "--no-typescript"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "1 templates ok, 0 failed, 1 templates x 2 seeds (verifiers: python only (not asked for))")
+
+
+def test_a_sweep_renders_other_seeds_than_the_check_and_gates_them(capsys):
+    pair = [FS_POOL / "fs-t-guides-index.json", POOL_DIR / "slack" / "sl-t-rename-channel.json"]
+    assert templates_main(["check", *map(str, pair), "--seeds", "2", "--salt", "sweep-test", "--no-typescript"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        "2 templates ok, 0 failed, 2 templates x 2 seeds (verifiers: python only (not asked for))")
+    template = load_template(pair[0])
+    swept = {render(template, f"sweep-test:{template.id}:{i}".encode()).id for i in range(2)}
+    checked = {render(template, f"check:{template.id}:{i}".encode()).id for i in range(2)}
+    assert swept.isdisjoint(checked)
