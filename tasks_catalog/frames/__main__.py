@@ -24,7 +24,8 @@ def kinds_section() -> str:
         lines += [f"### {server}", "", "| entity | where it lives | stable id | fields |", "|---|---|---|---|"]
         for k in entities.kinds:
             where = ".".join(f"{p}[]" for p in k.path) or "(the state's root)"
-            fields = "the table's columns" if k.fields is None else ", ".join(f"`{f}`" for f in k.fields)
+            fields = ("the table's columns" + "".join(f", `{name}`" for name, _ in k.extra) if k.fields is None
+                      else ", ".join(f"`{f}`" for f in k.fields))
             lines.append(f"| `{k.qualified}` | `{where}` | `{k.id}` | {fields} |")
         lines.append("")
         if entities.benign:
