@@ -103,12 +103,14 @@ class LocalStore(Store):
 
     def ensure_schema_file(self, kind: str) -> Path:
         """``<kind>/_schema.parquet``: an empty file with the canonical schema, so a glob over the
-        store always matches something and always carries the contract's column types."""
-        path = self.path / kind / "_schema.parquet"
-        if not path.exists():
-            import io
+        store always matches something and always carries the contract's column types. A schema file
+        an older version wrote (without columns added since, e.g. ``frame_held``) is rewritten: a union
+        by name over old runs only would otherwise lack those columns."""
+        import pyarrow.parquet as pq
 
-            import pyarrow.parquet as pq
+        path = self.path / kind / "_schema.parquet"
+        if not path.exists() or not _same_columns(path, schema_of(kind)):  # rewritten atomically (_put)
+            import io
 
             buf = io.BytesIO()
             pq.write_table(schema_of(kind).empty_table(), buf)
@@ -118,3 +120,14 @@ class LocalStore(Store):
                 if not path.exists():
                     raise
         return path
+
+
+def _same_columns(path: Path, schema) -> bool:
+    """Whether the Parquet file at ``path`` has exactly ``schema``'s columns and types (metadata aside);
+    an unreadable file does not."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_schema(path).remove_metadata().equals(schema.remove_metadata())
+    except (OSError, ValueError):
+        return False

@@ -97,3 +97,31 @@ def test_the_default_root_can_be_moved_by_environment(monkeypatch, tmp_path):
 def test_an_unknown_scheme_is_refused_clearly():
     with pytest.raises(StoreError, match="gs://bucket"):
         open_store("gs://bucket/x")
+
+
+def _as_written_before_frames(path) -> None:
+    """Rewrite a Parquet file as a store from before issue 10 held it: no frame columns."""
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns([c for c in ("frame_held", "frame_violations") if c in table.column_names]), path)
+
+
+def test_runs_and_a_schema_file_from_before_the_frame_columns_still_build_with_those_columns_null(store, land):
+    from warehouse.build import build, connect
+
+    land(make_run("r-old", submission_id="sub-old"), [ok()])
+    store.ensure_schema_file("runs")
+    for path in (store.path / "runs").rglob("*.parquet"):
+        _as_written_before_frames(path)
+    assert "frame_held" not in pq.read_schema(store.path / "runs" / "_schema.parquet").names
+    land(make_run("r-new", submission_id="sub-new", frame_held=False, frame_violations="slack.channel C1 updated (topic)"),
+         [ok()])
+
+    old_only = connect(store, submission_id="sub-old")  # a union over old files alone
+    assert old_only.execute("select run_id, frame_held, frame_violations from stg_runs").fetchall() == [
+        ("r-old", None, None)]
+    status = build(store, store.path.parent / "wh.duckdb")
+    assert status.runs == 2
+    everything = connect(store)
+    assert everything.execute("select run_id, frame_held, frame_violations from stg_runs order by run_id").fetchall() == [
+        ("r-new", False, "slack.channel C1 updated (topic)"), ("r-old", None, None)]
+    assert "frame_held" in pq.read_schema(store.path / "runs" / "_schema.parquet").names
