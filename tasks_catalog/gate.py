@@ -7,11 +7,15 @@
 3. the judgement fails on the initial state and after every wrong solution (the predicate is false, or
    the frame breaks), and every wrong solution changes the state (one that changes nothing, or whose
    every call errors, tests nothing). A ``collateral`` wrong solution must satisfy the predicate's
-   positive part (every ``not`` taken as true) and break the frame; a task with a frame needs at least
-   one ``collateral`` and one ``lookalike`` wrong solution;
+   positive part (every ``not`` taken as true) and break the frame; every wrong solution says its
+   ``kind``, and every task needs at least one ``collateral`` and one ``lookalike`` wrong solution;
 4. a task whose initial state is a world measures at its declared difficulty (tasks_catalog/stats.py,
    docs/tasks.md "Difficulty") and its ``max_steps`` is about 1.5x the reference plus what its faults
    force (``stats.budget_limit``). Inline-state tasks are not yet remade to this standard and are exempt.
+
+Every rule but 4's exemption applies to every task, and ``frame`` is required (docs/frames.md, "The
+gate"). Each reason says which rule the task breaks; callers print it after the task id (and a
+template check after the template, seed and task id).
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
 ``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate".
@@ -45,10 +49,6 @@ ExtraVerifier = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], lis
 ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
-#: Until every task says what its wrong solutions test, the rules about them (at least one collateral
-#: and one lookalike; none that changes nothing) apply only to tasks whose wrong solutions carry a
-#: ``kind``. The frame rules apply to every task that declares a frame.
-STRICT_ONLY_WITH_KINDS = True
 
 
 @dataclass
@@ -162,7 +162,7 @@ class _Judged:
     #: (what, state dump or None, python verdict) per judged state: the initial one, the reference's,
     #: the wrong ones' (dumped only when a second verifier will be asked)
     verdicts: list[tuple[str, dict[str, Any] | None, bool]]
-    #: (what, initial dump, final dump, frame, python violations) per final state, when the task has a frame
+    #: (what, initial dump, final dump, frame, python violations) per final state
     frames: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]
     #: reasons that come after the verifiers' disagreements (the literal rule, the difficulty rule)
     tail: list[str]
@@ -171,7 +171,6 @@ class _Judged:
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
     result = GateResult(task.id)
     reasons = result.reasons
-    strict = not STRICT_ONLY_WITH_KINDS or any(w.kind is not None for w in task.wrong_solutions)
     ref = await replay(task, task.reference_solution, faults=True, keep_initial=True)
     initial = ref.initial
     start = initial.dump()
@@ -183,10 +182,10 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     if ref.steps > task.max_steps:
         reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
                        f"faults injected takes {ref.steps} calls, retries included")
-    frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame] if task.frame is not None else None
-    #: (what, final dump, python's frame violations) of every final state judged, when there is a frame
+    frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame]
+    #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
-    if frame is not None and not ref.errors:
+    if not ref.errors:
         final = ref.state.dump()
         outside = frame_violations(task.server, frame, start, final)
         finals.append(("after the reference solution", final, outside))
@@ -198,24 +197,26 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         what = f"wrong solution {i + 1} ({wrong.why})"
         done = await replay(task, wrong.calls, only_available=False, strict=False)
         kinds.add(wrong.kind)
-        if strict and (done.state.digest() == initial.digest() or (done.calls and len(done.errors) == done.calls)):
+        if wrong.kind is None:
+            reasons.append(f"{what} has no kind: every wrong solution says what it tests "
+                           f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
+        if done.state.digest() == initial.digest() or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
-        broken = False
-        if frame is not None:
-            final = done.state.dump()
-            outside = frame_violations(task.server, frame, start, final)
-            finals.append((f"after {what}", final, outside))
-            broken = bool(outside)
+        final = done.state.dump()
+        outside = frame_violations(task.server, frame, start, final)
+        finals.append((f"after {what}", final, outside))
+        broken = bool(outside)
         if evaluate(task.success, done.state) and not broken:
-            reasons.append(f"{what} passes: the predicate is true{' and the frame holds' if frame is not None else ''}")
+            reasons.append(f"{what} passes: the predicate is true and the frame holds")
         if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
             reasons.append(f"{what} is marked collateral, so the predicate's positive part must hold and the frame "
                            f"must break; positive part {positive_part(task.success, done.state)}, frame broken {broken}")
         judged.append((f"after {what}", done.state, None))
-    if strict and frame is not None and not {"collateral", "lookalike"} <= kinds:
+    if not {"collateral", "lookalike"} <= kinds:
         missing = sorted({"collateral", "lookalike"} - kinds)
-        reasons.append(f"a task with a frame needs a {' and a '.join(missing)} wrong solution (wrong_solutions[].kind)")
+        reasons.append(f"every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); "
+                       f"this one has no {' and no '.join(missing)}")
 
     verdicts = []
     for what, state, wanted in judged:
@@ -224,7 +225,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
         verdicts.append((what, state.dump() if dumps_wanted else None, got))
     frames = []
-    if frames_wanted and frame is not None:
+    if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
     tail = literal_problems(task, start)
     if is_world_reference(task.initial_state):

@@ -122,8 +122,7 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     if len(set(task.available_tools)) != len(task.available_tools):
         problems.append(("$.available_tools", "lists a tool twice"))
     problems += [(e.path, e.message) for e in check_predicate(task.success, task.server, "$.success")]
-    if task.frame is not None:
-        problems += check_frame(task.frame, task.server)
+    problems += check_frame(task.frame, task.server)
     allowed = set(task.available_tools)
     problems += check_tool_calls(task.server, list(task.reference_solution), allowed, "$.reference_solution")
     for i, wrong in enumerate(task.wrong_solutions):

@@ -107,8 +107,8 @@ class Task(BaseModel):
     available_tools: list[str] = Field(min_length=1)
     max_steps: int = Field(ge=1, le=1000)
     timeout_s: float = Field(gt=0, le=3600)
-    frame: list[Allowance] | None = Field(
-        default=None, description="What the agent may change; every other entity must be unchanged (docs/frames.md)")
+    frame: list[Allowance] = Field(
+        description="What the agent may change; every other entity must be unchanged (docs/frames.md)")
     success: dict[str, Any] = Field(description="The success predicate; see docs/predicates.md")
     reference_solution: list[ToolCall] = Field(min_length=1)
     wrong_solutions: list[WrongSolution] = Field(min_length=1)

@@ -67,14 +67,15 @@ def test_a_flipped_literal_that_the_reference_no_longer_satisfies_fails_the_gate
     doc = _doc()
     doc["success"]["all"][0]["filesystem.fileExists"]["path"] = "archive/2026/2026-03-21-hiring-sync.md"
     doc["goal"] += " (archive/2026/2026-03-21-hiring-sync.md)"  # keep the goal naming it: only the verdict fails
-    doc["wrong_solutions"] = [{k: v for k, v in w.items() if k != "kind"} for w in doc["wrong_solutions"]]
     reasons = _reasons(tmp_path, doc)
-    assert reasons == ["predicate is false after the reference solution; it must be true"]
+    assert "predicate is false after the reference solution; it must be true" in reasons
+    assert [r for r in reasons if "reference solution" in r] == [
+        "predicate is false after the reference solution; it must be true"]
 
 
 def test_a_wrong_solution_that_succeeds_fails_the_gate(tmp_path):
     doc = _doc()
-    doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
+    doc["wrong_solutions"].append({"why": "is in fact the right solution", "kind": "other", "calls": doc["reference_solution"]})
     n = len(doc["wrong_solutions"])
     reasons = _reasons(tmp_path, doc)
     assert reasons == [f"wrong solution {n} (is in fact the right solution) passes: the predicate is true and the frame holds"]
@@ -127,7 +128,7 @@ def test_validate_exits_0_when_every_task_passes(tmp_path):
 
 def test_validate_exits_1_and_prints_one_line_per_failing_reason(tmp_path):
     doc = _doc()
-    doc["wrong_solutions"].append({"why": "is in fact the right solution", "calls": doc["reference_solution"]})
+    doc["wrong_solutions"].append({"why": "is in fact the right solution", "kind": "other", "calls": doc["reference_solution"]})
     _copy(tmp_path, doc)
     result = CliRunner().invoke(main, ["tasks", "validate", "--no-typescript", str(tmp_path)])
     assert result.exit_code == 1
@@ -209,21 +210,37 @@ def test_a_reference_solution_outside_the_frame_fails_the_gate_naming_the_entity
 
 def test_the_collateral_near_miss_is_caught_by_the_frame_alone(tmp_path):
     assert _gate(tmp_path, _framed()) == []
-    unframed = _framed()
-    del unframed["frame"]
-    reasons = _reasons(tmp_path, unframed)
-    assert any(r.startswith("wrong solution 3 (moves the notes and empties the offsite notes) passes: the predicate is true")
-               for r in reasons)
+    loose = _framed(frame=[*FRAME, {"entity": "filesystem.file", "change": ["update"]}])
+    reasons = _reasons(tmp_path, loose)
+    assert "wrong solution 3 (moves the notes and empties the offsite notes) passes: the predicate is true and the " \
+           "frame holds" in reasons
 
 
-def test_a_task_with_a_frame_needs_a_collateral_and_a_lookalike_wrong_solution(tmp_path):
+def test_every_task_needs_a_collateral_and_a_lookalike_wrong_solution(tmp_path):
     doc = _framed()
     doc["wrong_solutions"] = doc["wrong_solutions"][:2]
-    assert "a task with a frame needs a collateral wrong solution (wrong_solutions[].kind)" in _reasons(tmp_path, doc)
+    assert _reasons(tmp_path, doc) == [
+        "every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); this one has no collateral"]
     for wrong in doc["wrong_solutions"]:
         wrong["kind"] = "other"
-    assert "a task with a frame needs a collateral and a lookalike wrong solution (wrong_solutions[].kind)" \
-        in _reasons(tmp_path, doc)
+    assert _reasons(tmp_path, doc) == [
+        "every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); this one has no "
+        "collateral and no lookalike"]
+
+
+def test_a_wrong_solution_without_a_kind_fails_the_gate_naming_it(tmp_path):
+    doc = _framed()
+    del doc["wrong_solutions"][1]["kind"]
+    assert _reasons(tmp_path, doc) == [
+        "wrong solution 2 (moves both files) has no kind: every wrong solution says what it tests "
+        "(wrong_solutions[1].kind: collateral, lookalike or other)"]
+
+
+def test_a_task_without_a_frame_does_not_load(tmp_path):
+    doc = _framed()
+    del doc["frame"]
+    reasons = _reasons(tmp_path, doc)
+    assert len(reasons) == 1 and reasons[0].startswith("$.frame:"), reasons
 
 
 def test_a_wrong_solution_marked_collateral_must_break_the_frame_with_the_positive_part_holding(tmp_path):

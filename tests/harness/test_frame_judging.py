@@ -35,12 +35,6 @@ def test_the_right_action_plus_damage_outside_the_frame_fails_naming_the_entity(
     assert result.run.frame_violations == "slack.channel CVTHUCYDB3 updated (topic): outside the frame"
 
 
-def test_a_task_without_a_frame_is_not_judged_on_it(dev_tasks):
-    task = _archive_task(dev_tasks).model_copy(update={"frame": None})
-    (result,) = run([task], "oracle")
-    assert result.run.passed and result.run.frame_held is None
-
-
 def test_a_private_month_records_the_kinds_of_the_violations_but_not_their_ids(dev_tasks):
     damage = ToolCall(tool="rename_channel", arguments={"channel_id": "general", "name": "town-square"})
     agent = parse_agent("oracle")
