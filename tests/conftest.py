@@ -12,6 +12,57 @@ from servers import get_spec
 from servers.kit import build_mcp_server
 
 
+# -- scheduling under pytest-xdist (pyproject: --dist loadgroup --no-loadscope-reorder) --------------
+#: Session fixtures built once under a file lock and shared by every worker: the tests that use one run
+#: on one worker (an xdist group), so no worker sits waiting for another's build.
+SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "pipeline": "private-month-pipeline",
+                         "prefect_harness": "prefect-harness"}
+
+
+#: Roughly what the costliest tests take on an idle machine, in seconds (node-id prefixes): only the
+#: order in which they start depends on it. Keep the slowest first; a stale entry merely orders less well.
+COSTS = {
+    "tests/flows/test_prefect_deployments.py": 240,
+    "tests/flows/test_private_month.py": 150,
+    "tests/flows/test_dask_processes.py": 120,
+    "tests/catalog/test_cli_help.py::test_every_example_in_every_commands_help_runs": 120,
+    "tests/months/test_months_store.py": 100,
+    "tests/months/test_rotation.py": 100,
+    "tests/test_end_to_end.py": 60,
+    "tests/harness/test_baselines.py": 30,
+    "tests/harness/test_hostile_agents.py::test_ten_thousand_calls": 25,
+    "tests/catalog/test_gate.py::test_the_whole_dev_set_passes_the_gate": 20,
+    "tests/warehouse/test_checked_builds.py::test_readers_and_a_rebuild_with_nothing_new": 20,
+    "tests/catalog/test_templates.py::test_the_filesystem_templates": 15,
+}
+
+
+def _cost(item: pytest.Item) -> float:
+    return max((cost for prefix, cost in COSTS.items() if item.nodeid.startswith(prefix)), default=0.0)
+
+
+def _group(item: pytest.Item) -> str | None:
+    for fixture, group in SHARED_FIXTURE_GROUPS.items():
+        if fixture in item.fixturenames:
+            return group
+    defs = getattr(item, "_fixtureinfo", None)
+    scopes = {d.scope for ds in (defs.name2fixturedefs.values() if defs else ()) for d in ds}
+    if scopes & {"module", "class", "package"}:
+        return item.nodeid.split("::", 1)[0]  # a module fixture is built once: its tests stay together
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """The costliest tests first (every worker sorts alike, so xdist sees one collection), each group of
+    tests sharing an expensive fixture on one worker; everything else is dealt test by test, so the
+    slowest tests overlap at the start instead of one of them running alone at the end."""
+    for item in items:
+        group = _group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: -_cost(item))
+
+
 class LiveServer:
     """A server backend plus a synchronous way to call its tools over real MCP (in memory)."""
 

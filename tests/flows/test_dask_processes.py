@@ -10,7 +10,8 @@ import pytest
 from _flow_support import SECRET
 
 MONTH = "2026-11"
-pytestmark = pytest.mark.slow
+#: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 @pytest.fixture

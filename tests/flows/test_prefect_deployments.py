@@ -20,7 +20,8 @@ import pytest
 
 from _flow_support import REPO, SECRET
 
-pytestmark = pytest.mark.slow
+#: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 MONTH = "2026-08"
 SERVER_START_S = 180
 RUN_WATCH_S = 900

@@ -36,6 +36,8 @@ import pytest
 from _flow_support import REPO, SECRET, month_servers
 
 MONTH, NEXT = "2026-12", "2027-01"
+#: the pipeline (a gated month, 320 sandboxed runs) may be built inside the first test that asks for it
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 MIN_TEXT = 6
 PIECE = 40
 
