@@ -23,7 +23,8 @@ def make_task(**changes) -> Task:
         "success": {"filesystem.fileExists": {"path": "archive/old.md"}},
         "reference_solution": [{"tool": "move_file", "arguments": {"source": "notes/old.md", "destination": "archive/old.md"}}],
         "wrong_solutions": [{"why": "does nothing useful", "calls": [{"tool": "list_directory", "arguments": {}}]}],
-        "frame": [],
+        "frame": [{"entity": "filesystem.file", "change": ["create"], "ids": ["archive/old.md"]},
+                  {"entity": "filesystem.file", "change": ["delete"], "ids": ["notes/old.md"]}],
     }
     doc.update(changes)
     return Task.model_validate(doc)
