@@ -110,7 +110,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     spec = get_spec(task.server)
     try:
         tools = spec.open(task.initial_state)
-        initial = tools.snapshot().dump() if task.frame is not None else None  # before any call
+        initial = tools.snapshot().dump()  # before any call: the frame is judged against it
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:
@@ -169,12 +169,10 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     return RunResult(record, gateway.calls, outcome)
 
 
-def judge_frame(task: Task, initial: dict | None, final: dict, *, private: bool) -> tuple[bool | None, str | None]:
-    """Whether the run stayed inside the task's frame (None: the task declares no frame) and a short
-    text naming the violating entities; on a private month only their kinds and counts, since ids
-    can carry the month's sampled values."""
-    if task.frame is None or initial is None:
-        return None, None
+def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
+    """Whether the run stayed inside the task's frame (every task has one) and a short text naming the
+    violating entities; on a private month only their kinds and counts, since ids can carry the
+    month's sampled values."""
     violations = frame_violations(task.server, task.frame, initial, final)
     if not violations:
         return True, None

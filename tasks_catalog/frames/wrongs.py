@@ -256,8 +256,6 @@ def is_collateral(task: Task, damage: list[dict[str, Any]]) -> bool:
 def collateral(task: Task) -> dict[str, Any] | None:
     """The first damage candidate that, after the reference solution, keeps the predicate true and
     breaks the frame (the collateral near-miss), as a wrong solution; None if no candidate does."""
-    if task.frame is None:
-        return None
     for why, damage in damages(task):
         if is_collateral(task, damage):
             calls = [c.model_dump(mode="json") for c in task.reference_solution] + damage
