@@ -175,10 +175,18 @@ def _trie(words: set[bytes]) -> bytes:
 _NUMBER = re.compile(rb"[0-9][0-9.,]*")
 
 
+def _inside_a_token(data: bytes, at: int, size: int) -> bool:
+    """Whether the bytes at ``at`` touch a letter, digit or decimal point on either side: a sampled
+    number there is a piece of a longer token (a timestamp's microseconds, a hex UUID such as
+    ``...aabecd351740f...`` in Prefect's database), not the value printed."""
+    before = data[at - 1:at] if at > 0 else b""
+    after = data[at + size:at + size + 1]
+    return (before.isalnum() or before == b".") or after.isalnum()
+
+
 def _scan(roots: list[Path], needles: dict[str, str]) -> tuple[int, list[str]]:
     """Files scanned, and one line per hit. Candidates are found by the needles' first ``MIN_TEXT``
-    bytes, then checked whole. A numeric needle must not touch other digits (a sampled amount is not
-    found inside a timestamp's microseconds)."""
+    bytes, then checked whole. A numeric needle must stand alone (``_inside_a_token``)."""
     by_prefix: dict[bytes, list[bytes]] = {}
     for n in needles:
         by_prefix.setdefault(n.encode()[:MIN_TEXT], []).append(n.encode())
@@ -193,8 +201,7 @@ def _scan(roots: list[Path], needles: dict[str, str]) -> tuple[int, list[str]]:
                     for needle in by_prefix[m.group(1)]:
                         if not data.startswith(needle, at):
                             continue
-                        if _NUMBER.fullmatch(needle) and (data[at - 1:at] in b"0123456789." and at > 0
-                                                     or data[at + len(needle):at + len(needle) + 1].isdigit()):
+                        if _NUMBER.fullmatch(needle) and _inside_a_token(data, at, len(needle)):
                             continue
                         hits.append(f"{path.relative_to(root.parent)}: {needles[needle.decode()]}")
     return files, hits
@@ -221,6 +228,15 @@ def test_the_scan_finds_plaintext_where_it_is(month_tasks, tmp_path):
     files, hits = _scan([tmp_path], needles)
     assert files == 2
     assert {h.split(":")[0].rsplit("/", 1)[1] for h in hits} == {"leak.parquet", "log.txt"}
+
+
+def test_a_sampled_number_is_found_where_it_is_printed_and_not_inside_a_longer_token(tmp_path):
+    (tmp_path / "run.json").write_text('{"ticket": 351740}')
+    (tmp_path / "log.txt").write_text("refunded ticket #351740, done")
+    (tmp_path / "ids.txt").write_text("6b77139b-9eb3-43c2-8f8e-aabecd351740f 2026-12-03 05:28:31.351740 T351740")
+    files, hits = _scan([tmp_path], {"351740": "parameter of st-t"})
+    assert files == 3
+    assert sorted(h.split(":")[0].rsplit("/", 1)[1] for h in hits) == ["log.txt", "run.json"]
 
 
 def test_no_goal_or_sampled_value_of_the_sealed_month_reaches_any_file_the_pipeline_wrote(pipeline, month_tasks):
