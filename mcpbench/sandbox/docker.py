@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -292,7 +293,7 @@ class DockerSandbox:
         import docker.errors
         import requests
 
-        containers, stream, reader = [], None, None
+        containers, stream, reader, pids = [], None, None, None
         try:
             try:
                 if relay_kwargs is not None:
@@ -308,6 +309,7 @@ class DockerSandbox:
             except docker.errors.APIError as exc:  # the engine answered, and refused our containers
                 raise SandboxUnavailable(f"the Docker engine refused the run's containers: {exc}") from exc
             except requests.exceptions.RequestException as exc:
+                _drop_frames(exc)
                 raise EngineLost(f"the Docker engine could not be reached to start the run: {exc}") from exc
             startup_ms = (time.perf_counter() - t0) * 1000
             began = time.perf_counter()
@@ -325,17 +327,22 @@ class DockerSandbox:
                         agent.kill()
                     state = _state_by(agent, time.perf_counter() + KILL_GRACE_S) or {}
             except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+                _drop_frames(exc)
                 raise EngineLost(f"the Docker engine went away while the agent ran: {exc}") from exc
             wall_s = time.perf_counter() - began
             reader.join(timeout=2.0)
-            pids_limited = pids.stop()
+            pids_limited, pids = pids.stop(), None
             oom = bool(state.get("OOMKilled"))
             code = None if timed_out else int(state.get("ExitCode", -1))
             return Watched(returncode=code, timed_out=timed_out, wall_s=wall_s, stdout=stdout, stderr=stderr), oom, pids_limited, startup_ms
         finally:
+            if pids is not None:  # the run failed: stop watching a container that is about to go
+                pids.stop()
             for container in containers:
-                with contextlib.suppress(Exception):
+                try:
                     container.remove(force=True)
+                except Exception as exc:  # noqa: BLE001 - best effort; the engine may be gone
+                    _drop_frames(exc)
             # Removing the agent ends its attach stream, so the reader finishes; then nothing is left open.
             if reader is not None:
                 reader.join(timeout=5.0)
@@ -401,6 +408,20 @@ def _wait_for_relay(relay, n_ports: int) -> None:
             break
         time.sleep(0.02)
     raise SandboxUnavailable(f"the gateway relay container did not start listening within {RELAY_READY_S} s")
+
+
+def _drop_frames(exc: BaseException) -> None:
+    """Free what a failed engine call's frames hold, now rather than at some later garbage collection.
+
+    docker-py's unix-socket connection leaves its socket open when ``connect()`` fails (the engine went
+    away), referenced only from the failed call's frames, which sit in a reference cycle with the
+    exception. Clearing the frames closes such sockets here; a harness that outlives a flapping engine
+    does not accumulate descriptors until the collector happens to run."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)  # frames still running (ours) are left as they are
+        exc = exc.__cause__ or exc.__context__
 
 
 def _close_stream(stream) -> None:

@@ -9,6 +9,7 @@ import gc
 import io
 import json
 import os
+import socket
 import subprocess
 import tarfile
 import threading
@@ -166,6 +167,12 @@ def test_an_image_that_cannot_start_our_baseline_is_an_infra_sandbox_error(image
     assert own.run.status == "failed" and own.run.end_reason == "agent_exit" and own.run.exit_code == 127
 
 
+def _open_unix_sockets() -> int:
+    """Unix sockets this process has open, collector or not: each one counted by its socket object."""
+    return sum(1 for o in gc.get_objects()
+               if isinstance(o, socket.socket) and o.family == socket.AF_UNIX and o.fileno() != -1)
+
+
 def _engine_proxy(path: str):
     """A real connection to the engine through a socket we can cut: ``socat`` from ``path`` to the engine."""
     return subprocess.Popen(["socat", f"UNIX-LISTEN:{path},fork", "UNIX-CONNECT:/var/run/docker.sock"],
@@ -183,30 +190,33 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
     if shutil.which("socat") is None:
         pytest.skip("socat is not installed on the host, so the engine connection cannot be cut")
     path = str(tmp_path / "engine.sock")
+    real = DockerSandbox()
+    before = _open_unix_sockets()
     proxy = _engine_proxy(path)
-    try:
-        for _ in range(100):
-            if os.path.exists(path):
-                break
-            time.sleep(0.05)
-        sandbox = DockerSandbox.__new__(DockerSandbox)
-        real = DockerSandbox()
-        sandbox.image, sandbox.relay_image = real.image, real.relay_image
-        sandbox.client = docker.DockerClient(base_url=f"unix://{path}")
-        cut = threading.Timer(3.0, proxy.kill)
-        cut.start()
-        result = _run_one(sandbox, "command:sleep 60")
-        cut.join()
-    finally:
-        proxy.kill()
-        proxy.wait(timeout=10)
-    sandbox.close()
-    del sandbox
+    # docker-py leaves a socket open when it cannot connect to the engine that vanished; the sandbox closes
+    # such sockets as soon as the call fails (a ResourceWarning then, expected here, not in a later test).
     with warnings.catch_warnings():
-        # docker-py leaves the connections it had open to the engine that vanished unclosed: collect them here,
-        # where that is expected, rather than let them surface in a later test.
         warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
+        try:
+            for _ in range(100):
+                if os.path.exists(path):
+                    break
+                time.sleep(0.05)
+            sandbox = DockerSandbox.__new__(DockerSandbox)
+            sandbox.image, sandbox.relay_image = real.image, real.relay_image
+            sandbox.client = docker.DockerClient(base_url=f"unix://{path}")
+            cut = threading.Timer(3.0, proxy.kill)
+            cut.start()
+            result = _run_one(sandbox, "command:sleep 60")
+            cut.join()
+        finally:
+            proxy.kill()
+            proxy.wait(timeout=10)
+        sandbox.close()
+        del sandbox
+        # Nothing of the failed run is left to the collector: no socket open, no watcher thread polling.
+        assert _open_unix_sockets() <= before
+        assert not [t for t in threading.enumerate() if t.name == "docker-pids"]
     assert result.run.status == "infra_error" and result.run.end_reason == "infra:engine", result.run.infra_error
     assert not result.run.agent_error
     # Only this test's agent (``sleep 60``) outlived the cut: other tests' containers may be running beside it.
