@@ -110,7 +110,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     spec = get_spec(task.server)
     try:
         tools = spec.open(task.initial_state)
-        initial = tools.snapshot().dump()  # before any call: the frame is judged against it
+        initial = tools.snapshot(copy=False).dump()  # before any call: the frame is judged against it
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
     with tools:
@@ -144,7 +144,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             # sandbox is broken (ours), not the agent.
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
                          f"(exit {outcome.exit_code})", RuntimeError(outcome.stderr_tail.strip()[-300:]), kind="sandbox")
-        final = tools.snapshot()
+        final = tools.snapshot(copy=False)  # the agent and the gateway are done with the tools
     verdict = evaluate(task.success, final)
     frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None

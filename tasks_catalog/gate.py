@@ -36,7 +36,7 @@ from servers import get_spec
 from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
-from tasks_catalog.frames import extract, frame_violations, server_entities, summarize
+from tasks_catalog.frames import Extracted, extract, frame_violations, json_equal, server_entities, summarize
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
@@ -111,7 +111,7 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
                     errors.append(failure)
                     if strict:
                         break
-        return Replay(tools.snapshot(), errors, steps, len(calls), initial)
+        return Replay(tools.snapshot(copy=False), errors, steps, len(calls), initial)
 
 
 async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
@@ -183,11 +183,12 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
                        f"faults injected takes {ref.steps} calls, retries included")
     frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame]
+    before = Extracted(task.server, start)  # every final state is compared with the one initial state
     #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
         final = ref.state.dump()
-        outside = frame_violations(task.server, frame, start, final)
+        outside = frame_violations(task.server, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
             reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
@@ -200,11 +201,11 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         if wrong.kind is None:
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
-        if done.state.digest() == initial.digest() or (done.calls and len(done.errors) == done.calls):
+        final = done.state.dump()
+        if json_equal(final, start) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
-        final = done.state.dump()
-        outside = frame_violations(task.server, frame, start, final)
+        outside = frame_violations(task.server, frame, before, final)
         finals.append((f"after {what}", final, outside))
         broken = bool(outside)
         if evaluate(task.success, done.state) and not broken:

@@ -234,7 +234,7 @@ class FilesystemTools(Toolset[FilesystemState]):
         return info
 
     # -- state -------------------------------------------------------------------------------
-    def snapshot(self) -> FilesystemState:
+    def snapshot(self, *, copy: bool = True) -> FilesystemState:  # read back: always a fresh state
         files: dict[str, str] = {}
         dirs: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root):

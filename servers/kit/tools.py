@@ -60,8 +60,10 @@ class Toolset(Generic[S]):
     def __init__(self, state: S) -> None:
         self.state: S = state.model_copy(deep=True)
 
-    def snapshot(self) -> S:
-        return self.state.model_copy(deep=True)
+    def snapshot(self, *, copy: bool = True) -> S:
+        """The current state. ``copy=False`` returns the live state itself, without a deep copy (a
+        world's is tens of milliseconds): only for a caller that reads it and makes no further calls."""
+        return self.state.model_copy(deep=True) if copy else self.state
 
     def close(self) -> None:
         """Release external resources (temporary directories, database connections)."""

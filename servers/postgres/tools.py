@@ -160,5 +160,3 @@ class PostgresTools(Toolset[PostgresState]):
             raise ToolError(f"SQL error: {str(exc).strip()}") from None
         return "\n".join(str(r[1]) for r in rows)
 
-    def snapshot(self) -> PostgresState:
-        return self.state.model_copy(deep=True)

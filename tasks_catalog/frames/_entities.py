@@ -208,6 +208,17 @@ def _row_fields(kind: Kind, scope: _Scope) -> tuple[dict[str, Any], str]:
     return fields, "~[" + ",".join(cells) + "]"
 
 
+@cache
+def is_local(kind: Kind) -> bool:
+    """Whether everything ``kind``'s entities are made of lies under the state's field ``kind.path[0]``
+    (no template reaches up to the state itself): then equal fields mean equal entities."""
+    for template in (kind.id, *(t for _, t in kind.extra)):
+        _, parts = _compile(template)
+        if any(not isinstance(p, str) and p[0] is not None and p[0] < 0 for p in parts):
+            return False
+    return True
+
+
 def extract(kind: Kind, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
     one id are told apart by a ``#2``, ``#3``... suffix in order of appearance."""
@@ -235,5 +246,5 @@ def extract(kind: Kind, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-__all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract",
+__all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
            "render_scalar", "server_entities"]

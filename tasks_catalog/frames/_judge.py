@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import extract, server_entities
+from tasks_catalog.frames._entities import Kind, extract, is_local, server_entities
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -64,22 +64,53 @@ class Violation:
         return {"entity": c.entity, "id": c.id, "change": c.change, "fields": list(c.fields), "reason": self.reason}
 
 
-def diff(server: str, initial: Mapping[str, Any], final: Mapping[str, Any]) -> list[Change]:
+class Extracted:
+    """A dumped state whose entities are extracted once per kind, however many states it is compared
+    with: the gate judges every final state of a task (the reference's, each wrong solution's) against
+    one initial state, and a world's is thousands of entities."""
+
+    __slots__ = ("_kinds", "server", "state")
+
+    def __init__(self, server: str, state: Mapping[str, Any]) -> None:
+        self.server, self.state = server, dict(state)
+        self._kinds: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def of(self, kind: Kind) -> dict[str, dict[str, Any]]:
+        got = self._kinds.get(kind.name)
+        if got is None:
+            got = self._kinds[kind.name] = extract(kind, self.state)
+        return got
+
+
+def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str, Any]) -> list[Change]:
     """Every entity of ``server`` created, deleted or changed between two dumped states, by kind
-    (declaration order) then id."""
+    (declaration order) then id. ``initial`` may be an ``Extracted`` state, to reuse its extraction.
+
+    A kind whose entities all live under one top-level field that is equal in both states (as JSON
+    compares, ``json_equal``) has no changes and is not extracted: a run touches a few collections of
+    a world, not all of them."""
+    before = initial if isinstance(initial, Extracted) else Extracted(server, initial)
+    after = Extracted(server, final)
+    unchanged: dict[str, bool] = {}
     out: list[Change] = []
     for kind in server_entities(server).kinds:
-        before, after = extract(kind, dict(initial)), extract(kind, dict(final))
+        if kind.path and is_local(kind):  # (a kind with no path is the state itself)
+            top = kind.path[0]
+            if top not in unchanged:
+                unchanged[top] = json_equal(before.state.get(top), after.state.get(top))
+            if unchanged[top]:
+                continue
+        old_items, new_items = before.of(kind), after.of(kind)
         changes: list[Change] = []
-        for ident, old in before.items():
-            new = after.get(ident)
+        for ident, old in old_items.items():
+            new = new_items.get(ident)
             if new is None:
                 changes.append(Change(kind.qualified, ident, "delete", (), old, None))
             elif not json_equal(old, new):
                 differ = sorted(k for k in old.keys() | new.keys()
                                 if k not in old or k not in new or not json_equal(old[k], new[k]))
                 changes.append(Change(kind.qualified, ident, "update", tuple(differ), old, new))
-        changes += [Change(kind.qualified, i, "create", (), None, new) for i, new in after.items() if i not in before]
+        changes += [Change(kind.qualified, i, "create", (), None, new) for i, new in new_items.items() if i not in old_items]
         out += sorted(changes, key=lambda c: c.id)
     return out
 
@@ -124,9 +155,10 @@ def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
     return violations
 
 
-def frame_violations(server: str, frame: Iterable[Any], initial: Mapping[str, Any],
+def frame_violations(server: str, frame: Iterable[Any], initial: Mapping[str, Any] | Extracted,
                      final: Mapping[str, Any]) -> list[Violation]:
-    """Judge the run that took ``initial`` to ``final`` (dumped states of ``server``) against ``frame``."""
+    """Judge the run that took ``initial`` to ``final`` (dumped states of ``server``, the initial one
+    possibly ``Extracted``) against ``frame``."""
     return judge(frame, diff(server, initial, final))
 
 
@@ -147,4 +179,4 @@ def summarize_counts(violations: list[Violation]) -> str:
     return "; ".join(f"{entity}: {n} {change}" for (entity, change), n in counts.items())
 
 
-__all__ = ["CHANGES", "Change", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize", "summarize_counts"]
+__all__ = ["CHANGES", "Change", "Extracted", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize", "summarize_counts"]

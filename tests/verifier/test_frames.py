@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from servers import SERVER_NAMES, get_spec
-from tasks_catalog.frames import check_frame, declaration, diff, frame_violations, summarize
+from tasks_catalog.frames import Extracted, check_frame, declaration, diff, frame_violations, summarize
 from tasks_catalog.frames.__main__ import main as docs_main
 from tasks_catalog.loader import validate_task
 
@@ -140,6 +140,27 @@ def test_rows_are_keyed_by_table_and_primary_key_and_keyless_rows_by_content():
     got = [(c.id, c.change, c.fields) for c in diff("postgres", POSTGRES, final)]
     assert got == [('log/~["a"]#2', "delete", ()), ('log/~["c"]', "create", ()),
                    ("orders/1042", "update", ("status",))]
+
+
+def test_a_true_written_over_a_one_is_a_change_although_python_calls_the_tables_equal():
+    # A collection that did not change is not extracted again; "did not change" is JSON's equality
+    # (true is not 1), not Python's, for which [[1]] == [[True]].
+    before = {"tables": [{"name": "flags", "columns": [{"name": "v", "type": "INTEGER"}], "rows": [[1]]}]}
+    after = copy.deepcopy(before)
+    after["tables"][0]["rows"] = [[True]]
+    assert before == after
+    assert [(c.id, c.change) for c in diff("postgres", before, after)] == [("flags/~[1]", "delete"),
+                                                                           ("flags/~[true]", "create")]
+
+
+def test_one_extracted_initial_state_judges_every_final_state_as_a_fresh_diff_does():
+    finals = [_slack(C05INC2047={"is_archived": True}), _post(SLACK, "C05INC2052", "1767268900.000100", "hi"),
+              copy.deepcopy(SLACK), _slack(C05INC2052={"name": "x"})]
+    finals[2]["users"].append({"id": "U2NEW", "name": "new"})
+    once = Extracted("slack", SLACK)
+    for final in finals:
+        assert diff("slack", once, final) == diff("slack", SLACK, final)
+    assert [c.id for c in diff("slack", once, finals[2])] == ["U2NEW"]
 
 
 def test_an_update_of_a_field_outside_fields_is_not_allowed():
