@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from pathlib import Path
@@ -15,6 +16,33 @@ class Model(BaseModel):
     """A strict model: unknown fields are errors, assignments are validated."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """A deep copy, field by field. Every field holds JSON-like data (scalars, lists, dicts, models),
+        so the copy needs none of ``copy.deepcopy``'s memo and dispatch for each value: several times
+        faster, and every run copies a world of tens of thousands of values."""
+        new = self.__class__.__new__(self.__class__)
+        object.__setattr__(new, "__dict__", {k: _copied(v) for k, v in self.__dict__.items()})
+        object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_extra__", None)  # extra="forbid"
+        object.__setattr__(new, "__pydantic_private__", None)  # no private attributes
+        return new
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(value: Any) -> Any:
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, Model):
+        return value.__deepcopy__()
+    return copy.deepcopy(value)
 
 
 class ServerState(Model):

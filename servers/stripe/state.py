@@ -8,7 +8,7 @@ objects are created at.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar, Literal, Self
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -38,29 +38,7 @@ Timestamp = int | None
 
 
 class _Record(Model):
-    """A Stripe object whose fields are scalars, flat string dicts, lists of records or records: it copies
-    itself field by field, several times faster than a generic deep copy (a world holds thousands)."""
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        return _copy(self)
-
-
-def _copy(obj: Model) -> Any:
-    new = obj.__class__.__new__(obj.__class__)
-    values = {}
-    for key, value in obj.__dict__.items():
-        if isinstance(value, dict):
-            value = dict(value)
-        elif isinstance(value, list):
-            value = [_copy(v) if isinstance(v, _Record) else v for v in value]
-        elif isinstance(value, _Record):
-            value = _copy(value)
-        values[key] = value
-    object.__setattr__(new, "__dict__", values)
-    object.__setattr__(new, "__pydantic_fields_set__", set(obj.__pydantic_fields_set__))
-    object.__setattr__(new, "__pydantic_extra__", None)
-    object.__setattr__(new, "__pydantic_private__", None)
-    return new
+    """A Stripe object (fields: scalars, flat string dicts, lists of records, records)."""
 
 
 class Customer(_Record):
@@ -169,8 +147,6 @@ class StripeState(ServerState):
 
     now: Timestamp = Field(default=None, description="Unix time at which new objects are created")
 
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        return _copy(self)
 
     customers: list[Customer] = Field(default_factory=list)
     products: list[Product] = Field(default_factory=list)
