@@ -145,8 +145,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
                          f"(exit {outcome.exit_code})", RuntimeError(outcome.stderr_tail.strip()[-300:]), kind="sandbox")
         final = tools.snapshot(copy=False)  # the agent and the gateway are done with the tools
-    verdict = evaluate(task.success, final)
-    frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
+    try:
+        verdict = evaluate(task.success, final)
+        frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
+    except Exception as exc:  # noqa: BLE001 - a verifier bug is ours: this run is requeued, the others go on
+        return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
     meter = route.meter if route is not None else None
     over_budget = gateway.over_budget or bool(meter and meter.budget_exceeded)
