@@ -39,12 +39,14 @@ class MessageLabelApplied(Args):
 
 class DraftSent(Args):
     """True when some message carrying the SENT label has a subject matching `subject_pattern`
-    (regex search, case-sensitive) and, if `to` is given, `to` equals one of its `to` addresses
-    exactly (cc does not count). Whether it was sent from a saved draft or directly does not matter;
-    an unsent draft does not count."""
+    (regex search, case-sensitive), and, if given, `to` equals one of its `to` addresses exactly (cc
+    does not count) and `body_pattern` matches its body (regex search, case-sensitive; what a sent
+    reply must say, e.g. the date it confirms). Whether it was sent from a saved draft or directly
+    does not matter; an unsent draft does not count."""
 
     subject_pattern: Pattern
     to: Name | None = None
+    body_pattern: Pattern | None = OPTIONAL_PATTERN
 
 
 class MessageIsRead(Args):
@@ -81,6 +83,7 @@ def draft_sent(state: GmailState, args: DraftSent) -> bool:
         "SENT" in m.label_ids
         and search(args.subject_pattern, m.subject)
         and (args.to is None or args.to in m.to)
+        and (args.body_pattern is None or search(args.body_pattern, m.body))
         for m in state.messages
     )
 
