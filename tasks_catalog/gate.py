@@ -174,11 +174,11 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     ref = await replay(task, task.reference_solution, faults=True, keep_initial=True)
     initial = ref.initial
     start = initial.dump()
-    judged: list[tuple[str, Any, bool | None]] = [("on the initial state", initial, False)]  # must pass?
+    #: (what, state or its verdict, its dump, must the predicate pass?) of every state judged; each state is
+    #: dumped and evaluated once
+    judged: list[tuple[str, Any, dict[str, Any], bool | None]] = [("on the initial state", initial, start, False)]
     if ref.errors:
         reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
-    else:
-        judged.append(("after the reference solution", ref.state, True))
     if ref.steps > task.max_steps:
         reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
                        f"faults injected takes {ref.steps} calls, retries included")
@@ -188,6 +188,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
         final = ref.state.dump()
+        judged.append(("after the reference solution", ref.state, final, True))
         outside = frame_violations(task.server, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
@@ -208,23 +209,24 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         outside = frame_violations(task.server, frame, before, final)
         finals.append((f"after {what}", final, outside))
         broken = bool(outside)
-        if evaluate(task.success, done.state) and not broken:
+        verdict = evaluate(task.success, done.state)
+        if verdict and not broken:
             reasons.append(f"{what} passes: the predicate is true and the frame holds")
         if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
             reasons.append(f"{what} is marked collateral, so the predicate's positive part must hold and the frame "
                            f"must break; positive part {positive_part(task.success, done.state)}, frame broken {broken}")
-        judged.append((f"after {what}", done.state, None))
+        judged.append((f"after {what}", verdict, final, None))
     if not {"collateral", "lookalike"} <= kinds:
         missing = sorted({"collateral", "lookalike"} - kinds)
         reasons.append(f"every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); "
                        f"this one has no {' and no '.join(missing)}")
 
     verdicts = []
-    for what, state, wanted in judged:
-        got = evaluate(task.success, state)
+    for what, state, dump, wanted in judged:
+        got = state if isinstance(state, bool) else evaluate(task.success, state)  # a wrong one's is known
         if wanted is not None and got is not wanted:
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
-        verdicts.append((what, state.dump() if dumps_wanted else None, got))
+        verdicts.append((what, dump if dumps_wanted else None, got))
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]

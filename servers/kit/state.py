@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
+import types
+import typing
 from pathlib import Path
 from typing import Any, Self
 
@@ -21,8 +24,12 @@ class Model(BaseModel):
         """A deep copy, field by field. Every field holds JSON-like data (scalars, lists, dicts, models),
         so the copy needs none of ``copy.deepcopy``'s memo and dispatch for each value: several times
         faster, and every run copies a world of tens of thousands of values."""
-        new = self.__class__.__new__(self.__class__)
-        object.__setattr__(new, "__dict__", {k: _copied(v) for k, v in self.__dict__.items()})
+        cls = self.__class__
+        new = cls.__new__(cls)
+        values = dict(self.__dict__)
+        for name in _container_fields(cls):  # the other fields hold scalars, shared as they are
+            values[name] = _copied(values[name])
+        object.__setattr__(new, "__dict__", values)
         object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_extra__", None)  # extra="forbid"
         object.__setattr__(new, "__pydantic_private__", None)  # no private attributes
@@ -30,6 +37,25 @@ class Model(BaseModel):
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _container_fields(cls: type[Model]) -> tuple[str, ...]:
+    """The fields of ``cls`` whose type allows a list, a dict or a model (anything but scalars)."""
+    return tuple(name for name, field in cls.model_fields.items() if not _scalar(field.annotation))
+
+
+def _scalar(annotation: Any) -> bool:
+    if annotation in _ATOMS:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return all(type(a) in _ATOMS for a in typing.get_args(annotation))
+    if origin in (typing.Union, types.UnionType):
+        return all(_scalar(a) for a in typing.get_args(annotation))
+    if origin is typing.Annotated:
+        return _scalar(typing.get_args(annotation)[0])
+    return False
 
 
 def _copied(value: Any) -> Any:
