@@ -291,16 +291,27 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
                      extra_frames: ExtraFrames | None = None) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
-    cases a call; each disagreement is a reason of its task."""
+    cases a call; each disagreement is a reason of its task.
+
+    A batch is asked in a worker thread while the next tasks are judged, so the TypeScript verifier
+    (another process) works beside the Python one instead of after it; one batch at a time is in
+    flight, so at most two batches of states are held."""
+    from concurrent.futures import ThreadPoolExecutor
+
     results: list[GateResult] = []
     pending: list[_Judged] = []
-    for task in tasks:
-        judged = await _judge(task, extra is not None, extra_frames is not None)
-        results.append(judged.result)
-        pending.append(judged)
-        if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
-            _cross_check(pending, extra, extra_frames)
-            pending = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-cross-check") as second:
+        asked = None
+        for task in tasks:
+            judged = await _judge(task, extra is not None, extra_frames is not None)
+            results.append(judged.result)
+            pending.append(judged)
+            if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
+                if asked is not None:
+                    asked.result()  # raises what the previous batch raised
+                asked, pending = second.submit(_cross_check, pending, extra, extra_frames), []
+        if asked is not None:
+            asked.result()
     _cross_check(pending, extra, extra_frames)
     return results
 
