@@ -43,6 +43,18 @@ class RepoHasFile(Args):
     pattern: Pattern | None = None
 
 
+class IssueHasComment(Args):
+    """True when repository `repo` has an issue numbered `issue` (a pull request with that number does
+    not count) with a comment whose body matches regex `pattern` (search semantics, case-sensitive)
+    and, when `author` is given, whose author's login equals `author` exactly: what a comment must
+    say (the decision it points to), not only that one was written."""
+
+    repo: RepoRef
+    issue: Number
+    pattern: Pattern
+    author: Name | None = None
+
+
 class CommitMatchesPattern(Args):
     """True when some commit in the history of branch `branch` of repository `repo` (its default
     branch when `branch` is absent) has a message matching regex `pattern` (search semantics over
@@ -80,6 +92,14 @@ def repo_has_file(state: GithubState, args: RepoHasFile) -> bool:
     if b is None or args.path not in b.files:
         return False
     return args.pattern is None or search(args.pattern, b.files[args.path])
+
+
+@primitive("github", "issueHasComment", IssueHasComment)
+def issue_has_comment(state: GithubState, args: IssueHasComment) -> bool:
+    r = state.repo(args.repo)
+    issue = r.issue(args.issue) if r is not None else None
+    return issue is not None and any(
+        search(args.pattern, c.body) and (args.author is None or c.author == args.author) for c in issue.comments)
 
 
 @primitive("github", "commitMatchesPattern", CommitMatchesPattern)

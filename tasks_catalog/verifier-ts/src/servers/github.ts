@@ -32,6 +32,14 @@ export default definePrimitives("github", {
     const pr = r && list(r, "pull_requests").find((p) => get(p, "number") === args.pr);
     return pr !== undefined && get(pr, "merged") === true;
   }],
+  issueHasComment: [{ repo: required(RepoRef), issue: required(Number1), pattern: required(Pattern), author: optional(Name) }, (state, args) => {
+    const r = repo(state, args.repo as string);
+    const issue = r && list(r, "issues").find((i) => get(i, "number") === args.issue);
+    if (issue === undefined) return false;
+    const author = arg(args, "author") as string | null;
+    return list(issue, "comments").some((c) =>
+      search(args.pattern as string, str(c, "body")) && (author === null || str(c, "author") === author));
+  }],
   repoHasFile: [{ repo: required(RepoRef), path: required(Name), branch: optional(Name), pattern: optional(Pattern) }, (state, args) => {
     const b = branch(state, args.repo as string, arg(args, "branch") as string | null);
     if (b === undefined || !has(get(b, "files"), args.path as string)) return false;
