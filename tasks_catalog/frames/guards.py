@@ -3,8 +3,10 @@ customer by its name is evaded by renaming the entity first; by its stable id it
 
 ``name_keyed(server, initial_state, success)`` lists the guard arguments that name an existing entity
 by a unique name; ``by_id`` rewrites them to the entity's id. Names of entities the task creates stay
-(they have no id before the run; the frame bounds them). Works on a template's raw task too: the
-names and ids are then the template's strings, placeholders included.
+(they have no id before the run; the frame bounds them). Works on a template's raw task too when
+its state is inline: the names and ids are then the template's strings, placeholders included. A
+template on a world is checked on a rendering (its patch has placeholders); ``--write`` leaves such
+templates alone and says so.
 
     python -m tasks_catalog.frames.guards tasks_catalog/dev tasks_catalog/templates [--write]
 """
@@ -17,6 +19,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from servers.kit.world import is_world_reference, resolve
 
 #: primitive -> {argument: which name table resolves it}
 ARGS: dict[str, dict[str, str]] = {
@@ -44,7 +48,10 @@ def _unique(pairs: list[tuple[Any, Any]]) -> dict[str, str]:
 
 
 def names(server: str, state: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Per name table, the unique names of existing entities and their ids."""
+    """Per name table, the unique names of existing entities and their ids. A world reference is
+    resolved (generated and patched) first: its entities are the world's, not the reference's keys."""
+    if is_world_reference(state):
+        state = resolve(state)[1]
     if server == "slack":
         return {"channel": _unique([(c["name"], c["id"]) for c in state.get("channels", [])])}
     if server == "calendar":
@@ -132,11 +139,18 @@ def main(argv: list[str] | None = None) -> int:
         for f in sorted(root.rglob("*.json")) if root.is_dir() else [root]:
             doc = json.loads(f.read_text(encoding="utf-8"))
             task = doc.get("task", doc)
+            rendered = "task" in doc and is_world_reference(task["initial_state"])
+            if rendered:  # a template on a world: its patch has placeholders, a rendering has none
+                from tasks_catalog.templates import load_template, render
+
+                task = render(load_template(f), b"guards").model_dump(mode="json", by_alias=True, exclude_none=True)
             hits = name_keyed(doc["server"], task["initial_state"], task["success"])
             for path, _, name, ident in hits:
                 print(f"{f}: {path} = {name!r} -> {ident!r}")
             found += len(hits)
-            if hits and write:
+            if hits and write and rendered:
+                print(f"{f}: a template on a world: rewrite its guards by hand (--write edits inline states only)")
+            elif hits and write:
                 new = by_id(doc["server"], task["initial_state"], task["success"])
                 f.write_text(replace_value(f.read_text(encoding="utf-8"), "success", new), encoding="utf-8")
     print(f"{found} name-keyed guard arguments")
