@@ -25,6 +25,8 @@ Both verifiers are consulted when a second one is plugged in (``extra`` for pred
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +139,30 @@ def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[
                                 f"3+ characters that the goal contains")
         elif not value_named(value, task.goal, ids, present):
             problems.append(f"goal does not name {path} = {value!r}")
+    return problems + (_created_id_problems(task, ids, initial) if initial is not None else [])
+
+
+#: what separates the parts of a composite id (``repo:branch``, ``owner/repo#12``, ``table/~[...]``)
+_ID_PARTS = re.compile(r'[:#/~\[\],"]+')
+
+
+def _created_id_problems(task: Task, ids: set[str], initial: dict[str, Any]) -> list[str]:
+    """A frame allowance that lets the agent create an entity by id must name an id the agent can
+    know: each part of it given by the goal or held by the initial state (the branch name the goal
+    never gives, which only the reference's author chose, fails every agent that chose another)."""
+    problems, known = [], None
+    for i, allowance in enumerate(task.frame):
+        if not allowance.ids or "create" not in (allowance.change or ["update"]):
+            continue
+        for j, ident in enumerate(allowance.ids):
+            if ident in ids:
+                continue
+            if known is None:
+                known = "\n".join(ids) + json.dumps(initial, ensure_ascii=False)  # its numbers too
+            missing = [part for part in _ID_PARTS.split(ident) if part and part not in task.goal and part not in known]
+            if missing:
+                problems.append(f"$.frame[{i}].ids[{j}] lets the agent create {ident!r}, but neither the goal nor the "
+                                f"initial state gives {', '.join(map(repr, missing))}: no agent can know that id")
     return problems
 
 

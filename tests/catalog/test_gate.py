@@ -395,3 +395,24 @@ def test_a_string_the_initial_state_holds_is_named_but_a_new_one_is_not():
     assert value_named("regression", "Tag the checkout crash", set(), present)
     assert not value_named("hotfix", "Tag the checkout crash", set(), present)
     assert not value_named(7, "Tag the checkout crash", set(), present)  # numbers never by presence
+
+
+def test_a_frame_that_allows_creating_an_entity_by_an_id_no_agent_can_know_fails_the_gate():
+    # The ADR task's frame once allowed only the branch its reference created, a name the goal never
+    # gives: every agent that named its branch otherwise failed on the frame.
+    from servers import get_spec
+    from tasks_catalog.gate import literal_problems
+    from tasks_catalog.loader import load_task_file
+
+    path = Path(__file__).resolve().parents[2] / "tasks_catalog/dev/github/github-adr-via-pull-request.json"
+    task, _ = load_task_file(path)
+    initial = get_spec("github").load_state(task.initial_state).dump()
+    assert literal_problems(task, initial) == []
+    branch = "kestrel-freight/route-planner:docs/adr-0003-eta-schedule"
+    doc = task.model_dump(mode="json", by_alias=True, exclude_none=True)
+    doc["frame"][0] = {"entity": "github.branch", "ids": [branch], "change": ["create"]}
+    named_by_reference = type(task).model_validate(doc)
+    [problem] = literal_problems(named_by_reference, initial)
+    assert problem.startswith("$.frame[0].ids[0] lets the agent create") and "'adr-0003-eta-schedule'" in problem
+    doc["goal"] += " Use the branch docs/adr-0003-eta-schedule."
+    assert literal_problems(type(task).model_validate(doc), initial) == []
