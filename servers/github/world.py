@@ -195,9 +195,10 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
 
 def describe(state: dict[str, Any]) -> dict[str, int]:
     repos = state["repos"]
-    return {"repositories": len(repos), "issues": sum(len(r["issues"]) for r in repos),
-            "pull_requests": sum(len(r["pull_requests"]) for r in repos),
-            "commits": sum(len(b["commits"]) for r in repos for b in r["branches"] if b["name"] == r["default_branch"])}
+    return {"repositories": len(repos), "issues": sum(len(r.get("issues", [])) for r in repos),
+            "pull_requests": sum(len(r.get("pull_requests", [])) for r in repos),
+            "commits": sum(len(b.get("commits", [])) for r in repos for b in r.get("branches", [])
+                            if b["name"] == r.get("default_branch", "main"))}
 
 
 GENERATOR = WorldGenerator(

@@ -244,7 +244,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
 def describe(state: dict[str, Any]) -> dict[str, int]:
     return {"teams": len(state["teams"]), "issues": len(state["issues"]), "users": len(state["users"]),
             "labels": len(state["labels"]), "cycles": len(state["cycles"]), "projects": len(state["projects"]),
-            "comments": sum(len(i["comments"]) for i in state["issues"])}
+            "comments": sum(len(i.get("comments", [])) for i in state["issues"])}
 
 
 GENERATOR = WorldGenerator(

@@ -158,7 +158,7 @@ def row_key(row: list[Any], table: dict[str, Any]) -> str:
 
 
 def describe(state: dict[str, Any]) -> dict[str, int]:
-    return {"tables": len(state["tables"]), "rows": sum(len(t["rows"]) for t in state["tables"])}
+    return {"tables": len(state["tables"]), "rows": sum(len(t.get("rows", [])) for t in state["tables"])}
 
 
 GENERATOR = WorldGenerator(

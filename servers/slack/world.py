@@ -234,7 +234,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
 
 def describe(state: dict[str, Any]) -> dict[str, int]:
     return {"users": len(state["users"]), "channels": len(state["channels"]),
-            "messages": sum(len(c["messages"]) for c in state["channels"])}
+            "messages": sum(len(c.get("messages", [])) for c in state["channels"])}
 
 
 GENERATOR = WorldGenerator(

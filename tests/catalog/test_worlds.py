@@ -238,3 +238,20 @@ def test_the_stats_command_prints_one_line_per_task_and_json_on_request():
     assert len(out.output.strip().splitlines()) == 5  # a header and the four slack tasks
     rows = json.loads(runner.invoke(main, ["tasks", "stats", "--json", str(ROOT / "tasks_catalog/dev/slack")]).output)
     assert {"task", "world", "world_size", "reference_calls", "discovery_reads", "max_steps", "measured"} <= set(rows[0])
+
+
+@pytest.mark.parametrize(("generator", "patch", "counted"), [
+    ("slack", {"op": "add", "in": ["channels"], "value": {"id": "C0PLANTED1", "name": "planted"}}, "messages"),
+    ("linear", {"op": "add", "in": ["issues"], "value": {"id": "ENG-999", "title": "Planted"}}, "comments"),
+    ("github", {"op": "add", "in": ["repos"], "value": {"owner": "kestrel-freight", "name": "planted"}}, "issues"),
+    ("postgres", {"op": "add", "in": ["tables"], "value": {"name": "planted", "columns": [{"name": "id"}]}}, "rows"),
+])
+def test_a_planted_entity_that_leaves_its_sub_collections_to_the_defaults_is_described(generator, patch, counted):
+    # `mcpbench tasks stats` describes the patched world; an entity planted without its (defaulted)
+    # sub-collections counts none of them instead of crashing.
+    from servers.kit.world import get_generator, resolve
+
+    ref = {"world": {"generator": generator, "version": 1, "seed": 1, "size": "small"}}
+    base = get_generator(generator).describe(resolve(ref)[1])
+    planted = get_generator(generator).describe(resolve({**ref, "patch": [patch]})[1])
+    assert planted[counted] == base[counted]
