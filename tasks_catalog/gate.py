@@ -200,9 +200,10 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     ref = await replay(task, task.reference_solution, faults=True, keep_initial=True)
     initial = ref.initial
     start = initial.dump()
-    #: (what, state or its verdict, its dump, must the predicate pass?) of every state judged; each state is
-    #: dumped and evaluated once
-    judged: list[tuple[str, Any, dict[str, Any], bool | None]] = [("on the initial state", initial, start, False)]
+    #: (what, the predicate's verdict, the state's dump, must the predicate pass?) of every state judged;
+    #: each state is dumped and evaluated once
+    judged: list[tuple[str, bool, dict[str, Any], bool | None]] = [
+        ("on the initial state", evaluate(task.success, initial), start, False)]
     if ref.errors:
         reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
     if ref.steps > task.max_steps:
@@ -214,7 +215,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
         final = ref.state.dump()
-        judged.append(("after the reference solution", ref.state, final, True))
+        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True))
         outside = frame_violations(task.server, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
@@ -248,8 +249,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
                        f"this one has no {' and no '.join(missing)}")
 
     verdicts = []
-    for what, state, dump, wanted in judged:
-        got = state if isinstance(state, bool) else evaluate(task.success, state)  # a wrong one's is known
+    for what, got, dump, wanted in judged:
         if wanted is not None and got is not wanted:
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
         verdicts.append((what, dump if dumps_wanted else None, got))
