@@ -54,9 +54,10 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
         raise GateFailed(f"{len(failing)} tasks of {month} failed the acceptance gate; nothing was sealed. "
                          f"Failing: {', '.join(failing)}. Run `mcpbench rotate --reasons-file FILE` with the "
                          "operator's secret to see why.")
-    logger().info("month %s: %d tasks sealed (%d carried over, %d replaced, %d leaked replaced; verifiers %s); "
-                  "retired %s", month, report.tasks, report.carried, report.replaced, report.leaked_replaced,
-                  " + ".join(report.verifiers), report.retired or "nothing")
+    logger().info("month %s: %d tasks sealed (%d carried over, %d replaced, %d leaked replaced; verifiers %s, "
+                  "%d accepted before and not judged again); retired %s", month, report.tasks, report.carried,
+                  report.replaced, report.leaked_replaced, " + ".join(report.verifiers), report.gate_cached,
+                  report.retired or "nothing")
     return summary
 
 

@@ -26,9 +26,10 @@ Both verifiers are consulted when a second one is plugged in (``extra`` for pred
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
 from tasks_catalog.frames import Extracted, extract, frame_violations, json_equal, server_entities, summarize
+from tasks_catalog.gate_cache import Claim, GateCache, cache_from
+from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
@@ -57,13 +60,15 @@ ATTEMPTS = 4
 class GateResult:
     task_id: str
     reasons: list[str] = field(default_factory=list)
+    #: accepted earlier by the same code and verifiers (the gate's cache), so not judged again
+    cached: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.reasons
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task_id, "ok": self.ok, "reasons": self.reasons}
+        return {"task": self.task_id, "ok": self.ok, "reasons": self.reasons} | ({"cached": True} if self.cached else {})
 
 
 @dataclass
@@ -361,6 +366,10 @@ def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
     return sorted(results, key=lambda r: r.task_id), len(results)
 
 
+#: How many tasks a gate with a cache claims at a time (tasks_catalog/gate_cache.py): gates sharing a
+#: cache take turns in chunks this size.
+CLAIM = 20
+
 #: Set to 1 on a production worker or CI: the gate refuses to run without the TypeScript verifier.
 REQUIRE_TYPESCRIPT_ENV = "MCPBENCH_REQUIRE_TYPESCRIPT"
 
@@ -380,6 +389,8 @@ class Gate:
     missing: str | None = None
     #: the TypeScript verifier's frame judgements, beside the predicate verdicts
     extra_frames: ExtraFrames | None = None
+    #: the tasks this gate already accepted (tasks_catalog/gate_cache.py); None keeps nothing
+    cache: GateCache | None = None
 
     @property
     def verifiers(self) -> list[str]:
@@ -391,13 +402,52 @@ class Gate:
         return f"python only ({self.missing})" if self.missing else "python only"
 
     def check(self, tasks: list[Task]) -> list[GateResult]:
-        return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames)
+        """One result per task, in order. With a cache, a task this code already accepted under these
+        verifiers passes without being judged again, and every newly accepted task is recorded."""
+        if self.cache is None:
+            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames)
+        keys = [(t.id, task_hash(t)) for t in tasks]
+        results: dict[int, GateResult] = {}
+        queue = list(range(len(tasks)))
+        while queue:
+            chunk: list[int] = []
+            claims: list[Claim] = []
+            busy: list[int] = []
+            try:
+                for i in queue:
+                    if self.cache.accepted(*keys[i]):
+                        results[i] = GateResult(tasks[i].id, cached=True)
+                    elif len(chunk) < CLAIM and (claim := self.cache.claim(keys[i][1])) is not None:
+                        chunk.append(i)
+                        claims.append(claim)
+                    else:
+                        busy.append(i)  # another gate is judging it, or this chunk is full: look again later
+                if not chunk and busy:  # all that is left is being judged elsewhere: wait for the first of it
+                    claims.append(self.cache.claim(keys[busy[0]][1], wait=True))
+                    chunk.append(busy.pop(0))
+                todo = []
+                for i in chunk:
+                    if self.cache.accepted(*keys[i]):  # accepted by another gate while this one claimed
+                        results[i] = GateResult(tasks[i].id, cached=True)
+                    else:
+                        todo.append(i)
+                if todo:
+                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames)
+                    for i, result in zip(todo, judged, strict=True):
+                        results[i] = result
+                        if result.ok:
+                            self.cache.record(*keys[i])
+            finally:
+                for claim in claims:
+                    claim.release()
+            queue = busy
+        return [results[i] for i in range(len(tasks))]
 
     def check_paths(self, paths: list[Path]) -> tuple[list[GateResult], int]:
         return validate_paths(paths, self.extra, self.extra_frames)
 
 
-def acceptance_gate(typescript: bool | None = None) -> Gate:
+def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | None = None) -> Gate:
     """The one gate policy. Every verdict is asked of the Python verifier and, when it is built, of
     the TypeScript one; a task passes only where both agree. ``typescript``:
 
@@ -406,18 +456,22 @@ def acceptance_gate(typescript: bool | None = None) -> Gate:
       CLI prints and the flows log and return). With ``MCPBENCH_REQUIRE_TYPESCRIPT=1`` set, an
       unbuilt TypeScript verifier is an error instead, as with ``True``;
     * ``True``: both, or :class:`GateUnavailable` naming what is missing;
-    * ``False``: the Python verifier alone."""
-    import os
+    * ``False``: the Python verifier alone.
 
+    ``cache``: a folder in which the gate keeps the tasks it accepted, so that an unchanged task judged
+    by unchanged code is not judged again (tasks_catalog/gate_cache.py); by default
+    ``$MCPBENCH_GATE_CACHE``, and when that is unset, nothing is kept."""
     from tasks_catalog import ts_verifier
 
     if typescript is False:
-        return Gate(None, "not asked for")
-    if ts_verifier.available():
-        return Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many)
-    if typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
+        gate = Gate(None, "not asked for")
+    elif ts_verifier.available():
+        gate = Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many)
+    elif typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
         raise GateUnavailable(ts_verifier.unavailable_reason())
-    return Gate(None, ts_verifier.unavailable_reason())
+    else:
+        gate = Gate(None, ts_verifier.unavailable_reason())
+    return replace(gate, cache=cache_from(cache, gate.verifiers))
 
 
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",

@@ -145,6 +145,7 @@ class RotationReport:
     retired: str | None
     gate_failures: list[str]  # ids of the tasks that failed the gate (nothing was sealed)
     verifiers: list[str] = field(default_factory=list)  # who judged every verdict: python, typescript
+    gate_cached: int = 0  # tasks the gate had accepted before (same task, same code): not judged again
     reasons: dict[str, list[str]] = field(default_factory=dict, repr=False)  # task id -> why; never printed
 
     def public(self) -> dict[str, Any]:
@@ -177,10 +178,13 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     except TemplateError as exc:
         raise MonthError(f"cannot render month {month}: {exc}") from None
     verifiers = judge.verifiers if judge is not None else []
+    cached = 0
     if judge is not None:
-        reasons = {r.task_id: r.reasons for r in judge.check(built.tasks) if not r.ok}
+        results = judge.check(built.tasks)
+        reasons = {r.task_id: r.reasons for r in results if not r.ok}
+        cached = sum(r.cached for r in results)
         if reasons:
-            return _report(built, None, reasons, verifiers)
+            return _report(built, None, reasons, verifiers, cached)
     store.put_bytes(sealed_key(month), seal(built.to_json(), month=month, secret=secret))
     store.put_bytes(attestation_key(month), _json({
         "month": month, "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -190,17 +194,18 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     retired = None
     if retire_previous and previous is not None:
         retired = retire(store, previous, today=today)
-    return _report(built, retired, {}, verifiers)
+    return _report(built, retired, {}, verifiers, cached)
 
 
-def _report(built: Month, retired: str | None, reasons: dict[str, list[str]], verifiers: list[str]) -> RotationReport:
+def _report(built: Month, retired: str | None, reasons: dict[str, list[str]], verifiers: list[str],
+            cached: int) -> RotationReport:
     by_server: dict[str, int] = {}
     for t in built.tasks:
         by_server[t.server] = by_server.get(t.server, 0) + 1
     return RotationReport(month=built.month, tasks=len(built.tasks), by_server=by_server,
                           carried=len(built.carried), replaced=len(built.replaced),
                           leaked_replaced=len(built.leaked_replaced), retired=retired,
-                          gate_failures=sorted(reasons), verifiers=verifiers, reasons=reasons)
+                          gate_failures=sorted(reasons), verifiers=verifiers, gate_cached=cached, reasons=reasons)
 
 
 def retire(store: ArtefactStore, month: Month, *, today: date | None = None) -> str:

@@ -14,7 +14,9 @@ def print_rotation(report: dict, as_json: bool) -> None:
         click.echo(json.dumps(report, indent=2))
         return
     month = report["month"]
-    click.echo(f"gate verifiers: {' + '.join(report['verifiers']) or 'none'}")
+    cached = report.get("gate_cached", 0)
+    click.echo(f"gate verifiers: {' + '.join(report['verifiers']) or 'none'}"
+               + (f" ({cached} of {report['tasks']} tasks accepted before, unchanged: not judged again)" if cached else ""))
     for task_id in report["gate_failures"]:
         click.echo(f"FAIL {task_id}")
     if report["gate_failures"]:
