@@ -133,7 +133,7 @@ def live():
 
 
 # -- one gated pair of private months per test session ----------------------------------------------
-#: The operator's secret of the shared months (tests only).
+#: The operator's secret of the shared months (tests only); the flow tests use it too (one gate cache).
 MONTHS_SECRET = "operator-secret-for-tests-only-0123456789"
 
 
@@ -146,7 +146,18 @@ def _shared_dir(request, tmp_path_factory, name: str):
 
 
 @pytest.fixture(scope="session")
-def rotated_months(request, tmp_path_factory):
+def gate_cache(request, tmp_path_factory):
+    """One gate cache folder (tasks_catalog/gate_cache.py) for the whole session, every worker and the
+    pipelines they start: the months the suite rotates share one secret and their month names, so a
+    month gated once (or by two of them at once, each judging part) is not judged again. Only the
+    fixtures that rotate whole months use it; a test about the gate itself never does."""
+    folder, _ = _shared_dir(request, tmp_path_factory, "gate-cache")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def rotated_months(request, tmp_path_factory, gate_cache):
     """A store in which 2026-11 and then 2026-12 were rotated from the demonstration pool: each month's
     160 tasks rendered, gated (both verifiers when the TypeScript one is built), sealed and attested,
     and 2026-11 retired as Historical-2026-11. Built once per session, also under pytest-xdist (the
@@ -159,6 +170,7 @@ def rotated_months(request, tmp_path_factory):
     from datetime import date
 
     from runstore.store import open_store
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import rotate
     from tasks_catalog.templates import load_pool
 
@@ -172,8 +184,9 @@ def rotated_months(request, tmp_path_factory):
                 root.mkdir(parents=True)
                 store = open_store(str(root / "store"))
                 pool = load_pool()
-                reports = {m: rotate(store, m, secret=MONTHS_SECRET, pool=pool, today=date(2026, 12, 1)).public()
-                           for m in ("2026-11", "2026-12")}
+                gate = acceptance_gate(cache=gate_cache)
+                reports = {m: rotate(store, m, secret=MONTHS_SECRET, pool=pool, gate=gate,
+                                     today=date(2026, 12, 1)).public() for m in ("2026-11", "2026-12")}
                 done.write_text(json.dumps(reports))
             reports = json.loads(done.read_text())
         finally:

@@ -15,11 +15,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 @pytest.fixture
-def s3_env(monkeypatch):
+def s3_env(monkeypatch, gate_cache):
     """moto's S3 server on loopback, named in the environment the worker processes inherit."""
     from tests.warehouse.conftest import moto_endpoint
 
     monkeypatch.setenv("MCPBENCH_SECRET", SECRET)
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))  # its tasks are 2026-11's slack and calendar ones
     for _ in moto_endpoint(monkeypatch):
         yield "s3://bench/mcpbench"
 

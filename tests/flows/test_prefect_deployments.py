@@ -22,7 +22,7 @@ from _flow_support import REPO, SECRET
 
 #: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-MONTH = "2026-08"
+MONTH = "2026-11"  # a month the suite's other tests rotate too, with the same secret: one gate cache
 SERVER_START_S = 180
 RUN_WATCH_S = 900
 
@@ -63,13 +63,14 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=30)
 
 
-def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and_worker(tmp_path):
+def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and_worker(tmp_path, gate_cache):
     port = _free_port()
     api = f"http://127.0.0.1:{port}/api"
     store, db = tmp_path / "store", tmp_path / "warehouse.duckdb"
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": api,
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false",
-           "MCPBENCH_SECRET": SECRET, "MCPBENCH_STORE": str(store), "MCPBENCH_WAREHOUSE": str(db)}
+           "MCPBENCH_SECRET": SECRET, "MCPBENCH_STORE": str(store), "MCPBENCH_WAREHOUSE": str(db),
+           "MCPBENCH_GATE_CACHE": str(gate_cache)}
     env.pop("PREFECT_PROFILES_PATH", None)
     logs = tmp_path / "logs"
     logs.mkdir()

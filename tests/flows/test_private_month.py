@@ -3,8 +3,9 @@
 One process of its own (``pipeline.py``) runs the ``rotate_month`` flow, then ``evaluate_submission``
 with the oracle and with noop on every task of the month (concurrency 4, local sandbox), then
 ``detect_anomalies``. Every place it can write is a temporary folder: the store, the warehouse, Prefect's
-home (its database and result storage), HOME, TMPDIR and its logs (stdout and stderr). Afterwards every
-file under those folders is scanned for the month's plaintext.
+home (its database and result storage), HOME, TMPDIR, its logs (stdout and stderr) and the session's
+gate cache (shared with the other tests that rotate months). Afterwards every file under those folders
+is scanned for the month's plaintext.
 
 What the scan looks for, and why:
 * every goal text of the sealed month, whole and in 40-character pieces (a truncated goal is a leak too);
@@ -35,14 +36,15 @@ import pytest
 
 from _flow_support import REPO, SECRET, month_servers
 
-MONTH, NEXT = "2026-12", "2027-01"
+#: the months tests/conftest.py's ``rotated_months`` builds, with the same secret and pool (one gate cache)
+MONTH, NEXT = "2026-11", "2026-12"
 #: the pipeline (a gated month, 320 sandboxed runs) may be built inside the first test that asks for it
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 MIN_TEXT = 6
 PIECE = 40
 
 
-def _run_pipeline(root: Path) -> dict:
+def _run_pipeline(root: Path, gate_cache: Path) -> dict:
     dirs = {name: root / name for name in ("store", "warehouse", "prefect", "home", "tmp", "logs")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
@@ -50,7 +52,7 @@ def _run_pipeline(root: Path) -> dict:
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "HOME": str(dirs["home"]), "TMPDIR": str(dirs["tmp"]),
            "PREFECT_HOME": str(dirs["prefect"]), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180", "MCPBENCH_SECRET": SECRET,
-           "PYTHONDONTWRITEBYTECODE": "1"}
+           "MCPBENCH_GATE_CACHE": str(gate_cache), "PYTHONDONTWRITEBYTECODE": "1"}
     db = dirs["warehouse"] / "warehouse.duckdb"
     with open(dirs["logs"] / "stdout.json", "wb") as out, open(dirs["logs"] / "stderr.log", "wb") as err:
         proc = subprocess.run([sys.executable, str(REPO / "tests/flows/pipeline.py"), MONTH, str(dirs["store"]),
@@ -64,7 +66,7 @@ def _run_pipeline(root: Path) -> dict:
 
 
 @pytest.fixture(scope="session")
-def pipeline(request, tmp_path_factory):
+def pipeline(request, tmp_path_factory, gate_cache):
     """The pipeline runs once per test session, also under pytest-xdist: the first worker to take the
     lock runs it, the others wait for it (at most the subprocess's timeout) and read what it left."""
     base = tmp_path_factory.getbasetemp()
@@ -75,11 +77,12 @@ def pipeline(request, tmp_path_factory):
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             done = json.loads((root / "done.json").read_text()) if (root / "done.json").exists() \
-                else _run_pipeline(root)
+                else _run_pipeline(root, gate_cache)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     dirs = {name: root / name for name in ("store", "warehouse", "prefect", "home", "tmp", "logs")}
-    return {"dirs": dirs, "db": dirs["warehouse"] / "warehouse.duckdb", "result": done["result"],
+    return {"dirs": dirs, "gate_cache": gate_cache, "db": dirs["warehouse"] / "warehouse.duckdb",
+            "result": done["result"],
             "servers": tuple(done["servers"])}
 
 
@@ -241,13 +244,13 @@ def test_a_sampled_number_is_found_where_it_is_printed_and_not_inside_a_longer_t
 
 def test_no_goal_or_sampled_value_of_the_sealed_month_reaches_any_file_the_pipeline_wrote(pipeline, month_tasks):
     dirs = pipeline["dirs"]
-    files, hits = _scan(list(dirs.values()), _needles(month_tasks))
+    files, hits = _scan([*dirs.values(), pipeline["gate_cache"]], _needles(month_tasks))
     assert files >= 4 and (dirs["prefect"] / "prefect.db").exists() and pipeline["db"].exists()
     assert hits == [], f"{len(hits)} plaintext hits in {files} files:\n" + "\n".join(hits[:40])
 
 
 def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_quarter(pipeline, monkeypatch, secret,
-                                                                                      tmp_path):
+                                                                                      tmp_path, gate_cache):
     """On a copy of the store, since retiring the month publishes its plaintext (by design): the flow's
     rotation task."""
     import tasks_catalog.rotation
@@ -256,6 +259,7 @@ def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_qua
     from tasks_catalog.months import load_month_tasks, verify_historical
 
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", pipeline["servers"])
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))
     store = str(tmp_path / "store")
     shutil.copytree(pipeline["dirs"]["store"], store)  # the scan reads the pipeline's own store
     report = rotate.fn(NEXT, store, [], None, True)
