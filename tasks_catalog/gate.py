@@ -358,11 +358,15 @@ def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
                    extra_frames: ExtraFrames | None = None) -> tuple[list[GateResult], int]:
     """Gate every task under ``paths``. Returns one result per task (load failures included) and
     the number of tasks found."""
+    return _gate_paths(paths, lambda tasks: anyio.run(gate_tasks, tasks, extra, extra_frames))
+
+
+def _gate_paths(paths: list[Path], check: Callable[[list[Task]], list[GateResult]]) -> tuple[list[GateResult], int]:
     tasks, load_errors = load_tasks(paths)
     by_task: dict[str, GateResult] = {}
     for err in load_errors:
         by_task.setdefault(err.task, GateResult(err.task)).reasons.append(f"{err.path}: {err.message}")
-    results = list(by_task.values()) + anyio.run(gate_tasks, tasks, extra, extra_frames)
+    results = list(by_task.values()) + check(tasks)
     return sorted(results, key=lambda r: r.task_id), len(results)
 
 
@@ -444,7 +448,8 @@ class Gate:
         return [results[i] for i in range(len(tasks))]
 
     def check_paths(self, paths: list[Path]) -> tuple[list[GateResult], int]:
-        return validate_paths(paths, self.extra, self.extra_frames)
+        """:func:`validate_paths` by this gate (its cache included)."""
+        return _gate_paths(paths, self.check)
 
 
 def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | None = None) -> Gate:

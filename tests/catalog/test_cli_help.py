@@ -91,13 +91,15 @@ def test_the_help_examples_were_found():
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
+def workspace(tmp_path_factory, gate_cache):
     """A folder to run examples in: the repository's task folders, an agent script, a state file, and
-    a store with the slack-only month 2026-11 built (so `rotate --month 2026-12` retires it)."""
+    a store with the slack-only month 2026-11 built (so `rotate --month 2026-12` retires it). Its months
+    are the shared months' slack tasks (same secret), gated through the session's gate cache."""
     import json as _json
 
     import tasks_catalog.rotation
     from runstore.store import open_store
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import rotate
     from tasks_catalog.templates import load_pool
 
@@ -108,11 +110,11 @@ def workspace(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
         rotate(open_store(str(root / "store")), "2026-11", secret=SECRET,
-               pool=[t for t in load_pool() if t.server == "slack"])
+               pool=[t for t in load_pool() if t.server == "slack"], gate=acceptance_gate(cache=gate_cache))
     return root
 
 
-SECRET = "operator-secret-for-help-examples-0123"
+SECRET = "operator-secret-for-tests-only-0123456789"  # the shared months' (tests/conftest.py)
 
 
 def _argv(example: str, root: Path) -> tuple[dict[str, str], list[str]]:
@@ -194,7 +196,7 @@ def _serve(argv: list[str], root: Path, env: dict[str, str]) -> None:
 
 
 @pytest.mark.timeout(900)
-def test_every_example_in_every_commands_help_runs(workspace, monkeypatch):
+def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_cache):
     import os
     import socket
 
@@ -202,7 +204,8 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch):
 
     monkeypatch.chdir(workspace)
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # months of 16 tasks: fast
-    base = {"MCPBENCH_STORE": str(workspace / "store"), "MCPBENCH_WAREHOUSE": str(workspace / "warehouse.duckdb")}
+    base = {"MCPBENCH_STORE": str(workspace / "store"), "MCPBENCH_WAREHOUSE": str(workspace / "warehouse.duckdb"),
+            "MCPBENCH_GATE_CACHE": str(gate_cache)}
     for name, value in base.items():
         monkeypatch.setenv(name, value)
     # rotate first: later examples read the month it retires

@@ -158,3 +158,21 @@ def test_two_gates_sharing_a_cache_at_once_judge_every_task_exactly_once(tmp_pat
     assert all(o["ok"] == [True] * len(paths) for o in outs)
     judged = outs[0]["judged"] + outs[1]["judged"]
     assert sorted(judged) == sorted(t.id for t in load_tasks([Path(p) for p in paths])[0])
+
+
+def test_validating_a_folder_twice_judges_only_what_changed_and_still_names_what_does_not_load(tmp_path, judged):
+    import shutil
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    for path in PATHS:
+        shutil.copy(path, folder)
+    (folder / "broken.json").write_text('{"id": "fs-broken",')
+    gate = acceptance_gate(typescript=False, cache=tmp_path / "cache")
+    first, total = gate.check_paths([folder])
+    assert total == 4 and [r.ok for r in first].count(True) == 3 and len(sum(judged, [])) == 3
+    judged.clear()
+    again, total = gate.check_paths([folder])
+    assert total == 4 and judged == []
+    assert [(r.task_id, r.ok, r.cached) for r in again] == [(r.task_id, r.ok, r.ok) for r in first]
+    assert any("not valid JSON" in reason for r in again for reason in r.reasons)
