@@ -23,17 +23,18 @@ import hashlib
 import hmac
 from typing import Any
 
-import rfc8785
 from pydantic import ValidationError
 
+from servers.kit import canonical
 from tasks_catalog.schema import Task
 
 
 def canonical_json(value: Any) -> bytes:
-    """RFC 8785 canonical UTF-8 bytes: sorted keys, no insignificant whitespace, ES6 number form."""
+    """RFC 8785 canonical UTF-8 bytes: sorted keys, no insignificant whitespace, ES6 number form
+    (``servers.kit.canonical``: the reference implementation's bytes, faster)."""
     try:
-        return rfc8785.dumps(value)
-    except (rfc8785.CanonicalizationError, TypeError) as exc:
+        return canonical.dumps(value)
+    except (canonical.CanonicalizationError, TypeError) as exc:
         raise ValueError(f"cannot canonicalise: {exc}") from exc
     except RecursionError:
         raise ValueError("cannot canonicalise: nested too deeply") from None

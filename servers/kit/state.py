@@ -11,8 +11,9 @@ import typing
 from pathlib import Path
 from typing import Any, Self
 
-import rfc8785
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from servers.kit import canonical
 
 
 class Model(BaseModel):
@@ -84,7 +85,7 @@ class ServerState(Model):
         return self.model_dump(mode="json")
 
     def digest(self) -> str:
-        return hashlib.sha256(rfc8785.dumps(self.dump())).hexdigest()
+        return hashlib.sha256(canonical.dumps(self.dump())).hexdigest()
 
     @classmethod
     def load(cls, data: dict[str, Any] | str | Path) -> Self:

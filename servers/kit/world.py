@@ -45,8 +45,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import rfc8785
-
+from servers.kit import canonical
 from servers.kit.state import StateError
 
 #: The sizes every generator knows. ``small`` is for tests of the generator itself.
@@ -169,8 +168,8 @@ def load_world(model: type, data: dict[str, Any], *, copy: bool = True):
     ``copy=False`` the cached instance itself, for a caller that copies anyway and never mutates it
     (``ServerSpec.open``: the ``Toolset`` copies its state)."""
     try:
-        key = (model, rfc8785.dumps(data))
-    except (rfc8785.CanonicalizationError, TypeError) as exc:
+        key = (model, canonical.dumps(data))
+    except (canonical.CanonicalizationError, TypeError) as exc:
         raise WorldError(f"patch: not JSON data: {exc}") from None
     state = _VALIDATED.get(key)
     if state is None:
@@ -207,7 +206,7 @@ def _validate(model: type, data: dict[str, Any]):
 
 def digest(data: dict[str, Any]) -> str:
     """SHA-256 of the RFC 8785 canonical JSON of a state (as ``ServerState.digest`` computes it)."""
-    return hashlib.sha256(rfc8785.dumps(data)).hexdigest()
+    return hashlib.sha256(canonical.dumps(data)).hexdigest()
 
 
 # -- the patch ---------------------------------------------------------------------------------
