@@ -158,12 +158,15 @@ class RotationReport:
 
 def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,
            pool: list[Template] | None = None, leaked_task_ids: set[str] | frozenset[str] = frozenset(),
-           retire_previous: bool = True, gate: Gate | bool = True, today: date | None = None) -> RotationReport:
+           retire_previous: bool = True, gate: Gate | bool = True, today: date | None = None,
+           gate_processes: int = 1) -> RotationReport:
     """Build ``month``: render from the pool (rotating from the month before, if it exists), run the
     acceptance gate over every task (``gate``: True for :func:`tasks_catalog.gate.acceptance_gate`'s
     policy, both verifiers when the TypeScript one is built), seal, publish the attestation list; then
     retire the month before (publish its plaintext and hashes under ``Historical-YYYY-MM``). Nothing is
-    written unless every task passes the gate."""
+    written unless every task passes the gate. ``gate_processes``: how many processes gate the month
+    (tasks_catalog/gate_pool.py), this one included."""
+    from tasks_catalog import gate_pool
     from tasks_catalog.gate import acceptance_gate
 
     secret = operator_secret(secret)
@@ -180,7 +183,7 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     verifiers = judge.verifiers if judge is not None else []
     cached = 0
     if judge is not None:
-        results = judge.check(built.tasks)
+        results = gate_pool.check(judge, built.tasks, gate_processes)
         reasons = {r.task_id: r.reasons for r in results if not r.ok}
         cached = sum(r.cached for r in results)
         if reasons:

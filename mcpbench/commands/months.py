@@ -45,9 +45,13 @@ def print_rotation(report: dict, as_json: bool) -> None:
 @click.option("--reasons-file", type=click.Path(dir_okay=False), default=None,
               help="Write the gate's reasons for failing tasks to this file (mode 0600); they can quote the "
                    "month's sampled values, so they are never printed.")
+@click.option("--gate-processes", type=click.IntRange(min=1), default=None,
+              help="Processes that gate the month together (default: one per core, at most 4). With "
+                   "MCPBENCH_GATE_CACHE set, tasks accepted before by the same code are not judged again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rotation report as JSON.")
 def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tuple[str, ...],
-           keep_previous: bool, typescript: bool | None, reasons_file: str | None, as_json: bool) -> None:
+           keep_previous: bool, typescript: bool | None, reasons_file: str | None, gate_processes: int | None,
+           as_json: bool) -> None:
     """Build, gate, seal and attest a private month; retire the month before.
 
     Needs the operator's secret in MCPBENCH_SECRET. The month is rendered from the template pool
@@ -73,7 +77,7 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
         gate = acceptance_gate(typescript)
         pool = load_operator_pool(store, pool_dir=pool_dir)
         report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous,
-                              gate=gate)
+                              gate=gate, gate_processes=gate_processes or min(os.cpu_count() or 1, 4))
     except (GateUnavailable, MonthError, SealError, TemplateError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     if gate.missing and not as_json:

@@ -176,3 +176,34 @@ def test_validating_a_folder_twice_judges_only_what_changed_and_still_names_what
     assert total == 4 and judged == []
     assert [(r.task_id, r.ok, r.cached) for r in again] == [(r.task_id, r.ok, r.ok) for r in first]
     assert any("not valid JSON" in reason for r in again for reason in r.reasons)
+
+
+def test_a_month_gated_on_two_processes_gets_the_results_of_one_and_keeps_no_plaintext(tmp_path, monkeypatch):
+    from tasks_catalog import gate_pool
+
+    monkeypatch.setattr(gate_module, "CLAIM", 2)  # small chunks, so the helper gets a share when it is quick
+    tasks, errors = load_tasks(sorted((ROOT / "tasks_catalog/dev").glob("*/*.json"))[:8])
+    assert errors == []
+    tasks[3] = tasks[3].model_copy(update={"reference_solution": []})  # fails, whoever judges it first
+    alone = acceptance_gate(typescript=False).check(tasks)
+    cache = tmp_path / "cache"
+    together = gate_pool.check(acceptance_gate(typescript=False, cache=cache), tasks, processes=2)
+    assert [(r.task_id, r.ok, r.cached) for r in together] == [(r.task_id, r.ok, False) for r in alone]
+    assert together[3].reasons == alone[3].reasons
+    kept = "".join(p.read_text(errors="replace") for p in cache.rglob("*") if p.is_file())
+    assert all(t.goal[:40] not in kept for t in tasks)
+    again = gate_pool.check(acceptance_gate(typescript=False, cache=cache), tasks, processes=2)
+    assert [r.cached for r in again] == [i != 3 for i in range(8)]
+
+
+def test_without_a_cache_a_pooled_gate_leaves_no_folder_behind(tmp_path, monkeypatch):
+    from tasks_catalog import gate_pool
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("MCPBENCH_GATE_CACHE", raising=False)
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    results = gate_pool.check(acceptance_gate(typescript=False), _tasks(), processes=2)
+    assert all(r.ok and not r.cached for r in results)
+    assert list(tmp_path.iterdir()) == []
