@@ -1,10 +1,11 @@
 """Monthly rotation and evaluation of a private month, without Prefect (its start is not ours to count).
 
-    python bench/rotation_bench.py [--concurrency 1 8] [--no-write]
+    python bench/rotation_bench.py [--concurrency 1 8] [--gate-processes N] [--no-write]
 
 1. ``tasks_catalog.months.rotate`` on a fresh store: render, gate, seal, attest a month (target: at most
-   30 s for 160 tasks), timed whole and then phase by phase (the phases re-run on the same pool and
-   seed, outside ``rotate``, to show where the time goes);
+   60 s for 160 world tasks, issue 11), with as many gate processes as ``mcpbench rotate`` uses (one per
+   core, at most 4), timed whole and then phase by phase on one process (the phases re-run on the same
+   pool and seed, outside ``rotate``, to show where the time goes);
 2. ``mcpbench.evaluation.evaluate`` with the oracle on every task of that month, in the local sandbox,
    at each concurrency.
 Appends a section to bench/RESULTS.md. If the demonstration pool lacks templates for some server, the
@@ -36,9 +37,18 @@ def machine() -> str:
             f"Python {platform.python_version()}")
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its waited-for children (gate helpers, node)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--gate-processes", type=int, default=min(os.cpu_count() or 1, 4))
     parser.add_argument("--no-write", action="store_true", help="print the section instead of appending it")
     args = parser.parse_args()
     os.environ["MCPBENCH_SECRET"] = SECRET
@@ -63,9 +73,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="rotation-bench-") as tmp:
         store = open_store(str(Path(tmp) / "store"))
-        t0 = time.perf_counter()
-        report = rotate(store, MONTH, pool=pool)
-        rotate_s = time.perf_counter() - t0
+        t0, cpu0 = time.perf_counter(), _cpu()
+        report = rotate(store, MONTH, pool=pool, gate_processes=args.gate_processes)
+        rotate_s, rotate_cpu = time.perf_counter() - t0, _cpu() - cpu0
         assert not report.gate_failures, report.gate_failures
 
         t0 = time.perf_counter()
@@ -101,12 +111,14 @@ def main() -> None:
         f"{MONTH}: {report.tasks} tasks ({len(servers)} servers x 16)"
         + (f"; the demo pool has no full month yet for {', '.join(missing)}" if missing else "") + ".", "",
         "| step | s |", "|---|---:|",
-        f"| **rotate (render + gate + seal + attest, as `mcpbench rotate` runs it)** | **{rotate_s:.2f}** |",
-        f"| of which render | {render_s:.2f} |",
-        f"| of which gate (reference and wrong solutions over MCP, every task) | {gate_s:.2f} |",
-        f"| of which seal | {seal_s:.3f} |",
-        f"| of which attestation hashes | {attest_s:.3f} |", "",
-        f"Target: at most 30 s for 160 tasks: {'met' if rotate_s * 160 / max(report.tasks, 1) <= 30 else 'NOT met'}"
+        f"| **rotate (render + gate on {args.gate_processes} processes + seal + attest, as `mcpbench rotate` runs "
+        f"it; gate verifiers {' + '.join(report.verifiers)})** | **{rotate_s:.2f}** |",
+        f"| its CPU time, every process (node's included) | {rotate_cpu:.1f} |",
+        f"| render (one process) | {render_s:.2f} |",
+        f"| gate (reference and wrong solutions over MCP, every task; one process, Python verifier) | {gate_s:.2f} |",
+        f"| seal | {seal_s:.3f} |",
+        f"| attestation hashes | {attest_s:.3f} |", "",
+        f"Target: at most 60 s for 160 world tasks: {'met' if rotate_s * 160 / max(report.tasks, 1) <= 60 else 'NOT met'}"
         f" ({rotate_s * 160 / max(report.tasks, 1):.1f} s scaled to 160 tasks).", "",
         "Oracle on every task of the month, local (bubblewrap) sandbox, runs landed in a local store:", "",
         "| concurrency | tasks | passed | infra errors | wall s | s per task | median harness ms |",
