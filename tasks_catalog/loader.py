@@ -106,7 +106,7 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     spec = get_spec(task.server)
     try:
-        spec.state_model.load(task.initial_state)
+        spec.state_model.load(task.initial_state, copy=False)  # checked only: the cached state, not a copy
     except WorldError as exc:
         problems.append((f"$.initial_state.{exc.path}", exc.detail))
     except StateError as exc:

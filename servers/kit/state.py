@@ -88,10 +88,12 @@ class ServerState(Model):
         return hashlib.sha256(canonical.dumps(self.dump())).hexdigest()
 
     @classmethod
-    def load(cls, data: dict[str, Any] | str | Path) -> Self:
+    def load(cls, data: dict[str, Any] | str | Path, *, copy: bool = True) -> Self:
         """Validate ``data`` (a dict, a JSON string or a path to a JSON file) into this model.
 
-        ``data`` may also be a world reference with a patch (see ``servers.kit.world``).
+        ``data`` may also be a world reference with a patch (see ``servers.kit.world``); with
+        ``copy=False`` its validated state is the shared, cached instance, for a caller that only
+        checks it (or copies it anyway) and never mutates it.
 
         Raises ``StateError`` naming the offending field on bad input.
         """
@@ -112,7 +114,7 @@ class ServerState(Model):
         if isinstance(data, dict) and "world" in data:
             from servers.kit.world import load_world
 
-            return load_world(cls, data)
+            return load_world(cls, data, copy=copy)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

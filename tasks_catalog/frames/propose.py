@@ -75,7 +75,7 @@ async def final_state(task: Task, calls: Iterable[ToolCall]) -> tuple[dict[str, 
     """The dumped initial state, the dumped state after ``calls`` and the calls' errors."""
     from tasks_catalog.gate import apply_calls
 
-    initial = get_spec(task.server).state_model.load(task.initial_state).dump()
+    initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
     state, errors = await apply_calls(task, calls, only_available=False, strict=False)
     return initial, state.dump(), errors
 

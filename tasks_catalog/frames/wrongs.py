@@ -238,7 +238,7 @@ def damages(task: Task) -> Iterator[Candidate]:
     """Damage candidates for ``task``: calls that change an entity its frame does not allow."""
     from servers import get_spec
 
-    initial = get_spec(task.server).state_model.load(task.initial_state).dump()
+    initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
     if task.server == "browser":
         _, final, _ = anyio.run(final_state, task, task.reference_solution)
         yield from _browser(task, final["current_url"])
