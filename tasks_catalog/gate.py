@@ -11,7 +11,8 @@
    ``kind``, and every task needs at least one ``collateral`` and one ``lookalike`` wrong solution;
 4. a task whose initial state is a world measures at its declared difficulty (tasks_catalog/stats.py,
    docs/tasks.md "Difficulty") and its ``max_steps`` is about 1.5x the reference plus what its faults
-   force (``stats.budget_limit``). Inline-state tasks are not yet remade to this standard and are exempt.
+   force (``stats.budget_limit``). Inline-state tasks (test fixtures, an author's own folder) are exempt;
+   every dev task and template is on a world.
 
 Every rule but 4's exemption applies to every task, and ``frame`` is required (docs/frames.md, "The
 gate"). Each reason says which rule the task breaks; callers print it after the task id (and a

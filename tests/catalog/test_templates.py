@@ -218,6 +218,19 @@ def test_the_public_pool_loads_with_unique_ids():
     assert pool and len({t.id for t in pool}) == len(pool)
 
 
+def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_size_world():
+    from servers.kit.world import is_world_reference
+    from tasks_catalog.loader import DEV_DIR, load_tasks
+
+    dev, errors = load_tasks([DEV_DIR])
+    assert errors == [] and len(dev) == 40
+    starts = {t.id: t.initial_state for t in dev} | {t.id: t.task["initial_state"] for t in load_pool(POOL_DIR)}
+    assert len(starts) == 240
+    inline = sorted(i for i, state in starts.items() if not is_world_reference(state))
+    assert inline == []
+    assert {state["world"]["size"] for state in starts.values()} == {"default"}
+
+
 def test_the_filesystem_templates_pass_the_check(capsys):
     assert templates_main(["check", str(FS_POOL)]) == 0
     out = capsys.readouterr().out
