@@ -173,17 +173,20 @@ def _fill(template: str, scope: _Scope, row_key: str | None) -> Any:
     return "".join(p if isinstance(p, str) else render_scalar(scope.lookup(p, row_key)) for p in parts)
 
 
-def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list):
+def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list,
+          only: frozenset[int] | None = None):
     if not path:
         yield _Scope(items, keys, positions)
         return
     coll = node.get(path[0]) if isinstance(node, dict) else None
     if isinstance(coll, list):
         for i, item in enumerate(coll):
-            yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1])
+            if only is None or i in only:
+                yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1])
     elif isinstance(coll, dict):
         for i, (key, item) in enumerate(coll.items()):
-            yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1])
+            if only is None or i in only:
+                yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1])
 
 
 def _fold(name: str) -> str:
@@ -219,11 +222,26 @@ def is_local(kind: Kind) -> bool:
     return True
 
 
-def extract(kind: Kind, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+@cache
+def parent_prefix(kind: Kind) -> str | None:
+    """The field of the top-level item that every id of ``kind`` starts with, followed by ``/``
+    (``{0.name}/{$key}``: a postgres row, ``{0.id}/{ts}``: a slack message), or None. When that field's
+    values are distinct and free of ``/``, ids under different items can never meet, so entities under
+    an unchanged item are unchanged and need not be extracted."""
+    if len(kind.path) != 2 or not is_local(kind):
+        return None
+    _, parts = _compile(kind.id)
+    if len(parts) < 2 or isinstance(parts[0], str) or parts[0][0] != 0 or parts[0][1].startswith("$"):
+        return None
+    return parts[0][1] if isinstance(parts[1], str) and parts[1].startswith("/") else None
+
+
+def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = None) -> dict[str, dict[str, Any]]:
     """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
-    one id are told apart by a ``#2``, ``#3``... suffix in order of appearance."""
+    one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
+    under these positions of the top-level collection alone (see :func:`parent_prefix`)."""
     out: dict[str, dict[str, Any]] = {}
-    for scope in _walk(state, kind.path, [state], [None], [1]):
+    for scope in _walk(state, kind.path, [state], [None], [1], only):
         row_key = None
         if kind.row is not None:
             fields, row_key = _row_fields(kind, scope)
@@ -247,4 +265,4 @@ def extract(kind: Kind, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "render_scalar", "server_entities"]
+           "parent_prefix", "render_scalar", "server_entities"]

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import Kind, extract, is_local, server_entities
+from tasks_catalog.frames._entities import Kind, extract, is_local, parent_prefix, render_scalar, server_entities
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -82,6 +82,28 @@ class Extracted:
         return got
 
 
+def _changed_parents(kind: Kind, before: Mapping[str, Any],
+                     after: Mapping[str, Any]) -> tuple[frozenset[int], frozenset[int]] | None:
+    """The positions of the top-level items whose entities may differ (before's, after's): those without
+    a JSON-equal item at the same position (and key) in the other state. None where skipping the others
+    could change an id (``parent_prefix``: the prefix field is missing, repeated or holds a ``/``)."""
+    field = parent_prefix(kind)
+    if field is None:
+        return None
+    old, new = before.get(kind.path[0]), after.get(kind.path[0])
+    if type(old) is not type(new) or not isinstance(old, (list, dict)):
+        return None
+    olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
+    news = list(new.items()) if isinstance(new, dict) else list(enumerate(new))
+    for items in (olds, news):
+        prefixes = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
+        if None in prefixes or len(set(prefixes)) != len(prefixes) or any("/" in p for p in prefixes):
+            return None
+    same = {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, news)) if k == k2 and json_equal(a, b)}
+    return (frozenset(i for i in range(len(olds)) if i not in same),
+            frozenset(i for i in range(len(news)) if i not in same))
+
+
 def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str, Any]) -> list[Change]:
     """Every entity of ``server`` created, deleted or changed between two dumped states, by kind
     (declaration order) then id. ``initial`` may be an ``Extracted`` state, to reuse its extraction.
@@ -100,7 +122,11 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
                 unchanged[top] = json_equal(before.state.get(top), after.state.get(top))
             if unchanged[top]:
                 continue
-        old_items, new_items = before.of(kind), after.of(kind)
+        changed = _changed_parents(kind, before.state, after.state)
+        if changed is None:
+            old_items, new_items = before.of(kind), after.of(kind)
+        else:
+            old_items, new_items = extract(kind, before.state, changed[0]), extract(kind, after.state, changed[1])
         changes: list[Change] = []
         for ident, old in old_items.items():
             new = new_items.get(ident)

@@ -248,3 +248,69 @@ def test_rename_then_archive_evades_a_guard_by_name_but_not_one_by_id_nor_the_fr
     frame = [{"entity": "slack.channel", "ids": ["CCQRN6M6BG"], "fields": ["is_archived"]}]
     [violation] = frame_violations("slack", frame, done.initial.dump(), done.state.dump())
     assert violation.describe() == "slack.channel CL3NH8FMXT updated (is_archived, name): outside the frame"
+
+
+# -- diffing only the top-level items that changed ---------------------------------------------------
+def _mutations():
+    from hypothesis import strategies as st
+
+    return st.lists(st.tuples(st.sampled_from(["edit", "add", "remove", "rename", "clone", "swap", "slash", "drop"]),
+                              st.integers(min_value=0, max_value=50)), min_size=1, max_size=4)
+
+
+def _mutate(server: str, state: dict, ops) -> dict:
+    """Random damage to the top-level items of a postgres or slack state (tables, channels) and to what
+    is under them (rows, messages), including what must turn the shortcut off: a repeated or slashed
+    table name / channel id."""
+    state = copy.deepcopy(state)
+    top, sub, key = ("tables", "rows", "name") if server == "postgres" else ("channels", "messages", "id")
+    items = state[top]
+    for op, n in ops:
+        if not items:
+            break
+        item = items[n % len(items)]
+        if op == "edit" and item[sub]:
+            row = item[sub][n % len(item[sub])]
+            if server == "postgres":
+                row[-1] = f"edited-{n}"
+            else:
+                row["text"] = f"edited-{n}"
+        elif op == "add" and item[sub]:
+            item[sub].append(copy.deepcopy(item[sub][0]))  # a duplicate: ids collide inside one item
+        elif op == "remove" and item[sub]:
+            item[sub].pop(n % len(item[sub]))
+        elif op == "rename":
+            item[key] = f"{item[key]}-renamed"
+        elif op == "clone":
+            items.insert(n % len(items), copy.deepcopy(item))  # a repeated name: the shortcut must not apply
+        elif op == "swap" and len(items) > 1:
+            j = (n + 1) % len(items)
+            items[n % len(items)], items[j] = items[j], items[n % len(items)]
+        elif op == "slash":
+            item[key] = f"a/{item[key]}"
+        elif op == "drop":
+            items.remove(item)
+    return state
+
+
+@pytest.mark.parametrize("server", ["postgres", "slack"])
+def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server, monkeypatch):
+    from hypothesis import given, settings
+
+    import tasks_catalog.frames._judge as judge_module
+    from servers.kit.world import get_generator
+
+    initial = get_spec(server).state_model.load(
+        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+
+    @settings(max_examples=60, deadline=None)
+    @given(_mutations())
+    def check(ops):
+        final = _mutate(server, initial, ops)
+        fast = diff(server, initial, final)
+        with monkeypatch.context() as m:
+            m.setattr(judge_module, "_changed_parents", lambda *a: None)
+            full = diff(server, initial, final)
+        assert fast == full
+
+    check()
