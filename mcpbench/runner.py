@@ -147,7 +147,8 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         final = tools.snapshot(copy=False)  # the agent and the gateway are done with the tools
     try:
         verdict = evaluate(task.success, final)
-        frame_held, violations = judge_frame(task, initial, final.dump(), private=submission.private)
+        final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
+        frame_held, violations = judge_frame(task, initial, final_dump, private=submission.private)
     except Exception as exc:  # noqa: BLE001 - a verifier bug is ours: this run is requeued, the others go on
         return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
@@ -165,7 +166,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         predicate_passed=verdict, over_budget=over_budget, timed_out=outcome.timed_out,
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
-        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final.dump()), end_reason=reason,
+        sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final_dump), end_reason=reason,
         frame_held=frame_held, frame_violations=violations,
         stderr_tail=None if submission.private else (outcome.stderr_tail[-STDERR_TAIL_BYTES:] or None),
     )
