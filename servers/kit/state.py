@@ -8,6 +8,7 @@ import hashlib
 import json
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
@@ -28,8 +29,8 @@ class Model(BaseModel):
         cls = self.__class__
         new = cls.__new__(cls)
         values = dict(self.__dict__)
-        for name in _container_fields(cls):  # the other fields hold scalars, shared as they are
-            values[name] = _copied(values[name])
+        for name, copier in _copiers(cls):  # the other fields hold scalars, shared as they are
+            values[name] = copier(values[name])
         object.__setattr__(new, "__dict__", values)
         object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_extra__", None)  # extra="forbid"
@@ -41,9 +42,32 @@ _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.cache
-def _container_fields(cls: type[Model]) -> tuple[str, ...]:
-    """The fields of ``cls`` whose type allows a list, a dict or a model (anything but scalars)."""
-    return tuple(name for name, field in cls.model_fields.items() if not _scalar(field.annotation))
+def _copiers(cls: type[Model]) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """How to copy each field of ``cls`` whose type allows a list, a dict or a model (scalars are shared)."""
+    return tuple((name, _copier(field.annotation)) for name, field in cls.model_fields.items()
+                 if not _scalar(field.annotation))
+
+
+def _copier(annotation: Any) -> Callable[[Any], Any]:
+    """A copy function for values of ``annotation``, as shallow as its declared type allows: a list of
+    scalars is copied by ``list``, a table's rows (lists of lists of scalars) list by list, a model by
+    its own ``__deepcopy__``; what the annotation does not pin down is copied value by value."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _copier(args[0])
+    if origin is list and args:
+        if _scalar(args[0]):
+            return list
+        inner = _copier(args[0])
+        return lambda value: [inner(v) for v in value]
+    if origin is dict and len(args) == 2:
+        if _scalar(args[1]):
+            return dict
+        inner = _copier(args[1])
+        return lambda value: {k: inner(v) for k, v in value.items()}
+    if isinstance(annotation, type) and issubclass(annotation, Model):
+        return lambda value: value.__deepcopy__()
+    return _copied
 
 
 def _scalar(annotation: Any) -> bool:

@@ -7,10 +7,9 @@ and its rows in insertion order, each a list of JSON values aligned with the col
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from typing import ClassVar
 
@@ -135,16 +134,6 @@ class Table(Model):
                 if problem:
                     raise ValueError(f"rows[{i}] of {self.name!r}, column {column.name!r}: {problem}")
         return self
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Table:
-        """Rows hold scalars only, so they are copied as lists of lists rather than value by value: the
-        generic deep copy of a world's 10,000 rows takes over 100 ms, this a few (every run copies them)."""
-        new = self.model_copy(update={"columns": copy.deepcopy(self.columns, memo),
-                                      "primary_key": list(self.primary_key),
-                                      "foreign_keys": copy.deepcopy(self.foreign_keys, memo),
-                                      "rows": [list(row) for row in self.rows]})
-        object.__setattr__(new, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
-        return new
 
     def column_index(self, name: str) -> int | None:
         """The position of column ``name`` (matched case-insensitively), or None."""

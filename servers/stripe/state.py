@@ -147,7 +147,6 @@ class StripeState(ServerState):
 
     now: Timestamp = Field(default=None, description="Unix time at which new objects are created")
 
-
     customers: list[Customer] = Field(default_factory=list)
     products: list[Product] = Field(default_factory=list)
     prices: list[Price] = Field(default_factory=list)
