@@ -13,12 +13,20 @@ It differs from RFC 8785 only in:
 * what it accepts: NaN, infinities and strings that are not valid UTF-8 are errors in RFC 8785; keys
   that are not strings are converted by the standard library, rejected by RFC 8785.
 
-So :func:`dumps` encodes with the standard library, and hands the document to the reference
-implementation whenever its text could hold any of these (a number with a fraction, an exponent or 16
-digits after ``:``, ``,`` or ``[``, which a string may also contain: then the reference runs, needlessly
-but correctly; or a character outside the BMP) or the encoder refuses it. The one difference left is
-non-string keys, which no JSON document has. ``tests/servers/test_canonical.py`` checks the two agree
-on arbitrary JSON values.
+So :func:`dumps` encodes with the standard library and checks the bytes. A number with a fraction is
+written alike by both as long as it has no exponent (both print the shortest digits that read back as
+the same double, and both print them without an exponent from 1e-4 up to 1e16, the range where a
+double still has a fraction). What needs care is found by fast searches (a literal, a byte
+translation) whose hits are then checked to lie inside a number token, not a string:
+
+* an integral float (``50000.0``, a postgres ``DOUBLE`` column's usual value): such floats are
+  turned into the integers they equal and the value encoded again (one walk over the document, a
+  fraction of what the reference costs);
+* an exponent or 16 digits in a row, or a character outside the BMP (in any string), or what the
+  encoder refuses: the reference implementation writes (or refuses) the document.
+
+The one difference left is non-string keys, which no JSON document has. ``tests/servers/test_canonical.py``
+checks the two agree on arbitrary JSON values, strings that look like numbers included.
 """
 
 from __future__ import annotations
@@ -32,9 +40,22 @@ import rfc8785
 CanonicalizationError = rfc8785.CanonicalizationError
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-#: a number token that may not be written the RFC 8785 way: a fraction, an exponent, or 16+ digits
-_NOT_PLAIN_NUMBER = re.compile(r"[:,\[]-?(?:\d+[.eE]|\d{16})")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+#: Where Python may write a number otherwise than ECMAScript. Each is a fast search over the encoded
+#: bytes that also finds such text inside strings; a hit counts only inside a number token.
+#: An integral float below 1e16 (``50000.0``; ``-0.0`` too, which ECMAScript writes ``0``):
+_INTEGRAL_FLOAT = re.compile(rb"\.0[,\]}]")
+#: an exponent (``1e-05``, ``1e+16``):
+_EXPONENT = re.compile(rb"e[-+]\d(?<=\de[-+]\d)")
+#: 16 digits in a row (an integer RFC 8785 may refuse), found with every digit mapped to ``0``:
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_SIXTEEN_DIGITS = b"0" * 16
+#: the lead byte of a UTF-8 sequence outside the BMP (its keys sort otherwise):
+_ASTRAL = re.compile(rb"[\xf0-\xf7]")
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:e[-+]\d+)?(?=[,\]}])")
+_NUMBER_BYTES = frozenset(b"0123456789.e+-")
+_BEFORE_A_VALUE = frozenset(b":,[")
+#: integral floats below this magnitude are written as the integer they equal, by both
+_SAFE = float(2**53)
 
 
 def dumps(value: Any) -> bytes:
@@ -44,12 +65,53 @@ def dumps(value: Any) -> bytes:
         text = _ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):
         return rfc8785.dumps(value)  # NaN, infinities, not JSON data: the reference says what is wrong
-    if text[:1] not in ("{", "[") or _NOT_PLAIN_NUMBER.search(text) or _ASTRAL.search(text):
+    if text[:1] not in ("{", "["):
         return rfc8785.dumps(value)
     try:
-        return text.encode("utf-8")
+        data = text.encode("utf-8")
     except UnicodeEncodeError:
         return rfc8785.dumps(value)  # a lone surrogate: the reference's error
+    if _in_a_number(data, (m.start() for m in _INTEGRAL_FLOAT.finditer(data))):
+        data = _ENCODER.encode(_integral_floats_as_ints(value)).encode("utf-8")
+    if (_in_a_number(data, (m.start() for m in _EXPONENT.finditer(data)))
+            or _in_a_number(data, _found(data.translate(_DIGITS_AS_ZERO), _SIXTEEN_DIGITS))
+            or (not text.isascii() and _ASTRAL.search(data))):
+        return rfc8785.dumps(value)
+    return data
+
+
+def _found(data: bytes, needle: bytes):
+    at = data.find(needle)
+    while at >= 0:
+        yield at
+        at = data.find(needle, at + len(needle))
+
+
+def _in_a_number(data: bytes, positions) -> bool:
+    """Whether any of ``positions`` lies inside a number token of the compact JSON ``data`` (one that
+    follows ``:``, ``,`` or ``[`` and is followed by ``,``, ``]`` or ``}``; text inside a string can
+    look like that too, and then the answer is a needless but harmless yes)."""
+    for at in positions:
+        start = at
+        while start > 0 and data[start - 1] in _NUMBER_BYTES:
+            start -= 1
+        if start > 0 and data[start - 1] in _BEFORE_A_VALUE:
+            token = _NUMBER.match(data, start)
+            if token is not None and token.end() > at:
+                return True
+    return False
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """``value`` with every float that equals an integer below 2**53 replaced by that integer."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if value.is_integer() and -_SAFE < value < _SAFE else value
+    if kind is list:
+        return [_integral_floats_as_ints(v) for v in value]
+    if kind is dict:
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    return value
 
 
 __all__ = ["CanonicalizationError", "dumps"]

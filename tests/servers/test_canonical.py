@@ -18,9 +18,13 @@ NUMBERS = st.one_of(
     st.integers(min_value=2**53 - 3, max_value=2**60) | st.integers(min_value=-(2**60), max_value=-(2**53) + 3),
     st.floats(allow_nan=False, allow_infinity=False),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda f: float(round(f))),  # 1.0, 1e+16, ...
-    st.sampled_from([0.0, -0.0, 1e21, 1e-7, 1e-6, 123456789012345680.0, 5e-324, 1.7976931348623157e308]),
+    st.sampled_from([0.0, -0.0, 1e21, 1e-7, 1e-6, 123456789012345680.0, 5e-324, 1.7976931348623157e308,
+                     50000.0, -3.0, 1e-4, 0.1, 9999999999999998.0, 1e15, 1e16, 2.0**53, 2.0**53 - 1]),
 )
-TEXT = st.text() | st.sampled_from(["", "a\u2028b", "\x00\x1f\x7f", "\ue000", "\U0001f600", 'q"\\/'])
+#: strings that hold what a number token can look like (the encoder's output is searched for such text)
+NUMBER_LIKE = st.sampled_from([":1.0,", ",1e-05]", "[12345678901234567}", "2e+16", "x,-0.0}", "9007199254740993"])
+TEXT = (st.text() | st.sampled_from(["", "a\u2028b", "\x00\x1f\x7f", "\ue000", "\U0001f600", 'q"\\/'])
+        | st.builds(lambda a, b: a + b, NUMBER_LIKE, st.text(max_size=3)))
 SCALARS = st.none() | st.booleans() | NUMBERS | TEXT
 JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(TEXT, inner, max_size=5),
                     max_leaves=25)
