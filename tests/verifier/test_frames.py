@@ -314,3 +314,35 @@ def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server
         assert fast == full
 
     check()
+
+
+def _as_javascript_sees_it(value):
+    """A value JavaScript's equality of parsed JSON would tell apart exactly when this differs."""
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _as_javascript_sees_it(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_as_javascript_sees_it(v) for v in value))
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    return ("number", value) if isinstance(value, (int, float)) else ("string", value)
+
+
+def test_json_equal_tells_apart_exactly_what_javascript_tells_apart():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tasks_catalog.frames import json_equal
+
+    scalars = (st.none() | st.booleans() | st.sampled_from([0, 1, 0.0, 1.0, -0.0, 2, 2.5]) | st.integers(-3, 3)
+               | st.text(max_size=2))
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from("abc"), inner, max_size=3), max_leaves=12)
+
+    @settings(max_examples=600)
+    @given(values, values)
+    def check(a, b):
+        assert json_equal(a, b) == (_as_javascript_sees_it(a) == _as_javascript_sees_it(b))
+        assert json_equal(a, a) and json_equal(b, b)
+
+    check()
+    assert not json_equal({"a": [1, True]}, {"a": [1, 1]}) and json_equal({"a": 1, "b": [2]}, {"b": [2.0], "a": 1.0})
