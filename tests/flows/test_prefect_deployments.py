@@ -70,7 +70,9 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": api,
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false",
            "MCPBENCH_SECRET": SECRET, "MCPBENCH_STORE": str(store), "MCPBENCH_WAREHOUSE": str(db),
-           "MCPBENCH_GATE_CACHE": str(gate_cache)}
+           "MCPBENCH_GATE_CACHE": str(gate_cache),
+           # the worker asks for scheduled runs every second, not every 10 s: less idle time, same path
+           "PREFECT_WORKER_QUERY_SECONDS": "1"}
     env.pop("PREFECT_PROFILES_PATH", None)
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -92,7 +94,7 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
         procs.append(worker)
 
         _prefect(env, "deployment", "run", "rotate-month/rotate-month", "-p", f"month={MONTH}",
-                 "-p", "retire_previous=false", "--watch", "--watch-timeout", str(RUN_WATCH_S),
+                 "-p", "retire_previous=false", "--watch", "--watch-interval", "1", "--watch-timeout", str(RUN_WATCH_S),
                  timeout=RUN_WATCH_S + 60)
         assert (store / f"private/months/{MONTH}.sealed").exists(), (logs / "worker.log").read_text()[-3000:]
 
@@ -102,7 +104,7 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
         ids = [t.id for t in load_month_tasks(open_store(str(store)), MONTH, SECRET)][:3]
         _prefect(env, "deployment", "run", "evaluate-submission/evaluate-submission", "-p", "agent=oracle",
                  "-p", f"split={MONTH}", "-p", "submission_id=deployed-oracle", "-p", "concurrency=2",
-                 "-p", f"task_ids={json.dumps(ids)}", "--watch", "--watch-timeout", str(RUN_WATCH_S),
+                 "-p", f"task_ids={json.dumps(ids)}", "--watch", "--watch-interval", "1", "--watch-timeout", str(RUN_WATCH_S),
                  timeout=RUN_WATCH_S + 60)
     finally:
         for proc in reversed(procs):
