@@ -111,7 +111,7 @@ function fill(template: string, scope: Scope, rowKey: string | null): Json {
   return template.replace(PLACEHOLDER, (_, ref: string) => renderScalar(lookup(scope, ref, rowKey)));
 }
 
-function* walk(node: Json, path: string[], scope: Scope): Generator<Scope> {
+function* walk(node: Json, path: string[], scope: Scope, only: Set<number> | null = null): Generator<Scope> {
   if (path.length === 0) {
     yield scope;
     return;
@@ -120,6 +120,7 @@ function* walk(node: Json, path: string[], scope: Scope): Generator<Scope> {
   const coll = isObject(node) && Object.prototype.hasOwnProperty.call(node, head) ? node[head] : undefined;
   if (Array.isArray(coll)) {
     for (let i = 0; i < coll.length; i++) {
+      if (only !== null && !only.has(i)) continue;
       const item = coll[i] as Json;
       yield* walk(item, rest, { items: [...scope.items, item], keys: [...scope.keys, null], positions: [...scope.positions, i + 1] });
     }
@@ -127,6 +128,7 @@ function* walk(node: Json, path: string[], scope: Scope): Generator<Scope> {
     let i = 0;
     for (const [key, item] of Object.entries(coll)) {
       i += 1;
+      if (only !== null && !only.has(i - 1)) continue;
       yield* walk(item, rest, { items: [...scope.items, item], keys: [...scope.keys, key], positions: [...scope.positions, i] });
     }
   }
@@ -157,10 +159,11 @@ function rowFields(row: { columns: string; primary_key: string }, scope: Scope):
   return [fields, "~[" + cells.join(",") + "]"];
 }
 
-/** The entities of one kind in `state`: stable id -> judged fields (a `#2`, `#3`... suffix tells apart ids that collide). */
-export function extract(kind: KindDeclaration, state: JsonObject): Map<string, JsonObject> {
+/** The entities of one kind in `state`: stable id -> judged fields (a `#2`, `#3`... suffix tells apart ids
+ * that collide). `only`: the entities under these positions (0-based) of the top-level collection alone. */
+export function extract(kind: KindDeclaration, state: JsonObject, only: Set<number> | null = null): Map<string, JsonObject> {
   const out = new Map<string, JsonObject>();
-  for (const scope of walk(state, kind.path, { items: [state], keys: [null], positions: [1] })) {
+  for (const scope of walk(state, kind.path, { items: [state], keys: [null], positions: [1] }, only)) {
     let rowKey: string | null = null;
     let fields: JsonObject;
     const item = scope.items[scope.items.length - 1] as Json;
@@ -195,15 +198,89 @@ function serverDeclaration(server: string, decl: Declaration): ServerDeclaration
 
 const byId = (a: Change, b: Change) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Every entity created, deleted or changed between two dumped states, by kind (declaration order) then id. */
+/** The references (level, name) and literal texts of a template, in order. */
+function templateParts(template: string): (string | [number | null, string])[] {
+  const parts: (string | [number | null, string])[] = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const at = m.index as number;
+    if (at > last) parts.push(template.slice(last, at));
+    const ref = m[1] as string;
+    const dot = ref.lastIndexOf(".");
+    parts.push([dot < 0 ? null : Number(ref.slice(0, dot)), dot < 0 ? ref : ref.slice(dot + 1)]);
+    last = at + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return parts;
+}
+
+/** Whether everything `kind`'s entities are made of lies under the state's field `kind.path[0]` (no
+ * template reaches up to the state itself): then equal fields mean equal entities. */
+function isLocal(kind: KindDeclaration): boolean {
+  return [kind.id, ...Object.values(kind.extra ?? {})].every((template) =>
+    templateParts(template).every((p) => typeof p === "string" || p[0] === null || p[0] >= 0));
+}
+
+/** The field of the top-level item every id of `kind` starts with, followed by `/`, or null: when its
+ * values are distinct and free of `/`, entities under an unchanged item are unchanged. */
+function parentPrefix(kind: KindDeclaration): string | null {
+  if (kind.path.length !== 2 || !isLocal(kind)) return null;
+  const [first, second] = templateParts(kind.id);
+  if (first === undefined || typeof first === "string" || first[0] !== 0 || first[1].startsWith("$")) return null;
+  return typeof second === "string" && second.startsWith("/") ? first[1] : null;
+}
+
+/** The positions of the top-level items whose entities may differ (before's, after's), or null where
+ * skipping the others could change an id (tasks_catalog/frames: `_changed_parents`). */
+function changedParents(kind: KindDeclaration, before: JsonObject, after: JsonObject): [Set<number>, Set<number>] | null {
+  const field = parentPrefix(kind);
+  if (field === null) return null;
+  const top = kind.path[0] as string;
+  const own = (o: JsonObject) => (Object.prototype.hasOwnProperty.call(o, top) ? o[top] : undefined);
+  const old = own(before);
+  const now = own(after);
+  const entries = (c: Json | undefined): [string | number, Json][] | null =>
+    Array.isArray(c) ? c.map((v, i) => [i, v as Json]) : isObject(c) ? Object.entries(c) : null;
+  const olds = entries(old);
+  const news = entries(now);
+  if (olds === null || news === null || Array.isArray(old) !== Array.isArray(now)) return null;
+  for (const items of [olds, news]) {
+    const prefixes = items.map(([, item]) =>
+      isObject(item) && Object.prototype.hasOwnProperty.call(item, field) ? renderScalar(item[field] as Json) : null);
+    if (prefixes.some((p) => p === null || p.includes("/")) || new Set(prefixes).size !== prefixes.length) return null;
+  }
+  const same = new Set<number>();
+  for (let i = 0; i < Math.min(olds.length, news.length); i++) {
+    const [k, a] = olds[i] as [string | number, Json];
+    const [k2, b] = news[i] as [string | number, Json];
+    if (k === k2 && jsonEqual(a, b)) same.add(i);
+  }
+  const rest = (n: number) => new Set([...Array(n).keys()].filter((i) => !same.has(i)));
+  return [rest(olds.length), rest(news.length)];
+}
+
+/** Every entity created, deleted or changed between two dumped states, by kind (declaration order) then
+ * id. A kind whose entities all lie under one top-level field that is equal in both states is not
+ * extracted, nor are the entities under equal top-level items where ids cannot meet across items (as
+ * the Python verifier does: the same answers, without walking what a run did not touch). */
 export function diff(server: string, initial: JsonObject, final: JsonObject, decl: Declaration = declaration(),
                      skipKind: string | null = null): Change[] {
   const out: Change[] = [];
+  const unchanged = new Map<string, boolean>();
   for (const [name, kind] of Object.entries(serverDeclaration(server, decl).kinds)) {
     const entity = `${server}.${name}`;
     if (entity === skipKind) continue;
-    const before = extract(kind, initial);
-    const after = extract(kind, final);
+    if (kind.path.length > 0 && isLocal(kind)) {
+      const top = kind.path[0] as string;
+      if (!unchanged.has(top)) {
+        const field = (o: JsonObject) => (Object.prototype.hasOwnProperty.call(o, top) ? o[top] : undefined);
+        unchanged.set(top, jsonEqual(field(initial), field(final)));
+      }
+      if (unchanged.get(top)) continue;
+    }
+    const changed = changedParents(kind, initial, final);
+    const before = extract(kind, initial, changed === null ? null : changed[0]);
+    const after = extract(kind, final, changed === null ? null : changed[1]);
     const changes: Change[] = [];
     for (const [id, old] of before) {
       const now = after.get(id);
