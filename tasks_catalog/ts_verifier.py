@@ -55,15 +55,25 @@ def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primit
         env[BREAK_ENV] = break_primitive
     proc = subprocess.run(["node", str(CLI)], input=payload, capture_output=True, text=True, timeout=120,
                           env=env, encoding="utf-8")
-    if proc.returncode != 0:
-        raise TypeScriptVerifierError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
-    out = json.loads(proc.stdout)
+    out = _answer(proc)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
     for item in out:
         if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
             raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
     return out
+
+
+def _answer(proc: subprocess.CompletedProcess) -> Any:
+    """The JSON the CLI wrote, or :class:`TypeScriptVerifierError` saying why there is none (a failed
+    run; an exit 0 with no JSON, e.g. a ``dist/`` being rebuilt under it)."""
+    if proc.returncode != 0:
+        raise TypeScriptVerifierError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        raise TypeScriptVerifierError(f"TypeScript verifier answered no JSON (exit 0): {proc.stdout[:200]!r}; "
+                                      f"stderr: {proc.stderr[-1000:]!r}") from None
 
 
 @dataclass(frozen=True)
@@ -104,9 +114,7 @@ def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any],
         env[BREAK_ENV] = f"frame:{break_kind}"
     proc = subprocess.run(["node", str(CLI), "--frames"], input=payload, capture_output=True, text=True,
                           timeout=120, env=env, encoding="utf-8")
-    if proc.returncode != 0:
-        raise TypeScriptVerifierError(f"TypeScript verifier failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
-    out = json.loads(proc.stdout)
+    out = _answer(proc)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of frame judgements")
     answers = []

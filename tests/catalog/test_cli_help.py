@@ -109,8 +109,9 @@ def workspace(tmp_path_factory, gate_cache):
     (root / "state.json").write_text(_json.dumps({}))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
-        rotate(open_store(str(root / "store")), "2026-11", secret=SECRET,
-               pool=[t for t in load_pool() if t.server == "slack"], gate=acceptance_gate(cache=gate_cache))
+        report = rotate(open_store(str(root / "store")), "2026-11", secret=SECRET,
+                        pool=[t for t in load_pool() if t.server == "slack"], gate=acceptance_gate(cache=gate_cache))
+    assert report.tasks == 16 and not report.gate_failures, report.public()  # the examples read this month
     return root
 
 

@@ -43,3 +43,14 @@ def test_malformed_input_is_an_error_with_the_cli_message(ts_cli):
 def test_the_typescript_unit_tests_pass(ts_cli):
     proc = subprocess.run(["node", "--test", str(ts_cli.parent / "test")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_a_cli_that_exits_0_without_json_is_an_error_that_says_so(tmp_path, monkeypatch):
+    """What a run against a dist/ being rebuilt saw: an empty cli.js exits 0 and writes nothing."""
+    empty = tmp_path / "cli.js"
+    empty.write_text("")
+    monkeypatch.setattr(ts_verifier, "CLI", empty)
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="no JSON"):
+        ts_verifier.evaluate_many([("filesystem", STATE, {"filesystem.fileExists": {"path": "a.txt"}})])
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="no JSON"):
+        ts_verifier.frame_violations_many([("filesystem", STATE, STATE, [])])
