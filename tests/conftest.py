@@ -59,10 +59,15 @@ def _group(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """The costliest tests first (every worker sorts alike, so xdist sees one collection), each group of
     tests sharing an expensive fixture on one worker; everything else is dealt test by test, so the
-    slowest tests overlap at the start instead of one of them running alone at the end."""
+    slowest tests overlap at the start instead of one of them running alone at the end.
+
+    First among the hooks: pytest-xdist reads the ``xdist_group`` marks in its own hook of this name, on
+    each worker, and a mark added after it has run is ignored (the groups silently did not hold, and a
+    worker sat waiting for the other's fixture)."""
     for item in items:
         group = _group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:

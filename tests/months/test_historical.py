@@ -21,9 +21,11 @@ TAG = "Historical-2026-11"
 
 
 @pytest.fixture(scope="module")
-def retired(tmp_path_factory):
-    """A store where 2026-11 and 2026-12 were rotated for the slack server only; 2026-11 is retired."""
+def retired(tmp_path_factory, gate_cache):
+    """A store where 2026-11 and 2026-12 were rotated for the slack server only; 2026-11 is retired. Its
+    tasks are the shared months' slack tasks (same secret), gated through the session's gate cache."""
     import tasks_catalog.rotation
+    from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import rotate
     from tasks_catalog.templates import load_pool
 
@@ -32,8 +34,9 @@ def retired(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
         pool = [t for t in load_pool() if t.server == "slack"]
-        first = rotate(store, "2026-11", secret=SECRET, pool=pool)
-        second = rotate(store, "2026-12", secret=SECRET, pool=pool, today=date(2026, 12, 1))
+        gate = acceptance_gate(cache=gate_cache)
+        first = rotate(store, "2026-11", secret=SECRET, pool=pool, gate=gate)
+        second = rotate(store, "2026-12", secret=SECRET, pool=pool, gate=gate, today=date(2026, 12, 1))
     assert first.gate_failures == [] and second.retired == TAG
     return root
 
