@@ -5,6 +5,7 @@ fixtures (tests/sandbox, tests/harness). Skipped, with the reason, where no engi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import io
 import json
@@ -174,9 +175,18 @@ def _open_unix_sockets() -> int:
 
 
 def _engine_proxy(path: str):
-    """A real connection to the engine through a socket we can cut: ``socat`` from ``path`` to the engine."""
+    """A real connection to the engine through a socket we can cut: ``socat`` from ``path`` to the engine,
+    in a process group of its own. ``socat`` forks one child per connection, so cutting means killing the
+    group (``_cut``): the listener and every open connection, the run's attach stream included."""
     return subprocess.Popen(["socat", f"UNIX-LISTEN:{path},fork", "UNIX-CONNECT:/var/run/docker.sock"],
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _cut(proxy: subprocess.Popen) -> None:
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proxy.pid, signal.SIGKILL)
 
 
 def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
@@ -205,12 +215,12 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
             sandbox = DockerSandbox.__new__(DockerSandbox)
             sandbox.image, sandbox.relay_image = real.image, real.relay_image
             sandbox.client = docker.DockerClient(base_url=f"unix://{path}")
-            cut = threading.Timer(3.0, proxy.kill)
+            cut = threading.Timer(3.0, _cut, (proxy,))
             cut.start()
             result = _run_one(sandbox, "command:sleep 60")
             cut.join()
         finally:
-            proxy.kill()
+            _cut(proxy)
             proxy.wait(timeout=10)
         sandbox.close()
         del sandbox
