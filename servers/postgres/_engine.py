@@ -247,13 +247,16 @@ def fingerprints(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
     return {names[i]: (count, int(total)) for i, count, total in conn.execute(sql).fetchall()}
 
 
-def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None) -> PostgresState:
+def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None, *,
+         check_catalog: bool = True) -> PostgresState:
     """The database's tables, read back into the state model (an ``SQLError`` if it does not fit).
 
     ``keep`` maps names of tables known to be unchanged (same columns, same rows) to their current
-    model, which is reused instead of reading the rows back."""
+    model, which is reused as it is: neither read back nor validated again. ``check_catalog=False``
+    skips :func:`catalog_problem`, for a caller that ran no statement able to change the catalog (no
+    CREATE, DROP or ALTER)."""
     keep = keep or {}
-    problem = catalog_problem(conn)
+    problem = catalog_problem(conn) if check_catalog else None
     if problem:
         raise SQLError(problem)
     names = [r[0] for r in conn.execute(
@@ -291,11 +294,15 @@ def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None) 
         if foreign:
             table["foreign_keys"] = [{"columns": list(c), "references": t, "referenced_columns": list(r)}
                                      for c, t, r in foreign]
-        tables.append(table)
+        try:
+            tables.append(Table.model_validate(table))
+        except ValidationError as exc:
+            where = f"tables[{len(tables)}]"
+            raise SQLError("the result cannot be stored: " + format_validation_error(exc, where)) from None
     try:
-        return PostgresState.model_validate({"tables": tables})
-    except ValidationError as exc:
-        raise SQLError("the result cannot be stored: " + format_validation_error(exc, "tables")) from None
+        return PostgresState.with_tables(tables)
+    except ValueError as exc:
+        raise SQLError(f"the result cannot be stored: {exc}") from None
 
 
 def to_json(value: Any) -> Any:

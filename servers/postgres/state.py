@@ -173,7 +173,17 @@ class PostgresState(ServerState):
                         raise ValueError(f"foreign key of {table.name!r} names {key!r}, not a column of {target.name!r}")
         return self
 
+    @classmethod
+    def with_tables(cls, tables: list[Table]) -> "PostgresState":
+        """The state holding ``tables``, models already valid each, which are taken as they are: a table
+        the engine did not change is not checked again, row by row, on every write. The state's own
+        checks (unique names, foreign keys, the order) run as ``model_validate`` runs them; a
+        ``ValueError`` says what is wrong."""
+        state = cls.model_construct(tables=cls._unique_and_sorted(list(tables)))
+        return state._foreign_keys_resolve()
+
     def table(self, name: str) -> Table | None:
         """The table called ``name`` (matched case-insensitively), or None."""
         wanted = fold(name)
         return next((t for t in self.tables if fold(t.name) == wanted), None)
+

@@ -107,7 +107,7 @@ class PostgresTools(Toolset[PostgresState]):
                 ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
                 keep = {} if ddl else {t.name: t for t in self.state.tables
                                        if prints.get(t.name) == self._prints.get(t.name) is not None}
-                new_state = _engine.dump(self.conn, keep)
+                new_state = _engine.dump(self.conn, keep, check_catalog=ddl)  # DML cannot change the catalog
         except (duckdb.Error, SQLError) as exc:
             self.conn.execute("ROLLBACK")
             message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)

@@ -234,3 +234,23 @@ def test_a_write_rereads_only_what_changed_and_the_state_matches_a_fresh_dump(li
     reloaded = live("postgres", state.dump()).state()
     assert reloaded.digest() == state.digest()
     assert [fk.references for fk in reloaded.table("order_items").foreign_keys] == ["orders", "products"]
+
+
+def test_a_write_reuses_the_tables_it_did_not_change_and_reads_back_the_one_it_did(live):
+    pg = live("postgres", STATE)
+    before = pg.tools.state
+    pg.ok("execute", sql="UPDATE invoices SET status = 'void' WHERE id = 2292")
+    after = pg.tools.state
+    assert after.table("customers") is before.table("customers")  # unchanged: not read back, not revalidated
+    assert rows_of(after, "invoices")[1][-1] == "void" and after.table("invoices") is not before.table("invoices")
+    assert PostgresState.model_validate(after.dump()).dump() == after.dump()  # what the model itself accepts
+
+
+def test_a_write_whose_result_the_state_cannot_hold_is_refused_naming_the_table(live):
+    pg = live("postgres", STATE)
+    pg.ok("execute", sql="CREATE TABLE big (n BIGINT)")
+    before = pg.state().digest()
+    message = pg.error("execute", sql="INSERT INTO big VALUES (9007199254740993)")  # DuckDB holds it; JSON cannot
+    assert "cannot be stored: tables[0]" in message and "rows[0] of 'big', column 'n'" in message
+    assert "integer beyond" in message
+    assert "rolled back" in message and pg.state().digest() == before
