@@ -189,8 +189,8 @@ def main() -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"{HEADING} ({stamp}, `python bench/world_bench.py --runs {args.runs} --calls {args.calls}`)", "",
              f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
-             "measuring (other engineers' tests), so wall times are inflated: CPU time of this process is the fairer",
-             "figure. Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50.", "",
+             "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure).",
+             "Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50.", "",
              "| server | generate (once) | build wall / cpu | read call | wall / cpu | write call | wall / cpu "
              "| verdict py wall / cpu | verdict ts in-node |",
              "|---|---:|---:|---|---:|---|---:|---:|---:|"]
