@@ -596,28 +596,51 @@ function tableColumns(table: JsonObject): { name: string; ty: Ty; type: string }
   }));
 }
 
+/** What `checkLoadable` found for a `tables` array it has seen: nothing, or what it threw. A state is
+ * judged several times (every predicate of a task, the frame), and checking 10,000 rows is the bulk. */
+const loadable = new WeakMap<Json[], { thrown: unknown } | null>();
+
 /** What `open_database` would make of the state: fail on what DuckDB refuses to load, and be
  * undecided on text DuckDB would read differently than the state writes it. */
-function checkLoadable(tables: JsonObject[]): void {
+function checkLoadable(tablesJson: Json[], tables: JsonObject[]): void {
+  const known = loadable.get(tablesJson);
+  if (known === undefined) {
+    try {
+      checkTables(tables);
+      loadable.set(tablesJson, null);
+    } catch (exc) {
+      loadable.set(tablesJson, { thrown: exc });
+      throw exc;
+    }
+  } else if (known !== null) {
+    throw known.thrown;
+  }
+}
+
+function checkTables(tables: JsonObject[]): void {
   for (const table of tables) {
-    const columns = tableColumns(table);
+    const columns = tableColumns(table).map((col) => {
+      const decimal = /^DECIMAL\(\d+,(\d+)\)$/.exec(col.type);
+      return { ...col, scale: decimal ? 10 ** Number(decimal[1]) : null };
+    });
     const rows = (get(table, "rows") as Json[] | undefined) ?? [];
     for (const row of rows) {
       if (!Array.isArray(row)) continue;
-      columns.forEach((col, i) => {
+      for (let i = 0; i < columns.length; i++) {
+        const col = columns[i] as (typeof columns)[number];
         const v = row[i];
-        if (v === null || v === undefined) return;
-        const text = String(v);
-        if (col.ty === "date" && !validDate(text)) (DATE_RE.test(text) ? fail : outside)(`the DATE value '${text}'`);
-        if (col.ty === "time" && !validTime(text)) outside(`the TIME value '${text}'`);
-        if (col.ty === "timestamp" && !validTimestamp(text)) outside(`the TIMESTAMP value '${text}'`);
-        if (col.ty === "uuid" && !UUID_RE.test(text)) outside(`the UUID value '${text}'`);
-        const decimal = /^DECIMAL\(\d+,(\d+)\)$/.exec(col.type);
-        if (decimal && typeof v === "number") {
-          const scale = 10 ** Number(decimal[1]);
-          if (Math.round(v * scale) / scale !== v) outside(`the DECIMAL value ${v} with more digits than its scale`);
+        if (v === null || v === undefined) continue;
+        if (col.ty === "date" || col.ty === "time" || col.ty === "timestamp" || col.ty === "uuid") {
+          const text = String(v);
+          if (col.ty === "date" && !validDate(text)) (DATE_RE.test(text) ? fail : outside)(`the DATE value '${text}'`);
+          if (col.ty === "time" && !validTime(text)) outside(`the TIME value '${text}'`);
+          if (col.ty === "timestamp" && !validTimestamp(text)) outside(`the TIMESTAMP value '${text}'`);
+          if (col.ty === "uuid" && !UUID_RE.test(text)) outside(`the UUID value '${text}'`);
         }
-      });
+        if (col.scale !== null && typeof v === "number" && Math.round(v * col.scale) / col.scale !== v) {
+          outside(`the DECIMAL value ${v} with more digits than its scale`);
+        }
+      }
     }
     const pk = get(table, "primary_key");
     if (Array.isArray(pk) && pk.length > 0) {
@@ -654,8 +677,9 @@ export function countRows(state: JsonObject, sql: string): number {
   }
   const q = new Parser(toks).select();
 
-  const tables = (get(state, "tables") as Json[] | undefined ?? []).filter(isObject);
-  checkLoadable(tables);
+  const tablesJson = get(state, "tables");
+  const tables = (Array.isArray(tablesJson) ? tablesJson : []).filter(isObject);
+  checkLoadable(Array.isArray(tablesJson) ? tablesJson : [], tables);
   const bindings: Binding[] = q.from.map((s) => {
     const table = tables.find((t) => fold(String(get(t, "name"))) === fold(s.table));
     if (table === undefined) return fail(`Table with name ${s.table} does not exist`);
