@@ -47,6 +47,7 @@ from functools import lru_cache
 from typing import Any
 
 from servers.kit import canonical
+from servers.kit.recent import Recent
 from servers.kit.state import StateError
 
 #: The sizes every generator knows. ``small`` is for tests of the generator itself.
@@ -175,12 +176,8 @@ def load_world(model: type, data: dict[str, Any], *, copy: bool = True):
     state = _VALIDATED.get(key)
     if state is None:
         state = _validate(model, data)
-        _VALIDATED[key] = state
-        while len(_VALIDATED) > _VALIDATED_MAX:
-            del _VALIDATED[next(iter(_VALIDATED))]
+        _VALIDATED.put(key, state)
         _exempt_from_gc()
-    else:
-        _VALIDATED[key] = _VALIDATED.pop(key)  # most recently used last
     return state.model_copy(deep=True) if copy else state
 
 
@@ -197,9 +194,8 @@ def _exempt_from_gc() -> None:
     gc.freeze()
 
 
-#: Validated world states, least recently used first.
-_VALIDATED: dict[tuple[type, bytes], Any] = {}
-_VALIDATED_MAX = 16
+#: Validated world states, by (model, canonical reference and patch).
+_VALIDATED: Recent[Any] = Recent(16)
 
 
 def _validate(model: type, data: dict[str, Any]):

@@ -20,6 +20,7 @@ import duckdb
 from pydantic import ValidationError
 
 from servers.kit import format_validation_error
+from servers.kit.recent import Recent
 from servers.postgres.state import PostgresState, Table, fold, is_supported_type, supported_types_text
 
 #: Wall-clock budget of one tool call's SQL, in seconds.
@@ -112,30 +113,23 @@ def _columnar(table: Table):
     """``table.rows`` as an Arrow table (None where Arrow cannot hold a value), made once per ``Table``:
     every run of a task opens a database from the same cached world, whose tables are never changed in
     place (a write makes new ``Table`` models), so the batch of a world's table is built once, not per
-    run (about 19 ms of a default world's 67 ms build). Kept for the last ``_COLUMNAR_MAX`` tables; each
-    entry holds its ``Table``, so the id it is found by cannot be reused while it is kept."""
-    with _COLUMNAR_LOCK:
-        found = _COLUMNAR.pop(id(table), None)
-        if found is not None and found[0] is table:
-            _COLUMNAR[id(table)] = found  # most recently used last
-            return found[1]
+    run (about 19 ms of a default world's 67 ms build). Kept for the last 128 tables; each entry holds
+    its ``Table``, so the id it is found by cannot be reused while it is kept."""
+    found = _COLUMNAR.get(id(table))
+    if found is not None and found[0] is table:
+        return found[1]
     import pyarrow as pa
 
     try:
         batch = pa.table({f"c{i}": pa.array(list(column)) for i, column in enumerate(zip(*table.rows))})
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         batch = None
-    with _COLUMNAR_LOCK:
-        _COLUMNAR[id(table)] = (table, batch)
-        while len(_COLUMNAR) > _COLUMNAR_MAX:
-            del _COLUMNAR[next(iter(_COLUMNAR))]
+    _COLUMNAR.put(id(table), (table, batch))
     return batch
 
 
-#: Arrow batches of tables, least recently used first: id(table) -> (table, batch or None).
-_COLUMNAR: dict[int, tuple[Table, Any]] = {}
-_COLUMNAR_MAX = 128
-_COLUMNAR_LOCK = threading.Lock()
+#: Arrow batches of tables: id(table) -> (table, batch or None).
+_COLUMNAR: Recent[tuple[Table, Any]] = Recent(128)
 
 
 def creation_order(tables: list[Table]) -> list[Table]:

@@ -186,4 +186,3 @@ class PostgresState(ServerState):
         """The table called ``name`` (matched case-insensitively), or None."""
         wanted = fold(name)
         return next((t for t in self.tables if fold(t.name) == wanted), None)
-

@@ -93,11 +93,17 @@ interface Scope {
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 const LONE = /^\{([^{}]+)\}$/;
 
-function lookup(scope: Scope, ref: string, rowKey: string | null): Json {
+/** A placeholder's reference `level.name` as [level, name]; the level is null when there is none
+ * (as tasks_catalog/frames reads it: `name` and `.name` alike). */
+function parseRef(ref: string): [number | null, string] {
   const dot = ref.lastIndexOf(".");
   const level = dot < 0 ? "" : ref.slice(0, dot);
-  const name = dot < 0 ? ref : ref.slice(dot + 1);
-  const depth = level === "" ? scope.items.length - 1 : Number(level) + 1; // items[0] is the state itself
+  return [level === "" ? null : Number(level), ref.slice(dot + 1)];
+}
+
+function lookup(scope: Scope, ref: string, rowKey: string | null): Json {
+  const [level, name] = parseRef(ref);
+  const depth = level === null ? scope.items.length - 1 : level + 1; // items[0] is the state itself
   if (name === "$key") return rowKey !== null ? rowKey : (scope.keys[depth] ?? null);
   if (name === "$value") return scope.items[depth] ?? null;
   if (name === "$n") return scope.positions[depth] ?? null;
@@ -205,9 +211,7 @@ function templateParts(template: string): (string | [number | null, string])[] {
   for (const m of template.matchAll(PLACEHOLDER)) {
     const at = m.index as number;
     if (at > last) parts.push(template.slice(last, at));
-    const ref = m[1] as string;
-    const dot = ref.lastIndexOf(".");
-    parts.push([dot < 0 ? null : Number(ref.slice(0, dot)), dot < 0 ? ref : ref.slice(dot + 1)]);
+    parts.push(parseRef(m[1] as string));
     last = at + m[0].length;
   }
   if (last < template.length) parts.push(template.slice(last));
