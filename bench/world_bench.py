@@ -48,7 +48,9 @@ def _ref(server: str, patch: list) -> dict:
 
 
 def cases() -> dict[str, dict]:
-    """Per server: a one-op patch, a read call, a write call, a predicate."""
+    """Per server: a one-op patch, a read call, write calls, a predicate. Every timed write changes the
+    state: a write that repeats itself (the same label added again) would time a no-op, so where one
+    would, two calls take turns."""
     linear = get_generator("linear").generate(1)
     q1 = next(e["id"] for e in get_generator("calendar").generate(1)["events"] if e["title"] == "Q1 budget review")
     slack = get_generator("slack").generate(1)
@@ -63,59 +65,66 @@ def cases() -> dict[str, dict]:
         "slack": dict(
             patch=[{"op": "update", "in": ["channels"], "id": general, "fields": {"topic": "bench"}}],
             read=("search_messages", {"query": "deploying in:#deploys"}),
-            write=("post_message", {"channel_id": "general", "text": "bench"}),
+            write=[("post_message", {"channel_id": "general", "text": "bench"})],
             predicate={"slack.messagePosted": {"channel": "general", "pattern": "^Release 9"}}),
         "postgres": dict(
             patch=[{"op": "remove", "in": ["tables", "refunds", "rows"], "id": 1}],
             read=("query", {"sql": "select c.name, count(*) from orders o join customers c on c.id = o.customer_id "
                                    "group by c.name order by 2 desc limit 5"}),
-            write=("execute", {"sql": "update orders set status = 'cancelled' where id = 7"}),
+            write=[("execute", {"sql": "update orders set status = case status when 'cancelled' then 'pending' "
+                                         "else 'cancelled' end where id = 7"})],
             predicate={"postgres.queryReturnsCount": {"query": "select id from payments where status = 'failed'",
                                                        "count": 3}}),
         "github": dict(
             patch=[{"op": "update", "in": ["repos"], "id": "kestrel-freight/infra", "fields": {"description": "bench"}}],
             read=("list_issues", {"owner": "kestrel-freight", "repo": "route-planner", "state": "all"}),
-            write=("add_issue_comment", {"owner": "kestrel-freight", "repo": "route-planner", "issue_number": 2,
-                                         "body": "bench"}),
+            write=[("add_issue_comment", {"owner": "kestrel-freight", "repo": "route-planner", "issue_number": 2,
+                                          "body": "bench"})],
             predicate={"github.issueClosed": {"repo": "kestrel-freight/route-planner", "issue": 2}}),
         "gmail": dict(
             patch=[{"op": "set", "field": "now", "value": "2026-03-16T10:00:00Z"}],
             read=("search_emails", {"query": "subject:invoice is:unread"}),
-            write=("modify_email", {"messageId": gmail["messages"][10]["id"], "addLabelIds": ["STARRED"]}),
+            write=[("modify_email", {"messageId": gmail["messages"][10]["id"], "addLabelIds": ["STARRED"]}),
+                   ("modify_email", {"messageId": gmail["messages"][10]["id"], "removeLabelIds": ["STARRED"]})],
             predicate={"gmail.messageLabelApplied": {"message": gmail["messages"][10]["id"], "label": "Label_9"}}),
         "filesystem": dict(
             patch=[{"op": "add", "in": ["files"], "id": "docs/bench.md", "value": "# bench\n"}],
             read=("search_files", {"pattern": "*.csv"}),
-            write=("write_file", {"path": "docs/bench-out.md", "content": "bench\n"}),
+            write=[("write_file", {"path": "docs/bench-out.md", "content": "bench\n"}),
+                   ("write_file", {"path": "docs/bench-out.md", "content": "bench, again\n"})],
             predicate={"filesystem.fileContentMatches": {"path": "config/environments/prod/app.yaml",
                                                           "pattern": "log_level: debug"}}),
         "calendar": dict(
             patch=[{"op": "set", "field": "now", "value": "2026-03-16T10:00"}],
             read=("search_events", {"query": "review", "timeMin": "2026-03-16", "timeMax": "2026-04-01"}),
-            write=("update_event", {"calendarId": "primary", "eventId": q1, "description": "bench"}),
+            write=[("update_event", {"calendarId": "primary", "eventId": q1, "description": "bench"}),
+                   ("update_event", {"calendarId": "primary", "eventId": q1, "description": "bench, again"})],
             predicate={"calendar.eventHasAttendee": {"event": "Q1 budget review",
                                                      "attendee": "aisha.adeyemi@kestrelfreight.com"}}),
         "linear": dict(
             patch=[{"op": "update", "in": ["issues"], "id": linear["issues"][0]["id"], "fields": {"priority": 1}}],
             read=("list_issues", {"team": "PLT", "state": "Todo", "limit": 25}),
-            write=("update_issue", {"id": linear["issues"][5]["id"], "labels": ["Bug", "Regression"]}),
+            write=[("update_issue", {"id": linear["issues"][5]["id"], "labels": ["Bug", "Regression"]}),
+                   ("update_issue", {"id": linear["issues"][5]["id"], "labels": ["Bug"]})],
             predicate={"linear.issueHasComment": {"issue": linear["issues"][10]["id"], "pattern": "Jon Berg"}}),
         "browser": dict(
             patch=[{"op": "update", "in": ["pages"], "id": "https://intranet.kestrelfreight.com/news",
                     "fields": {"title": "bench"}}],
             read=("browser_snapshot", {}),
-            write=("browser_navigate", {"url": "https://intranet.kestrelfreight.com/search?q=holiday+policy"}),
+            write=[("browser_navigate", {"url": "https://intranet.kestrelfreight.com/search?q=holiday+policy"})],
             predicate={"browser.formSubmitted": {"form": "it-ticket", "fields": {"category": "Hardware"},
                                                  "matches": {"description": "charg"}}}),
         "stripe": dict(
             patch=[{"op": "update", "in": ["customers"], "id": harbour, "fields": {"description": "bench"}}],
             read=("search_charges", {"query": "created>=1772323200 AND status:'succeeded'"}),
-            write=("update_customer", {"customer": harbour, "metadata": {"bench": "1"}}),
+            write=[("update_customer", {"customer": harbour, "metadata": {"bench": "1"}}),
+                   ("update_customer", {"customer": harbour, "metadata": {"bench": "2"}})],
             predicate={"stripe.invoiceExists": {"customer": harbour, "status": "void"}}),
         "notion": dict(
             patch=[{"op": "update", "in": ["pages"], "id": task_row, "fields": {"title": "bench"}}],
             read=("query_database", {"database_id": tasks, "filter": [{"property": "Status", "equals": "In review"}]}),
-            write=("update_page", {"page_id": task_row, "properties": {"Status": "Done"}}),
+            write=[("update_page", {"page_id": task_row, "properties": {"Status": "Done"}}),
+                   ("update_page", {"page_id": task_row, "properties": {"Status": "In review"}})],
             predicate={"notion.databaseHasRow": {"database": "Engineering Tasks", "where": {"Status": "Done", "Priority": "P0"}}}),
     }
 
@@ -130,17 +139,21 @@ def timed(fn, n: int) -> tuple[list[float], list[float]]:
     return walls, cpus
 
 
-async def call_times(spec, ref, call, n: int) -> tuple[list[float], list[float]]:
+async def call_times(spec, ref, calls: list, n: int) -> tuple[list[float], list[float]]:
+    """Times of ``n`` calls, taking ``calls`` in turn, after one untimed round; each must succeed."""
     walls, cpus = [], []
     with spec.open(ref) as tools:
         async with Client(build_mcp_server(spec, tools)) as client:
-            result = await client.call_tool(*call)
-            assert not result.is_error, result.content
-            for _ in range(n):
+            for call in calls:
+                result = await client.call_tool(*call)
+                assert not result.is_error, result.content
+            for i in range(n):
+                call = calls[i % len(calls)]
                 w, c = time.perf_counter(), time.process_time()
-                await client.call_tool(*call)
+                result = await client.call_tool(*call)
                 cpus.append((time.process_time() - c) * 1000)
                 walls.append((time.perf_counter() - w) * 1000)
+                assert not result.is_error, result.content
     return walls, cpus
 
 
@@ -176,13 +189,13 @@ def main() -> None:
         generate_ms = timed(lambda: get_generator(server).generate(1), 1)[0][0]
         spec.open(ref).close()  # validate once: the cache a run builds from
         build_wall, build_cpu = timed(lambda: spec.open(ref).close(), args.runs)
-        read_wall, read_cpu = anyio.run(call_times, spec, ref, case["read"], args.calls)
+        read_wall, read_cpu = anyio.run(call_times, spec, ref, [case["read"]], args.calls)
         write_wall, write_cpu = anyio.run(call_times, spec, ref, case["write"], max(10, args.calls // 5))
         state = spec.load_state(ref)
         py_wall, py_cpu = timed(lambda: evaluate(case["predicate"], state), 10)
         ts = ts_verdict_ms(server, state.dump(), case["predicate"], 3)
         rows.append((server, generate_ms, build_wall, build_cpu, case["read"][0], read_wall, read_cpu,
-                     case["write"][0], write_wall, write_cpu, py_wall, py_cpu, ts))
+                     case["write"][0][0], write_wall, write_cpu, py_wall, py_cpu, ts))
         print(server, "build cpu", med(build_cpu), "read cpu", med(read_cpu), "write cpu", med(write_cpu),
               "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
     load = os.getloadavg()[0]

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import itertools
 import math
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
+import numpy as np
 from pydantic import ValidationError
 
 from servers.kit import format_validation_error
@@ -175,20 +178,60 @@ def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+class _Watchdog:
+    """One thread that interrupts each connection whose deadline has passed. A tool call arms it and
+    disarms it when done, instead of starting (and stopping) a timer thread of its own on every call."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._armed: dict[int, tuple[float, duckdb.DuckDBPyConnection]] = {}
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, conn: duckdb.DuckDBPyConnection, seconds: float) -> int:
+        with self._changed:
+            token = next(self._tokens)
+            self._armed[token] = (time.monotonic() + seconds, conn)
+            if self._thread is None or not self._thread.is_alive():  # none yet, or lost across a fork
+                self._thread = threading.Thread(target=self._watch, name="sql-deadlines", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+        return token
+
+    def disarm(self, token: int) -> None:
+        with self._changed:
+            self._armed.pop(token, None)
+
+    def _watch(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                for token, (due, conn) in list(self._armed.items()):
+                    if due <= now:
+                        del self._armed[token]
+                        try:
+                            conn.interrupt()
+                        except duckdb.Error:  # closed while armed: nothing left to interrupt
+                            pass
+                soonest = min((due for due, _ in self._armed.values()), default=None)
+                self._changed.wait(None if soonest is None else soonest - now)
+
+
+_WATCHDOG = _Watchdog()
+
+
 @contextmanager
 def deadline(conn: duckdb.DuckDBPyConnection, seconds: float | None = None) -> Iterator[None]:
     """Interrupt whatever ``conn`` runs once ``seconds`` (default ``STATEMENT_TIMEOUT_S``) have passed;
     the interruption is reported as an ``SQLError``."""
     seconds = STATEMENT_TIMEOUT_S if seconds is None else seconds
-    timer = threading.Timer(seconds, conn.interrupt)
-    timer.daemon = True
-    timer.start()
+    token = _WATCHDOG.arm(conn, seconds)
     try:
         yield
     except duckdb.InterruptException:
         raise SQLError(f"cancelled: the statement ran longer than {seconds:g} s") from None
     finally:
-        timer.cancel()
+        _WATCHDOG.disarm(token)
 
 
 def split(conn: duckdb.DuckDBPyConnection, sql: str) -> list[Any]:
@@ -217,7 +260,7 @@ def run_read_only(conn: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str],
     conn.execute("BEGIN TRANSACTION")
     try:
         with deadline(conn):
-            result = conn.execute(statements[0].query)
+            result = conn.execute(statements[0])
             columns = [d[0] for d in result.description or []]
             return columns, result.fetchall()
     except duckdb.Error as exc:
@@ -256,27 +299,110 @@ def catalog_problem(conn: duckdb.DuckDBPyConnection) -> str | None:
     return None
 
 
-def fingerprints(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
-    """Per table, its row count and a hash over every row (with its position): computed inside the engine
-    in a few milliseconds, so a write re-reads only the tables whose fingerprint changed."""
-    names = [r[0] for r in conn.execute(
-        "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main'").fetchall()]
-    if not names:
-        return {}
-    sql = " union all ".join(
-        f"select {i}, count(*), coalesce(sum(hash(rowid, t)::hugeint), 0) from {quote(n)} t" for i, n in enumerate(names))
-    return {names[i]: (count, int(total)) for i, count, total in conn.execute(sql).fetchall()}
+class RowIndex(NamedTuple):
+    """A table as the engine holds it: each row's rowid and a hash of its values, in rowid order, aligned
+    with the rows of the ``Table`` model it belongs to (``hashes[i]`` is the hash of ``rows[i]``)."""
+
+    rowids: np.ndarray
+    hashes: np.ndarray
+
+    def same(self, other: "RowIndex") -> bool:
+        return np.array_equal(self.rowids, other.rowids) and np.array_equal(self.hashes, other.hashes)
 
 
-def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None, *,
-         check_catalog: bool = True) -> PostgresState:
+def row_index(conn: duckdb.DuckDBPyConnection, name: str) -> RowIndex:
+    """The rowids and row hashes of table ``name``, in rowid order (the order a dump gives its rows)."""
+    found = conn.execute(f"select rowid as i, hash(t) as h from {quote(name)} t").fetchnumpy()
+    rowids, hashes = found["i"], found["h"]
+    if len(rowids) > 1 and not (rowids[1:] > rowids[:-1]).all():  # a scan gives rowid order; make sure
+        order = np.argsort(rowids, kind="stable")
+        rowids, hashes = rowids[order], hashes[order]
+    return RowIndex(rowids, hashes)
+
+
+def indexed(conn: duckdb.DuckDBPyConnection, table: Table) -> RowIndex:
+    """The row index of ``table``, which ``conn`` holds as it is (no write since it was loaded or read).
+
+    A row's hash depends on its values alone, so an index holds for its ``Table`` in any database: the
+    index of a world's table is made once per process, not once per run."""
+    found = _ROW_INDEX.get(id(table))
+    if found is not None and found[0] is table:
+        return found[1]
+    index = row_index(conn, table.name)
+    _ROW_INDEX.put(id(table), (table, index))
+    return index
+
+
+#: Row indexes of tables: id(table) -> (table, index); each entry holds its ``Table``, so the id it is found
+#: by cannot be reused while it is kept.
+_ROW_INDEX: Recent[tuple[Table, RowIndex]] = Recent(64)
+
+
+def written_tables(statements: list[Any], tables: list[Table]) -> list[Table]:
+    """The tables that DML ``statements`` (INSERT, UPDATE, DELETE, MERGE) may have changed.
+
+    DML changes only the table it names: the engine has no triggers, rules or views, and its foreign keys
+    neither cascade nor set values. So a table whose name occurs nowhere in the statements' text (folded,
+    and with its quotes doubled as a quoted identifier writes them) is unchanged. Text outside ASCII, where
+    the engine's own name matching is not spelled out here, counts every table as named."""
+    text = fold(" ".join(s.query for s in statements if statement_kind(s) in DML_KINDS))
+    if not text:
+        return []
+    if not text.isascii():
+        return list(tables)
+    return [t for t in tables if fold(t.name) in text or fold(t.name).replace('"', '""') in text]
+
+
+#: Statement kinds that change rows but never the catalog.
+DML_KINDS = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE_INTO"})
+
+
+def refresh(conn: duckdb.DuckDBPyConnection, table: Table, before: RowIndex) -> Table:
+    """``table`` as the engine holds it after DML, which cannot change its columns or keys: a row whose
+    hash is unchanged is taken from ``table`` as it is, and only new or changed rows are read back and
+    checked (an update of one order reads one row, not 2,200). ``before`` is ``table``'s index; the
+    ``SQLError`` for a row the state cannot hold says ``rows[i] of 'name', column ...``."""
+    after = row_index(conn, table.name)
+    if after.same(before):
+        return table
+    rows: list[list[Any] | None]
+    if np.array_equal(after.rowids, before.rowids):  # updates only: every row is where it was
+        kept = after.hashes == before.hashes
+        rows = list(table.rows)
+    else:  # rows inserted or deleted: find each row by its rowid
+        found = np.minimum(np.searchsorted(before.rowids, after.rowids), max(len(before.rowids) - 1, 0))
+        kept = ((before.rowids[found] == after.rowids) & (before.hashes[found] == after.hashes)
+                if len(before.rowids) else np.zeros(len(after.rowids), dtype=bool))
+        rows = [table.rows[i] if keep else None for i, keep in zip(found.tolist(), kept.tolist())]
+    missing = np.flatnonzero(~kept).tolist()
+    if missing:
+        target = quote(table.name)
+        if 2 * len(missing) > len(rows):
+            fetched = conn.execute(f"select * from {target} order by rowid").fetchall()
+            fetched = [fetched[k] for k in missing]
+        elif len(missing) == 1:
+            fetched = conn.execute(f"select * from {target} where rowid = ?", [int(after.rowids[missing[0]])]).fetchall()
+        else:
+            wanted = ", ".join(str(int(r)) for r in after.rowids[missing])
+            fetched = conn.execute(f"select * from {target} where rowid in ({wanted}) order by rowid").fetchall()
+        if len(fetched) != len(missing):
+            raise SQLError(f"table {table.name!r} changed while it was read back")
+        for k, row in zip(missing, fetched):
+            values = [to_json(v) for v in row]
+            problem = table.row_problem(values)
+            if problem:
+                raise SQLError(f"rows[{k}] of {table.name!r}{problem}")
+            rows[k] = values
+    new = table.model_copy(update={"rows": rows})
+    _ROW_INDEX.put(id(new), (new, after))
+    return new
+
+
+def dump(conn: duckdb.DuckDBPyConnection, *, check_catalog: bool = True) -> PostgresState:
     """The database's tables, read back into the state model (an ``SQLError`` if it does not fit).
 
-    ``keep`` maps names of tables known to be unchanged (same columns, same rows) to their current
-    model, which is reused as it is: neither read back nor validated again. ``check_catalog=False``
-    skips :func:`catalog_problem`, for a caller that ran no statement able to change the catalog (no
-    CREATE, DROP or ALTER)."""
-    keep = keep or {}
+    ``check_catalog=False`` skips :func:`catalog_problem`, for a caller that knows no statement could
+    have changed the catalog."""
     problem = catalog_problem(conn) if check_catalog else None
     if problem:
         raise SQLError(problem)
@@ -286,12 +412,6 @@ def dump(conn: duckdb.DuckDBPyConnection, keep: dict[str, Table] | None = None, 
     total = 0
     tables = []
     for name in names:
-        if name in keep:
-            total += len(keep[name].rows)
-            if total > MAX_TOTAL_ROWS:
-                raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
-            tables.append(keep[name])
-            continue
         total += conn.execute(f"select count(*) from {quote(name)}").fetchone()[0]
         if total > MAX_TOTAL_ROWS:
             raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")

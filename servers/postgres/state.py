@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated
-
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
@@ -125,15 +123,23 @@ class Table(Model):
                 if fold(key) not in names:
                     raise ValueError(f"foreign key column {key!r} is not a column of {self.name!r}")
         for i, row in enumerate(self.rows):
-            if len(row) != len(self.columns):
-                raise ValueError(f"rows[{i}] of {self.name!r} has {len(row)} values for {len(self.columns)} columns")
-            for column, value in zip(self.columns, row):
-                problem = value_fits(column.type, value)
-                if value is None and not column.nullable:
-                    problem = "NULL in a NOT NULL column"
-                if problem:
-                    raise ValueError(f"rows[{i}] of {self.name!r}, column {column.name!r}: {problem}")
+            problem = self.row_problem(row)
+            if problem:
+                raise ValueError(f"rows[{i}] of {self.name!r}{problem}")
         return self
+
+    def row_problem(self, row: list[Value]) -> str | None:
+        """Why ``row`` cannot be a row of this table (None when it can): a suffix for ``rows[i] of 't'``,
+        e.g. ``, column 'n': integer beyond ...``."""
+        if len(row) != len(self.columns):
+            return f" has {len(row)} values for {len(self.columns)} columns"
+        for column, value in zip(self.columns, row):
+            problem = value_fits(column.type, value)
+            if value is None and not column.nullable:
+                problem = "NULL in a NOT NULL column"
+            if problem:
+                return f", column {column.name!r}: {problem}"
+        return None
 
     def column_index(self, name: str) -> int | None:
         """The position of column ``name`` (matched case-insensitively), or None."""

@@ -37,7 +37,6 @@ class PostgresTools(Toolset[PostgresState]):
             self.conn = _engine.open_database(self.state)
         except SQLError as exc:
             raise ValueError(str(exc)) from None
-        self._prints = _engine.fingerprints(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -60,6 +59,21 @@ class PostgresTools(Toolset[PostgresState]):
         if len(rows) > MAX_RESULT_ROWS:
             out["truncated"] = f"only the first {MAX_RESULT_ROWS} rows are shown; add LIMIT/OFFSET or a WHERE"
         return out
+
+    def _refreshed(self, written: list, before: list) -> PostgresState:
+        """The state after DML that may have changed ``written`` (with their row indexes ``before``): every
+        other table is kept as it is, and of a written table only its new or changed rows are read back."""
+        changed = {}
+        for table, index in zip(written, before):
+            try:
+                changed[table.name] = _engine.refresh(self.conn, table, index)
+            except SQLError as exc:
+                where = next(i for i, t in enumerate(self.state.tables) if t.name == table.name)
+                raise SQLError(f"the result cannot be stored: tables[{where}]: {exc}") from None
+        tables = [changed.get(t.name, t) for t in self.state.tables]
+        if sum(len(t.rows) for t in tables) > _engine.MAX_TOTAL_ROWS:
+            raise SQLError(f"the database may hold at most {_engine.MAX_TOTAL_ROWS} rows in all")
+        return PostgresState.with_tables(tables)
 
     # -- tools -------------------------------------------------------------------------------
     @tool(read_only=True)
@@ -89,31 +103,34 @@ class PostgresTools(Toolset[PostgresState]):
                     f"statement {i} is {kind}, which execute does not accept; allowed: "
                     f"{', '.join(sorted(WRITE_KINDS))} (each call already runs in its own transaction)"
                 )
+        ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
+        written = [] if ddl else _engine.written_tables(statements, self.state.tables)
         report = []
         self.conn.execute("BEGIN TRANSACTION")
         try:
             with _engine.deadline(self.conn):
+                before = [_engine.indexed(self.conn, table) for table in written]
                 for statement in statements:
                     kind = _engine.statement_kind(statement)
-                    result = self.conn.execute(statement.query)
-                    if kind == "SELECT":
-                        columns = [d[0] for d in result.description or []]
-                        report.append({"statement": kind, **self._rows(columns, result.fetchall())})
-                    elif kind in ("INSERT", "UPDATE", "DELETE", "MERGE_INTO"):
-                        report.append({"statement": kind, "rows_affected": result.fetchone()[0]})
+                    result = self.conn.execute(statement)
+                    columns = [d[0] for d in result.description or []]
+                    rows = result.fetchall() if columns else []
+                    if kind in _engine.DML_KINDS and columns == ["Count"] and len(rows) == 1:
+                        report.append({"statement": kind, "rows_affected": rows[0][0]})
+                    elif kind == "SELECT" or kind in _engine.DML_KINDS:  # DML with RETURNING gives rows
+                        report.append({"statement": kind, **self._rows(columns, rows)})
                     else:
                         report.append({"statement": kind, "status": "ok"})
-                prints = _engine.fingerprints(self.conn)
-                ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
-                keep = {} if ddl else {t.name: t for t in self.state.tables
-                                       if prints.get(t.name) == self._prints.get(t.name) is not None}
-                new_state = _engine.dump(self.conn, keep, check_catalog=ddl)  # DML cannot change the catalog
+                if ddl:
+                    new_state = _engine.dump(self.conn)
+                else:
+                    new_state = self._refreshed(written, before)
         except (duckdb.Error, SQLError) as exc:
             self.conn.execute("ROLLBACK")
             message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)
             raise ToolError(f"SQL error: {message}; the transaction was rolled back, nothing changed") from None
         self.conn.execute("COMMIT")
-        self.state, self._prints = new_state, prints
+        self.state = new_state
         return {"executed": len(statements), "results": report}
 
     @tool(read_only=True)

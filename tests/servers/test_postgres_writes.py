@@ -1,0 +1,195 @@
+"""A write reads back only the rows it changed; the state it leaves must be exactly what a full read of the
+database gives, for any DML an agent may send (RETURNING, MERGE, INSERT OR REPLACE, quoted, qualified and
+re-cased names, several statements at once, statements the engine or the state refuses)."""
+
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servers.kit import ToolError
+from servers.postgres import PostgresState, PostgresTools, _engine
+
+STATE = {
+    "tables": [
+        {
+            "name": "Customers",
+            "columns": [
+                {"name": "id", "type": "INTEGER", "nullable": False},
+                {"name": "name", "type": "VARCHAR"},
+                {"name": "score", "type": "DOUBLE"},
+                {"name": "big", "type": "BIGINT"},
+            ],
+            "primary_key": ["id"],
+            "rows": [[i, f"customer {i}", i / 4, i * 1000] for i in range(1, 31)],
+        },
+        {
+            "name": "orders",
+            "columns": [
+                {"name": "id", "type": "INTEGER", "nullable": False},
+                {"name": "customer_id", "type": "INTEGER"},
+                {"name": "status", "type": "VARCHAR", "nullable": False, "default": "'new'"},
+                {"name": "amount", "type": "DECIMAL(10,2)"},
+            ],
+            "primary_key": ["id"],
+            "foreign_keys": [{"columns": ["customer_id"], "references": "Customers", "referenced_columns": ["id"]}],
+            "rows": [[100 + i, 1 + i % 30, "open" if i % 3 else "paid", i * 2.5] for i in range(60)],
+        },
+        {  # no primary key, a quote in its name, and a name inside another table's name ("orders")
+            "name": 'order"s',
+            "columns": [{"name": "id", "type": "INTEGER"}, {"name": "note", "type": "VARCHAR"}],
+            "rows": [[i, f"note {i}"] for i in range(10)],
+        },
+    ]
+}
+
+#: Ways an agent may name each table in SQL.
+NAMES = {
+    "Customers": ["customers", "CUSTOMERS", '"Customers"', "memory.main.customers", "main.Customers"],
+    "orders": ["orders", "Orders", '"orders"', "main.ORDERS"],
+    'order"s': ['"order""s"', '"ORDER""S"', 'main."order""s"'],
+}
+
+
+def _name(table: str):
+    return st.sampled_from(NAMES[table])
+
+
+ids = st.integers(min_value=-2, max_value=40)
+order_ids = st.integers(min_value=95, max_value=170)
+statements = st.one_of(
+    st.builds("INSERT INTO {} VALUES ({}, 'new {}', {}, {})".format, _name("Customers"), ids, ids, ids, ids),
+    st.builds("INSERT INTO {} (id, customer_id, amount) VALUES ({}, {}, {}) RETURNING *".format,
+              _name("orders"), order_ids, ids, ids),
+    st.builds("INSERT OR REPLACE INTO {} VALUES ({}, 'replaced', 0.5, 7)".format, _name("Customers"), ids),
+    st.builds("UPDATE {} SET status = 'status {}' WHERE id % 7 = {}".format, _name("orders"), ids, st.integers(0, 6)),
+    st.builds("UPDATE {} SET score = score + 1 WHERE id = {}".format, _name("Customers"), ids),
+    st.builds("UPDATE {} SET customer_id = {} WHERE id = {}".format, _name("orders"), ids, order_ids),
+    st.builds("DELETE FROM {} WHERE id = {}".format, _name("orders"), order_ids),
+    st.builds("DELETE FROM {} WHERE id = {} RETURNING id".format, _name("Customers"), ids),
+    st.builds("DELETE FROM {} WHERE id < {}".format, _name('order"s'), st.integers(0, 10)),
+    st.builds("INSERT INTO {} SELECT id + 100, name FROM {} WHERE id < {}".format,
+              _name('order"s'), _name("Customers"), st.integers(0, 5)),
+    st.builds("MERGE INTO {0} USING (SELECT {1} AS id) s ON {0}.id = s.id WHEN MATCHED THEN UPDATE SET "
+              "status = 'merged' WHEN NOT MATCHED THEN INSERT VALUES (s.id, 1, 'merged', 1)".format,
+              st.just("orders"), order_ids),
+    # refused by the state (beyond 2**53, not finite) or by the engine (keys): rolled back as a whole
+    st.builds("UPDATE {} SET big = 9007199254740993 WHERE id = {}".format, _name("Customers"), ids),
+    st.builds("UPDATE {} SET score = 'nan'::DOUBLE WHERE id = {}".format, _name("Customers"), ids),
+    st.builds("INSERT INTO {} VALUES (1, 'dup', 0, 0)".format, _name("Customers")),
+    st.just("SELECT count(*) FROM orders"),
+)
+
+
+@settings(max_examples=60)
+@given(st.lists(st.lists(statements, min_size=1, max_size=3).map("; ".join), min_size=1, max_size=6))
+def test_after_any_dml_the_state_is_what_a_full_read_gives(batches):
+    tools = PostgresTools(PostgresState.load(STATE))
+    try:
+        for sql in batches:
+            before = tools.state
+            try:
+                tools.execute(sql)
+            except ToolError as exc:
+                assert "rolled back" in str(exc) or "SQL error" in str(exc)
+                assert tools.state is before
+            assert tools.state.digest() == _engine.dump(tools.conn).digest(), sql
+            for old in before.tables:  # a table the batch does not name is kept as it is
+                if all(n.lower() not in sql.lower() for n in NAMES[old.name]):
+                    assert tools.state.table(old.name) is old, (old.name, sql)
+    finally:
+        tools.close()
+
+
+def test_a_value_the_state_cannot_hold_names_the_table_and_row_and_nothing_changes():
+    tools = PostgresTools(PostgresState.load(STATE))
+    try:
+        before = tools.state
+        with pytest.raises(ToolError) as caught:
+            tools.execute("UPDATE customers SET big = 9007199254740993 WHERE id = 4")
+        message = str(caught.value)
+        assert "cannot be stored: tables[0]: rows[3] of 'Customers', column 'big': integer beyond" in message
+        assert "rolled back" in message and tools.state is before
+        assert tools.conn.execute("select big from customers where id = 4").fetchone() == (4000,)
+    finally:
+        tools.close()
+
+
+def test_one_update_reads_back_one_row_and_keeps_the_other_rows_as_they_were():
+    tools = PostgresTools(PostgresState.load(STATE))
+    try:
+        old = tools.state.table("orders")
+        tools.execute("UPDATE orders SET status = 'void' WHERE id = 105")
+        new = tools.state.table("orders")
+        assert new.rows[5] == [105, 6, "void", 12.5] and old.rows[5][2] == "open"
+        assert all(a is b for i, (a, b) in enumerate(zip(old.rows, new.rows)) if i != 5)
+    finally:
+        tools.close()
+
+
+def test_a_write_that_changes_nothing_keeps_the_table():
+    tools = PostgresTools(PostgresState.load(STATE))
+    try:
+        old = tools.state.table("orders")
+        report = tools.execute("UPDATE orders SET status = status WHERE id = 105; DELETE FROM orders WHERE id = -1")
+        assert [r["rows_affected"] for r in report["results"]] == [1, 0]
+        assert tools.state.table("orders") is old
+    finally:
+        tools.close()
+
+
+def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
+    slow, quick = _engine.connect(), _engine.connect()
+    outcome = {}
+
+    def run_slow():
+        try:
+            with _engine.deadline(slow, 0.3):
+                slow.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
+        except _engine.SQLError as exc:
+            outcome["slow"] = str(exc)
+
+    thread = threading.Thread(target=run_slow)
+    thread.start()
+    with _engine.deadline(quick, 30):
+        started = time.monotonic()
+        while time.monotonic() - started < 0.6:  # keeps running past the other's deadline, untouched
+            quick.execute("SELECT count(*) FROM range(100000)").fetchall()
+    thread.join(10)
+    assert outcome["slow"] == "cancelled: the statement ran longer than 0.3 s"
+    with _engine.deadline(quick, 0.1):
+        pass
+    time.sleep(0.2)  # a deadline disarmed in time never fires later
+    assert quick.execute("SELECT 1").fetchall() == [(1,)]
+    slow.close()
+    quick.close()
+
+
+def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch):
+    monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
+    tools = PostgresTools(PostgresState.load(STATE))
+    try:
+        before = tools.state
+        with pytest.raises(ToolError, match="ran longer than 0.2 s"):
+            tools.execute("UPDATE orders SET status = 'x'; "
+                          "INSERT INTO \"order\"\"s\" SELECT count(*), 'n' FROM range(100000000000) a, range(1000) b")
+        assert tools.state is before and tools.state.digest() == _engine.dump(tools.conn).digest()
+    finally:
+        tools.close()
+
+
+def test_watchdog_survives_a_connection_closed_while_armed():
+    conn = _engine.connect()
+    with _engine.deadline(conn, 0.05):
+        conn.close()
+    time.sleep(0.1)
+    fresh = _engine.connect()
+    try:
+        with pytest.raises(_engine.SQLError, match="ran longer"):
+            with _engine.deadline(fresh, 0.2):
+                fresh.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
+    finally:
+        fresh.close()
+
