@@ -68,18 +68,34 @@ def open_database(state: PostgresState, only: set[str] | None = None,
     """A hardened database holding exactly ``state``'s tables and rows (referenced tables first).
 
     With ``only`` (folded table names), just those tables, without foreign keys: what a read-only query
-    that names only them needs. ``conn`` is a fresh connection from ``connect()`` to load into."""
+    that names only them needs. ``conn`` is a fresh connection from ``connect()`` to load into. The
+    tables are created and filled by one script (a call per table costs the engine's per-call overhead
+    each time), with each table's rows as one registered Arrow batch."""
     conn = conn or connect()
     tables = state.tables if only is None else [t for t in state.tables if fold(t.name) in only]
+    script: list[str] = []
+    registered: list[str] = []
     try:
         for table in creation_order(tables):
             ddl = create_table_sql(table, foreign_keys=only is None)
             statements = conn.extract_statements(ddl)
             if len(statements) != 1 or statements[0].type != duckdb.StatementType.CREATE:
                 raise SQLError(f"table {table.name!r}: a column default is not a single SQL expression")
-            conn.execute(ddl)
-            if table.rows:
-                _insert_rows(conn, table)
+            script.append(ddl)
+            batch = _columnar(table) if len(table.rows) >= _BULK_ROWS else None
+            if batch is not None:
+                registered.append(f"_mcpbench_rows_{len(registered)}")
+                conn.register(registered[-1], batch)
+                script.append(f"INSERT INTO {quote(table.name)} SELECT * FROM {registered[-1]}")
+            elif table.rows:  # row by row: what is scripted so far (this table's CREATE too) goes first
+                conn.execute(";\n".join(script))
+                script.clear()
+                marks = ", ".join("?" for _ in table.columns)
+                conn.executemany(f"INSERT INTO {quote(table.name)} VALUES ({marks})", table.rows)
+        if script:
+            conn.execute(";\n".join(script))
+        for name in registered:
+            conn.unregister(name)
     except duckdb.Error as exc:
         conn.close()
         raise SQLError(f"the state cannot be loaded: {first_line(exc)}") from None
@@ -90,26 +106,9 @@ def open_database(state: PostgresState, only: set[str] | None = None,
 
 
 #: Below this many rows a table is loaded row by row; from here on, as one columnar (Arrow) batch. The
-#: engine's ``executemany`` costs about a millisecond a row (a 23-row table took 21 ms), a batch about one
-#: in all; values Arrow cannot hold fall back to row by row.
+#: engine's ``executemany`` costs about a millisecond a row (a 23-row table took 21 ms), a batch far less;
+#: values Arrow cannot hold fall back to row by row.
 _BULK_ROWS = 2
-
-
-def _insert_rows(conn: duckdb.DuckDBPyConnection, table: Table) -> None:
-    """Insert ``table.rows``: a large table as one Arrow batch the engine casts to the column types (far
-    faster than ``executemany``), falling back to row by row for values Arrow cannot hold."""
-    target = quote(table.name)
-    if len(table.rows) >= _BULK_ROWS:
-        batch = _columnar(table)
-        if batch is not None:
-            conn.register("_mcpbench_rows", batch)
-            try:
-                conn.execute(f"INSERT INTO {target} SELECT * FROM _mcpbench_rows")
-                return
-            finally:
-                conn.unregister("_mcpbench_rows")
-    marks = ", ".join("?" for _ in table.columns)
-    conn.executemany(f"INSERT INTO {target} VALUES ({marks})", table.rows)
 
 
 def _columnar(table: Table):

@@ -254,3 +254,21 @@ def test_a_write_whose_result_the_state_cannot_hold_is_refused_naming_the_table(
     assert "cannot be stored: tables[0]" in message and "rows[0] of 'big', column 'n'" in message
     assert "integer beyond" in message
     assert "rolled back" in message and pg.state().digest() == before
+
+
+def test_a_table_loaded_row_by_row_between_batched_ones_loads_in_order(monkeypatch):
+    """Where Arrow cannot hold a table's values, its rows go in one by one, after the CREATE statements
+    scripted before it and before the tables that reference it."""
+    from servers.postgres import _engine
+
+    from servers import get_spec
+
+    world = get_spec("postgres").load_state(PG_WORLD)
+    batched = _engine._columnar
+    monkeypatch.setattr(_engine, "_columnar", lambda t: None if t.name == "customers" else batched(t))
+    conn = _engine.open_database(world)
+    try:
+        assert _engine.dump(conn).digest() == world.digest()
+    finally:
+        conn.close()
+
