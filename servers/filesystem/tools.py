@@ -7,7 +7,9 @@ against that root and refused if it (or a symlink on the way) leads outside it.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -212,14 +214,18 @@ class FilesystemTools(Toolset[FilesystemState]):
     ) -> str:
         """Recursively find files and directories whose name matches a glob pattern."""
         target = self._resolve(path)
+        matches = _glob(pattern)
+        excluded = [_glob(x) for x in excludePatterns or []]
         hits = []
         for dirpath, dirnames, filenames in os.walk(target):
             dirnames.sort()
+            base = self._rel(Path(dirpath))
+            prefix = "" if base == "." else base + "/"
             for name in sorted(dirnames + filenames):
-                rel = self._rel(Path(dirpath) / name)
-                if any(fnmatch.fnmatch(rel, x) or fnmatch.fnmatch(name, x) for x in excludePatterns or []):
+                rel = prefix + name
+                if any(x(rel) or x(name) for x in excluded):
                     continue
-                if fnmatch.fnmatch(name, pattern):
+                if matches(name):
                     hits.append(rel)
         return "\n".join(hits) if hits else "No matches found"
 
@@ -247,3 +253,9 @@ class FilesystemTools(Toolset[FilesystemState]):
                 except UnicodeDecodeError:
                     files[self._rel(p)] = p.read_bytes().decode("utf-8", errors="replace")
         return FilesystemState(files=files, directories=dirs)
+
+
+@functools.lru_cache(maxsize=256)
+def _glob(pattern: str):
+    """A matcher for a glob pattern, as ``fnmatch.fnmatch`` matches on POSIX (case-sensitive), compiled once."""
+    return re.compile(fnmatch.translate(pattern)).match

@@ -58,6 +58,20 @@ def test_search_and_info_report_what_is_there(live):
     assert info == {"path": "reports/q3/revenue.csv", "type": "file", "size": 33, "lines": 3}
 
 
+def test_search_matches_names_case_sensitively_and_excludes_by_name_or_path(live):
+    fs = live("filesystem", {"files": {"a/Report.md": "", "a/report.md": "", "a/b/report.md": "", "c/report.md": "",
+                                      "report.md": ""}, "directories": ["reports"]})
+    # top-down, each directory's entries sorted; paths relative to the workspace
+    assert fs.ok("search_files", pattern="report*").splitlines() == [
+        "report.md", "reports", "a/report.md", "a/b/report.md", "c/report.md"]
+    assert fs.ok("search_files", pattern="[Rr]eport.md", path="a").splitlines() == [
+        "a/Report.md", "a/report.md", "a/b/report.md"]
+    assert fs.ok("search_files", pattern="*.md", excludePatterns=["a/b/*", "c/*"]).splitlines() == [
+        "report.md", "a/Report.md", "a/report.md"]
+    assert fs.ok("search_files", pattern="*.md", path="a", excludePatterns=["Report.md"]).splitlines() == [
+        "a/report.md", "a/b/report.md"]
+
+
 @pytest.mark.parametrize("path", ["../etc/passwd", "/etc/passwd", "notes/../../x", "a\\b"])
 def test_paths_that_leave_the_root_are_refused(live, path):
     fs = live("filesystem", STATE)
