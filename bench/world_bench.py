@@ -190,7 +190,7 @@ def main() -> None:
         spec.open(ref).close()  # validate once: the cache a run builds from
         build_wall, build_cpu = timed(lambda: spec.open(ref).close(), args.runs)
         read_wall, read_cpu = anyio.run(call_times, spec, ref, [case["read"]], args.calls)
-        write_wall, write_cpu = anyio.run(call_times, spec, ref, case["write"], max(10, args.calls // 5))
+        write_wall, write_cpu = anyio.run(call_times, spec, ref, case["write"], args.calls)
         state = spec.load_state(ref)
         py_wall, py_cpu = timed(lambda: evaluate(case["predicate"], state), 10)
         ts = ts_verdict_ms(server, state.dump(), case["predicate"], 3)

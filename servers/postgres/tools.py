@@ -66,14 +66,19 @@ class PostgresTools(Toolset[PostgresState]):
         changed = {}
         for table, index in zip(written, before):
             try:
-                changed[table.name] = _engine.refresh(self.conn, table, index)
+                new = _engine.refresh(self.conn, table, index)
             except SQLError as exc:
                 where = next(i for i, t in enumerate(self.state.tables) if t.name == table.name)
                 raise SQLError(f"the result cannot be stored: tables[{where}]: {exc}") from None
+            if new is not table:
+                changed[table.name] = new
+        if not changed:
+            return self.state
         tables = [changed.get(t.name, t) for t in self.state.tables]
         if sum(len(t.rows) for t in tables) > _engine.MAX_TOTAL_ROWS:
             raise SQLError(f"the database may hold at most {_engine.MAX_TOTAL_ROWS} rows in all")
-        return PostgresState.with_tables(tables)
+        # Same names, columns and keys in the same order (DML changes only rows): the state's own checks hold.
+        return PostgresState.model_construct(tables=tables)
 
     # -- tools -------------------------------------------------------------------------------
     @tool(read_only=True)
