@@ -53,6 +53,12 @@ from tasks_catalog.stats import budget_limit, measure, shortfalls
 ExtraVerifier = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool]]
 #: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case.
 ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
+#: Both second verifiers in one call, ``(verdict cases, frame cases) -> (verdicts, frame violations)``, each
+#: state shipped once however many cases name it (``ts_verifier.judge_many``); used instead of the two
+#: separate calls when set.
+ExtraJudge = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]],
+                       list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]],
+                      tuple[list[bool], list[list[dict]]]]
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
 
@@ -290,37 +296,42 @@ def difficulty_problems(task: Task, steps: int) -> list[str]:
     return problems
 
 
-def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frames: ExtraFrames | None) -> None:
-    """Ask the second verifiers about every judged state of ``judged`` (one call each) and add each
-    disagreement, then the task's remaining reasons, to its result."""
-    if extra is not None:
-        cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _ in j.verdicts]
-        others = list(extra(cases)) if cases else []
-        if len(others) != len(cases):
-            raise ValueError(f"the second verifier answered {len(others)} times to {len(cases)} cases")
-        at = iter(others)
-        for j in judged:
-            for what, _, mine in j.verdicts:
-                other = next(at)
-                if other is not mine:
-                    j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
-    if extra_frames is not None:
-        cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames]
-        others = list(extra_frames(cases)) if cases else []
-        if len(others) != len(cases):
-            raise ValueError(f"the second frame judge answered {len(others)} times to {len(cases)} cases")
-        at = iter(others)
-        for j in judged:
-            for what, _, _, _, mine in j.frames:
-                other = next(at)
-                if other != mine:
-                    j.result.reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
+def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frames: ExtraFrames | None,
+                 joint: ExtraJudge | None = None) -> None:
+    """Ask the second verifiers about every judged state of ``judged`` (one call each, or one ``joint``
+    call for both when both are asked) and add each disagreement, then the task's remaining reasons, to
+    its result."""
+    verdict_cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _ in j.verdicts] if extra else []
+    frame_cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames] if extra_frames else []
+    if not verdict_cases and not frame_cases:
+        verdicts, frames = [], []
+    elif joint is not None and extra is not None and extra_frames is not None:
+        verdicts, frames = (list(x) for x in joint(verdict_cases, frame_cases))
+    else:
+        verdicts = list(extra(verdict_cases)) if verdict_cases else []
+        frames = list(extra_frames(frame_cases)) if frame_cases else []
+    if len(verdicts) != len(verdict_cases):
+        raise ValueError(f"the second verifier answered {len(verdicts)} times to {len(verdict_cases)} cases")
+    if len(frames) != len(frame_cases):
+        raise ValueError(f"the second frame judge answered {len(frames)} times to {len(frame_cases)} cases")
+    at = iter(verdicts)
+    for j in judged if extra is not None else ():
+        for what, _, mine in j.verdicts:
+            other = next(at)
+            if other is not mine:
+                j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
+    at = iter(frames)
+    for j in judged if extra_frames is not None else ():
+        for what, _, _, _, mine in j.frames:
+            other = next(at)
+            if other != mine:
+                j.result.reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
     for j in judged:
         j.result.reasons.extend(j.tail)
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
-                     extra_frames: ExtraFrames | None = None) -> list[GateResult]:
+                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
     cases a call; each disagreement is a reason of its task.
@@ -341,10 +352,10 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
             if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
                 if asked is not None:
                     asked.result()  # raises what the previous batch raised
-                asked, pending = second.submit(_cross_check, pending, extra, extra_frames), []
+                asked, pending = second.submit(_cross_check, pending, extra, extra_frames, joint), []
         if asked is not None:
             asked.result()
-    _cross_check(pending, extra, extra_frames)
+    _cross_check(pending, extra, extra_frames, joint)
     return results
 
 
@@ -396,6 +407,8 @@ class Gate:
     extra_frames: ExtraFrames | None = None
     #: the tasks this gate already accepted (tasks_catalog/gate_cache.py); None keeps nothing
     cache: GateCache | None = None
+    #: both second verifiers in one call (``ExtraJudge``), used instead of ``extra`` and ``extra_frames``
+    joint: ExtraJudge | None = None
 
     @property
     def verifiers(self) -> list[str]:
@@ -410,7 +423,7 @@ class Gate:
         """One result per task, in order. With a cache, a task this code already accepted under these
         verifiers passes without being judged again, and every newly accepted task is recorded."""
         if self.cache is None:
-            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames)
+            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint)
         keys = [(t.id, task_hash(t)) for t in tasks]
         results: dict[int, GateResult] = {}
         queue = list(range(len(tasks)))
@@ -437,7 +450,7 @@ class Gate:
                     else:
                         todo.append(i)
                 if todo:
-                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames)
+                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames, self.joint)
                     for i, result in zip(todo, judged, strict=True):
                         results[i] = result
                         if result.ok:
@@ -472,7 +485,8 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
     if typescript is False:
         gate = Gate(None, "not asked for")
     elif ts_verifier.available():
-        gate = Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many)
+        gate = Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many,
+                    joint=ts_verifier.judge_many)
     elif typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
         raise GateUnavailable(ts_verifier.unavailable_reason())
     else:

@@ -58,9 +58,7 @@ def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primit
     out = _answer(proc)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
-    for item in out:
-        if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
-            raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
+    _verdicts(out)  # each answer is a verdict or says why there is none
     return out
 
 
@@ -96,11 +94,51 @@ def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> li
     cannot decide (a malformed predicate, each problem with its JSON path; or e.g. SQL outside its
     subset) is a ``NoVerdict`` naming the case and why, so the gate fails that task with the reason
     instead of stopping."""
+    return _verdicts(run(cases))
+
+
+def _verdicts(answers: list[Any]) -> list[bool | NoVerdict]:
     out: list[bool | NoVerdict] = []
-    for i, item in enumerate(run(cases)):
+    for i, item in enumerate(answers):
+        if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
+            raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
         verdict = item["verdict"] if isinstance(item, dict) else item
         out.append(verdict if isinstance(verdict, bool) else NoVerdict(i, str(item.get("error", "no verdict"))))
     return out
+
+
+def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
+               frame_cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
+               ) -> tuple[list[bool | NoVerdict], list[list[dict[str, Any]]]]:
+    """``evaluate_many(verdict_cases)`` and ``frame_violations_many(frame_cases)`` in one call of the CLI
+    (``--judge``), each state object sent once however many cases name it. The gate judges a task's
+    initial state and each final state, and compares each final state with the initial one: case by
+    case, that sent the initial state once per case and each final state twice, and a world's state is
+    hundreds of kilobytes of JSON to write and to parse. States are told apart by identity (the same
+    dumped ``dict``), not compared."""
+    states: list[dict[str, Any]] = []
+    index: dict[int, int] = {}
+
+    def ref(state: dict[str, Any]) -> int:
+        at = index.get(id(state))
+        if at is None:
+            at = index[id(state)] = len(states)
+            states.append(state)
+        return at
+
+    payload = json.dumps({
+        "verdicts": [{"server": s, "state": ref(st), "predicate": p} for s, st, p in verdict_cases],
+        "frames": [{"server": s, "initial": ref(a), "final": ref(b), "frame": f} for s, a, b, f in frame_cases],
+        "states": states,
+    })
+    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
+    proc = subprocess.run(["node", str(CLI), "--judge"], input=payload, capture_output=True, text=True, timeout=120,
+                          env=env, encoding="utf-8")
+    out = _answer(proc)
+    if not (isinstance(out, dict) and isinstance(out.get("verdicts"), list) and isinstance(out.get("frames"), list)
+            and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):
+        raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts or frame judgements")
+    return _verdicts(out["verdicts"]), _frame_answers(out["frames"])
 
 
 def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
@@ -117,9 +155,13 @@ def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any],
     out = _answer(proc)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of frame judgements")
-    answers = []
-    for i, item in enumerate(out):
+    return _frame_answers(out)
+
+
+def _frame_answers(answers: list[Any]) -> list[list[dict[str, Any]]]:
+    out = []
+    for i, item in enumerate(answers):
         if not isinstance(item, dict) or "violations" not in item:
             raise TypeScriptVerifierError(f"case {i}: TypeScript verifier could not judge the frame: {item!r}")
-        answers.append(item["violations"])
-    return answers
+        out.append(item["violations"])
+    return out

@@ -36,15 +36,21 @@ def slack_only(monkeypatch):
 
 @pytest.fixture
 def asked(monkeypatch):
-    """How many verdicts the real TypeScript verifier was asked for (it still answers every one)."""
-    real = ts_verifier.evaluate_many
+    """How many verdicts the real TypeScript verifier was asked for (it still answers every one), alone
+    or beside frame judgements in one call."""
+    real, real_joint = ts_verifier.evaluate_many, ts_verifier.judge_many
     cases: list = []
 
     def spy(batch):
         cases.extend(batch)
         return real(batch)
 
+    def joint_spy(verdict_cases, frame_cases):
+        cases.extend(verdict_cases)
+        return real_joint(verdict_cases, frame_cases)
+
     monkeypatch.setattr(ts_verifier, "evaluate_many", spy)
+    monkeypatch.setattr(ts_verifier, "judge_many", joint_spy)
     return cases
 
 

@@ -75,3 +75,24 @@ def test_batches_close_at_task_boundaries_and_every_case_is_asked_once(monkeypat
 def test_the_real_typescript_verifier_agrees_on_a_batch_of_tasks(ts_cli):
     results = anyio.run(gate_tasks, _tasks(), ts_verifier.evaluate_many, ts_verifier.frame_violations_many)
     assert all(r.ok for r in results), [r.reasons for r in results if not r.ok]
+
+
+def test_one_joint_call_answers_for_both_verifiers_and_judges_as_the_two_calls_do(ts_cli, monkeypatch):
+    calls = []
+    real = ts_verifier.judge_many
+
+    def joint(verdict_cases, frame_cases):
+        calls.append((len(verdict_cases), len(frame_cases)))
+        return real(verdict_cases, frame_cases)
+
+    monkeypatch.setattr(gate_module, "BATCH", 1000)
+    both = anyio.run(gate_tasks, _tasks(), ts_verifier.evaluate_many, ts_verifier.frame_violations_many, joint)
+    assert len(calls) == 1 and calls[0][0] > 3 and calls[0][1] >= 3
+    assert [r.reasons for r in both] == [[], [], []]
+
+    def blind(verdict_cases, frame_cases):  # a second verifier that sees no frame violation anywhere
+        verdicts, frames = real(verdict_cases, frame_cases)
+        return verdicts, [[] for _ in frames]
+
+    result = anyio.run(gate_tasks, _tasks(), ts_verifier.evaluate_many, ts_verifier.frame_violations_many, blind)[0]
+    assert any(r.startswith("verifiers disagree on the frame after wrong solution") for r in result.reasons), result.reasons

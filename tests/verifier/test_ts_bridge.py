@@ -54,3 +54,30 @@ def test_a_cli_that_exits_0_without_json_is_an_error_that_says_so(tmp_path, monk
         ts_verifier.evaluate_many([("filesystem", STATE, {"filesystem.fileExists": {"path": "a.txt"}})])
     with pytest.raises(ts_verifier.TypeScriptVerifierError, match="no JSON"):
         ts_verifier.frame_violations_many([("filesystem", STATE, STATE, [])])
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="no JSON"):
+        ts_verifier.judge_many([], [("filesystem", STATE, STATE, [])])
+
+
+def test_judge_many_answers_as_the_two_calls_do_and_sends_each_state_once(ts_cli, monkeypatch):
+    emptied = {"files": {}, "directories": []}
+    touched = {"files": {"a.txt": "release 4.20\n"}, "directories": []}
+    exists = {"filesystem.fileExists": {"path": "a.txt"}}
+    verdict_cases = [("filesystem", s, exists) for s in (STATE, emptied, touched)]
+    frame = [{"entity": "filesystem.file", "ids": ["a.txt"], "change": ["update"]}]
+    frame_cases = [("filesystem", STATE, final, frame) for final in (emptied, touched)]
+    sent = []
+    real_run = subprocess.run
+
+    def spy(argv, **kwargs):
+        sent.append(kwargs["input"])
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
+    verdicts, frames = ts_verifier.judge_many(verdict_cases, frame_cases)
+    assert len(sent) == 1 and sent[0].count('"release 4.19\\n"') == 1 and sent[0].count('"release 4.20\\n"') == 1
+    assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [True, False, True]
+    assert frames == ts_verifier.frame_violations_many(frame_cases)
+    assert frames[0][0]["id"] == "a.txt" and frames[0][0]["change"] == "delete" and frames[1] == []
+    # equal states that are different objects are sent as they are: identity, not a comparison, shares them
+    again = ts_verifier.judge_many([("filesystem", dict(STATE), exists)], [("filesystem", dict(STATE), STATE, [])])
+    assert again == ([True], [[]]) and sent[-1].count('"release 4.19\\n"') == 3

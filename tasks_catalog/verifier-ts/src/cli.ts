@@ -13,6 +13,10 @@
  * and a frame, docs/frames.md) and answer, per case, `{"violations": [{entity, id, change, fields,
  * reason}, ...]}`, or `{"error": ...}` for a case it cannot judge.
  *
+ * `node dist/cli.js --judge`: both at once, each dumped state sent once: read `{"states": [...],
+ * "verdicts": [{server, state, predicate}], "frames": [{server, initial, final, frame}]}`, where `state`,
+ * `initial` and `final` index `states`, and answer `{"verdicts": [...], "frames": [...]}` (src/joint.ts).
+ *
  * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts; MCPBENCH_TS_BREAK=frame:<server.kind>
  * makes the frame blind to that entity kind: test hooks that prove the conformance run catches a broken
  * verifier. Never set them elsewhere.
@@ -23,6 +27,7 @@ import { performance } from "node:perf_hooks";
 
 import { InputError, parseCases, verdicts } from "./verdicts";
 import { frameAnswers } from "./frameCases";
+import { jointAnswers } from "./joint";
 import { PRIMITIVES } from "./predicate";
 
 function main(argv: string[]): number {
@@ -34,6 +39,15 @@ function main(argv: string[]): number {
   }
   const text = readFileSync(0, "utf8");
   const broken = process.env.MCPBENCH_TS_BREAK || null;
+  if (argv.includes("--judge")) {
+    try {
+      process.stdout.write(JSON.stringify(jointAnswers(JSON.parse(text), broken)) + "\n");
+      return 0;
+    } catch (exc) {
+      process.stderr.write(`${(exc as Error).message}\n`);
+      return 2;
+    }
+  }
   if (argv.includes("--frames")) {
     try {
       const answers = frameAnswers(JSON.parse(text), broken !== null && broken.startsWith("frame:") ? broken.slice(6) : null);

@@ -37,3 +37,39 @@ test("the break hook names an existing primitive or refuses", () => {
   assert.equal(run("[]", { MCPBENCH_TS_BREAK: "slack.nope" }).status, 2);
   assert.equal(run("[]", { MCPBENCH_TS_BREAK: "slack.channelExists" }).status, 0);
 });
+
+test("--judge answers verdicts and frames over states sent once, as the separate modes answer them", () => {
+  const full = { files: { "a.txt": "x", "b.txt": "y" }, directories: [] };
+  const emptied = { files: { "b.txt": "y" }, directories: [] };
+  const exists = { "filesystem.fileExists": { path: "a.txt" } };
+  const frame = [{ entity: "filesystem.file", ids: ["a.txt"], change: ["delete"] }];
+  const judge = (input: unknown, env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [CLI, "--judge"], { input: JSON.stringify(input), encoding: "utf8", env: { ...process.env, ...env } });
+  const input = {
+    states: [full, emptied],
+    verdicts: [{ server: "filesystem", state: 0, predicate: exists }, { server: "filesystem", state: 1, predicate: exists }],
+    frames: [{ server: "filesystem", initial: 0, final: 1, frame }, { server: "filesystem", initial: 0, final: 1, frame: [] }],
+  };
+  const proc = judge(input);
+  assert.equal(proc.status, 0, proc.stderr);
+  const answer = JSON.parse(proc.stdout);
+  const separate = spawnSync(process.execPath, [CLI, "--frames"], {
+    input: JSON.stringify(input.frames.map((c) => ({ ...c, initial: full, final: emptied }))), encoding: "utf8" });
+  assert.deepEqual(answer, { verdicts: [true, false], frames: JSON.parse(separate.stdout) });
+  assert.deepEqual(answer.frames[0], { violations: [] });
+  assert.equal(answer.frames[1].violations[0].id, "a.txt");
+  // the break hooks reach each half: a primitive's verdicts, a kind's frame judgements
+  assert.deepEqual(JSON.parse(judge(input, { MCPBENCH_TS_BREAK: "filesystem.fileExists" }).stdout).verdicts, [false, true]);
+  assert.deepEqual(JSON.parse(judge(input, { MCPBENCH_TS_BREAK: "frame:filesystem.file" }).stdout).frames[1], { violations: [] });
+});
+
+test("--judge refuses a state index that is not in $.states, naming the case", () => {
+  const proc = spawnSync(process.execPath, [CLI, "--judge"], {
+    input: JSON.stringify({ states: [{}], verdicts: [], frames: [{ server: "filesystem", initial: 0, final: 1, frame: [] }] }),
+    encoding: "utf8" });
+  assert.equal(proc.status, 2);
+  assert.match(proc.stderr, /\$\.frames\[0\]\.final: expected the index of a state in \$\.states \(0 to 0\)/);
+  for (const input of ["[]", "{}", JSON.stringify({ states: [], verdicts: [{}], frames: [] })]) {
+    assert.equal(spawnSync(process.execPath, [CLI, "--judge"], { input, encoding: "utf8" }).status, 2, input);
+  }
+});
