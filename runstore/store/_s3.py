@@ -54,7 +54,7 @@ class S3Store(Store):
         self.attempts = max(1, attempts)
         self.backoff_s = backoff_s
         session = boto3.session.Session()
-        config = Config(retries={"max_attempts": 1, "mode": "standard"},  # we retry ourselves, naming the key
+        config = Config(retries={"total_max_attempts": 1, "mode": "standard"},  # one try: we retry ourselves, naming the key
                         connect_timeout=timeout_s, read_timeout=timeout_s)
         self.client = session.client("s3", endpoint_url=_endpoint(), config=config)
         self._session = session

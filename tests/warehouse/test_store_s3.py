@@ -53,6 +53,17 @@ def test_a_dropped_connection_is_retried_and_the_write_succeeds(s3):
     assert s3.get_bytes("attestations/2026-05.json") == b"[]"
 
 
+def test_a_write_to_a_dead_endpoint_is_tried_exactly_attempts_times(s3, endpoint):
+    """The store retries, naming the key; the S3 client under it must not retry as well (its own retries
+    multiplied the attempts and added backoffs of up to a second each, past the store's stated bound)."""
+    sends = []
+    s3.client.meta.events.register("before-send.s3.PutObject", lambda request, **kwargs: sends.append(request.url))
+    endpoint.stop()
+    with pytest.raises(StoreError, match="after 3 attempts"):
+        s3.put_bytes("attestations/2026-05.json", b"[]")
+    assert len(sends) == 3
+
+
 def test_an_endpoint_dying_mid_write_is_retried_then_named_and_nothing_landed_is_lost(s3, endpoint):
     landed = []
     for i in (1, 2):
