@@ -53,6 +53,13 @@ NAMES = {
 }
 
 
+@pytest.fixture
+def tools():
+    """A backend on ``STATE``, closed after the test."""
+    with PostgresTools(PostgresState.load(STATE)) as opened:
+        yield opened
+
+
 def _name(table: str):
     return st.sampled_from(NAMES[table])
 
@@ -86,8 +93,7 @@ statements = st.one_of(
 @settings(max_examples=60)
 @given(st.lists(st.lists(statements, min_size=1, max_size=3).map("; ".join), min_size=1, max_size=6))
 def test_after_any_dml_the_state_is_what_a_full_read_gives(batches):
-    tools = PostgresTools(PostgresState.load(STATE))
-    try:
+    with PostgresTools(PostgresState.load(STATE)) as tools:
         for sql in batches:
             before = tools.state
             try:
@@ -99,45 +105,31 @@ def test_after_any_dml_the_state_is_what_a_full_read_gives(batches):
             for old in before.tables:  # a table the batch does not name is kept as it is
                 if all(n.lower() not in sql.lower() for n in NAMES[old.name]):
                     assert tools.state.table(old.name) is old, (old.name, sql)
-    finally:
-        tools.close()
 
 
-def test_a_value_the_state_cannot_hold_names_the_table_and_row_and_nothing_changes():
-    tools = PostgresTools(PostgresState.load(STATE))
-    try:
-        before = tools.state
-        with pytest.raises(ToolError) as caught:
-            tools.execute("UPDATE customers SET big = 9007199254740993 WHERE id = 4")
-        message = str(caught.value)
-        assert "cannot be stored: tables[0]: rows[3] of 'Customers', column 'big': integer beyond" in message
-        assert "rolled back" in message and tools.state is before
-        assert tools.conn.execute("select big from customers where id = 4").fetchone() == (4000,)
-    finally:
-        tools.close()
+def test_a_value_the_state_cannot_hold_names_the_table_and_row_and_nothing_changes(tools):
+    before = tools.state
+    with pytest.raises(ToolError) as caught:
+        tools.execute("UPDATE customers SET big = 9007199254740993 WHERE id = 4")
+    message = str(caught.value)
+    assert "cannot be stored: tables[0]: rows[3] of 'Customers', column 'big': integer beyond" in message
+    assert "rolled back" in message and tools.state is before
+    assert tools.conn.execute("select big from customers where id = 4").fetchone() == (4000,)
 
 
-def test_one_update_reads_back_one_row_and_keeps_the_other_rows_as_they_were():
-    tools = PostgresTools(PostgresState.load(STATE))
-    try:
-        old = tools.state.table("orders")
-        tools.execute("UPDATE orders SET status = 'void' WHERE id = 105")
-        new = tools.state.table("orders")
-        assert new.rows[5] == [105, 6, "void", 12.5] and old.rows[5][2] == "open"
-        assert all(a is b for i, (a, b) in enumerate(zip(old.rows, new.rows)) if i != 5)
-    finally:
-        tools.close()
+def test_one_update_reads_back_one_row_and_keeps_the_other_rows_as_they_were(tools):
+    old = tools.state.table("orders")
+    tools.execute("UPDATE orders SET status = 'void' WHERE id = 105")
+    new = tools.state.table("orders")
+    assert new.rows[5] == [105, 6, "void", 12.5] and old.rows[5][2] == "open"
+    assert all(a is b for i, (a, b) in enumerate(zip(old.rows, new.rows)) if i != 5)
 
 
-def test_a_write_that_changes_nothing_keeps_the_table():
-    tools = PostgresTools(PostgresState.load(STATE))
-    try:
-        old = tools.state.table("orders")
-        report = tools.execute("UPDATE orders SET status = status WHERE id = 105; DELETE FROM orders WHERE id = -1")
-        assert [r["rows_affected"] for r in report["results"]] == [1, 0]
-        assert tools.state.table("orders") is old
-    finally:
-        tools.close()
+def test_a_write_that_changes_nothing_keeps_the_table(tools):
+    old = tools.state.table("orders")
+    report = tools.execute("UPDATE orders SET status = status WHERE id = 105; DELETE FROM orders WHERE id = -1")
+    assert [r["rows_affected"] for r in report["results"]] == [1, 0]
+    assert tools.state.table("orders") is old
 
 
 def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
@@ -167,17 +159,13 @@ def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
     quick.close()
 
 
-def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch):
+def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch, tools):
     monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
-    tools = PostgresTools(PostgresState.load(STATE))
-    try:
-        before = tools.state
-        with pytest.raises(ToolError, match="ran longer than 0.2 s"):
-            tools.execute("UPDATE orders SET status = 'x'; "
-                          "INSERT INTO \"order\"\"s\" SELECT count(*), 'n' FROM range(100000000000) a, range(1000) b")
-        assert tools.state is before and tools.state.digest() == _engine.dump(tools.conn).digest()
-    finally:
-        tools.close()
+    before = tools.state
+    with pytest.raises(ToolError, match="ran longer than 0.2 s"):
+        tools.execute("UPDATE orders SET status = 'x'; "
+                      "INSERT INTO \"order\"\"s\" SELECT count(*), 'n' FROM range(100000000000) a, range(1000) b")
+    assert tools.state is before and tools.state.digest() == _engine.dump(tools.conn).digest()
 
 
 def test_watchdog_survives_a_connection_closed_while_armed():
