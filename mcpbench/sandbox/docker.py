@@ -37,6 +37,7 @@ from typing import Any
 from . import _limits
 from ._gateway_link import GatewayLink
 from ._supervise import OutputTail, Watched
+from runstore.leftovers import owner_alive, owner_tag
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +116,7 @@ def relay_container_spec(ports: int | list[int], *, socket_dir: Path, image: str
         "memswap_limit": "64m",
         "pids_limit": 64,
         "nano_cpus": 250_000_000,
-        "labels": {"mcpbench.role": "gateway-relay"},
+        "labels": {"mcpbench.role": "gateway-relay", OWNER_LABEL: owner()},
         "log_config": {"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}},
         "init": True,
         "detach": True,
@@ -159,11 +160,47 @@ def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | No
         "init": True,  # a real pid 1 reaps zombies and forwards the kill
         "stdin_open": spec.stdin is not None,
         "log_config": {"type": "none"},  # output is read over the attach stream, never stored by the engine
-        "labels": {"mcpbench.role": "agent"},
+        "labels": {"mcpbench.role": "agent", OWNER_LABEL: owner()},
         # Not detached: the engine then also sets StdinOnce, so the agent sees end-of-file on stdin once
         # the harness has written the goal and closed its side of the attach stream.
         "detach": False,
     }
+
+
+#: The label naming the harness process that made a container: ``<boot id>/<pid>.<start ticks>-``.
+OWNER_LABEL = "mcpbench.owner"
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def owner() -> str:
+    """This process as a container's owner: the host's boot id and the process's pid and start time, so
+    that only a process of this host and boot can be found dead, and a recycled pid is not the owner."""
+    return f"{_boot_id()}/{owner_tag()}"
+
+
+def sweep_dead_owners(client) -> list[str]:
+    """Remove the containers that harnesses of this host, now dead, left behind (names of those removed).
+
+    A run removes its own containers on every exit path it lives through; a harness killed outright, or
+    one that lost its connection to the engine mid-run, cannot. A container of another host or boot, or
+    of a live process, or without the label, is never touched."""
+    import docker.errors
+
+    boot, removed = _boot_id(), []
+    for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
+        host, _, tag = container.labels.get(OWNER_LABEL, "").partition("/")
+        if host != boot or host == "unknown" or owner_alive(tag) is not False:
+            continue
+        with contextlib.suppress(docker.errors.NotFound):
+            container.remove(force=True)
+            removed.append(container.name)
+    return removed
 
 
 def _docker_client():
@@ -239,6 +276,10 @@ class DockerSandbox:
                     f"the docker sandbox's image {image_name!r} is not on this engine ({exc}); build the project's "
                     f"images with scripts/setup-docker.sh, or name your own with {AGENT_IMAGE_ENV} / {RELAY_IMAGE_ENV}"
                 ) from None
+        try:
+            sweep_dead_owners(self.client)
+        except Exception as exc:  # noqa: BLE001 - a sweep that fails must not stop today's runs
+            _drop_frames(exc)
 
     def close(self) -> None:
         """Close the connection to the engine (idempotent)."""

@@ -235,3 +235,41 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
         if container.attrs.get("Config", {}).get("Cmd") == ["sleep", "60"]:
             container.remove(force=True)
     real.close()
+
+
+def test_a_new_harness_removes_the_containers_of_dead_harnesses_of_this_host_and_no_others(docker_sandbox):
+    """What a harness that lost its engine connection mid-run (or was killed) left is removed by the next
+    one; a live owner's containers, another host's, and unlabelled ones stay."""
+    import sys
+
+    from mcpbench.sandbox import docker as backend
+
+    client = docker_sandbox.client
+    gone = subprocess.run([sys.executable, "-c", "from runstore.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # a process that has exited
+    owners = {"dead": f"{backend._boot_id()}/{gone}", "alive": backend.owner(), "elsewhere": f"another-boot/{gone}",
+              "unlabelled": None}
+    made = {}
+    try:
+        for what, owner in owners.items():
+            made[what] = client.containers.create(
+                image=docker_sandbox.relay_image, command=["true"], network_mode="none",
+                name=f"mcpbench-sweep-{what}-{uuid.uuid4().hex[:8]}", labels={backend.OWNER_LABEL: owner} if owner else {})
+        open_backend("docker").close()  # a new harness sweeps when it starts
+        left = {c.name for c in client.containers.list(all=True)}
+        assert made["dead"].name not in left
+        assert {made[w].name for w in ("alive", "elsewhere", "unlabelled")} <= left
+    finally:
+        for container in made.values():
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+
+
+def test_every_container_of_a_run_names_its_owner(tmp_path):
+    from mcpbench.sandbox import docker as backend
+
+    boot = backend._boot_id()
+    assert backend.owner().startswith(f"{boot}/{os.getpid()}.") and boot != "unknown"
+    relay = backend.relay_container_spec(4100, socket_dir=tmp_path, image="relay", name="r")
+    agent = backend.agent_container_spec(python_agent("pass"), image="agent", relay_name="r", name="a")
+    assert relay["labels"][backend.OWNER_LABEL] == agent["labels"][backend.OWNER_LABEL] == backend.owner()
