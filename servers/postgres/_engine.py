@@ -11,6 +11,7 @@ import datetime as dt
 import decimal
 import itertools
 import math
+import os
 import threading
 import time
 import uuid
@@ -182,16 +183,21 @@ class _Watchdog:
     disarms it when done, instead of starting (and stopping) a timer thread of its own on every call."""
 
     def __init__(self) -> None:
+        self._tokens = itertools.count()
+        self._reset()
+        # A child forked while the watch held the lock would wait on it forever: it starts afresh.
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._changed = threading.Condition()
         self._armed: dict[int, tuple[float, duckdb.DuckDBPyConnection]] = {}
-        self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
 
     def arm(self, conn: duckdb.DuckDBPyConnection, seconds: float) -> int:
         with self._changed:
             token = next(self._tokens)
             self._armed[token] = (time.monotonic() + seconds, conn)
-            if self._thread is None or not self._thread.is_alive():  # none yet, or lost across a fork
+            if self._thread is None or not self._thread.is_alive():  # none yet
                 self._thread = threading.Thread(target=self._watch, name="sql-deadlines", daemon=True)
                 self._thread.start()
             self._changed.notify()

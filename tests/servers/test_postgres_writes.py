@@ -181,3 +181,31 @@ def test_watchdog_survives_a_connection_closed_while_armed():
     finally:
         fresh.close()
 
+
+
+def test_a_forked_child_gets_a_watchdog_of_its_own_even_if_the_parents_held_its_lock():
+    import os
+
+    conn = _engine.connect()
+    try:
+        with _engine._WATCHDOG._changed:  # the parent's watch holds its lock at the moment of the fork
+            pid = os.fork()
+            if pid == 0:  # the child: arming and a deadline must work, not wait on the parent's lock forever
+                code = 1
+                try:
+                    with pytest.raises(_engine.SQLError, match="ran longer"):
+                        with _engine.deadline(conn, 0.2):
+                            conn.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
+                    code = 0
+                finally:
+                    os._exit(code)
+        deadline = time.monotonic() + 20
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if done[0] == 0:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung on the watchdog's lock")
+        assert os.waitstatus_to_exitcode(done[1]) == 0
+    finally:
+        conn.close()
