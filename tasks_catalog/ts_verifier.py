@@ -50,16 +50,22 @@ def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primit
     """The CLI's raw answers on ``(server, dumped state, predicate)`` cases, in order: a bool, or a dict
     with ``"verdict": None`` and ``"error"`` for a case it could not decide."""
     payload = json.dumps([{"server": s, "state": st, "predicate": p} for s, st, p in cases])
-    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
-    if break_primitive is not None:
-        env[BREAK_ENV] = break_primitive
-    proc = subprocess.run(["node", str(CLI)], input=payload, capture_output=True, text=True, timeout=120,
-                          env=env, encoding="utf-8")
-    out = _answer(proc)
+    out = _call([], payload, break_primitive)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
     _verdicts(out)  # each answer is a verdict or says why there is none
     return out
+
+
+def _call(args: list[str], payload: str, break_hook: str | None = None) -> Any:
+    """The JSON the CLI answers to ``payload`` in the mode ``args`` names; ``break_hook`` sets the test hook
+    (which is otherwise never passed on from this process's environment)."""
+    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
+    if break_hook is not None:
+        env[BREAK_ENV] = break_hook
+    proc = subprocess.run(["node", str(CLI), *args], input=payload, capture_output=True, text=True, timeout=120,
+                          env=env, encoding="utf-8")
+    return _answer(proc)
 
 
 def _answer(proc: subprocess.CompletedProcess) -> Any:
@@ -131,10 +137,7 @@ def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
         "frames": [{"server": s, "initial": ref(a), "final": ref(b), "frame": f} for s, a, b, f in frame_cases],
         "states": states,
     })
-    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
-    proc = subprocess.run(["node", str(CLI), "--judge"], input=payload, capture_output=True, text=True, timeout=120,
-                          env=env, encoding="utf-8")
-    out = _answer(proc)
+    out = _call(["--judge"], payload)
     if not (isinstance(out, dict) and isinstance(out.get("verdicts"), list) and isinstance(out.get("frames"), list)
             and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts or frame judgements")
@@ -147,12 +150,7 @@ def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any],
     per case a list of ``{entity, id, change, fields, reason}`` (empty when the frame held).
     ``break_kind`` (a test hook) makes it blind to that entity kind."""
     payload = json.dumps([{"server": s, "initial": a, "final": b, "frame": f} for s, a, b, f in cases])
-    env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
-    if break_kind is not None:
-        env[BREAK_ENV] = f"frame:{break_kind}"
-    proc = subprocess.run(["node", str(CLI), "--frames"], input=payload, capture_output=True, text=True,
-                          timeout=120, env=env, encoding="utf-8")
-    out = _answer(proc)
+    out = _call(["--frames"], payload, None if break_kind is None else f"frame:{break_kind}")
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of frame judgements")
     return _frame_answers(out)

@@ -15,9 +15,9 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import duckdb
 import numpy as np
@@ -26,6 +26,8 @@ from pydantic import ValidationError
 from servers.kit import format_validation_error
 from servers.kit.recent import Recent
 from servers.postgres.state import PostgresState, Table, fold, is_supported_type, supported_types_text
+
+V = TypeVar("V")
 
 #: Wall-clock budget of one tool call's SQL, in seconds.
 STATEMENT_TIMEOUT_S = 5.0
@@ -112,27 +114,44 @@ def open_database(state: PostgresState, only: set[str] | None = None,
 _BULK_ROWS = 2
 
 
+class _PerTable:
+    """What was made from a ``Table`` model, kept for the ``size`` most recent tables. Entries are found
+    by the model's id and hold the model, so that id cannot be reused while its entry is kept; models are
+    never changed in place (a write makes new ones), so what was made from one stays true of it."""
+
+    def __init__(self, size: int) -> None:
+        self._recent: Recent[tuple[Table, Any]] = Recent(size)
+
+    def get_or_make(self, table: Table, make: Callable[[], V]) -> V:
+        found = self._recent.get(id(table))
+        if found is not None and found[0] is table:
+            return found[1]
+        value = make()
+        self.put(table, value)
+        return value
+
+    def put(self, table: Table, value: Any) -> None:
+        self._recent.put(id(table), (table, value))
+
+
 def _columnar(table: Table):
     """``table.rows`` as an Arrow table (None where Arrow cannot hold a value), made once per ``Table``:
-    every run of a task opens a database from the same cached world, whose tables are never changed in
-    place (a write makes new ``Table`` models), so the batch of a world's table is built once, not per
-    run (about 19 ms of a default world's 67 ms build). Kept for the last 128 tables; each entry holds
-    its ``Table``, so the id it is found by cannot be reused while it is kept."""
-    found = _COLUMNAR.get(id(table))
-    if found is not None and found[0] is table:
-        return found[1]
+    every run of a task opens a database from the same cached world, so the batch of a world's table is
+    built once, not per run (about 19 ms of a default world's 67 ms build)."""
+    return _COLUMNAR.get_or_make(table, lambda: _arrow_batch(table))
+
+
+def _arrow_batch(table: Table):
     import pyarrow as pa
 
     try:
-        batch = pa.table({f"c{i}": pa.array(list(column)) for i, column in enumerate(zip(*table.rows))})
+        return pa.table({f"c{i}": pa.array(list(column)) for i, column in enumerate(zip(*table.rows))})
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        batch = None
-    _COLUMNAR.put(id(table), (table, batch))
-    return batch
+        return None
 
 
-#: Arrow batches of tables: id(table) -> (table, batch or None).
-_COLUMNAR: Recent[tuple[Table, Any]] = Recent(128)
+#: Arrow batches of the last 128 tables.
+_COLUMNAR = _PerTable(128)
 
 
 def creation_order(tables: list[Table]) -> list[Table]:
@@ -330,17 +349,11 @@ def indexed(conn: duckdb.DuckDBPyConnection, table: Table) -> RowIndex:
 
     A row's hash depends on its values alone, so an index holds for its ``Table`` in any database: the
     index of a world's table is made once per process, not once per run."""
-    found = _ROW_INDEX.get(id(table))
-    if found is not None and found[0] is table:
-        return found[1]
-    index = row_index(conn, table.name)
-    _ROW_INDEX.put(id(table), (table, index))
-    return index
+    return _ROW_INDEX.get_or_make(table, lambda: row_index(conn, table.name))
 
 
-#: Row indexes of tables: id(table) -> (table, index); each entry holds its ``Table``, so the id it is found
-#: by cannot be reused while it is kept.
-_ROW_INDEX: Recent[tuple[Table, RowIndex]] = Recent(64)
+#: Row indexes of the last 64 tables.
+_ROW_INDEX = _PerTable(64)
 
 
 def written_tables(statements: list[Any], tables: list[Table]) -> list[Table]:
@@ -399,7 +412,7 @@ def refresh(conn: duckdb.DuckDBPyConnection, table: Table, before: RowIndex) -> 
                 raise SQLError(f"rows[{k}] of {table.name!r}{problem}")
             rows[k] = values
     new = table.model_copy(update={"rows": rows})
-    _ROW_INDEX.put(id(new), (new, after))
+    _ROW_INDEX.put(new, after)
     return new
 
 
