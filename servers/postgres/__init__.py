@@ -33,7 +33,7 @@ def query_state(state: PostgresState, sql: str) -> tuple[list[str], list[tuple]]
     try:
         return _engine.run_read_only(conn, sql)
     finally:
-        conn.close()
+        _engine.release(conn, ran_ddl=False)  # run_read_only runs one SELECT
 
 
 __all__ = ["SPEC", "PostgresState", "PostgresTools", "SQLError", "query_state"]

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
@@ -58,12 +59,133 @@ def quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def connect() -> duckdb.DuckDBPyConnection:
-    """A fresh, empty, hardened in-memory database."""
-    conn = duckdb.connect(":memory:")
+def _engine() -> duckdb.DuckDBPyConnection:
+    """A new hardened in-memory engine (its root connection)."""
+    root = duckdb.connect(":memory:")
     for setting in _HARDENING:
-        conn.execute(setting)
-    return conn
+        root.execute(setting)
+    return root
+
+
+class _Engines:
+    """Hardened engines that are empty and idle, for the next database to use.
+
+    Starting an engine and shutting it down cost more than loading a 10,000-row world into it (about
+    half of a run's backend build), so a closed database hands its engine back instead, once it is
+    provably as new: the run's own connection is closed (which rolls back what it left open and takes
+    its temporary tables, variables, prepared statements and random seed with it), every table is
+    dropped, and an inventory of the engine's catalog must then come back empty: no table, view, macro,
+    sequence, index, type, schema or attached database of any run survives into the next. Settings are
+    locked by the hardening and cannot differ. An engine that fails any step is shut down, never reused.
+    """
+
+    #: The most idle engines kept (each holds no data, but about 6 MiB of built-in catalog).
+    KEEP = 4
+
+    #: Objects a run may have made that outlive its connection: all must be gone for reuse.
+    INVENTORY = " + ".join(f"(select count(*) from {source})" for source in (
+        "duckdb_databases() where database_name not in ('memory', 'system', 'temp')",
+        "duckdb_schemas() where not internal",
+        "duckdb_tables()",
+        "duckdb_views() where not internal",
+        "duckdb_sequences()",
+        "duckdb_indexes()",
+        "duckdb_types() where not internal",
+    ))
+    #: Macros, which only a CREATE statement makes; listing them means listing every built-in function
+    #: (about 20 ms), so it is done only for a connection that may have run one.
+    MACROS = "(select count(*) from duckdb_functions() where not internal)"
+
+    def __init__(self) -> None:
+        self._forget()
+        # Engines are not shared with a forked child (whose copy of them is unusable): it starts anew.
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        # In a forked child the parent's engines are neither used nor closed (shutting one down there
+        # crashes the child): they are only kept from the garbage collector.
+        self._inherited = [*getattr(self, "_inherited", ()), *getattr(self, "_idle", ()),
+                           *getattr(self, "_leased", {}).values()]
+        self._lock = threading.Lock()
+        self._idle: list[duckdb.DuckDBPyConnection] = []
+        # A leased connection's engine. Weak: a connection dropped without ``release`` takes its engine
+        # with it to the garbage collector, which closes both, as before there was any reuse.
+        self._leased: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection] = \
+            weakref.WeakKeyDictionary()
+
+    def lease(self) -> duckdb.DuckDBPyConnection:
+        with self._lock:
+            root = self._idle.pop() if self._idle else None
+        root = root or _engine()
+        conn = root.cursor()
+        with self._lock:
+            self._leased[conn] = root
+        return conn
+
+    def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool) -> None:
+        with self._lock:
+            root = self._leased.pop(conn, None)
+        conn.close()
+        if root is None:  # not leased here (or released already)
+            return
+        if self._emptied(root, ran_ddl):
+            with self._lock:
+                if len(self._idle) < self.KEEP:
+                    self._idle.append(root)
+                    return
+        root.close()
+
+    def idle(self) -> int:
+        with self._lock:
+            return len(self._idle)
+
+    def _emptied(self, root: duckdb.DuckDBPyConnection, ran_ddl: bool) -> bool:
+        """Drop every table of ``root``'s engine (a table before the tables it references); True when
+        its inventory (with macros, after DDL) is then empty."""
+        conn = root.cursor()
+        try:
+            names = [r[0] for r in conn.execute(
+                "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main' "
+                "and not temporary").fetchall()]
+            references: dict[str, set[str]] = {fold(name): set() for name in names}
+            for table, target in conn.execute(
+                "select table_name, referenced_table from duckdb_constraints() "
+                "where database_name = 'memory' and constraint_type = 'FOREIGN KEY'").fetchall():
+                if fold(table) in references and fold(target) != fold(table):
+                    references[fold(table)].add(fold(target))
+            spelled = {fold(name): name for name in names}
+            order: list[str] = []
+            while references:  # referencing tables first; a table's references cannot form a cycle
+                last = [t for t in references if not any(t in refs for refs in references.values())]
+                if not last:
+                    return False
+                for name in last:
+                    order.append(spelled[name])
+                    del references[name]
+            if order:
+                conn.execute(";\n".join(f"DROP TABLE {quote(name)}" for name in order))
+            inventory = f"{self.INVENTORY} + {self.MACROS}" if ran_ddl else self.INVENTORY
+            return conn.execute(f"select {inventory}").fetchone()[0] == 0
+        except duckdb.Error:
+            return False
+        finally:
+            conn.close()
+
+
+_ENGINES = _Engines()
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """A connection to a fresh, empty, hardened in-memory database; hand it back with ``release``."""
+    return _ENGINES.lease()
+
+
+def release(conn: duckdb.DuckDBPyConnection, *, ran_ddl: bool = True) -> None:
+    """Close a connection from ``connect``; its engine is emptied and kept for another database.
+
+    ``ran_ddl=False`` tells that no statement but SELECT, INSERT, UPDATE, DELETE and MERGE (and this
+    module's own table loading) ran on it, so it cannot have made a macro: the check for one is skipped."""
+    _ENGINES.release(conn, ran_ddl)
 
 
 def open_database(state: PostgresState, only: set[str] | None = None,
@@ -100,10 +222,10 @@ def open_database(state: PostgresState, only: set[str] | None = None,
         for name in registered:
             conn.unregister(name)
     except duckdb.Error as exc:
-        conn.close()
+        release(conn, ran_ddl=False)
         raise SQLError(f"the state cannot be loaded: {first_line(exc)}") from None
     except SQLError:
-        conn.close()
+        release(conn, ran_ddl=False)
         raise
     return conn
 

@@ -33,13 +33,14 @@ class PostgresTools(Toolset[PostgresState]):
         # No copy of ``state``: the database holds the live data, and ``self.state`` is only ever replaced
         # by a fresh dump after a write, never changed in place (``snapshot`` copies).
         self.state = state
+        self._ran_ddl = False  # whether a CREATE, ALTER or DROP ran (even one rolled back)
         try:
             self.conn = _engine.open_database(self.state)
         except SQLError as exc:
             raise ValueError(str(exc)) from None
 
     def close(self) -> None:
-        self.conn.close()
+        _engine.release(self.conn, ran_ddl=self._ran_ddl)
 
     # -- helpers -----------------------------------------------------------------------------
     def _table(self, name: str):
@@ -109,6 +110,7 @@ class PostgresTools(Toolset[PostgresState]):
                     f"{', '.join(sorted(WRITE_KINDS))} (each call already runs in its own transaction)"
                 )
         ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
+        self._ran_ddl |= ddl
         written = [] if ddl else _engine.written_tables(statements, self.state.tables)
         report = []
         self.conn.execute("BEGIN TRANSACTION")

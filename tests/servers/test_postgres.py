@@ -270,5 +270,5 @@ def test_a_table_loaded_row_by_row_between_batched_ones_loads_in_order(monkeypat
     try:
         assert _engine.dump(conn).digest() == world.digest()
     finally:
-        conn.close()
+        _engine.release(conn)
 

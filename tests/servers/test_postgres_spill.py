@@ -6,7 +6,7 @@ import os
 import duckdb
 import pytest
 
-from servers.postgres._engine import connect
+from servers.postgres._engine import connect, release
 
 HEAVY = "select count(*) from (select i, repeat('x', 100) || i::varchar s from range(3000000) t(i) order by s)"
 
@@ -19,5 +19,5 @@ def test_a_query_past_the_memory_limit_leaves_no_file_in_the_working_directory(t
             conn.execute(HEAVY).fetchall()
         assert os.listdir(tmp_path) == []  # checked while the connection is open, as a crash would leave it
     finally:
-        conn.close()
+        release(conn)
     assert os.listdir(tmp_path) == []

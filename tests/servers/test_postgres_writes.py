@@ -155,8 +155,8 @@ def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
         pass
     time.sleep(0.2)  # a deadline disarmed in time never fires later
     assert quick.execute("SELECT 1").fetchall() == [(1,)]
-    slow.close()
-    quick.close()
+    _engine.release(slow)
+    _engine.release(quick)
 
 
 def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch, tools):
@@ -171,7 +171,7 @@ def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(mon
 def test_watchdog_survives_a_connection_closed_while_armed():
     conn = _engine.connect()
     with _engine.deadline(conn, 0.05):
-        conn.close()
+        _engine.release(conn)
     time.sleep(0.1)
     fresh = _engine.connect()
     try:
@@ -179,33 +179,36 @@ def test_watchdog_survives_a_connection_closed_while_armed():
             with _engine.deadline(fresh, 0.2):
                 fresh.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
     finally:
-        fresh.close()
+        _engine.release(fresh)
 
 
 
-def test_a_forked_child_gets_a_watchdog_of_its_own_even_if_the_parents_held_its_lock():
+def test_a_forked_child_gets_a_watchdog_and_engines_of_its_own():
+    """A child forked while the parent's watch held its lock must not wait on it forever, and must not
+    use an engine of its parent's (a DuckDB engine does not survive a fork: using one crashes the child)."""
     import os
 
-    conn = _engine.connect()
-    try:
-        with _engine._WATCHDOG._changed:  # the parent's watch holds its lock at the moment of the fork
-            pid = os.fork()
-            if pid == 0:  # the child: arming and a deadline must work, not wait on the parent's lock forever
-                code = 1
-                try:
-                    with pytest.raises(_engine.SQLError, match="ran longer"):
-                        with _engine.deadline(conn, 0.2):
-                            conn.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
-                    code = 0
-                finally:
-                    os._exit(code)
-        deadline = time.monotonic() + 20
-        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if done[0] == 0:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            pytest.fail("the forked child hung on the watchdog's lock")
-        assert os.waitstatus_to_exitcode(done[1]) == 0
-    finally:
-        conn.close()
+    _engine.release(_engine.connect(), ran_ddl=False)
+    assert _engine._ENGINES.idle() >= 1  # the parent keeps an idle engine for reuse
+    with _engine._WATCHDOG._changed:  # the parent's watch holds its lock at the moment of the fork
+        pid = os.fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                assert _engine._ENGINES.idle() == 0
+                conn = _engine.connect()
+                with pytest.raises(_engine.SQLError, match="ran longer"):
+                    with _engine.deadline(conn, 0.2):
+                        conn.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
+                _engine.release(conn)
+                code = 0
+            finally:
+                os._exit(code)
+    deadline = time.monotonic() + 20
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
