@@ -40,7 +40,7 @@ from servers import get_spec
 from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
-from tasks_catalog.frames import Extracted, extract, frame_violations, json_equal, server_entities, summarize
+from tasks_catalog.frames import Extracted, extract, frame_violations, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
@@ -242,7 +242,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
         final = done.state.dump()
-        if json_equal(final, start) or (done.calls and len(done.errors) == done.calls):
+        if before.same_as(final) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
         outside = frame_violations(task.server, frame, before, final)

@@ -223,14 +223,22 @@ def is_local(kind: Kind) -> bool:
 
 
 @cache
-def parent_prefix(kind: Kind) -> str | None:
-    """The field of the top-level item that every id of ``kind`` starts with, followed by ``/``
-    (``{0.name}/{$key}``: a postgres row, ``{0.id}/{ts}``: a slack message), or None. When that field's
-    values are distinct and free of ``/``, ids under different items can never meet, so entities under
-    an unchanged item are unchanged and need not be extracted."""
-    if len(kind.path) != 2 or not is_local(kind):
+def item_key(kind: Kind) -> str | None:
+    """What of a top-level item tells apart the entities under it from those under any other, or None.
+
+    For a kind one level down (a postgres row ``{0.name}/{$key}``, a slack message ``{0.id}/{ts}``): the
+    item's field every id starts with, followed by ``/``. For the items themselves (a charge ``{id}``, a
+    file ``{$key}``): the item's field (or ``$key``, ``$value``) that is the whole id. Where those values
+    are distinct in a state (and, one level down, free of ``/``), ids from different items never meet,
+    so the entities of an item that is unchanged at its position are unchanged and need not be
+    extracted."""
+    if not kind.path or len(kind.path) > 2 or not is_local(kind):
         return None
-    _, parts = _compile(kind.id)
+    lone, parts = _compile(kind.id)
+    if len(kind.path) == 1:
+        if lone is None or lone[0] not in (None, 0) or lone[1] == "$n":
+            return None
+        return lone[1]
     if len(parts) < 2 or isinstance(parts[0], str) or parts[0][0] != 0 or parts[0][1].startswith("$"):
         return None
     return parts[0][1] if isinstance(parts[1], str) and parts[1].startswith("/") else None
@@ -239,7 +247,7 @@ def parent_prefix(kind: Kind) -> str | None:
 def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = None) -> dict[str, dict[str, Any]]:
     """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
     one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
-    under these positions of the top-level collection alone (see :func:`parent_prefix`)."""
+    under these positions of the top-level collection alone (see :func:`item_key`)."""
     out: dict[str, dict[str, Any]] = {}
     for scope in _walk(state, kind.path, [state], [None], [1], only):
         row_key = None
@@ -265,4 +273,4 @@ def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = Non
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "parent_prefix", "render_scalar", "server_entities"]
+           "item_key", "render_scalar", "server_entities"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import Kind, extract, is_local, parent_prefix, render_scalar, server_entities
+from tasks_catalog.frames._entities import Kind, extract, is_local, item_key, render_scalar, server_entities
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -33,6 +33,29 @@ def json_equal(a: Any, b: Any) -> bool:
                 return True
         except (TypeError, ValueError, RecursionError):  # not JSON data: the walk decides
             pass
+    return _walk_equal(a, b)
+
+
+def _text(value: Any) -> str | None:
+    """``value``'s compact JSON text, or None where it is not JSON data."""
+    try:
+        return _TEXT(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _equal_given_text(a: Any, text: Callable[[], str | None], b: Any) -> bool:
+    """``json_equal(a, b)``, where ``text()`` gives ``_text(a)`` (made once by the caller, and only asked
+    for when ``a == b`` in Python's looser sense): the initial state's collections are compared with
+    every final state of a task, and only the final side is encoded each time."""
+    ta = type(a)
+    if ta is not dict and ta is not list:
+        return json_equal(a, b)
+    if type(b) is not ta or len(a) != len(b) or a != b:
+        return False
+    mine = text()
+    if mine is not None and _text(b) == mine:
+        return True
     return _walk_equal(a, b)
 
 
@@ -88,15 +111,18 @@ class Violation:
 
 
 class Extracted:
-    """A dumped state whose entities are extracted once per kind, however many states it is compared
-    with: the gate judges every final state of a task (the reference's, each wrong solution's) against
-    one initial state, and a world's is thousands of entities."""
+    """A dumped state whose entities are extracted once per kind, and whose top-level collections are
+    encoded once, however many states it is compared with: the gate judges every final state of a task
+    (the reference's, each wrong solution's) against one initial state, and a world's is thousands of
+    entities."""
 
-    __slots__ = ("_kinds", "server", "state")
+    __slots__ = ("_item_texts", "_kinds", "_texts", "server", "state")
 
     def __init__(self, server: str, state: Mapping[str, Any]) -> None:
         self.server, self.state = server, dict(state)
         self._kinds: dict[str, dict[str, dict[str, Any]]] = {}
+        self._texts: dict[str, str | None] = {}
+        self._item_texts: dict[str, dict[int, str | None]] = {}
 
     def of(self, kind: Kind) -> dict[str, dict[str, Any]]:
         got = self._kinds.get(kind.name)
@@ -104,25 +130,65 @@ class Extracted:
             got = self._kinds[kind.name] = extract(kind, self.state)
         return got
 
+    def same_at(self, top: str, other: Mapping[str, Any]) -> bool:
+        """Whether ``other[top]`` is JSON-equal to this state's (both missing counts as equal)."""
+        return _equal_given_text(self.state.get(top), lambda: self._text_of(top), other.get(top))
 
-def _changed_parents(kind: Kind, before: Mapping[str, Any],
-                     after: Mapping[str, Any]) -> tuple[frozenset[int], frozenset[int]] | None:
+    def same_as(self, other: Mapping[str, Any]) -> bool:
+        """Whether ``other`` is JSON-equal to this whole state."""
+        return self.state.keys() == other.keys() and all(self.same_at(top, other) for top in self.state)
+
+    def items_same_as(self, top: str, items: list[tuple[Any, Any]]) -> set[int]:
+        """The positions at which ``items`` (``(key, item)`` pairs of another state's ``top``, a list's
+        keys being positions) hold the same key and a JSON-equal item as this state's ``top``."""
+        old = self.state.get(top)
+        olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
+        texts = self._item_texts.setdefault(top, {})
+
+        def text(i: int) -> str | None:
+            if i not in texts:
+                texts[i] = _text(olds[i][1])
+            return texts[i]
+
+        return {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, items))
+                if k == k2 and _equal_given_text(a, lambda: text(i), b)}
+
+    def _text_of(self, top: str) -> str | None:
+        if top not in self._texts:
+            self._texts[top] = _text(self.state.get(top))
+        return self._texts[top]
+
+
+def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
+                     same_items: dict[str, set[int]]) -> tuple[frozenset[int], frozenset[int]] | None:
     """The positions of the top-level items whose entities may differ (before's, after's): those without
-    a JSON-equal item at the same position (and key) in the other state. None where skipping the others
-    could change an id (``parent_prefix``: the prefix field is missing, repeated or holds a ``/``)."""
-    field = parent_prefix(kind)
+    a JSON-equal item at the same position (and key) in the other state (``same_items``: what is known
+    of each collection already). None where skipping the others
+    could change an id (see ``item_key``): the key field is missing or repeated in a state (two entities
+    of one id are numbered in order of appearance), or, for entities under an item, holds a ``/``."""
+    field = item_key(kind)
     if field is None:
         return None
-    old, new = before.get(kind.path[0]), after.get(kind.path[0])
+    old, new = before.state.get(kind.path[0]), after.get(kind.path[0])
     if type(old) is not type(new) or not isinstance(old, (list, dict)):
+        return None
+    if field == "$key" and not isinstance(old, dict):
         return None
     olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
     news = list(new.items()) if isinstance(new, dict) else list(enumerate(new))
-    for items in (olds, news):
-        prefixes = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
-        if None in prefixes or len(set(prefixes)) != len(prefixes) or any("/" in p for p in prefixes):
-            return None
-    same = {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, news)) if k == k2 and json_equal(a, b)}
+    if field != "$key":  # an object's keys are distinct already
+        for items in (olds, news):
+            if field == "$value":
+                keys = [render_scalar(item) for _, item in items]
+            else:
+                keys = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
+            if None in keys or len(set(keys)) != len(keys):
+                return None
+            if len(kind.path) > 1 and any("/" in k for k in keys):
+                return None
+    same = same_items.get(kind.path[0])
+    if same is None:  # once per collection, however many kinds live in it
+        same = same_items[kind.path[0]] = before.items_same_as(kind.path[0], news)
     return (frozenset(i for i in range(len(olds)) if i not in same),
             frozenset(i for i in range(len(news)) if i not in same))
 
@@ -137,15 +203,16 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
     before = initial if isinstance(initial, Extracted) else Extracted(server, initial)
     after = Extracted(server, final)
     unchanged: dict[str, bool] = {}
+    same_items: dict[str, set[int]] = {}
     out: list[Change] = []
     for kind in server_entities(server).kinds:
         if kind.path and is_local(kind):  # (a kind with no path is the state itself)
             top = kind.path[0]
             if top not in unchanged:
-                unchanged[top] = json_equal(before.state.get(top), after.state.get(top))
+                unchanged[top] = before.same_at(top, after.state)
             if unchanged[top]:
                 continue
-        changed = _changed_parents(kind, before.state, after.state)
+        changed = _changed_parents(kind, before, after.state, same_items)
         if changed is None:
             old_items, new_items = before.of(kind), after.of(kind)
         else:

@@ -316,6 +316,86 @@ def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server
     check()
 
 
+def _mutate_items(state: dict, top: str, key: str | None, ops) -> dict:
+    """Random damage to a collection whose items are entities themselves (stripe's charges, a
+    filesystem's files and directories), including what must turn the shortcut off: a repeated id, and
+    what it must see through: a value turned from a number into a boolean (equal in Python, not in JSON)."""
+    state = copy.deepcopy(state)
+    items = state[top]
+    for op, n in ops:
+        if not items:
+            break
+        if isinstance(items, dict):  # files: path -> content
+            paths = list(items)
+            path = paths[n % len(paths)]
+            if op == "edit":
+                items[path] = f"edited-{n}"
+            elif op in ("rename", "slash"):
+                items[f"{path}-{op}"] = items.pop(path)
+            elif op in ("add", "clone"):
+                items[f"new-{n}"] = items[path]
+            elif op == "swap":  # another key order
+                state[top] = items = dict(reversed(list(items.items())))
+            elif op == "drop":
+                del items[path]
+            continue
+        i = n % len(items)
+        if op == "edit":
+            if key is None:
+                items[i] = f"edited-{n}"
+            else:
+                amount = items[i]["amount"]  # 1 becomes True: == in Python, not JSON-equal
+                items[i]["amount"] = 1 if amount is True else True if amount == 1 else amount + 1
+        elif op == "add":
+            items.append(copy.deepcopy(items[i]))  # a repeated id
+        elif op in ("rename", "slash"):
+            if key is None:
+                items[i] = f"{items[i]}-{op}"
+            else:
+                items[i][key] = f"{items[i][key]}-{op}"
+        elif op == "clone":
+            items.insert(i, copy.deepcopy(items[i]))
+        elif op == "swap" and len(items) > 1:
+            j = (n + 1) % len(items)
+            items[i], items[j] = items[j], items[i]
+        elif op == "drop":
+            items.pop(i)
+    return state
+
+
+@pytest.mark.parametrize(("server", "top", "key"), [("stripe", "charges", "id"), ("filesystem", "files", None),
+                                                    ("filesystem", "directories", None)])
+def test_diffing_only_the_changed_items_of_a_collection_gives_the_full_diff(server, top, key, monkeypatch):
+    """The same shortcut one level up: the items of a collection are the entities (a charge by its
+    ``id``, a file by its path), so an item unchanged at its position is an unchanged entity. The
+    initial state is ``Extracted`` once and compared with every final state, as the gate does."""
+    from hypothesis import given, settings
+
+    import tasks_catalog.frames._judge as judge_module
+    from servers.kit.world import get_generator
+    from tasks_catalog.frames import Extracted
+
+    initial = get_spec(server).state_model.load(
+        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+    if key is not None:
+        for item in initial[top][::2]:
+            item["amount"] = 1  # an edit turns it into True
+    shared = Extracted(server, initial)
+
+    @settings(max_examples=60, deadline=None)
+    @given(_mutations())
+    def check(ops):
+        final = _mutate_items(initial, top, key, ops)
+        fast = diff(server, shared, final)
+        with monkeypatch.context() as m:
+            m.setattr(judge_module, "_changed_parents", lambda *a: None)
+            full = diff(server, initial, final)
+        assert fast == full
+        assert shared.same_as(final) == judge_module.json_equal(initial, final)
+
+    check()
+
+
 def _as_javascript_sees_it(value):
     """A value JavaScript's equality of parsed JSON would tell apart exactly when this differs."""
     if isinstance(value, dict):
