@@ -13,6 +13,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need=()
 command -v dockerd >/dev/null || [ -x /usr/sbin/dockerd ] || need+=(docker.io)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+# The live tests cut a connection to the engine through a socat relay they start on the host.
+command -v socat >/dev/null || need+=(socat)
 if [ ${#need[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
