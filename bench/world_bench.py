@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -169,6 +170,20 @@ def ts_verdict_ms(server: str, state: dict, predicate: dict, repeat: int) -> flo
     return statistics.median(inner)
 
 
+def machine_speed_s() -> float:
+    """Seconds for a fixed pure-Python loop (ten million additions), best of three: this machine's speed
+    at the time of measuring, which drifts (a shared host), so that tables from different days can be
+    compared."""
+    best = math.inf
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def med(values: list[float]) -> str:
     return f"{statistics.median(values):.1f}"
 
@@ -198,11 +213,12 @@ def main() -> None:
                      case["write"][0][0], write_wall, write_cpu, py_wall, py_cpu, ts))
         print(server, "build cpu", med(build_cpu), "read cpu", med(read_cpu), "write cpu", med(write_cpu),
               "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
-    load = os.getloadavg()[0]
+    load, speed = os.getloadavg()[0], machine_speed_s()
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"{HEADING} ({stamp}, `python bench/world_bench.py --runs {args.runs} --calls {args.calls}`)", "",
              f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
-             "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure).",
+             "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure);",
+             f"machine speed {speed:.2f} s (`machine_speed_s`: a fixed Python loop, lower is faster).",
              "Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50.", "",
              "| server | generate (once) | build wall / cpu | read call | wall / cpu | write call | wall / cpu "
              "| verdict py wall / cpu | verdict ts in-node |",
@@ -213,7 +229,7 @@ def main() -> None:
     section = "\n".join(lines) + "\n"
     print(section)
     if args.servers and not args.no_write:
-        _merge_rows(lines[len(lines) - len(rows):], stamp, args)
+        _merge_rows(lines[len(lines) - len(rows):], stamp, args, speed)
         return
     if not args.no_write:
         text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
@@ -226,7 +242,7 @@ def main() -> None:
         RESULTS.write_text(text, encoding="utf-8")
 
 
-def _merge_rows(new_rows: list[str], stamp: str, args) -> None:
+def _merge_rows(new_rows: list[str], stamp: str, args, speed: float) -> None:
     """Replace (or add) the rows of the measured servers in the "Worlds" table, and say when."""
     text = RESULTS.read_text(encoding="utf-8")
     start = text.find(HEADING)
@@ -245,7 +261,8 @@ def _merge_rows(new_rows: list[str], stamp: str, args) -> None:
             lines[at] = row
     load = os.getloadavg()[0]
     lines.append(f"\n{', '.join(args.servers)}: measured {stamp} (`python bench/world_bench.py --runs {args.runs} "
-                 f"--calls {args.calls} --servers {' '.join(args.servers)}`, load average {load:.1f}).")
+                 f"--calls {args.calls} --servers {' '.join(args.servers)}`, load average {load:.1f}, "
+                 f"machine speed {speed:.2f} s).")
     RESULTS.write_text(text[:start] + "\n".join(lines) + "\n\n" + text[end:].lstrip("\n"), encoding="utf-8")
 
 

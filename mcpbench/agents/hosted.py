@@ -13,6 +13,7 @@ import httpx
 from mcpbench.agents.openai_loop import mcp_tool_to_function, run_openai
 from mcpbench.agents.openai_loop import outcome as _outcome
 from mcpbench.agents.spec import AgentJob, HostedAgent
+from mcpbench.tls import shared_context
 from mcpbench.sandbox.interface import ProcessOutcome
 
 
@@ -23,7 +24,7 @@ async def run_hosted(agent: HostedAgent, job: AgentJob) -> ProcessOutcome:
             "max_steps": job.task.max_steps, "timeout_s": job.task.timeout_s, "deadline": job.deadline}
     try:
         with anyio.fail_after(job.task.timeout_s):
-            async with httpx.AsyncClient(timeout=job.task.timeout_s) as client:
+            async with httpx.AsyncClient(timeout=job.task.timeout_s, verify=shared_context()) as client:
                 resp = await client.post(agent.url, json=body)
     except TimeoutError:
         return _outcome(started, t0, exit_code=None, timed_out=True, reason="timeout")

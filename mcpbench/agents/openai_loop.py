@@ -26,6 +26,7 @@ import anyio
 import httpx
 
 from mcpbench.agents.spec import AgentJob, OpenAIAgent
+from mcpbench.tls import shared_context
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.sandbox.interface import ProcessOutcome
 
@@ -98,12 +99,18 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str]) -> str:
+    import httpx2
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     budget = job.task.max_steps
     steps = 0
     timeout = httpx.Timeout(connect=10.0, read=job.task.timeout_s, write=30.0, pool=30.0)
-    async with Client(job.mcp_url) as mcp, httpx.AsyncClient(base_url=job.model_url, timeout=timeout) as http:
+    # The client the MCP SDK would make (its httpx), with the process's TLS context (see mcpbench/tls.py); the
+    # run's deadline bounds every wait anyway.
+    mcp_http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=job.task.timeout_s), verify=shared_context())
+    async with (mcp_http, Client(streamable_http_client(job.mcp_url, http_client=mcp_http)) as mcp,
+                httpx.AsyncClient(base_url=job.model_url, timeout=timeout, verify=shared_context()) as http):
         tools = [mcp_tool_to_function(t) for t in (await mcp.list_tools()).tools]
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
                                           {"role": "user", "content": job.task.goal}]

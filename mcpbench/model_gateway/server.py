@@ -38,6 +38,7 @@ from mcpbench.model_gateway import anthropic
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls
 from mcpbench.model_gateway.settings import ModelSettings
+from mcpbench.tls import shared_context
 
 #: the largest request body read from an agent
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
@@ -91,7 +92,8 @@ class ModelGatewayHost:
         server = uvicorn.Server(uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off",
                                                access_log=False, timeout_graceful_shutdown=1))
         timeout = httpx.Timeout(connect=10.0, read=self.settings.read_timeout_s, write=30.0, pool=30.0)
-        async with httpx.AsyncClient(timeout=timeout) as client, anyio.create_task_group() as tg:
+        async with (httpx.AsyncClient(timeout=timeout, verify=shared_context()) as client,
+                    anyio.create_task_group() as tg):
             self._client = client
             tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):

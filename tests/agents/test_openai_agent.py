@@ -42,6 +42,23 @@ def test_the_loop_solves_a_task_streaming_through_the_gateway_which_holds_the_ke
     assert not result.run.model_tokens_estimated and result.run.model_errors == 0
 
 
+def test_runs_share_one_tls_context_instead_of_loading_certificates_for_each_client(task, monkeypatch):
+    """Each HTTP client would otherwise build a TLS context of its own (the system's CA certificates
+    loaded again: a fifth of a short run): two per run, and the model gateway's one per evaluation."""
+    import ssl
+
+    from mcpbench.tls import shared_context
+
+    shared_context()
+    built = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: built.append(1) or real(*a, **k))
+    with ScriptedUpstream(solving(task)) as upstream:
+        results = run([task, task], "openai:scripted-1", settings(upstream.url))
+    assert [r.run.passed for r in results] == [True, True]
+    assert built == []
+
+
 def test_tokens_are_counted_when_the_upstream_reports_no_usage_and_streaming_can_be_turned_off(task, monkeypatch):
     monkeypatch.setenv("MCPBENCH_OPENAI_STREAM", "0")
     with ScriptedUpstream(solving(task)) as upstream:
