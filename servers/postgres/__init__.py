@@ -33,7 +33,7 @@ def query_state(state: PostgresState, sql: str) -> tuple[list[str], list[tuple]]
     try:
         return _engine.run_read_only(conn, sql)
     finally:
-        _engine.release(conn, ran_ddl=False)  # run_read_only runs one SELECT
+        _engine.release(conn, ran_ddl=False, tables=_engine.loaded_tables(state, named))  # one SELECT ran
 
 
 __all__ = ["SPEC", "PostgresState", "PostgresTools", "SQLError", "query_state"]

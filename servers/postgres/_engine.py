@@ -75,26 +75,27 @@ class _Engines:
     provably as new: the run's own connection is closed (which rolls back what it left open and takes
     its temporary tables, variables, prepared statements and random seed with it), every table is
     dropped, and an inventory of the engine's catalog must then come back empty: no table, view, macro,
-    sequence, index, type, schema or attached database of any run survives into the next. Settings are
-    locked by the hardening and cannot differ. An engine that fails any step is shut down, never reused.
+    sequence, type, schema or attached database of any run survives into the next. Settings are locked
+    by the hardening and cannot differ. An engine that fails any step is shut down, never reused.
     """
 
     #: The most idle engines kept (each holds no data, but about 6 MiB of built-in catalog).
     KEEP = 4
 
-    #: Objects a run may have made that outlive its connection: all must be gone for reuse.
-    INVENTORY = " + ".join(f"(select count(*) from {source})" for source in (
-        "duckdb_databases() where database_name not in ('memory', 'system', 'temp')",
+    #: What may be left after statements that make no catalog object (SELECT, INSERT, UPDATE, DELETE,
+    #: MERGE, and this module's own loading, which makes only tables): every other kind of object needs
+    #: a CREATE or ATTACH statement. Checked anyway, as the inventory of last resort.
+    TABLES = ("(select count(*) from duckdb_tables()) + (select count(*) from duckdb_databases() "
+              "where database_name not in ('memory', 'system', 'temp'))")
+    #: After DDL, everything else a statement can make. Listing macros means listing every built-in
+    #: function (about 20 ms), and the others cost about a millisecond each, so only after DDL.
+    CATALOG = TABLES + " + " + " + ".join(f"(select count(*) from {source})" for source in (
         "duckdb_schemas() where not internal",
-        "duckdb_tables()",
         "duckdb_views() where not internal",
         "duckdb_sequences()",
-        "duckdb_indexes()",
         "duckdb_types() where not internal",
+        "duckdb_functions() where not internal",
     ))
-    #: Macros, which only a CREATE statement makes; listing them means listing every built-in function
-    #: (about 20 ms), so it is done only for a connection that may have run one.
-    MACROS = "(select count(*) from duckdb_functions() where not internal)"
 
     def __init__(self) -> None:
         self._forget()
@@ -122,13 +123,13 @@ class _Engines:
             self._leased[conn] = root
         return conn
 
-    def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool) -> None:
+    def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool, tables: list[str] | None) -> None:
         with self._lock:
             root = self._leased.pop(conn, None)
         conn.close()
         if root is None:  # not leased here (or released already)
             return
-        if self._emptied(root, ran_ddl):
+        if self._emptied(root, ran_ddl, None if ran_ddl else tables):
             with self._lock:
                 if len(self._idle) < self.KEEP:
                     self._idle.append(root)
@@ -139,37 +140,44 @@ class _Engines:
         with self._lock:
             return len(self._idle)
 
-    def _emptied(self, root: duckdb.DuckDBPyConnection, ran_ddl: bool) -> bool:
-        """Drop every table of ``root``'s engine (a table before the tables it references); True when
-        its inventory (with macros, after DDL) is then empty."""
+    def _emptied(self, root: duckdb.DuckDBPyConnection, ran_ddl: bool, tables: list[str] | None) -> bool:
+        """Drop every table of ``root``'s engine, a table before those it references (``tables``: them,
+        in that order, when known); True when the inventory is then empty (all of it after DDL)."""
         conn = root.cursor()
         try:
-            names = [r[0] for r in conn.execute(
-                "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main' "
-                "and not temporary").fetchall()]
-            references: dict[str, set[str]] = {fold(name): set() for name in names}
-            for table, target in conn.execute(
-                "select table_name, referenced_table from duckdb_constraints() "
-                "where database_name = 'memory' and constraint_type = 'FOREIGN KEY'").fetchall():
-                if fold(table) in references and fold(target) != fold(table):
-                    references[fold(table)].add(fold(target))
-            spelled = {fold(name): name for name in names}
-            order: list[str] = []
-            while references:  # referencing tables first; a table's references cannot form a cycle
-                last = [t for t in references if not any(t in refs for refs in references.values())]
-                if not last:
-                    return False
-                for name in last:
-                    order.append(spelled[name])
-                    del references[name]
+            order = tables if tables is not None else _drop_order(conn)
+            if order is None:
+                return False
             if order:
                 conn.execute(";\n".join(f"DROP TABLE {quote(name)}" for name in order))
-            inventory = f"{self.INVENTORY} + {self.MACROS}" if ran_ddl else self.INVENTORY
-            return conn.execute(f"select {inventory}").fetchone()[0] == 0
+            return conn.execute(f"select {self.CATALOG if ran_ddl else self.TABLES}").fetchone()[0] == 0
         except duckdb.Error:
             return False
         finally:
             conn.close()
+
+
+def _drop_order(conn: duckdb.DuckDBPyConnection) -> list[str] | None:
+    """The engine's tables, each before the tables it references (None if that cannot be)."""
+    names = [r[0] for r in conn.execute(
+        "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main' "
+        "and not temporary").fetchall()]
+    references: dict[str, set[str]] = {fold(name): set() for name in names}
+    for table, target in conn.execute(
+        "select table_name, referenced_table from duckdb_constraints() "
+        "where database_name = 'memory' and constraint_type = 'FOREIGN KEY'").fetchall():
+        if fold(table) in references and fold(target) != fold(table):
+            references[fold(table)].add(fold(target))
+    spelled = {fold(name): name for name in names}
+    order: list[str] = []
+    while references:  # referencing tables first; a table's references cannot form a cycle
+        last = [t for t in references if not any(t in refs for refs in references.values())]
+        if not last:
+            return None
+        for name in last:
+            order.append(spelled[name])
+            del references[name]
+    return order
 
 
 _ENGINES = _Engines()
@@ -180,12 +188,15 @@ def connect() -> duckdb.DuckDBPyConnection:
     return _ENGINES.lease()
 
 
-def release(conn: duckdb.DuckDBPyConnection, *, ran_ddl: bool = True) -> None:
+def release(conn: duckdb.DuckDBPyConnection, *, ran_ddl: bool = True, tables: list[Table] | None = None) -> None:
     """Close a connection from ``connect``; its engine is emptied and kept for another database.
 
     ``ran_ddl=False`` tells that no statement but SELECT, INSERT, UPDATE, DELETE and MERGE (and this
-    module's own table loading) ran on it, so it cannot have made a macro: the check for one is skipped."""
-    _ENGINES.release(conn, ran_ddl)
+    module's own loading) ran on it, so it holds no catalog object but tables: the inventory of the
+    rest is skipped. Then ``tables`` may say which tables it holds (what ``open_database`` loaded,
+    which such statements cannot change), so that they need not be listed first."""
+    order = None if tables is None else [t.name for t in reversed(creation_order(tables))]
+    _ENGINES.release(conn, ran_ddl, order)
 
 
 def open_database(state: PostgresState, only: set[str] | None = None,
@@ -197,7 +208,7 @@ def open_database(state: PostgresState, only: set[str] | None = None,
     tables are created and filled by one script (a call per table costs the engine's per-call overhead
     each time), with each table's rows as one registered Arrow batch."""
     conn = conn or connect()
-    tables = state.tables if only is None else [t for t in state.tables if fold(t.name) in only]
+    tables = loaded_tables(state, only)
     script: list[str] = []
     registered: list[str] = []
     try:
@@ -228,6 +239,11 @@ def open_database(state: PostgresState, only: set[str] | None = None,
         release(conn, ran_ddl=False)
         raise
     return conn
+
+
+def loaded_tables(state: PostgresState, only: set[str] | None = None) -> list[Table]:
+    """The tables ``open_database(state, only)`` loads."""
+    return state.tables if only is None else [t for t in state.tables if fold(t.name) in only]
 
 
 #: Below this many rows a table is loaded row by row; from here on, as one columnar (Arrow) batch. The

@@ -40,7 +40,8 @@ class PostgresTools(Toolset[PostgresState]):
             raise ValueError(str(exc)) from None
 
     def close(self) -> None:
-        _engine.release(self.conn, ran_ddl=self._ran_ddl)
+        # Without DDL, the tables are the ones loaded (DML changes rows only).
+        _engine.release(self.conn, ran_ddl=self._ran_ddl, tables=self.state.tables)
 
     # -- helpers -----------------------------------------------------------------------------
     def _table(self, name: str):

@@ -98,6 +98,32 @@ def test_an_engine_left_holding_anything_but_tables_is_shut_down_not_reused(engi
         engine.execute("select 1")
 
 
+BEHIND_THE_CHECK = {
+    "a table more": "create table extra (x integer)",
+    "a table fewer": "drop table grandchildren",
+    "attached database": "attach ':memory:' as stash",
+}
+
+
+@pytest.mark.parametrize("sql", BEHIND_THE_CHECK.values(), ids=BEHIND_THE_CHECK.keys())
+def test_without_ddl_the_tables_and_databases_are_still_checked(engines, sql):
+    """A caller that ran no DDL skips the rest of the inventory and names the tables it loaded; had
+    DDL run all the same, another set of tables, or an attached database, still shuts the engine down."""
+    state = PostgresState.load(ONE)
+    conn = _engine.open_database(state)
+    conn.execute(sql)
+    _engine.release(conn, ran_ddl=False, tables=state.tables)
+    assert engines.idle() == 0
+
+
+def test_without_ddl_the_loaded_tables_are_dropped_and_the_engine_kept(engines):
+    state = PostgresState.load(ONE)
+    conn = _engine.open_database(state)
+    conn.execute("insert into grandchildren values (11)")
+    _engine.release(conn, ran_ddl=False, tables=state.tables)
+    assert engines.idle() == 1
+
+
 def test_the_tools_record_ddl_so_that_a_macro_cannot_slip_past_the_check(engines):
     with PostgresTools(PostgresState.load(ONE)) as tools:
         assert tools._ran_ddl is False
