@@ -126,7 +126,8 @@ class _Engines:
     def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool, tables: list[str] | None) -> None:
         with self._lock:
             root = self._leased.pop(conn, None)
-        conn.close()
+        if not _close(conn):  # still running a statement on another thread: that engine is not reused
+            return
         if root is None:  # not leased here (or released already)
             return
         if self._emptied(root, ran_ddl, None if ran_ddl else tables):
@@ -155,6 +156,21 @@ class _Engines:
             return False
         finally:
             conn.close()
+
+
+def _close(conn: duckdb.DuckDBPyConnection, wait_s: float = 2.0) -> bool:
+    """Close ``conn``. A connection busy with a statement on another thread refuses to close: the
+    statement is interrupted, and the close retried for up to ``wait_s``; False if it never closed."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            conn.close()
+            return True
+        except duckdb.Error:
+            if time.monotonic() > deadline:
+                return False
+            conn.interrupt()
+            time.sleep(0.01)
 
 
 def _drop_order(conn: duckdb.DuckDBPyConnection) -> list[str] | None:

@@ -200,3 +200,28 @@ def test_a_database_that_cannot_be_loaded_returns_its_engine_empty(engines):
         assert catalog(conn)["tables"] == []
     finally:
         _engine.release(conn)
+
+
+def test_closing_a_database_while_a_statement_runs_on_another_thread_stops_the_statement(engines):
+    """A connection busy with a call refuses to close; the close interrupts the call instead of failing,
+    and the engine is emptied as after any run."""
+    import time
+
+    tools = PostgresTools(PostgresState.load(ONE))
+    outcome = {}
+
+    def slow():
+        try:
+            tools.query("SELECT count(*) FROM range(100000000000) a, range(1000) b")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = str(exc)
+
+    thread = threading.Thread(target=slow)
+    thread.start()
+    time.sleep(0.3)  # the statement is running
+    tools.close()
+    thread.join(10)
+    assert not thread.is_alive() and "cancelled" in outcome["error"]
+    assert engines.idle() == 1
+    with PostgresTools(PostgresState.load(OTHER)) as fresh:
+        assert catalog(fresh.conn)["tables"] == ["notes"]
