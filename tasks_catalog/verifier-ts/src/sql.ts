@@ -596,24 +596,27 @@ function tableColumns(table: JsonObject): { name: string; ty: Ty; type: string }
   }));
 }
 
-/** What `checkLoadable` found for a `tables` array it has seen: nothing, or what it threw. A state is
- * judged several times (every predicate of a task, the frame), and checking 10,000 rows is the bulk. */
-const loadable = new WeakMap<Json[], { thrown: unknown } | null>();
+/** What `checkLoadable` found for a table it has seen: nothing, or what it threw. A state is judged
+ * several times (every predicate of a task, the frame), and checking thousands of rows is the bulk. */
+const loadable = new WeakMap<JsonObject, { thrown: unknown } | null>();
 
-/** What `open_database` would make of the state: fail on what DuckDB refuses to load, and be
- * undecided on text DuckDB would read differently than the state writes it. */
-function checkLoadable(tablesJson: Json[], tables: JsonObject[]): void {
-  const known = loadable.get(tablesJson);
-  if (known === undefined) {
-    try {
-      checkTables(tables);
-      loadable.set(tablesJson, null);
-    } catch (exc) {
-      loadable.set(tablesJson, { thrown: exc });
-      throw exc;
+/** What `open_database` would make of the tables a query names (only those are loaded for a verdict:
+ * servers/postgres query_state): fail on what DuckDB refuses to load, and be undecided on text DuckDB
+ * would read differently than the state writes it. */
+function checkLoadable(tables: JsonObject[]): void {
+  for (const table of tables) {
+    const known = loadable.get(table);
+    if (known === undefined) {
+      try {
+        checkTables([table]);
+        loadable.set(table, null);
+      } catch (exc) {
+        loadable.set(table, { thrown: exc });
+        throw exc;
+      }
+    } else if (known !== null) {
+      throw known.thrown;
     }
-  } else if (known !== null) {
-    throw known.thrown;
   }
 }
 
@@ -679,7 +682,8 @@ export function countRows(state: JsonObject, sql: string): number {
 
   const tablesJson = get(state, "tables");
   const tables = (Array.isArray(tablesJson) ? tablesJson : []).filter(isObject);
-  checkLoadable(Array.isArray(tablesJson) ? tablesJson : [], tables);
+  const named = new Set(q.from.map((s) => fold(s.table)));
+  checkLoadable(tables.filter((t) => named.has(fold(String(get(t, "name"))))));
   const bindings: Binding[] = q.from.map((s) => {
     const table = tables.find((t) => fold(String(get(t, "name"))) === fold(s.table));
     if (table === undefined) return fail(`Table with name ${s.table} does not exist`);
