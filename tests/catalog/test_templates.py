@@ -232,10 +232,12 @@ def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_siz
 
 
 def test_the_filesystem_templates_pass_the_check(capsys):
-    assert templates_main(["check", str(FS_POOL)]) == 0
+    """Two seeds, not the command's five: the suite's months gate more renderings of every server's
+    templates (these included), and the check's own behaviour is tested below."""
+    assert templates_main(["check", str(FS_POOL), "--seeds", "2"]) == 0
     out = capsys.readouterr().out
     assert "FAIL" not in out
-    assert re.fullmatch(r"(\d+) templates ok, 0 failed, \1 templates x 5 seeds \(verifiers: .+\)", out.strip().splitlines()[-1])
+    assert re.fullmatch(r"(\d+) templates ok, 0 failed, \1 templates x 2 seeds \(verifiers: .+\)", out.strip().splitlines()[-1])
 
 
 def test_the_check_fails_a_template_whose_renderings_fail_the_gate(tmp_path, capsys):
