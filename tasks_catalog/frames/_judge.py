@@ -163,9 +163,9 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
                      same_items: dict[str, set[int]]) -> tuple[frozenset[int], frozenset[int]] | None:
     """The positions of the top-level items whose entities may differ (before's, after's): those without
     a JSON-equal item at the same position (and key) in the other state (``same_items``: what is known
-    of each collection already). None where skipping the others
-    could change an id (see ``item_key``): the key field is missing or repeated in a state (two entities
-    of one id are numbered in order of appearance), or, for entities under an item, holds a ``/``."""
+    of each collection already). None where skipping the others could change an id (see ``item_key``):
+    the key field is missing or repeated in a state (two entities of one id are numbered in order of
+    appearance), or, for entities under an item, holds a ``/``."""
     field = item_key(kind)
     if field is None:
         return None
