@@ -48,8 +48,9 @@ class QueryReturnsCount(Args):
     """True when the read-only SELECT `query`, run on a database loaded from the final state, returns
     exactly `count` rows (rows of the result, so `SELECT count(*) ...` returns 1 row). A query that
     fails (unknown table or column, syntax error, not exactly one SELECT) makes it false. The query
-    is in DuckDB's SQL dialect; a verifier runs it with DuckDB on the state's tables, loaded with
-    their column types, NOT NULL, defaults and primary keys."""
+    is in DuckDB's SQL dialect; a verifier runs it with DuckDB on the tables it names, loaded from the
+    state with their column types, NOT NULL, defaults and primary keys (so a value the engine refuses
+    to load makes a query on its table false, and only on its table)."""
 
     query: Annotated[str, Field(min_length=1, description="one SELECT, DuckDB dialect", json_schema_extra=NOT_IN_GOAL)]
     count: Annotated[int, Field(ge=0, description="the exact number of result rows")]
