@@ -13,8 +13,8 @@ import httpx
 from mcpbench.agents.openai_loop import mcp_tool_to_function, run_openai
 from mcpbench.agents.openai_loop import outcome as _outcome
 from mcpbench.agents.spec import AgentJob, HostedAgent
-from mcpbench.tls import shared_context
 from mcpbench.sandbox.interface import ProcessOutcome
+from mcpbench.tls import shared_context
 
 
 async def run_hosted(agent: HostedAgent, job: AgentJob) -> ProcessOutcome:

@@ -26,9 +26,9 @@ import anyio
 import httpx
 
 from mcpbench.agents.spec import AgentJob, OpenAIAgent
-from mcpbench.tls import shared_context
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.sandbox.interface import ProcessOutcome
+from mcpbench.tls import shared_context
 
 SYSTEM_PROMPT = (
     "You are an agent operating a service through the tools you are given. Complete the user's "

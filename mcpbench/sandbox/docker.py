@@ -34,10 +34,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from runstore.leftovers import owner_alive, owner_tag
+
 from . import _limits
 from ._gateway_link import GatewayLink
 from ._supervise import OutputTail, Watched
-from runstore.leftovers import owner_alive, owner_tag
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

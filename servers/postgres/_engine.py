@@ -123,14 +123,14 @@ class _Engines:
             self._leased[conn] = root
         return conn
 
-    def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool, tables: list[str] | None) -> None:
+    def release(self, conn: duckdb.DuckDBPyConnection, ran_ddl: bool, order: list[str] | None) -> None:
         with self._lock:
             root = self._leased.pop(conn, None)
         if not _close(conn):  # still running a statement on another thread: that engine is not reused
             return
         if root is None:  # not leased here (or released already)
             return
-        if self._emptied(root, ran_ddl, None if ran_ddl else tables):
+        if self._emptied(root, ran_ddl, order):
             with self._lock:
                 if len(self._idle) < self.KEEP:
                     self._idle.append(root)
@@ -141,18 +141,16 @@ class _Engines:
         with self._lock:
             return len(self._idle)
 
-    def _emptied(self, root: duckdb.DuckDBPyConnection, ran_ddl: bool, tables: list[str] | None) -> bool:
-        """Drop every table of ``root``'s engine, a table before those it references (``tables``: them,
-        in that order, when known); True when the inventory is then empty (all of it after DDL)."""
+    def _emptied(self, root: duckdb.DuckDBPyConnection, ran_ddl: bool, order: list[str] | None) -> bool:
+        """Drop every table of ``root``'s engine, a table before those it references (``order``: them, in
+        that order, when known); True when the inventory is then empty (all of it after DDL)."""
         conn = root.cursor()
         try:
-            order = tables if tables is not None else _drop_order(conn)
-            if order is None:
-                return False
+            order = _drop_order(conn) if order is None else order
             if order:
                 conn.execute(";\n".join(f"DROP TABLE {quote(name)}" for name in order))
             return conn.execute(f"select {self.CATALOG if ran_ddl else self.TABLES}").fetchone()[0] == 0
-        except duckdb.Error:
+        except (duckdb.Error, SQLError):  # SQLError: references in a cycle, which the engine cannot make
             return False
         finally:
             conn.close()
@@ -173,27 +171,18 @@ def _close(conn: duckdb.DuckDBPyConnection, wait_s: float = 2.0) -> bool:
             time.sleep(0.01)
 
 
-def _drop_order(conn: duckdb.DuckDBPyConnection) -> list[str] | None:
-    """The engine's tables, each before the tables it references (None if that cannot be)."""
+def _drop_order(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """The engine's tables as the catalog lists them, each before the tables it references."""
     names = [r[0] for r in conn.execute(
         "select table_name from duckdb_tables() where database_name = 'memory' and schema_name = 'main' "
         "and not temporary").fetchall()]
-    references: dict[str, set[str]] = {fold(name): set() for name in names}
+    references: dict[str, list[str]] = {fold(name): [] for name in names}
     for table, target in conn.execute(
         "select table_name, referenced_table from duckdb_constraints() "
         "where database_name = 'memory' and constraint_type = 'FOREIGN KEY'").fetchall():
-        if fold(table) in references and fold(target) != fold(table):
-            references[fold(table)].add(fold(target))
-    spelled = {fold(name): name for name in names}
-    order: list[str] = []
-    while references:  # referencing tables first; a table's references cannot form a cycle
-        last = [t for t in references if not any(t in refs for refs in references.values())]
-        if not last:
-            return None
-        for name in last:
-            order.append(spelled[name])
-            del references[name]
-    return order
+        if fold(table) in references:
+            references[fold(table)].append(target)
+    return list(reversed(_referenced_first(names, lambda name: references[fold(name)])))
 
 
 _ENGINES = _Engines()
@@ -211,7 +200,7 @@ def release(conn: duckdb.DuckDBPyConnection, *, ran_ddl: bool = True, tables: li
     module's own loading) ran on it, so it holds no catalog object but tables: the inventory of the
     rest is skipped. Then ``tables`` may say which tables it holds (what ``open_database`` loaded,
     which such statements cannot change), so that they need not be listed first."""
-    order = None if tables is None else [t.name for t in reversed(creation_order(tables))]
+    order = None if ran_ddl or tables is None else [t.name for t in reversed(creation_order(tables))]
     _ENGINES.release(conn, ran_ddl, order)
 
 
@@ -309,24 +298,33 @@ _COLUMNAR = _PerTable(128)
 
 
 def creation_order(tables: list[Table]) -> list[Table]:
-    """``tables`` with every table after the tables its foreign keys reference (else by name)."""
-    by_name = {t.name.lower(): t for t in tables}
-    done: dict[str, Table] = {}
+    """``tables`` with every table after the tables its foreign keys reference (else in their order)."""
+    by_name = {fold(t.name): t for t in tables}
+    order = _referenced_first([t.name for t in tables],
+                              lambda name: [fk.references for fk in by_name[fold(name)].foreign_keys])
+    return [by_name[fold(name)] for name in order]
 
-    def visit(table: Table, path: tuple[str, ...]) -> None:
-        key = table.name.lower()
+
+def _referenced_first(names: list[str], references: Callable[[str], list[str]]) -> list[str]:
+    """``names`` with every name after the names it references (``references(name)``; names compare as
+    the engine folds them, and a reference to itself or to a name not given is ignored), else in the
+    given order. An ``SQLError`` if references form a cycle."""
+    known = {fold(name): name for name in names}
+    done: dict[str, str] = {}
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        key = fold(name)
         if key in done:
             return
         if key in path:
-            raise SQLError(f"foreign keys form a cycle through {table.name!r}")
-        for fk in table.foreign_keys:
-            target = by_name.get(fk.references.lower())
-            if target is not None and target is not table:
-                visit(target, (*path, key))
-        done[key] = table
+            raise SQLError(f"foreign keys form a cycle through {name!r}")
+        for target in references(name):
+            if fold(target) in known and fold(target) != key:
+                visit(known[fold(target)], (*path, key))
+        done[key] = name
 
-    for table in tables:
-        visit(table, ())
+    for name in names:
+        visit(name, ())
     return list(done.values())
 
 

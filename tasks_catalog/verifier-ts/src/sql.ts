@@ -608,7 +608,7 @@ function checkLoadable(tables: JsonObject[]): void {
     const known = loadable.get(table);
     if (known === undefined) {
       try {
-        checkTables([table]);
+        checkTable(table);
         loadable.set(table, null);
       } catch (exc) {
         loadable.set(table, { thrown: exc });
@@ -620,43 +620,41 @@ function checkLoadable(tables: JsonObject[]): void {
   }
 }
 
-function checkTables(tables: JsonObject[]): void {
-  for (const table of tables) {
-    const columns = tableColumns(table).map((col) => {
-      const decimal = /^DECIMAL\(\d+,(\d+)\)$/.exec(col.type);
-      return { ...col, scale: decimal ? 10 ** Number(decimal[1]) : null };
-    });
-    const rows = (get(table, "rows") as Json[] | undefined) ?? [];
-    for (const row of rows) {
-      if (!Array.isArray(row)) continue;
-      for (let i = 0; i < columns.length; i++) {
-        const col = columns[i] as (typeof columns)[number];
-        const v = row[i];
-        if (v === null || v === undefined) continue;
-        if (col.ty === "date" || col.ty === "time" || col.ty === "timestamp" || col.ty === "uuid") {
-          const text = String(v);
-          if (col.ty === "date" && !validDate(text)) (DATE_RE.test(text) ? fail : outside)(`the DATE value '${text}'`);
-          if (col.ty === "time" && !validTime(text)) outside(`the TIME value '${text}'`);
-          if (col.ty === "timestamp" && !validTimestamp(text)) outside(`the TIMESTAMP value '${text}'`);
-          if (col.ty === "uuid" && !UUID_RE.test(text)) outside(`the UUID value '${text}'`);
-        }
-        if (col.scale !== null && typeof v === "number" && Math.round(v * col.scale) / col.scale !== v) {
-          outside(`the DECIMAL value ${v} with more digits than its scale`);
-        }
+function checkTable(table: JsonObject): void {
+  const columns = tableColumns(table).map((col) => {
+    const decimal = /^DECIMAL\(\d+,(\d+)\)$/.exec(col.type);
+    return { ...col, scale: decimal ? 10 ** Number(decimal[1]) : null };
+  });
+  const rows = (get(table, "rows") as Json[] | undefined) ?? [];
+  for (const row of rows) {
+    if (!Array.isArray(row)) continue;
+    for (let i = 0; i < columns.length; i++) {
+      const col = columns[i] as (typeof columns)[number];
+      const v = row[i];
+      if (v === null || v === undefined) continue;
+      if (col.ty === "date" || col.ty === "time" || col.ty === "timestamp" || col.ty === "uuid") {
+        const text = String(v);
+        if (col.ty === "date" && !validDate(text)) (DATE_RE.test(text) ? fail : outside)(`the DATE value '${text}'`);
+        if (col.ty === "time" && !validTime(text)) outside(`the TIME value '${text}'`);
+        if (col.ty === "timestamp" && !validTimestamp(text)) outside(`the TIMESTAMP value '${text}'`);
+        if (col.ty === "uuid" && !UUID_RE.test(text)) outside(`the UUID value '${text}'`);
+      }
+      if (col.scale !== null && typeof v === "number" && Math.round(v * col.scale) / col.scale !== v) {
+        outside(`the DECIMAL value ${v} with more digits than its scale`);
       }
     }
-    const pk = get(table, "primary_key");
-    if (Array.isArray(pk) && pk.length > 0) {
-      const idx = pk.map((k) => columns.findIndex((c) => fold(c.name) === fold(String(k))));
-      const seen = new Set<string>();
-      for (const row of rows) {
-        if (!Array.isArray(row)) continue;
-        const keyValues = idx.map((i) => row[i] ?? null);
-        if (keyValues.some((v) => v === null)) fail("a primary key column holds NULL");
-        const k = JSON.stringify(keyValues);
-        if (seen.has(k)) fail(`duplicate primary key ${k} in table ${String(get(table, "name"))}`);
-        seen.add(k);
-      }
+  }
+  const pk = get(table, "primary_key");
+  if (Array.isArray(pk) && pk.length > 0) {
+    const idx = pk.map((k) => columns.findIndex((c) => fold(c.name) === fold(String(k))));
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (!Array.isArray(row)) continue;
+      const keyValues = idx.map((i) => row[i] ?? null);
+      if (keyValues.some((v) => v === null)) fail("a primary key column holds NULL");
+      const k = JSON.stringify(keyValues);
+      if (seen.has(k)) fail(`duplicate primary key ${k} in table ${String(get(table, "name"))}`);
+      seen.add(k);
     }
   }
 }
