@@ -36,7 +36,7 @@ COSTS = {
     "tests/months/test_months_store.py": 100,
     "tests/months/test_rotation.py": 100,
     "tests/test_end_to_end.py": 60,
-    "tests/harness/test_baselines.py": 30,
+    "tests/harness/test_baselines.py": 15,
     "tests/harness/test_hostile_agents.py::test_ten_thousand_calls": 25,
     "tests/catalog/test_gate.py::test_the_whole_dev_set_passes_the_gate": 20,
     "tests/warehouse/test_checked_builds.py::test_readers_and_a_rebuild_with_nothing_new": 20,
