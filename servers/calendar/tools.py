@@ -258,7 +258,8 @@ class CalendarTools(Toolset[CalendarState]):
         recurringEventId; cancelled occurrences are left out."""
         calendar = self._calendar(calendarId)
         low, high = self._bounds(timeMin, timeMax)
-        events = [e for e in self.state.events if e.calendar_id == calendar.id and self._matches(e, query)]
+        words = _words(query)
+        events = [e for e in self.state.events if e.calendar_id == calendar.id and _matches(e, words)]
         views = self._views(events, low, high, single=singleEvents)
         listing = f"events:{calendar.id}:{timeMin}:{timeMax}:{query}:{singleEvents}"
         chunk, token = page(views, listing, pageToken, maxResults)
@@ -281,19 +282,14 @@ class CalendarTools(Toolset[CalendarState]):
         the query's words (case-insensitive), earliest first, occurrences of recurring series included, one
         page at a time (nextPageToken)."""
         low, high = self._bounds(timeMin, timeMax)
-        views = self._views([e for e in self.state.events if self._matches(e, query)], low, high)
+        words = _words(query)
+        views = self._views([e for e in self.state.events if _matches(e, words)], low, high)
         chunk, token = page(views, f"search:{query}:{timeMin}:{timeMax}", pageToken, maxResults)
         out: dict[str, Any] = {"kind": "calendar#events", "timeZone": self.state.time_zone,
                                "items": [self._show(v) for v in chunk]}
         if token:
             out["nextPageToken"] = token
         return out
-
-    def _matches(self, event: Event, query: str | None) -> bool:
-        if not query:
-            return True
-        text = " ".join([event.title, event.description, event.location, *(a.email for a in event.attendees)]).lower()
-        return all(word in text for word in query.lower().split())
 
     @tool(read_only=True)
     def get_event(self, calendarId: CalendarId, eventId: EventId) -> dict:
@@ -459,3 +455,17 @@ def _starts(start: str, recurrence: tuple[str, ...]) -> tuple[datetime, ...]:
 
 def _overlaps(view: View, low: datetime | None, high: datetime | None) -> bool:
     return (low is None or as_datetime(view[2]) > low) and (high is None or as_datetime(view[1]) < high)
+
+
+def _words(query: str | None) -> list[str]:
+    """The words of a search query, lower-cased (none: everything matches)."""
+    return query.lower().split() if query else []
+
+
+def _matches(event: Event, words: list[str]) -> bool:
+    """Whether the event's title, description, location or attendee emails contain every word (a word
+    has no space, so it is found within one of them or not at all)."""
+    if not words:
+        return True
+    text = " ".join([event.title, event.description, event.location, *(a.email for a in event.attendees)]).lower()
+    return all(word in text for word in words)

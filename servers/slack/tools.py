@@ -59,7 +59,9 @@ class SlackTools(Toolset[SlackState]):
         return user.id
 
     def _next_ts(self) -> str:
-        latest = max((ts_key(m.ts) for c in self.state.channels for m in c.messages), default=_EPOCH - 1_000_000)
+        # A channel's messages are kept in ts order (Channel's validator sorts them on every assignment, and
+        # every change assigns the list): the latest of each is its last.
+        latest = max((ts_key(c.messages[-1].ts) for c in self.state.channels if c.messages), default=_EPOCH - 1_000_000)
         return ts_from_key(latest + 1_000_000)
 
     def _new_channel_id(self, name: str) -> str:
