@@ -147,6 +147,9 @@ def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, 
     from flows.rotate import GateFailed, rotate as rotate_task
 
     monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")  # the Python verifier suffices here
+    # a cache of this test's own: the month is gated three times, and after the first only the failing
+    # task is judged again (a cache keeps passes only)
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(tmp_path / "gate-cache"))
     pool = _pool_dir(tmp_path, slack_only, break_goal="sl-t-create-channel")
     store = tmp_path / "store"
     reasons = tmp_path / "reasons.json"
