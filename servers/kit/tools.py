@@ -132,7 +132,7 @@ def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None
         check_argument_sizes(name, kwargs)
         result = getattr(tools, name)(**kwargs)
         if isinstance(result, (dict, list)):
-            return json.dumps(result, ensure_ascii=False, default=str)  # compact, as the real services' servers answer
+            return json.dumps(result, default=str)  # compact, as the real services' servers answer
         return result
 
     run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]

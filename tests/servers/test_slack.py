@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from servers.kit import StateError
@@ -248,3 +250,15 @@ def test_a_user_profile_is_found_by_id_or_handle(live):
     assert sl.ok_json("get_user_profile", user_id=by_handle["id"])["user"] == by_handle
     assert by_handle["real_name"] == "Maria Santana"
     assert "user_not_found" in sl.error("get_user_profile", user_id="maria.sant")
+
+
+
+def test_results_are_compact_json_and_text_no_transport_can_encode_is_refused_at_the_door(live):
+    """Tool results are compact JSON, as the real services' servers answer. A lone surrogate (which no
+    UTF-8 transport can carry back) never reaches the state: the argument is refused, naming it."""
+    sl = live("slack", STATE)
+    assert "text" in sl.error("post_message", channel_id="general", text="bad \ud800 text")
+    sl.ok("post_message", channel_id="general", text="caf\u00e9 done")
+    text = sl.ok("get_channel_history", channel_id="general")
+    assert "\n" not in text and json.loads(text)["messages"][0]["text"] == "caf\u00e9 done"
+    assert len(channel(sl.state(), "general").messages) == 4
