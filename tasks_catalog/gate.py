@@ -86,7 +86,7 @@ class Replay:
     errors: list[str]
     steps: int
     calls: int
-    initial: Any = None  # the state before any call, when asked for
+    initial: Any = None  # what ``at_start`` made of the state before any call
 
 
 def _text(result) -> str:
@@ -94,11 +94,13 @@ def _text(result) -> str:
 
 
 async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
-                 faults: bool = False, keep_initial: bool = False) -> Replay:
+                 faults: bool = False, at_start: Callable[[Any], Any] | None = None) -> Replay:
     """Apply ``calls`` to a fresh backend of ``task`` through an in-memory MCP client. With ``faults``,
     the task's faults are injected as the gateway does and met as the oracle meets them: a call that
     fails before commit is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after
-    commit is not. ``strict`` stops at the first error."""
+    commit is not. ``strict`` stops at the first error. ``at_start`` is called with the backend's state
+    before the first call, and what it returns is the replay's ``initial``: the live state, to read
+    there and then (a dump, a verdict) instead of copying a whole world to keep."""
     from mcp import Client
 
     spec = get_spec(task.server)
@@ -107,7 +109,7 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
     calls = list(calls)
     steps = 0
     with spec.open(task.initial_state) as tools:
-        initial = tools.snapshot() if keep_initial else None
+        initial = at_start(tools.snapshot(copy=False)) if at_start is not None else None
         server = build_mcp_server(spec, tools, only=task.available_tools if only_available else None)
         async with Client(server) as client:
             for i, call in enumerate(calls):
@@ -209,13 +211,12 @@ class _Judged:
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
     result = GateResult(task.id)
     reasons = result.reasons
-    ref = await replay(task, task.reference_solution, faults=True, keep_initial=True)
-    initial = ref.initial
-    start = initial.dump()
+    ref = await replay(task, task.reference_solution, faults=True,
+                       at_start=lambda state: (state.dump(), evaluate(task.success, state)))
+    start, initially = ref.initial
     #: (what, the predicate's verdict, the state's dump, must the predicate pass?) of every state judged;
     #: each state is dumped and evaluated once
-    judged: list[tuple[str, bool, dict[str, Any], bool | None]] = [
-        ("on the initial state", evaluate(task.success, initial), start, False)]
+    judged: list[tuple[str, bool, dict[str, Any], bool | None]] = [("on the initial state", initially, start, False)]
     if ref.errors:
         reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
     if ref.steps > task.max_steps:

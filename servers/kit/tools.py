@@ -62,7 +62,7 @@ class Toolset(Generic[S]):
 
     def snapshot(self, *, copy: bool = True) -> S:
         """The current state. ``copy=False`` returns the live state itself, without a deep copy (a
-        world's is tens of milliseconds): only for a caller that reads it and makes no further calls."""
+        world's is tens of milliseconds): only for a caller that is done reading it before any further call."""
         return self.state.model_copy(deep=True) if copy else self.state
 
     def close(self) -> None:
