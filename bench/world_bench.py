@@ -16,9 +16,7 @@ CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of benc
 from __future__ import annotations
 
 import argparse
-import copy
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -39,6 +37,9 @@ from servers.kit import build_mcp_server  # noqa: E402
 from servers.kit.world import _generated, get_generator  # noqa: E402
 from tasks_catalog import ts_verifier  # noqa: E402
 from tasks_catalog.predicates import evaluate  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from machine_speed import machine_speed_s  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADING = "## Worlds"
@@ -169,20 +170,6 @@ def ts_verdict_ms(server: str, state: dict, predicate: dict, repeat: int) -> flo
                               text=True, check=True, timeout=120)
         inner.append(json.loads(proc.stderr.strip().splitlines()[-1])["evaluate_ms"])
     return statistics.median(inner)
-
-
-def machine_speed_s() -> float:
-    """Seconds for a fixed piece of work like a server's (200,000 small records built, a quarter of them
-    deep-copied and encoded as JSON), best of three: the speed of this (shared) host at the time of
-    measuring, which drifts by a factor of two or more between days, so that tables measured at
-    different times can be compared. Lower is faster."""
-    best = math.inf
-    for _ in range(3):
-        started = time.perf_counter()
-        rows = [{"id": i, "name": f"customer {i}", "tags": ["a", "b"], "score": i / 7} for i in range(200_000)]
-        json.dumps(copy.deepcopy(rows[:50_000]))
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def med(values: list[float]) -> str:
