@@ -229,11 +229,17 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
         assert not [t for t in threading.enumerate() if t.name == "docker-pids"]
     assert result.run.status == "infra_error" and result.run.end_reason == "infra:engine", result.run.infra_error
     assert not result.run.agent_error
-    # Only this test's agent (``sleep 60``) outlived the cut: other tests' containers may be running beside it.
-    leftovers = real.client.containers.list(all=True, filters={"label": "mcpbench.role=agent"})
+    # This test's agent (``sleep 60``) and its gateway relay outlived the cut: the harness could not reach
+    # the engine to remove them (the next harness's sweep would, once this process is gone). Remove them
+    # now, by this process's owner label: no other run of this process is in flight, and other workers'
+    # containers carry their own owners.
+    from mcpbench.sandbox.docker import OWNER_LABEL, owner
+
+    leftovers = real.client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner()}"})
+    assert {c.labels.get("mcpbench.role") for c in leftovers} <= {"agent", "gateway-relay"}
     for container in leftovers:
-        if container.attrs.get("Config", {}).get("Cmd") == ["sleep", "60"]:
-            container.remove(force=True)
+        container.remove(force=True)
+    assert real.client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner()}"}) == []
     real.close()
 
 
