@@ -31,7 +31,7 @@ SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "pipeline": "privat
 COSTS = {
     "tests/flows/test_prefect_deployments.py": 240,
     "tests/flows/test_private_month.py": 150,
-    "tests/flows/test_dask_processes.py": 120,
+    "tests/flows/test_dask_processes.py": 70,
     "tests/catalog/test_cli_help.py::test_every_example_in_every_commands_help_runs": 120,
     "tests/months/test_months_store.py": 100,
     "tests/months/test_rotation.py": 100,
