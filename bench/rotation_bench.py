@@ -71,6 +71,10 @@ def main() -> None:
     servers = tuple(s for s in SERVER_NAMES if counts[s] >= rotation.PER_SERVER)
     rotation.SERVER_NAMES = servers
     load_avg = os.getloadavg()[0]
+    sys.path.insert(0, str(ROOT / "bench"))
+    from machine_speed import machine_speed_s
+
+    speed = machine_speed_s()
 
     with tempfile.TemporaryDirectory(prefix="rotation-bench-") as tmp:
         store = open_store(str(Path(tmp) / "store"))
@@ -107,7 +111,8 @@ def main() -> None:
     missing = [s for s in SERVER_NAMES if s not in servers]
     lines = [
         f"## Rotation and private-month evaluation ({stamp})", "",
-        f"Machine: {machine()}; 1-min load average {load_avg:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.",
+        f"Machine: {machine()}; 1-min load average {load_avg:.2f} at the start, {os.getloadavg()[0]:.2f} at the end; "
+        f"machine speed {speed:.2f} s (bench/machine_speed.py, lower is faster).",
         "`python bench/rotation_bench.py` (plain functions, no Prefect). Month "
         f"{MONTH}: {report.tasks} tasks ({len(servers)} servers x 16)"
         + (f"; the demo pool has no full month yet for {', '.join(missing)}" if missing else "") + ".", "",

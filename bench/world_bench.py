@@ -224,7 +224,7 @@ def main() -> None:
         start = text.find(HEADING)
         if start >= 0:
             end = text.find("\n## ", start + len(HEADING))
-            text = text[:start] + section + ("" if end < 0 else text[end + 1:])
+            text = text[:start] + section + ("" if end < 0 else "\n" + text[end + 1:])
         else:
             text = text.rstrip("\n") + "\n\n" + section
         RESULTS.write_text(text, encoding="utf-8")
