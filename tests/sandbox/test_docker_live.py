@@ -128,6 +128,7 @@ def image_without_python():
     """A real image holding one file and no interpreter, as a broken or foreign image would be."""
     import docker
 
+    open_backend("docker")  # skips, with the reason, where no engine can be reached
     client = docker.from_env()
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -136,10 +137,12 @@ def image_without_python():
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     tag = f"mcpbench-test-empty:{uuid.uuid4().hex[:8]}"
-    client.api.import_image_from_data(buffer.getvalue(), repository=tag.split(":")[0], tag=tag.split(":")[1])
-    yield tag
-    client.images.remove(tag, force=True)
-    client.close()
+    try:
+        client.api.import_image_from_data(buffer.getvalue(), repository=tag.split(":")[0], tag=tag.split(":")[1])
+        yield tag
+        client.images.remove(tag, force=True)
+    finally:
+        client.close()
 
 
 def _run_one(sandbox, agent):
@@ -160,7 +163,6 @@ def _run_one(sandbox, agent):
 def test_an_image_that_cannot_start_our_baseline_is_an_infra_sandbox_error(image_without_python):
     from mcpbench.sandbox import get_sandbox
 
-    open_backend("docker")
     broken = get_sandbox("docker", image=image_without_python)
     result = _run_one(broken, "oracle")
     assert result.run.status == "infra_error" and result.run.end_reason == "infra:sandbox"
