@@ -117,7 +117,9 @@ class PostgresTools(Toolset[PostgresState]):
         self.conn.execute("BEGIN TRANSACTION")
         try:
             with _engine.deadline(self.conn):
-                before = [_engine.indexed(self.conn, table) for table in written]
+                # The tables as they are, each with its row index: what a write reads back is compared
+                # with them. DDL may change any table; DML only the tables it names.
+                before = [_engine.indexed(self.conn, table) for table in (self.state.tables if ddl else written)]
                 for statement in statements:
                     kind = _engine.statement_kind(statement)
                     result = self.conn.execute(statement)
@@ -130,7 +132,8 @@ class PostgresTools(Toolset[PostgresState]):
                     else:
                         report.append({"statement": kind, "status": "ok"})
                 if ddl:
-                    new_state = _engine.dump(self.conn)
+                    new_state = _engine.dump(self.conn, before={t.name: (t, index) for t, index
+                                                                in zip(self.state.tables, before)})
                 else:
                     new_state = self._refreshed(written, before)
         except (duckdb.Error, SQLError) as exc:
