@@ -136,13 +136,18 @@ async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: 
     return done.state, done.errors
 
 
-def _entity_ids(task: Task, initial: dict[str, Any]) -> set[str]:
-    return {ident for kind in server_entities(task.server).kinds for ident in extract(kind, initial)}
+def _entity_ids(task: Task, initial: Extracted) -> set[str]:
+    return {ident for kind in server_entities(task.server).kinds for ident in initial.of(kind)}
 
 
-def literal_problems(task: Task, initial: dict[str, Any] | None = None) -> list[str]:
-    """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py)."""
-    ids = _entity_ids(task, initial) if initial is not None else set()
+def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = None) -> list[str]:
+    """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py). ``initial``
+    may be given ``Extracted`` (its entities are then not extracted again)."""
+    if isinstance(initial, Extracted):
+        extracted, initial = initial, initial.state
+    else:
+        extracted = Extracted(task.server, initial) if initial is not None else None
+    ids = _entity_ids(task, extracted) if extracted is not None else set()
     present = state_strings(initial) if initial is not None else set()
     problems = []
     for path, value, is_pattern in goal_literals(task.success):
@@ -269,7 +274,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
-    tail = literal_problems(task, start)
+    tail = literal_problems(task, before)
     if is_world_reference(task.initial_state):
         tail += difficulty_problems(task, ref.steps)
     return _Judged(result, task.server, task.success, verdicts, frames, tail)

@@ -197,16 +197,23 @@ def _fold(name: str) -> str:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-def _row_fields(kind: Kind, scope: _Scope) -> tuple[dict[str, Any], str]:
-    table = scope.items[-2]
+def _row_layout(kind: Kind, table: dict[str, Any]) -> tuple[list[Any], list[Any] | None]:
+    """A table's column names, and the column each of its primary key's names refers to (the engine's
+    identifier folding; a name no column matches stands for itself), or None without a primary key."""
     columns = [c.get("name") if isinstance(c, dict) else c for c in table.get(kind.row[0], [])]
-    row = scope.items[-1]
-    fields = dict(zip(columns, row if isinstance(row, list) else [], strict=False))
     keys = table.get(kind.row[1]) or []
-    if keys:
-        folded = {_fold(str(c)): c for c in columns}
-        values = [fields.get(folded.get(_fold(str(k)), k)) for k in keys]
-        return fields, ",".join(render_scalar(v) for v in values)
+    if not keys:
+        return columns, None
+    folded = {_fold(str(c)): c for c in columns}
+    return columns, [folded.get(_fold(str(k)), k) for k in keys]
+
+
+def _row_fields(layout: tuple[list[Any], list[Any] | None], row: Any) -> tuple[dict[str, Any], str]:
+    """A row's fields (column name -> value) and its key: its primary key's values, or all its values."""
+    columns, key_columns = layout
+    fields = dict(zip(columns, row if isinstance(row, list) else [], strict=False))
+    if key_columns is not None:
+        return fields, ",".join(render_scalar(fields.get(c)) for c in key_columns)
     cells = (json.dumps(v, ensure_ascii=False) if isinstance(v, str) else render_scalar(v) for v in fields.values())
     return fields, "~[" + ",".join(cells) + "]"
 
@@ -249,10 +256,15 @@ def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = Non
     one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
     under these positions of the top-level collection alone (see :func:`item_key`)."""
     out: dict[str, dict[str, Any]] = {}
+    layouts: dict[int, tuple[list[Any], list[Any] | None]] = {}  # per table (by identity) of this state
     for scope in _walk(state, kind.path, [state], [None], [1], only):
         row_key = None
         if kind.row is not None:
-            fields, row_key = _row_fields(kind, scope)
+            table = scope.items[-2]
+            layout = layouts.get(id(table))
+            if layout is None:
+                layout = layouts[id(table)] = _row_layout(kind, table)
+            fields, row_key = _row_fields(layout, scope.items[-1])
         elif kind.value is not None:
             fields = {kind.value: scope.items[-1]}
         else:
