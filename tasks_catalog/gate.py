@@ -40,7 +40,7 @@ from servers import get_spec
 from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
 from tasks_catalog.faults import FaultPlan, executes
-from tasks_catalog.frames import Extracted, extract, frame_violations, server_entities, summarize
+from tasks_catalog.frames import Extracted, frame_violations, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from dataclasses import dataclass
 from functools import cache
@@ -173,20 +174,27 @@ def _fill(template: str, scope: _Scope, row_key: str | None) -> Any:
     return "".join(p if isinstance(p, str) else render_scalar(scope.lookup(p, row_key)) for p in parts)
 
 
-def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list,
-          only: frozenset[int] | None = None):
+#: Which items to walk: None for all; positions at this level (their items walked whole); or positions
+#: at this level, each with which of its items to walk one level down.
+Only = frozenset[int] | Mapping[int, "Only"] | None
+
+
+def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positions: list, only: Only = None):
     if not path:
         yield _Scope(items, keys, positions)
         return
     coll = node.get(path[0]) if isinstance(node, dict) else None
+    deeper = isinstance(only, Mapping)
     if isinstance(coll, list):
         for i, item in enumerate(coll):
             if only is None or i in only:
-                yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1])
+                yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1],
+                                 only[i] if deeper else None)
     elif isinstance(coll, dict):
         for i, (key, item) in enumerate(coll.items()):
             if only is None or i in only:
-                yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1])
+                yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1],
+                                 only[i] if deeper else None)
 
 
 def _fold(name: str) -> str:
@@ -206,6 +214,28 @@ def _row_layout(kind: Kind, table: dict[str, Any]) -> tuple[list[Any], list[Any]
         return columns, None
     folded = {_fold(str(c)): c for c in columns}
     return columns, [folded.get(_fold(str(k)), k) for k in keys]
+
+
+def row_ids(kind: Kind, table: dict[str, Any], rows: list[Any]) -> list[Any] | None:
+    """What tells each of ``rows`` of ``table`` apart, position by position: its primary key's values (as
+    a row's id renders them; a lone key column of strings or of integers as the values themselves),
+    or None when the table has no primary key or two rows have the same key (their ids are then
+    numbered in order of appearance)."""
+    layout = _row_layout(kind, table)
+    columns, key_columns = layout
+    if key_columns is None:
+        return None
+    index = {c: i for i, c in enumerate(columns)}  # the last column of a name, as a row's fields hold it
+    keys: list[Any] | None = None
+    if len(key_columns) == 1 and key_columns[0] in index:  # the common case, at C speed where it can be
+        p, width = index[key_columns[0]], len(columns)
+        if all(type(row) is list and len(row) >= width for row in rows):
+            values = [row[p] for row in rows]
+            if {type(v) for v in values} in ({str}, {int}):  # each renders as itself: distinct stays distinct
+                keys = values
+    if keys is None:
+        keys = [_row_fields(layout, row)[1] for row in rows]
+    return keys if len(set(keys)) == len(keys) else None
 
 
 def _row_fields(layout: tuple[list[Any], list[Any] | None], row: Any) -> tuple[dict[str, Any], str]:
@@ -251,10 +281,11 @@ def item_key(kind: Kind) -> str | None:
     return parts[0][1] if isinstance(parts[1], str) and parts[1].startswith("/") else None
 
 
-def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = None) -> dict[str, dict[str, Any]]:
+def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, dict[str, Any]]:
     """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
     one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
-    under these positions of the top-level collection alone (see :func:`item_key`)."""
+    under these positions of the top-level collection alone (see :func:`item_key`), and where it maps
+    a position to positions, of the items under it only those."""
     out: dict[str, dict[str, Any]] = {}
     layouts: dict[int, tuple[list[Any], list[Any] | None]] = {}  # per table (by identity) of this state
     for scope in _walk(state, kind.path, [state], [None], [1], only):
@@ -285,4 +316,4 @@ def extract(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = Non
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "item_key", "render_scalar", "server_entities"]
+           "item_key", "render_scalar", "row_ids", "server_entities"]

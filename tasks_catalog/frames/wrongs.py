@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from tasks_catalog.frames import diff, frame_violations
+from tasks_catalog.frames import frame_violations
 from tasks_catalog.frames.propose import final_state
 from tasks_catalog.predicates import evaluate
 from tasks_catalog.schema import Task, ToolCall
