@@ -140,6 +140,25 @@ def _entity_ids(task: Task, initial: Extracted) -> set[str]:
     return {ident for kind in server_entities(task.server).kinds for ident in initial.of(kind)}
 
 
+class _WhenAsked:
+    """A set made the first time it is asked about: a literal the goal names needs neither the initial
+    state's entity ids nor its strings, and making those means walking a whole world."""
+
+    def __init__(self, make: Callable[[], set[str]]) -> None:
+        self._make, self._made = make, None
+
+    def _set(self) -> set[str]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._set()
+
+    def __iter__(self):
+        return iter(self._set())
+
+
 def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = None) -> list[str]:
     """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py). ``initial``
     may be given ``Extracted`` (its entities are then not extracted again)."""
@@ -147,8 +166,8 @@ def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = No
         extracted, initial = initial, initial.state
     else:
         extracted = Extracted(task.server, initial) if initial is not None else None
-    ids = _entity_ids(task, extracted) if extracted is not None else set()
-    present = state_strings(initial) if initial is not None else set()
+    ids = _WhenAsked(lambda: _entity_ids(task, extracted) if extracted is not None else set())
+    present = _WhenAsked(lambda: state_strings(initial) if initial is not None else set())
     problems = []
     for path, value, is_pattern in goal_literals(task.success):
         path = "$.success" + path[1:]  # goal_literals' paths are relative to the predicate
@@ -165,7 +184,7 @@ def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = No
 _ID_PARTS = re.compile(r'[:#/~\[\],"]+')
 
 
-def _created_id_problems(task: Task, ids: set[str], initial: dict[str, Any]) -> list[str]:
+def _created_id_problems(task: Task, ids: _WhenAsked | set[str], initial: dict[str, Any]) -> list[str]:
     """A frame allowance that lets the agent create an entity by id must name an id the agent can
     know: each part of it given by the goal or held by the initial state (the branch name the goal
     never gives, which only the reference's author chose, fails every agent that chose another)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import re._parser as sre_parse
+from collections.abc import Container
 from re._constants import AT, BRANCH, LITERAL, MAX_REPEAT, MIN_REPEAT, SUBPATTERN
 from typing import Any
 
@@ -65,7 +66,7 @@ def required_literals(pattern: str) -> list[list[str]]:
     return [_runs(seq)]
 
 
-def pattern_named(pattern: str, goal: str, ids: frozenset[str] | set[str] = frozenset()) -> bool:
+def pattern_named(pattern: str, goal: str, ids: Container[str] = frozenset()) -> bool:
     """Whether the goal contains a literal the pattern requires (one alternative's, for ``a|b``), or the
     pattern requires a stable id of the initial state (a comment that must cite issue ``PLT-305``: the
     agent discovers the id, as it discovers the ids a guard names)."""
@@ -104,16 +105,13 @@ def state_strings(state: Any) -> set[str]:
     return out
 
 
-def value_named(value: Any, goal: str, ids: set[str] | frozenset[str],
-                present: set[str] | frozenset[str] = frozenset()) -> bool:
+def value_named(value: Any, goal: str, ids: Container[str], present: Container[str] = frozenset()) -> bool:
     """Whether a plain value the predicate checks is named (see the module's docstring)."""
     if isinstance(value, bool) or value is None or (isinstance(value, int) and value in (0, 1)):
         return True  # true/false/null, none/one: the predicate's shape, not a value a person names
     if isinstance(value, str):
         return value in goal or value in ids or value in present
-    if str(value) in ids:
-        return True
-    return any(_whole_number_in(r, goal) for r in number_renderings(value))
+    return any(_whole_number_in(r, goal) for r in number_renderings(value)) or str(value) in ids
 
 
 __all__ = ["MIN_RUN", "number_renderings", "pattern_named", "required_literals", "state_strings", "value_named"]
