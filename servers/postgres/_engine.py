@@ -374,9 +374,10 @@ class _Watchdog:
             self._changed.notify()
         return token
 
-    def disarm(self, token: int) -> None:
+    def disarm(self, token: int) -> bool:
+        """Forget ``token``'s deadline; False when it had passed already (the watch interrupted it)."""
         with self._changed:
-            self._armed.pop(token, None)
+            return self._armed.pop(token, None) is not None
 
     def _watch(self) -> None:
         with self._changed:
@@ -399,12 +400,15 @@ _WATCHDOG = _Watchdog()
 @contextmanager
 def deadline(conn: duckdb.DuckDBPyConnection, seconds: float | None = None) -> Iterator[None]:
     """Interrupt whatever ``conn`` runs once ``seconds`` (default ``STATEMENT_TIMEOUT_S``) have passed;
-    the interruption is reported as an ``SQLError``."""
+    the interruption is reported as an ``SQLError``, which says whether the time was up or something
+    else interrupted the statement (the database closed under it)."""
     seconds = STATEMENT_TIMEOUT_S if seconds is None else seconds
     token = _WATCHDOG.arm(conn, seconds)
     try:
         yield
     except duckdb.InterruptException:
+        if _WATCHDOG.disarm(token):
+            raise SQLError("cancelled: the database was closed while the statement ran") from None
         raise SQLError(f"cancelled: the statement ran longer than {seconds:g} s") from None
     finally:
         _WATCHDOG.disarm(token)

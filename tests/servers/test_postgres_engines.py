@@ -234,7 +234,8 @@ def test_closing_a_database_while_a_statement_runs_on_another_thread_stops_the_s
     tools.close()
     thread.join(10)
     assert not thread.is_alive()
-    assert "cancelled" in outcome["error"] or "closed" in outcome["error"]
+    # interrupted by the close, seconds before its deadline: said so, never called a timeout
+    assert "closed" in outcome["error"] and "ran longer than" not in outcome["error"], outcome["error"]
     assert engines.idle() == 1
     with PostgresTools(PostgresState.load(OTHER)) as fresh:
         assert catalog(fresh.conn)["tables"] == ["notes"]
