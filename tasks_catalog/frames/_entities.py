@@ -281,6 +281,25 @@ def item_key(kind: Kind) -> str | None:
     return parts[0][1] if isinstance(parts[1], str) and parts[1].startswith("/") else None
 
 
+@cache
+def rows_match_by_key(kind: Kind) -> bool:
+    """Whether the entities of table rows (``kind.row``, two levels down) depend on nothing but their
+    table's ``item_key`` field and the row itself: no position (``$n``) and no other field or key of the
+    table. Then a row and its table can be matched across two states by that field and the row's key,
+    wherever either stands."""
+    field = item_key(kind)
+    if kind.row is None or len(kind.path) != 2 or field is None or field.startswith("$"):
+        return False
+    for template in (kind.id, *(t for _, t in kind.extra)):
+        for part in _compile(template)[1]:
+            if isinstance(part, str):
+                continue
+            level, name = part
+            if (level == 0 and name != field) or (level != 0 and name == "$n"):
+                return False
+    return True
+
+
 def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, dict[str, Any]]:
     """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
     one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
@@ -316,4 +335,4 @@ def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, d
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "item_key", "render_scalar", "row_ids", "server_entities"]
+           "item_key", "render_scalar", "row_ids", "rows_match_by_key", "server_entities"]

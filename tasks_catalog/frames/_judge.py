@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, render_scalar, row_ids,
-                                            server_entities)
+                                            rows_match_by_key, server_entities)
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -212,7 +212,7 @@ def _changed_rows(kind: Kind, before: Extracted, olds: list[tuple[Any, Any]], ne
     rows_field, field = kind.path[1], item_key(kind)
     old_only: dict[int, frozenset[int] | None] = dict.fromkeys(old_changed)
     new_only: dict[int, frozenset[int] | None] = dict.fromkeys(new_changed)
-    if field is None or field.startswith("$"):  # items told apart by their key or value: not tables
+    if not rows_match_by_key(kind):  # an entity depends on where its row or table stands
         return old_only, new_only
     # the same table in both states: the one whose id field (distinct in each state) holds the same value,
     # wherever it is (a table created or dropped moves the others)

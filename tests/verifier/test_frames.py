@@ -463,3 +463,20 @@ def test_json_equal_tells_apart_exactly_what_javascript_tells_apart():
 
     check()
     assert not json_equal({"a": [1, True]}, {"a": [1, 1]}) and json_equal({"a": 1, "b": [2]}, {"b": [2.0], "a": 1.0})
+
+
+def test_rows_are_matched_by_key_only_where_nothing_else_of_their_place_makes_them():
+    """The row shortcut pairs a table by its name and a row by its key wherever they stand: a kind whose
+    id or fields use a position, or another field of the table, must not take it."""
+    from tasks_catalog.frames._entities import Kind, rows_match_by_key, server_entities
+
+    def row_kind(ident: str, **extra: str) -> Kind:
+        return Kind("postgres", "row", ("tables", "rows"), ident, None, None, tuple(extra.items()),
+                    ("columns", "primary_key"))
+
+    assert rows_match_by_key(server_entities("postgres").kind("row"))
+    assert rows_match_by_key(row_kind("{0.name}/{$key}", table="{0.name}"))
+    assert not rows_match_by_key(row_kind("{0.name}/{$key}", at="{0.$n}"))
+    assert not rows_match_by_key(row_kind("{0.name}/{$key}", line="{$n}"))
+    assert not rows_match_by_key(row_kind("{0.name}/{$key}", owner="{0.owner}"))
+    assert not rows_match_by_key(row_kind("{0.$key}/{$key}"))
