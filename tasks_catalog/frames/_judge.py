@@ -196,24 +196,24 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
         same = same_items[kind.path[0]] = before.items_same_as(kind.path[0], news)
     old_changed = frozenset(i for i in range(len(olds)) if i not in same)
     new_changed = frozenset(i for i in range(len(news)) if i not in same)
-    if kind.row is not None and len(kind.path) == 2:
-        return _changed_rows(kind, before, olds, news, old_changed, new_changed)
+    if rows_match_by_key(kind):
+        return _changed_rows(kind, field, before, olds, news, old_changed, new_changed)
     return old_changed, new_changed
 
 
-def _changed_rows(kind: Kind, before: Extracted, olds: list[tuple[Any, Any]], news: list[tuple[Any, Any]],
-                  old_changed: frozenset[int], new_changed: frozenset[int]) -> tuple[Only, Only]:
+def _changed_rows(kind: Kind, field: str, before: Extracted, olds: list[tuple[Any, Any]],
+                  news: list[tuple[Any, Any]], old_changed: frozenset[int],
+                  new_changed: frozenset[int]) -> tuple[Only, Only]:
     """``_changed_parents`` of table rows, one level further: of a table that differs in its rows alone
     (the same name, columns and primary key in both states, wherever it is), only the rows that are
     not JSON-equal to the row of the same key in the other state, when the table's primary key tells
     its rows apart in both (a row's id is its key's values; without a key, or with a key repeated, ids
     are numbered in order of appearance and every row is extracted). An update of one order of 2,200
-    extracts one row on each side, and so does a delete that moves the rows after it."""
-    rows_field, field = kind.path[1], item_key(kind)
+    extracts one row on each side, and so does a delete that moves the rows after it. Only for a kind
+    whose rows ``rows_match_by_key``; ``field`` is its ``item_key``."""
+    rows_field = kind.path[1]
     old_only: dict[int, frozenset[int] | None] = dict.fromkeys(old_changed)
     new_only: dict[int, frozenset[int] | None] = dict.fromkeys(new_changed)
-    if not rows_match_by_key(kind):  # an entity depends on where its row or table stands
-        return old_only, new_only
     # the same table in both states: the one whose id field (distinct in each state) holds the same value,
     # wherever it is (a table created or dropped moves the others)
     moved = {render_scalar(news[j][1].get(field)): j for j in new_changed}
