@@ -11,6 +11,7 @@ Python verifier alone.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -117,31 +118,145 @@ def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
                frame_cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
                ) -> tuple[list[bool | NoVerdict], list[list[dict[str, Any]]]]:
     """``evaluate_many(verdict_cases)`` and ``frame_violations_many(frame_cases)`` in one call of the CLI
-    (``--judge``), each state object sent once however many cases name it. The gate judges a task's
-    initial state and each final state, and compares each final state with the initial one: case by
-    case, that sent the initial state once per case and each final state twice, and a world's state is
-    hundreds of kilobytes of JSON to write and to parse. States are told apart by identity (the same
-    dumped ``dict``), not compared."""
-    states: list[dict[str, Any]] = []
-    index: dict[int, int] = {}
-
-    def ref(state: dict[str, Any]) -> int:
-        at = index.get(id(state))
-        if at is None:
-            at = index[id(state)] = len(states)
-            states.append(state)
-        return at
-
-    payload = json.dumps({
-        "verdicts": [{"server": s, "state": ref(st), "predicate": p} for s, st, p in verdict_cases],
-        "frames": [{"server": s, "initial": ref(a), "final": ref(b), "frame": f} for s, a, b, f in frame_cases],
-        "states": states,
-    })
-    out = _call(["--judge"], payload)
+    (``--judge``), each state object sent once however many cases name it, and most of them as their
+    changes to another (src/joint.ts): the gate judges a task's initial state and each final state, and
+    compares each final state with the initial one. Sent whole and case by case, a world's state
+    (hundreds of kilobytes of JSON) went out once per case: 390 MB for a 160-task month, whose writing
+    and parsing were most of what the TypeScript verifier cost. States are told apart by identity (the
+    same dumped ``dict``); a final state is sent as its changes to its task's initial state, an initial
+    state as its changes to the first state of its server."""
+    payload = _Payload()
+    for _, initial, final, _ in frame_cases:
+        payload.bases.setdefault(id(final), initial)
+    verdicts = [(s, payload.ref(s, st), p) for s, st, p in verdict_cases]
+    frames = [(s, payload.ref(s, a), payload.ref(s, b), f) for s, a, b, f in frame_cases]
+    number = payload.number
+    out = _call(["--judge"], json.dumps({
+        "verdicts": [{"server": s, "state": number(at), "predicate": p} for s, at, p in verdicts],
+        "frames": [{"server": s, "initial": number(a), "final": number(b), "frame": f} for s, a, b, f in frames],
+        **payload.encoded(),
+    }))
     if not (isinstance(out, dict) and isinstance(out.get("verdicts"), list) and isinstance(out.get("frames"), list)
             and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts or frame judgements")
     return _verdicts(out["verdicts"]), _frame_answers(out["frames"])
+
+
+class _Payload:
+    """The states of a ``--judge`` call: each sent whole (``states``) or as ops on an earlier one
+    (``derived``); a reference counts ``states`` first, then ``derived``."""
+
+    def __init__(self) -> None:
+        self.bases: dict[int, dict[str, Any]] = {}  # id(final state) -> its task's initial state
+        self.first: dict[str, dict[str, Any]] = {}  # server -> the first state sent for it
+        self.whole: list[dict[str, Any]] = []
+        self.derived: list[tuple[dict[str, Any], int, list[list[Any]]]] = []  # (state, base's slot, ops)
+        self.slot: dict[int, tuple[str, int]] = {}  # id(state) -> ("whole" | "derived", position)
+        self.kept: list[dict[str, Any]] = []  # every state given a slot: their ids stay theirs
+        self.pending: set[int] = set()  # states whose base is being sent: never a base themselves
+        self.same = _Same()
+
+    def ref(self, server: str, state: dict[str, Any]) -> tuple[str, int]:
+        at = self.slot.get(id(state))
+        if at is not None:
+            return at
+        base = self.bases.get(id(state)) or self.first.get(server)
+        ops = None
+        if base is not None and base is not state and id(base) not in self.pending:
+            self.pending.add(id(state))
+            base_at = self.ref(server, base)
+            self.pending.discard(id(state))
+            ops = state_ops(base, state, self.same)
+        if ops is None:
+            at = ("whole", len(self.whole))
+            self.whole.append(state)
+        else:
+            at = ("derived", len(self.derived))
+            self.derived.append((state, base_at, ops))
+        self.slot[id(state)] = at
+        self.kept.append(state)
+        self.first.setdefault(server, state)
+        return at
+
+    def encoded(self) -> dict[str, Any]:
+        """``states`` and ``derived`` as the CLI reads them (once every state has its slot)."""
+        return {"states": self.whole,
+                "derived": [{"base": self.number(base), "ops": ops} for _, base, ops in self.derived]}
+
+    def number(self, at: tuple[str, int]) -> int:
+        """The CLI's reference of a slot (once every state has its slot)."""
+        kind, position = at
+        return position if kind == "whole" else len(self.whole) + position
+
+
+def state_ops(base: Any, new: Any, same: "_Same | None" = None) -> list[list[Any]] | None:
+    """Ops that turn the dumped state ``base`` into ``new`` (src/joint.ts reads them), or None when
+    ``new`` is better sent whole (its top level differs in kind, keys or their order, or in every member)."""
+    same = same or _Same()
+    if not (type(base) is dict and type(new) is dict and list(base) == list(new)):
+        return None
+    ops: list[list[Any]] = []
+    differ = [k for k in new if not same(base[k], new[k])]
+    if len(differ) == len(new) and len(new) > 1:
+        return None
+    for key in differ:
+        _ops(base[key], new[key], [key], ops, same)
+    return ops
+
+
+def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: "_Same") -> None:
+    """Append to ``ops`` what turns ``base`` into ``new`` (which differ) at ``path``."""
+    if type(base) is dict and type(new) is dict and list(base) == list(new):
+        for key in new:
+            if not same(base[key], new[key]):
+                _ops(base[key], new[key], [*path, key], ops, same)
+        return
+    if type(base) is list and type(new) is list:
+        if len(base) == len(new):
+            differ = [i for i, (a, b) in enumerate(zip(base, new)) if not same(a, b)]
+            if 2 * len(differ) <= len(new):
+                for i in differ:
+                    _ops(base[i], new[i], [*path, i], ops, same)
+                return
+        else:
+            head = 0
+            while head < min(len(base), len(new)) and same(base[head], new[head]):
+                head += 1
+            tail = 0
+            while tail < min(len(base), len(new)) - head and same(base[-1 - tail], new[-1 - tail]):
+                tail += 1
+            if 2 * (head + tail) >= len(new):
+                ops.append([path, head, len(base) - head - tail, new[head:len(new) - tail]])
+                return
+    ops.append([path, new])
+
+
+class _Same:
+    """Whether two parts of dumped states are the same JSON. ``==`` alone is not that (``True == 1``,
+    ``0.0 == -0.0``), so an equal pair is confirmed by its marshalled bytes, which keep every type and
+    bit (format 2, which has no back-references: those depend on reference counts); a pair that is not
+    confirmed is merely sent again. A base's parts are marshalled once."""
+
+    def __init__(self) -> None:
+        self._bytes: dict[int, tuple[Any, bytes]] = {}
+
+    def __call__(self, a: Any, b: Any) -> bool:
+        if a is b:
+            return True
+        if type(a) is not type(b) or a != b:
+            return False
+        if type(a) in (str, int, bool, type(None)):  # equal and of one type: the same JSON
+            return True
+        try:
+            return self._marshal(a) == marshal.dumps(b, 2)
+        except ValueError:  # not plain JSON data: sent again
+            return False
+
+    def _marshal(self, value: Any) -> bytes:
+        kept = self._bytes.get(id(value))
+        if kept is None or kept[0] is not value:
+            kept = self._bytes[id(value)] = (value, marshal.dumps(value, 2))
+        return kept[1]
 
 
 def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],

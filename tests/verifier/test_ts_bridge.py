@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import marshal
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasks_catalog import ts_verifier
 
@@ -78,6 +83,108 @@ def test_judge_many_answers_as_the_two_calls_do_and_sends_each_state_once(ts_cli
     assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [True, False, True]
     assert frames == ts_verifier.frame_violations_many(frame_cases)
     assert frames[0][0]["id"] == "a.txt" and frames[0][0]["change"] == "delete" and frames[1] == []
-    # equal states that are different objects are sent as they are: identity, not a comparison, shares them
+    # equal states that are different objects: the first is sent whole, the others as no change to it
     again = ts_verifier.judge_many([("filesystem", dict(STATE), exists)], [("filesystem", dict(STATE), STATE, [])])
-    assert again == ([True], [[]]) and sent[-1].count('"release 4.19\\n"') == 3
+    assert again == ([True], [[]]) and sent[-1].count('"release 4.19\\n"') == 1
+    assert json.loads(sent[-1])["derived"] == [{"base": 0, "ops": []}, {"base": 1, "ops": []}]
+
+
+# -- states sent as their changes to another (judge_many's "derived", src/joint.ts) ------------------
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.0, -0.0, 1.0, 2.5]) | st.sampled_from(["", "a", "b"]),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.sampled_from(["a", "b", "c", "__proto__"]), inner, max_size=4),
+    max_leaves=25)
+
+
+def _apply(base, ops):
+    """What src/joint.ts's applyOps does, in Python: the reference the ops are checked against."""
+    state = copy.deepcopy(base)
+    for op in ops:
+        path, node = op[0], state
+        for key in path[:-1]:
+            node = node[key]
+        if len(op) == 2:
+            node[path[-1]] = op[1]
+        else:
+            start, count, items = op[1:]
+            node[path[-1]][start:start + count] = items
+    return state
+
+
+def _mutated(value, data):
+    """``value`` with a few random members replaced, removed or added (as a run changes a state)."""
+    value = copy.deepcopy(value)
+    for _ in range(data.draw(st.integers(0, 3))):
+        node = value
+        while isinstance(node, (dict, list)) and node and data.draw(st.booleans()):
+            child = data.draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
+            if not isinstance(node[child], (dict, list)):
+                break
+            node = node[child]
+        if isinstance(node, dict) and node:
+            key = data.draw(st.sampled_from(list(node)))
+            node[key] = data.draw(JSON) if data.draw(st.booleans()) else not node[key]
+        elif isinstance(node, list):
+            at = data.draw(st.integers(0, len(node)))
+            if node and data.draw(st.booleans()):
+                del node[min(at, len(node) - 1)]
+            else:
+                node.insert(at, data.draw(JSON))
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(base=st.dictionaries(st.sampled_from(["files", "rows", "meta", "n"]), JSON, min_size=1, max_size=4),
+       data=st.data())
+def test_the_ops_of_a_derived_state_rebuild_it_exactly_and_leave_its_base_alone(base, data):
+    new = _mutated(base, data)
+    kept = marshal.dumps(base, 2)  # version 2: no back-references, so the same data gives the same bytes
+    ops = ts_verifier.state_ops(base, new)
+    assert marshal.dumps(base, 2) == kept
+    if ops is not None:  # None: sent whole
+        assert marshal.dumps(_apply(base, ops), 2) == marshal.dumps(new, 2)  # True is not 1, -0.0 is not 0.0
+
+
+def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, monkeypatch):
+    """A world's state and runs' changes to it (an update, an insert, a delete, True for 1 and -0.0 for 0.0
+    deep inside): the one call, most states sent as changes, answers exactly as whole states do."""
+    from servers import get_spec
+    from servers.kit.world import get_generator
+
+    world = get_spec("github").state_model.model_validate(get_generator("github").generate(1)).dump()
+    issues = world["repos"][0]["issues"]
+    opened = next(i for i, issue in enumerate(issues) if issue["state"] == "open" and i not in (2, 5, 7))
+    finals = []
+    for change in range(4):
+        final = copy.deepcopy(world)
+        mine = final["repos"][0]["issues"]
+        if change == 0:
+            mine[opened]["state"] = "closed"
+        elif change == 1:
+            mine.insert(5, {**copy.deepcopy(mine[5]), "number": 10_000, "title": "new"})
+        elif change == 2:
+            del mine[7]
+        else:
+            mine[2]["labels"] = [True, -0.0]
+            issues[2]["labels"] = [1, 0.0]  # the initial state differs from the final only in kinds
+        finals.append(final)
+    frame = [{"entity": "github.issue", "change": ["update"]}]
+    repo = f"{world['repos'][0]['owner']}/{world['repos'][0]['name']}"
+    pred = {"github.issueClosed": {"repo": repo, "issue": issues[opened]["number"]}}
+    verdict_cases = [("github", s, pred) for s in (world, *finals)]
+    # the last final is judged with an empty frame: only True-for-1 tells it from the initial state
+    frame_cases = [("github", world, f, frame if i < 3 else []) for i, f in enumerate(finals)]
+    sent = []
+    real_run = subprocess.run
+
+    def spy(argv, **kwargs):
+        sent.append(kwargs["input"])
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
+    verdicts, frames = ts_verifier.judge_many(verdict_cases, frame_cases)
+    assert len(json.loads(sent[0])["states"]) == 1 and len(json.loads(sent[0])["derived"]) == 4
+    assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [False, True, False, False, False]
+    assert frames == ts_verifier.frame_violations_many(frame_cases)
+    assert frames[0] == [] and {v["change"] for v in frames[1]} == {"create"} and frames[2][0]["change"] == "delete"
+    assert [(v["change"], v["fields"]) for v in frames[3]] == [("update", ["labels"])]

@@ -15,7 +15,8 @@
  *
  * `node dist/cli.js --judge`: both at once, each dumped state sent once: read `{"states": [...],
  * "verdicts": [{server, state, predicate}], "frames": [{server, initial, final, frame}]}`, where `state`,
- * `initial` and `final` index `states`, and answer `{"verdicts": [...], "frames": [...]}` (src/joint.ts).
+ * `initial` and `final` index `states` (or, past its end, `derived`: states sent as their changes to
+ * another), and answer `{"verdicts": [...], "frames": [...]}` (src/joint.ts).
  *
  * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts; MCPBENCH_TS_BREAK=frame:<server.kind>
  * makes the frame blind to that entity kind: test hooks that prove the conformance run catches a broken

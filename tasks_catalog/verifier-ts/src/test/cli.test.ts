@@ -73,3 +73,51 @@ test("--judge refuses a state index that is not in $.states, naming the case", (
     assert.equal(spawnSync(process.execPath, [CLI, "--judge"], { input, encoding: "utf8" }).status, 2, input);
   }
 });
+
+test("--judge rebuilds derived states from their base's copy: set, splice, a __proto__ key, and the base kept", () => {
+  // parsed, not a literal: in a literal "__proto__" sets the prototype instead of making a key
+  const full = JSON.parse('{"files": {"a.txt": "x", "__proto__": "p"}, "directories": ["d", "e"]}');
+  const exists = (path: string) => ({ "filesystem.fileExists": { path } });
+  const judge = (input: unknown) => spawnSync(process.execPath, [CLI, "--judge"], { input: JSON.stringify(input), encoding: "utf8" });
+  const input = {
+    states: [full],
+    derived: [
+      { base: 0, ops: [[["files", "__proto__"], "q"], [["directories"], 1, 1, ["f", "g"]]] },
+      { base: 1, ops: [[["files", "a.txt"], "y"]] },
+      { base: 0, ops: [] },
+    ],
+    verdicts: [0, 1, 2, 3].map((state) => ({ server: "filesystem", state, predicate: exists("__proto__") })),
+    frames: [1, 2, 3].map((final) => ({ server: "filesystem", initial: 0, final, frame: [] })),
+  };
+  const proc = judge(input);
+  assert.equal(proc.status, 0, proc.stderr);
+  const answer = JSON.parse(proc.stdout);
+  assert.deepEqual(answer.verdicts, [true, true, true, true]);
+  const changes = answer.frames.map((f: { violations: { id: string; change: string }[] }) =>
+    f.violations.map((v) => `${v.change} ${v.id}`));
+  // derived[0] changed the "__proto__" file (a key, not the prototype) and the directories; derived[1]
+  // builds on it; derived[2] is the base unchanged, so the base was never written to
+  assert.ok(["update __proto__", "delete e", "create f", "create g"].every((c) => changes[0].includes(c)), JSON.stringify(changes));
+  assert.ok(changes[1].includes("update a.txt") && changes[1].includes("update __proto__"), JSON.stringify(changes));
+  assert.deepEqual(changes[2], []);
+});
+
+test("--judge names what is wrong with a derived state", () => {
+  const judge = (derived: unknown) => spawnSync(process.execPath, [CLI, "--judge"], {
+    input: JSON.stringify({ states: [{ files: {}, directories: [] }], derived, frames: [],
+      verdicts: [{ server: "filesystem", state: 1, predicate: { "filesystem.fileExists": { path: "a" } } }] }),
+    encoding: "utf8" });
+  const cases: [unknown, RegExp][] = [
+    [{}, /\$\.derived: expected a list/],
+    [[{ base: 1, ops: [] }], /\$\.derived\[0\]\.base: expected the reference of a state before this one \(0 to 0\)/],
+    [[{ base: 0, ops: [[[], 1]] }], /\$\.derived\[0\]\.ops\[0\]: expected \[path, value\]/],
+    [[{ base: 0, ops: [[["nope"], 1]] }], /\$\.derived\[0\]\.ops\[0\]\[0\]\[0\]: "nope" is not a member of the object there/],
+    [[{ base: 0, ops: [[["files", "a", "b"], 1]] }], /\$\.derived\[0\]\.ops\[0\]\[0\]\[1\]: "a" is not a member/],
+    [[{ base: 0, ops: [[["directories"], 0, 1, []]] }], /\$\.derived\[0\]\.ops\[0\]: a splice needs/],
+  ];
+  for (const [derived, message] of cases) {
+    const proc = judge(derived);
+    assert.equal(proc.status, 2, JSON.stringify(derived));
+    assert.match(proc.stderr, message);
+  }
+});
