@@ -45,12 +45,15 @@ def check(gate: Gate, tasks: list[Task], processes: int) -> list[GateResult]:
         cache = gate.cache or GateCache(Path(scratch), tuple(gate.verifiers))
         gate = replace(gate, cache=cache)
         before = {i for i, t in enumerate(tasks) if cache.accepted(t.id, task_hash(t))}
-        payload = json.dumps([t.to_json() for t in tasks]).encode()
+        # Helpers for what is left to judge only: a month the cache holds whole starts none (each costs
+        # seconds of imports), and a helper never gets only tasks that are accepted already.
+        todo = [t for i, t in enumerate(tasks) if i not in before]
+        payload = json.dumps([t.to_json() for t in todo]).encode()
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
         helpers = []
         try:
-            for _ in range(processes - 1):
+            for _ in range(min(processes, len(todo)) - 1):
                 helper = subprocess.Popen(
                     [sys.executable, "-m", "tasks_catalog.gate_pool", str(cache.root), ",".join(cache.verifiers)],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)

@@ -192,8 +192,16 @@ def test_a_month_gated_on_two_processes_gets_the_results_of_one_and_keeps_no_pla
     assert together[3].reasons == alone[3].reasons
     kept = "".join(p.read_text(errors="replace") for p in cache.rglob("*") if p.is_file())
     assert all(t.goal[:40] not in kept for t in tasks)
+    started = []
+    real_popen = gate_pool.subprocess.Popen
+    monkeypatch.setattr(gate_pool.subprocess, "Popen", lambda *a, **k: started.append(a) or real_popen(*a, **k))
     again = gate_pool.check(acceptance_gate(typescript=False, cache=cache), tasks, processes=2)
     assert [r.cached for r in again] == [i != 3 for i in range(8)]
+    assert started == []  # one task left to judge: no helper is started for it (each costs seconds of imports)
+    for record in list(cache.rglob("*.json"))[:2]:
+        record.unlink()  # two accepted tasks forgotten: with the failing one, three to judge
+    third = gate_pool.check(acceptance_gate(typescript=False, cache=cache), tasks, processes=4)
+    assert len(started) == 2 and [r.ok for r in third] == [r.ok for r in alone]  # three tasks, three processes
 
 
 def test_without_a_cache_a_pooled_gate_leaves_no_folder_behind(tmp_path, monkeypatch):
