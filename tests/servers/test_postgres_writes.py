@@ -198,6 +198,22 @@ def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
     _engine.release(quick)
 
 
+def test_a_deadline_armed_after_a_later_one_still_fires_at_its_own_time():
+    """The watch sleeps until the soonest deadline it knows; one armed later but due sooner wakes it
+    (without that wake-up, the statement below would run on until the other's 60 s were up)."""
+    waiting, busy = _engine.connect(), _engine.connect()
+    try:
+        with _engine.deadline(waiting, 60):
+            started = time.monotonic()
+            with pytest.raises(_engine.SQLError, match="ran longer than 0.2 s"):
+                with _engine.deadline(busy, 0.2):
+                    busy.execute("SELECT count(*) FROM range(100000000000) a, range(1000) b").fetchall()
+            assert time.monotonic() - started < 30  # a bound on being woken at all, not on speed
+    finally:
+        _engine.release(waiting)
+        _engine.release(busy)
+
+
 def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch, tools):
     monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
     before = tools.state
