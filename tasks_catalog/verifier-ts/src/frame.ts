@@ -101,8 +101,7 @@ function parseRef(ref: string): [number | null, string] {
   return [level === "" ? null : Number(level), ref.slice(dot + 1)];
 }
 
-function lookup(scope: Scope, ref: string, rowKey: string | null): Json {
-  const [level, name] = parseRef(ref);
+function lookup(scope: Scope, [level, name]: [number | null, string], rowKey: string | null): Json {
   const depth = level === null ? scope.items.length - 1 : level + 1; // items[0] is the state itself
   if (name === "$key") return rowKey !== null ? rowKey : (scope.keys[depth] ?? null);
   if (name === "$value") return scope.items[depth] ?? null;
@@ -111,10 +110,31 @@ function lookup(scope: Scope, ref: string, rowKey: string | null): Json {
   return isObject(item) && Object.prototype.hasOwnProperty.call(item, name) ? (item[name] as Json) : null;
 }
 
+/** A template read once: its one placeholder when it is nothing else (whose value is taken as it is),
+ * else its literal texts and references in order (each value rendered as text). */
+interface Compiled {
+  lone: [number | null, string] | null;
+  parts: (string | [number | null, string])[];
+}
+
+const COMPILED = new Map<string, Compiled>();
+
+function compiled(template: string): Compiled {
+  let out = COMPILED.get(template);
+  if (out === undefined) {
+    const whole = LONE.exec(template);
+    out = { lone: whole === null ? null : parseRef(whole[1] as string), parts: templateParts(template) };
+    COMPILED.set(template, out);
+  }
+  return out;
+}
+
 function fill(template: string, scope: Scope, rowKey: string | null): Json {
-  const whole = LONE.exec(template);
-  if (whole !== null) return lookup(scope, whole[1] as string, rowKey);
-  return template.replace(PLACEHOLDER, (_, ref: string) => renderScalar(lookup(scope, ref, rowKey)));
+  const { lone, parts } = compiled(template);
+  if (lone !== null) return lookup(scope, lone, rowKey);
+  let text = "";
+  for (const part of parts) text += typeof part === "string" ? part : renderScalar(lookup(scope, part, rowKey));
+  return text;
 }
 
 function* walk(node: Json, path: string[], scope: Scope, only: Set<number> | null = null): Generator<Scope> {
@@ -142,32 +162,84 @@ function* walk(node: Json, path: string[], scope: Scope, only: Set<number> | nul
 
 const foldAscii = (name: string) => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+/** How the rows of one table (with `length` values) become fields and a key: the field names in the
+ * order a row's fields object holds them, with the position of each one's value, and the field names
+ * of the primary key (or null without one). Made once per table, not per row. */
+interface RowLayout {
+  names: string[];
+  at: number[];
+  key: { name: string; present: boolean }[] | null;
+}
+
+const ROW_LAYOUTS = new WeakMap<JsonObject, Map<string, RowLayout>>();
+
+function rowLayout(row: { columns: string; primary_key: string }, table: Json | undefined, length: number): RowLayout {
+  const cacheable = isObject(table);
+  const cacheKey = `${row.columns}\u0000${row.primary_key}\u0000${length}`;
+  let byShape = cacheable ? ROW_LAYOUTS.get(table) : undefined;
+  const found = byShape?.get(cacheKey);
+  if (found !== undefined) return found;
+  const rawColumns = isObject(table) && Array.isArray(table[row.columns]) ? (table[row.columns] as Json[]) : [];
+  const columns = rawColumns.map((c) => (isObject(c) ? c.name : c));
+  // the positions as a row's own fields object holds them: assigned in column order, a later column of
+  // the same name winning, in the order the object keeps its keys
+  const positions: Record<string, number> = {};
+  columns.forEach((c, i) => {
+    if (i < length) positions[renderScalar(c as Json)] = i;
+  });
+  const names = Object.keys(positions);
+  const keys = isObject(table) && Array.isArray(table[row.primary_key]) ? (table[row.primary_key] as Json[]) : [];
+  let key: RowLayout["key"] = null;
+  if (keys.length > 0) {
+    const folded = new Map(names.map((c) => [foldAscii(c), c]));
+    key = keys.map((k) => {
+      const name = folded.get(foldAscii(renderScalar(k))) ?? renderScalar(k);
+      return { name, present: Object.prototype.hasOwnProperty.call(positions, name) };
+    });
+  }
+  const layout = { names, at: names.map((n) => positions[n] as number), key };
+  if (cacheable) {
+    if (byShape === undefined) ROW_LAYOUTS.set(table, (byShape = new Map()));
+    byShape.set(cacheKey, layout);
+  }
+  return layout;
+}
+
 function rowFields(row: { columns: string; primary_key: string }, scope: Scope): [JsonObject, string] {
   const table = scope.items[scope.items.length - 2];
   const item = scope.items[scope.items.length - 1];
-  const rawColumns = isObject(table) && Array.isArray(table[row.columns]) ? (table[row.columns] as Json[]) : [];
-  const columns = rawColumns.map((c) => (isObject(c) ? c.name : c));
   const values = Array.isArray(item) ? item : [];
+  const layout = rowLayout(row, table, values.length);
   const fields: JsonObject = {};
-  columns.forEach((c, i) => {
-    if (i < values.length) fields[renderScalar(c as Json)] = values[i] as Json;
+  layout.names.forEach((name, i) => {
+    fields[name] = values[layout.at[i] as number] as Json;
   });
-  const keys = isObject(table) && Array.isArray(table[row.primary_key]) ? (table[row.primary_key] as Json[]) : [];
-  if (keys.length > 0) {
-    const folded = new Map(Object.keys(fields).map((c) => [foldAscii(c), c]));
-    const parts = keys.map((k) => {
-      const name = folded.get(foldAscii(renderScalar(k))) ?? renderScalar(k);
-      return renderScalar(Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : null);
-    });
-    return [fields, parts.join(",")];
+  if (layout.key !== null) {
+    return [fields, layout.key.map(({ name, present }) => renderScalar(present ? fields[name] : null)).join(",")];
   }
   const cells = Object.values(fields).map((v) => (typeof v === "string" ? JSON.stringify(v) : renderScalar(v)));
   return [fields, "~[" + cells.join(",") + "]"];
 }
 
+/** What `extract` found, per kind and state object (states are not changed while they are judged):
+ * a task's initial state is compared with each of its final states, and is extracted once. */
+const EXTRACTED = new WeakMap<KindDeclaration, WeakMap<JsonObject, Map<string, Map<string, JsonObject>>>>();
+
 /** The entities of one kind in `state`: stable id -> judged fields (a `#2`, `#3`... suffix tells apart ids
- * that collide). `only`: the entities under these positions (0-based) of the top-level collection alone. */
+ * that collide). `only`: the entities under these positions (0-based) of the top-level collection alone.
+ * The answer is shared between calls on the same state object: read it, never change it. */
 export function extract(kind: KindDeclaration, state: JsonObject, only: Set<number> | null = null): Map<string, JsonObject> {
+  let byState = EXTRACTED.get(kind);
+  if (byState === undefined) EXTRACTED.set(kind, (byState = new WeakMap()));
+  let byOnly = byState.get(state);
+  if (byOnly === undefined) byState.set(state, (byOnly = new Map()));
+  const key = only === null ? "*" : [...only].sort((a, b) => a - b).join(",");
+  let out = byOnly.get(key);
+  if (out === undefined) byOnly.set(key, (out = extractEntities(kind, state, only)));
+  return out;
+}
+
+function extractEntities(kind: KindDeclaration, state: JsonObject, only: Set<number> | null): Map<string, JsonObject> {
   const out = new Map<string, JsonObject>();
   for (const scope of walk(state, kind.path, { items: [state], keys: [null], positions: [1] }, only)) {
     let rowKey: string | null = null;
