@@ -63,21 +63,27 @@ def test_a_cli_that_exits_0_without_json_is_an_error_that_says_so(tmp_path, monk
         ts_verifier.judge_many([], [("filesystem", STATE, STATE, [])])
 
 
-def test_judge_many_answers_as_the_two_calls_do_and_sends_each_state_once(ts_cli, monkeypatch):
+@pytest.fixture
+def sent(monkeypatch):
+    """What each call of the CLI was given on its input, in order."""
+    inputs = []
+    real_run = subprocess.run
+
+    def spy(argv, **kwargs):
+        inputs.append(kwargs["input"])
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
+    return inputs
+
+
+def test_judge_many_answers_as_the_two_calls_do_and_sends_each_state_once(ts_cli, sent):
     emptied = {"files": {}, "directories": []}
     touched = {"files": {"a.txt": "release 4.20\n"}, "directories": []}
     exists = {"filesystem.fileExists": {"path": "a.txt"}}
     verdict_cases = [("filesystem", s, exists) for s in (STATE, emptied, touched)]
     frame = [{"entity": "filesystem.file", "ids": ["a.txt"], "change": ["update"]}]
     frame_cases = [("filesystem", STATE, final, frame) for final in (emptied, touched)]
-    sent = []
-    real_run = subprocess.run
-
-    def spy(argv, **kwargs):
-        sent.append(kwargs["input"])
-        return real_run(argv, **kwargs)
-
-    monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
     verdicts, frames = ts_verifier.judge_many(verdict_cases, frame_cases)
     assert len(sent) == 1 and sent[0].count('"release 4.19\\n"') == 1 and sent[0].count('"release 4.20\\n"') == 1
     assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [True, False, True]
@@ -145,7 +151,7 @@ def test_the_ops_of_a_derived_state_rebuild_it_exactly_and_leave_its_base_alone(
         assert marshal.dumps(_apply(base, ops), 2) == marshal.dumps(new, 2)  # True is not 1, -0.0 is not 0.0
 
 
-def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, monkeypatch):
+def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, sent):
     """A world's state and runs' changes to it (an update, an insert, a delete, True for 1 and -0.0 for 0.0
     deep inside): the one call, most states sent as changes, answers exactly as whole states do."""
     from servers import get_spec
@@ -174,14 +180,6 @@ def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, monkeypatch):
     verdict_cases = [("github", s, pred) for s in (world, *finals)]
     # the last final is judged with an empty frame: only True-for-1 tells it from the initial state
     frame_cases = [("github", world, f, frame if i < 3 else []) for i, f in enumerate(finals)]
-    sent = []
-    real_run = subprocess.run
-
-    def spy(argv, **kwargs):
-        sent.append(kwargs["input"])
-        return real_run(argv, **kwargs)
-
-    monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
     verdicts, frames = ts_verifier.judge_many(verdict_cases, frame_cases)
     assert len(json.loads(sent[0])["states"]) == 1 and len(json.loads(sent[0])["derived"]) == 4
     assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [False, True, False, False, False]
