@@ -196,11 +196,14 @@ def state_ops(base: Any, new: Any, same: "_Same | None" = None) -> list[list[Any
     if not (type(base) is dict and type(new) is dict and list(base) == list(new)):
         return None
     ops: list[list[Any]] = []
-    differ = [k for k in new if not same(base[k], new[k])]
-    if len(differ) == len(new) and len(new) > 1:
+    try:
+        differ = [k for k in new if not same(base[k], new[k])]
+        if len(differ) == len(new) and len(new) > 1:
+            return None
+        for key in differ:
+            _ops(base[key], new[key], [key], ops, same)
+    except RecursionError:  # nested deeper than Python compares: sent whole, as before
         return None
-    for key in differ:
-        _ops(base[key], new[key], [key], ops, same)
     return ops
 
 

@@ -151,6 +151,17 @@ def test_the_ops_of_a_derived_state_rebuild_it_exactly_and_leave_its_base_alone(
         assert marshal.dumps(_apply(base, ops), 2) == marshal.dumps(new, 2)  # True is not 1, -0.0 is not 0.0
 
 
+def test_a_state_nested_deeper_than_python_recurses_is_sent_whole():
+    def deep(leaf):
+        value = [leaf]
+        for _ in range(5000):
+            value = [value]
+        return value
+
+    assert ts_verifier.state_ops({"a": deep(1), "b": 1}, {"a": deep(2), "b": 1}) is None
+    assert ts_verifier.state_ops({"a": [1], "b": 1}, {"a": [2], "b": 1}) == [[["a"], [2]]]
+
+
 def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, sent):
     """A world's state and runs' changes to it (an update, an insert, a delete, True for 1 and -0.0 for 0.0
     deep inside): the one call, most states sent as changes, answers exactly as whole states do."""
