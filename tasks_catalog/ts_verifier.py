@@ -11,13 +11,14 @@ Python verifier alone.
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tasks_catalog.frames import exact_form
 
 PACKAGE = Path(__file__).with_name("verifier-ts")
 CLI = PACKAGE / "dist" / "cli.js"
@@ -150,7 +151,7 @@ class _Payload:
         self.bases: dict[int, dict[str, Any]] = {}  # id(final state) -> its task's initial state
         self.first: dict[str, dict[str, Any]] = {}  # server -> the first state sent for it
         self.whole: list[dict[str, Any]] = []
-        self.derived: list[tuple[dict[str, Any], int, list[list[Any]]]] = []  # (state, base's slot, ops)
+        self.derived: list[tuple[tuple[str, int], list[list[Any]]]] = []  # (its base's slot, ops)
         self.slot: dict[int, tuple[str, int]] = {}  # id(state) -> ("whole" | "derived", position)
         self.kept: list[dict[str, Any]] = []  # every state given a slot: their ids stay theirs
         self.pending: set[int] = set()  # states whose base is being sent: never a base themselves
@@ -172,7 +173,7 @@ class _Payload:
             self.whole.append(state)
         else:
             at = ("derived", len(self.derived))
-            self.derived.append((state, base_at, ops))
+            self.derived.append((base_at, ops))
         self.slot[id(state)] = at
         self.kept.append(state)
         self.first.setdefault(server, state)
@@ -181,7 +182,7 @@ class _Payload:
     def encoded(self) -> dict[str, Any]:
         """``states`` and ``derived`` as the CLI reads them (once every state has its slot)."""
         return {"states": self.whole,
-                "derived": [{"base": self.number(base), "ops": ops} for _, base, ops in self.derived]}
+                "derived": [{"base": self.number(base), "ops": ops} for base, ops in self.derived]}
 
     def number(self, at: tuple[str, int]) -> int:
         """The CLI's reference of a slot (once every state has its slot)."""
@@ -189,7 +190,7 @@ class _Payload:
         return position if kind == "whole" else len(self.whole) + position
 
 
-def state_ops(base: Any, new: Any, same: "_Same | None" = None) -> list[list[Any]] | None:
+def state_ops(base: Any, new: Any, same: _Same | None = None) -> list[list[Any]] | None:
     """Ops that turn the dumped state ``base`` into ``new`` (src/joint.ts reads them), or None when
     ``new`` is better sent whole (its top level differs in kind, keys or their order, or in every member)."""
     same = same or _Same()
@@ -207,7 +208,7 @@ def state_ops(base: Any, new: Any, same: "_Same | None" = None) -> list[list[Any
     return ops
 
 
-def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: "_Same") -> None:
+def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: _Same) -> None:
     """Append to ``ops`` what turns ``base`` into ``new`` (which differ) at ``path``."""
     if type(base) is dict and type(new) is dict and list(base) == list(new):
         for key in new:
@@ -235,13 +236,13 @@ def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: "_Sam
 
 
 class _Same:
-    """Whether two parts of dumped states are the same JSON. ``==`` alone is not that (``True == 1``,
-    ``0.0 == -0.0``), so an equal pair is confirmed by its marshalled bytes, which keep every type and
-    bit (format 2, which has no back-references: those depend on reference counts); a pair that is not
-    confirmed is merely sent again. A base's parts are marshalled once."""
+    """Whether two parts of dumped states are the same JSON, key order and kinds included. ``==`` alone
+    is not that (``True == 1``, ``0.0 == -0.0``), so an equal pair is confirmed by its exact form
+    (``frames.exact_form``); a pair that is not confirmed is merely sent again. A base's parts are
+    encoded once."""
 
     def __init__(self) -> None:
-        self._bytes: dict[int, tuple[Any, bytes]] = {}
+        self._forms: dict[int, tuple[Any, bytes | None]] = {}
 
     def __call__(self, a: Any, b: Any) -> bool:
         if a is b:
@@ -250,15 +251,13 @@ class _Same:
             return False
         if type(a) in (str, int, bool, type(None)):  # equal and of one type: the same JSON
             return True
-        try:
-            return self._marshal(a) == marshal.dumps(b, 2)
-        except ValueError:  # not plain JSON data: sent again
-            return False
+        mine = self._form(a)
+        return mine is not None and mine == exact_form(b)
 
-    def _marshal(self, value: Any) -> bytes:
-        kept = self._bytes.get(id(value))
+    def _form(self, value: Any) -> bytes | None:
+        kept = self._forms.get(id(value))
         if kept is None or kept[0] is not value:
-            kept = self._bytes[id(value)] = (value, marshal.dumps(value, 2))
+            kept = self._forms[id(value)] = (value, exact_form(value))
         return kept[1]
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from tasks_catalog.frames._entities import (DECLARATION_PATH, DeclarationError, Kind, ServerEntities, declaration,
                                             extract, render_scalar, server_entities)
-from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, diff, frame_violations, json_equal,
-                                         judge, summarize, summarize_counts)
+from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, diff, exact_form, frame_violations,
+                                         json_equal, judge, summarize, summarize_counts)
 
 
 def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> list[tuple[str, str]]:
@@ -43,5 +43,5 @@ def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> lis
 
 
 __all__ = ["CHANGES", "DECLARATION_PATH", "Change", "DeclarationError", "Extracted", "Kind", "ServerEntities", "Violation",
-           "check_frame", "declaration", "diff", "extract", "frame_violations", "json_equal", "judge",
+           "check_frame", "declaration", "diff", "exact_form", "extract", "frame_violations", "json_equal", "judge",
            "render_scalar", "server_entities", "summarize", "summarize_counts"]

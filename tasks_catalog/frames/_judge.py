@@ -14,7 +14,7 @@ CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
 
 
-def _form(value: Any) -> bytes | None:
+def exact_form(value: Any) -> bytes | None:
     """An exact form of ``value``: two values with the same form are JSON-equal (None where ``value`` is
     not data marshal writes). Marshal's version 0 writes each value's type and content and nothing else
     (no shared references, no interned strings), so ``true`` and ``1``, ``1`` and ``1.0``, or two key
@@ -29,21 +29,21 @@ def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values as JavaScript sees it: ``1 == 1.0`` but ``true != 1``; key order ignored.
 
     Python's ``==`` differs only in taking ``True`` for ``1`` (and ``False`` for ``0``), so containers
-    are compared with ``==`` first and then, where that holds, by their exact form (``_form``), both at C
-    speed: an equal form is equal JSON. Only what differs in form but not in ``==`` (a ``true`` against a
-    ``1``, ``1`` against ``1.0``, another key order) is walked value by value."""
+    are compared with ``==`` first and then, where that holds, by their exact form (``exact_form``),
+    both at C speed: an equal form is equal JSON. Only what differs in form but not in ``==`` (a
+    ``true`` against a ``1``, ``1`` against ``1.0``, another key order) is walked value by value."""
     ta = type(a)
     if ta is dict or ta is list:
         if type(b) is not ta or len(a) != len(b) or a != b:  # Python's == is looser, so unequal stays unequal
             return False
-        mine = _form(a)
-        if mine is not None and mine == _form(b):
+        mine = exact_form(a)
+        if mine is not None and mine == exact_form(b):
             return True
     return _walk_equal(a, b)  # scalars, and what differs in form (or has none: not marshallable)
 
 
 def _equal_given_form(a: Any, form: Callable[[], bytes | None], b: Any) -> bool:
-    """``json_equal(a, b)``, where ``form()`` gives ``_form(a)`` (made once by the caller, and only asked
+    """``json_equal(a, b)``, where ``form()`` gives ``exact_form(a)`` (made once by the caller, only asked
     for when ``a == b`` in Python's looser sense): the initial state's collections are compared with
     every final state of a task, and only the final side is encoded each time."""
     ta = type(a)
@@ -52,7 +52,7 @@ def _equal_given_form(a: Any, form: Callable[[], bytes | None], b: Any) -> bool:
     if type(b) is not ta or len(a) != len(b) or a != b:
         return False
     mine = form()
-    if mine is not None and _form(b) == mine:
+    if mine is not None and exact_form(b) == mine:
         return True
     return _walk_equal(a, b)
 
@@ -152,7 +152,7 @@ class Extracted:
 
         def form(i: int) -> bytes | None:
             if i not in forms:
-                forms[i] = _form(olds[i][1])
+                forms[i] = exact_form(olds[i][1])
             return forms[i]
 
         return {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, items))
@@ -160,7 +160,7 @@ class Extracted:
 
     def _form_of(self, top: str) -> bytes | None:
         if top not in self._forms:
-            self._forms[top] = _form(self.state.get(top))
+            self._forms[top] = exact_form(self.state.get(top))
         return self._forms[top]
 
 
