@@ -23,7 +23,7 @@ settings.load_profile("mcpbench")
 #: Session fixtures built once under a file lock and shared by every worker: the tests that use one run
 #: on one worker (an xdist group), so no worker sits waiting for another's build.
 SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "pipeline": "private-month-pipeline",
-                         "prefect_harness": "prefect-harness"}
+                         "prefect_harness": "prefect-harness", "prefect_server": "prefect-harness"}
 
 
 #: Roughly what the costliest tests take on an idle machine, in seconds (node-id prefixes): only the

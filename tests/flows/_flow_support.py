@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -22,3 +26,20 @@ def month_servers() -> tuple[str, ...]:
 
     counts = Counter(t.server for t in load_pool())
     return tuple(s for s in SERVER_NAMES if counts[s] >= PER_SERVER)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop_process_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the group ``proc`` leads (started with ``start_new_session``), SIGKILL after 30 s."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)

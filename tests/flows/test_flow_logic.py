@@ -4,7 +4,6 @@ the retry condition, and ``prefect.yaml`` against the flows it names."""
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import pytest
 import yaml

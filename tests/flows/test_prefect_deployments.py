@@ -1,5 +1,5 @@
-"""The operator's path, end to end, as the README tells it: a real ``prefect server start`` on loopback, the
-project's work pool, ``prefect deploy --all`` from prefect.yaml, a ``prefect worker start --pool ...``,
+"""The operator's path, end to end, as the README tells it: a real ``prefect server start`` on loopback (the
+session's, shared with the other flow tests: tests/flows/conftest.py), the project's work pool, ``prefect deploy --all`` from prefect.yaml, a ``prefect worker start --pool ...``,
 then ``prefect deployment run`` of rotate-month and evaluate-submission; the month is sealed, and the
 runs landed in the worker's store and were scored. Every wait is bounded; every process is ours and is
 stopped at the end."""
@@ -8,42 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from _flow_support import REPO, SECRET
+from _flow_support import REPO, SECRET, stop_process_group
 
 #: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 MONTH = "2026-11"  # a month the suite's other tests rotate too, with the same secret: one gate cache
-SERVER_START_S = 180
 RUN_WATCH_S = 900
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        assert server.poll() is None, f"prefect server exited: {log.read_text()[-2000:]}"
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"prefect server did not answer {url}/health within {SERVER_START_S} s: {log.read_text()[-2000:]}")
 
 
 def _prefect(env: dict, *args: str, timeout: float = 300) -> str:
@@ -53,21 +28,10 @@ def _prefect(env: dict, *args: str, timeout: float = 300) -> str:
     return done.stdout
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-
-
-def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and_worker(tmp_path, gate_cache):
-    port = _free_port()
-    api = f"http://127.0.0.1:{port}/api"
+def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and_worker(tmp_path, gate_cache,
+                                                                                       prefect_server):
     store, db = tmp_path / "store", tmp_path / "warehouse.duckdb"
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": api,
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": prefect_server.api,
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false",
            "MCPBENCH_SECRET": SECRET, "MCPBENCH_STORE": str(store), "MCPBENCH_WAREHOUSE": str(db),
            "MCPBENCH_GATE_CACHE": str(gate_cache),
@@ -76,14 +40,8 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
     env.pop("PREFECT_PROFILES_PATH", None)
     logs = tmp_path / "logs"
     logs.mkdir()
-    procs = []
+    worker = None
     try:
-        with open(logs / "server.log", "wb") as out:
-            server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-                                       "--port", str(port)], cwd=tmp_path, env=env, stdout=out,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
-        procs.append(server)
-        _wait_healthy(api, server, logs / "server.log")
         _prefect(env, "work-pool", "create", "mcpbench-local", "--type", "process")
         deployed = _prefect(env, "deploy", "--all")
         assert "evaluate-submission" in deployed and "rotate-month" in deployed
@@ -91,7 +49,6 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
             worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "mcpbench-local"],
                                       cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
                                       start_new_session=True)
-        procs.append(worker)
 
         _prefect(env, "deployment", "run", "rotate-month/rotate-month", "-p", f"month={MONTH}",
                  "-p", "retire_previous=false", "--watch", "--watch-interval", "1", "--watch-timeout", str(RUN_WATCH_S),
@@ -107,8 +64,8 @@ def test_the_operator_deploys_rotates_and_evaluates_through_a_prefect_server_and
                  "-p", f"task_ids={json.dumps(ids)}", "--watch", "--watch-interval", "1", "--watch-timeout", str(RUN_WATCH_S),
                  timeout=RUN_WATCH_S + 60)
     finally:
-        for proc in reversed(procs):
-            _stop(proc)
+        if worker is not None:
+            stop_process_group(worker)
 
     runs = open_store(str(store)).read_runs("deployed-oracle").to_pylist()
     assert sorted(r["task_id"] for r in runs) == sorted(ids)
