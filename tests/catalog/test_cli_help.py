@@ -92,10 +92,11 @@ def test_the_help_examples_were_found():
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, gate_cache):
-    """A folder to run examples in: the repository's task folders, an agent script, a state file, and
-    a store with the slack-only month 2026-11 built (so `rotate --month 2026-12` retires it). Its months
+    """A folder to run examples in: the repository's task folders, a dev set of slack's tasks (``dev``,
+    which the test makes the dev split), an agent script, a state file, and a store with the slack-only month 2026-11 built (so `rotate --month 2026-12` retires it). Its months
     are the shared months' slack tasks (same secret), gated through the session's gate cache."""
     import json as _json
+    import shutil
 
     import tasks_catalog.rotation
     from runstore.store import open_store
@@ -105,6 +106,7 @@ def workspace(tmp_path_factory, gate_cache):
 
     root = tmp_path_factory.mktemp("examples")
     (root / "tasks_catalog").symlink_to(ROOT / "tasks_catalog")
+    shutil.copytree(ROOT / "tasks_catalog" / "dev" / "slack", root / "dev" / "slack")  # the examples' dev set
     (root / "my_agent.py").write_text("import sys\nsys.stdin.read()\n")  # a (lazy) agent that finishes at once
     (root / "state.json").write_text(_json.dumps({}))
     with pytest.MonkeyPatch.context() as mp:
@@ -201,10 +203,14 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
     import os
     import socket
 
+    import mcpbench.evaluation
     import tasks_catalog.rotation
 
     monkeypatch.chdir(workspace)
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # months of 16 tasks: fast
+    # and a dev set of slack's tasks alone: an example has to run as written, and the whole dev set
+    # under the oracle (and its agents) is tests/test_end_to_end.py's, not repeated here four times
+    monkeypatch.setattr(mcpbench.evaluation, "DEV_DIR", workspace / "dev")
     base = {"MCPBENCH_STORE": str(workspace / "store"), "MCPBENCH_WAREHOUSE": str(workspace / "warehouse.duckdb"),
             "MCPBENCH_GATE_CACHE": str(gate_cache)}
     for name, value in base.items():
