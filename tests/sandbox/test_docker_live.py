@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import gc
 import io
-import json
 import os
 import socket
 import subprocess
@@ -40,28 +39,36 @@ def test_an_agent_in_docker_reaches_the_gateway_through_the_relay_with_every_byt
     assert outcome.sandbox == "docker" and outcome.limits_enforced_by == "docker"
 
 
+#: Seconds the listener listens and the prober probes, both from their own start: the two containers
+#: start at about the same time, and the test checks that the probes overlapped the listening.
+WINDOW_S = "6"
+
 LISTEN = """
 import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64)
 probe = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)  # the control: it is listening
-print("listening", flush=True)
-s.settimeout(float(sys.argv[2]))
-try:
-    while True:
+start, neighbours = time.time(), 0
+s.settimeout(0.2)
+while time.time() < start + float(sys.argv[2]):
+    try:
         c, _ = s.accept()
-        if c.getpeername()[1] != probe.getsockname()[1]:
-            print("a neighbour got in", flush=True)
-except OSError:
-    pass
+    except OSError:
+        continue
+    neighbours += c.getpeername()[1] != probe.getsockname()[1]
+print("listened", neighbours, start, time.time(), flush=True)
 """
 
 PROBE_NEIGHBOUR = """
 import socket, sys, time
-time.sleep(float(sys.argv[2]))
-try:
-    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); print("reached")
-except OSError as exc:
-    print("blocked:", type(exc).__name__)
+start, reached, failures = time.time(), [], set()
+while time.time() < start + float(sys.argv[2]):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.5).close()
+        reached.append(time.time())
+    except OSError as exc:
+        failures.add(type(exc).__name__)
+    time.sleep(0.1)
+print("reached" if reached else "blocked:", ",".join(sorted(failures)), start, time.time(), flush=True)
 """
 
 
@@ -69,14 +76,19 @@ def test_another_runs_container_is_not_reachable(docker_sandbox, gateway_port):
     port = 47000 + os.getpid() % 1000
 
     async def both():
-        listener = python_agent(LISTEN, str(port), "8", gateway_port=gateway_port, timeout_s=30)
-        prober = python_agent(PROBE_NEIGHBOUR, str(port), "3", gateway_port=gateway_port, timeout_s=30)
+        listener = python_agent(LISTEN, str(port), WINDOW_S, gateway_port=gateway_port, timeout_s=30)
+        prober = python_agent(PROBE_NEIGHBOUR, str(port), WINDOW_S, gateway_port=gateway_port, timeout_s=30)
         with anyio.fail_after(120):
             return await asyncio.gather(docker_sandbox.run(listener), docker_sandbox.run(prober))
 
     listened, probed = asyncio.run(both())
-    assert listened.stdout_tail == "listening\n", listened.stderr_tail
-    assert probed.stdout_tail.startswith("blocked:"), probed.stdout_tail
+    heard = listened.stdout_tail.split()
+    assert heard[:2] == ["listened", "0"], (listened.stdout_tail, listened.stderr_tail)  # no neighbour got in
+    said = probed.stdout_tail.split()
+    assert said[0] == "blocked:", (probed.stdout_tail, probed.stderr_tail)
+    # not blocked only because nothing listened yet, or any more: it probed while the listener listened
+    (listen_from, listen_to), (probe_from, probe_to) = map(float, heard[2:4]), map(float, said[-2:])
+    assert probe_from < listen_to and probe_to > listen_from, (heard, said)
 
 
 def test_filling_the_disk_ends_in_no_space_within_the_limit_and_the_agent_fails(docker_sandbox):
