@@ -4,12 +4,17 @@ harness and the other runs carry on, and nothing that was landed is lost."""
 from tests.harness.conftest import run, script_agent
 
 
+#: A hanging agent's deadline: it only has to end the run, and any deadline does, even one that runs out
+#: before the agent's container has started (0.2 s measured: a timeout, the agent's failure, either way).
+HANG_S = 1.0
+
+
 def short(task, **changes):
     return task.model_copy(update={"timeout_s": 4.0, **changes})
 
 
 def test_a_hanging_agent_is_killed_at_its_deadline_and_fails(dev_tasks, backend):
-    (result,) = run([short(dev_tasks[0])], script_agent("hang"), sandbox=backend)
+    (result,) = run([short(dev_tasks[0], timeout_s=HANG_S)], script_agent("hang"), sandbox=backend)
     assert result.run.status == "failed" and result.run.timed_out and result.run.agent_error
     assert result.run.end_reason == "timeout"  # the deadline ended it (a hang would outlive the test's timeout)
 
@@ -53,9 +58,10 @@ def test_ten_thousand_calls_run_into_the_budget_and_are_all_recorded(dev_tasks, 
 
 def test_hostile_agents_beside_good_ones_do_not_take_the_good_runs_down(dev_tasks, backend):
     landed = []
-    tasks = [short(t) for t in dev_tasks[:4]]
-    mixed = run(tasks[:2], script_agent("hang"), concurrency=4, submission_id="mixed-bad", landed=landed,
+    hanging = [short(t, timeout_s=HANG_S) for t in dev_tasks[:2]]
+    mixed = run(hanging, script_agent("hang"), concurrency=4, submission_id="mixed-bad", landed=landed,
                 sandbox=backend)
-    good = run(tasks[2:], "oracle", concurrency=4, submission_id="mixed-good", landed=landed, sandbox=backend)
+    good = run([short(t) for t in dev_tasks[2:4]], "oracle", concurrency=4, submission_id="mixed-good",
+               landed=landed, sandbox=backend)
     assert all(r.run.timed_out for r in mixed) and all(r.run.passed for r in good)
     assert len(landed) == 4
