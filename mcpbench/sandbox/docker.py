@@ -194,7 +194,9 @@ def sweep_dead_owners(client) -> list[str]:
     import docker.errors
 
     boot, removed = _boot_id(), []
-    for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
+    # Other harnesses share the engine: a container one of them removes after the listing and before the
+    # look at it that follows is gone already, which is what a sweep wants (``ignore_removed``).
+    for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}, ignore_removed=True):
         host, _, tag = container.labels.get(OWNER_LABEL, "").partition("/")
         if host != boot or host == "unknown" or owner_alive(tag) is not False:
             continue

@@ -276,13 +276,49 @@ def test_a_new_harness_removes_the_containers_of_dead_harnesses_of_this_host_and
                 image=docker_sandbox.relay_image, command=["true"], network_mode="none",
                 name=f"mcpbench-sweep-{what}-{uuid.uuid4().hex[:8]}", labels={backend.OWNER_LABEL: owner} if owner else {})
         open_backend("docker").close()  # a new harness sweeps when it starts
-        left = {c.name for c in client.containers.list(all=True)}
+        # every container on the host: the other workers' runs may remove theirs while this lists them
+        left = {c.name for c in client.containers.list(all=True, ignore_removed=True)}
         assert made["dead"].name not in left
         assert {made[w].name for w in ("alive", "elsewhere", "unlabelled")} <= left
     finally:
         for container in made.values():
             with contextlib.suppress(Exception):
                 container.remove(force=True)
+
+
+def test_the_sweep_carries_on_past_a_container_removed_while_it_looks(docker_sandbox, monkeypatch):
+    """Harnesses share the engine: a container that another harness removes after the sweep listed it and
+    before the sweep looked at it is gone, which is what the sweep is for. It is skipped, not an error
+    that stops the new harness from starting. The race is made, not waited for: the listing is answered,
+    then one of the listed containers is removed on the real engine."""
+    import sys
+
+    from mcpbench.sandbox import docker as backend
+
+    client = docker_sandbox.client
+    gone = subprocess.run([sys.executable, "-c", "from runstore.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # a process that has exited
+    made = [client.containers.create(image=docker_sandbox.relay_image, command=["true"], network_mode="none",
+                                     name=f"mcpbench-raced-{i}-{uuid.uuid4().hex[:8]}",
+                                     labels={backend.OWNER_LABEL: f"{backend._boot_id()}/{gone}"})
+            for i in range(2)]
+    listing = client.api.containers
+
+    def listed_then_one_removed(*args, **kwargs):
+        found = listing(*args, **kwargs)
+        made[0].remove(force=True)  # another harness's sweep, between this listing and the look that follows
+        return found
+
+    monkeypatch.setattr(client.api, "containers", listed_then_one_removed)
+    try:
+        removed = backend.sweep_dead_owners(client)
+    finally:
+        monkeypatch.undo()
+        for container in made:
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+    assert made[1].name in removed and made[0].name not in removed
+    assert not {c.name for c in client.containers.list(all=True, ignore_removed=True)} & {c.name for c in made}
 
 
 def test_every_container_of_a_run_names_its_owner(tmp_path):
