@@ -93,8 +93,9 @@ def test_the_help_examples_were_found():
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, gate_cache):
     """A folder to run examples in: the repository's task folders, a dev set of slack's tasks (``dev``,
-    which the test makes the dev split), an agent script, a state file, and a store with the slack-only month 2026-11 built (so `rotate --month 2026-12` retires it). Its months
-    are the shared months' slack tasks (same secret), gated through the session's gate cache."""
+    which the test makes the dev split), an agent script, a state file, and a store with the slack-only
+    month 2026-11 built (so `rotate --month 2026-12` retires it). Its months are the shared months'
+    slack tasks (same secret), gated through the session's gate cache."""
     import json as _json
     import shutil
 

@@ -257,16 +257,21 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
     real.close()
 
 
+def _dead_owner_tag() -> str:
+    """The owner tag of a process that has exited (one started and waited for here)."""
+    import sys
+
+    return subprocess.run([sys.executable, "-c", "from runstore.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 def test_a_new_harness_removes_the_containers_of_dead_harnesses_of_this_host_and_no_others(docker_sandbox):
     """What a harness that lost its engine connection mid-run (or was killed) left is removed by the next
     one; a live owner's containers, another host's, and unlabelled ones stay."""
-    import sys
-
     from mcpbench.sandbox import docker as backend
 
     client = docker_sandbox.client
-    gone = subprocess.run([sys.executable, "-c", "from runstore.leftovers import owner_tag; print(owner_tag())"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # a process that has exited
+    gone = _dead_owner_tag()
     owners = {"dead": f"{backend._boot_id()}/{gone}", "alive": backend.owner(), "elsewhere": f"another-boot/{gone}",
               "unlabelled": None}
     made = {}
@@ -288,16 +293,13 @@ def test_a_new_harness_removes_the_containers_of_dead_harnesses_of_this_host_and
 
 def test_the_sweep_carries_on_past_a_container_removed_while_it_looks(docker_sandbox, monkeypatch):
     """Harnesses share the engine: a container that another harness removes after the sweep listed it and
-    before the sweep looked at it is gone, which is what the sweep is for. It is skipped, not an error
-    that stops the new harness from starting. The race is made, not waited for: the listing is answered,
-    then one of the listed containers is removed on the real engine."""
-    import sys
-
+    before the sweep looked at it is gone, which is what the sweep is for. It is skipped, and the sweep
+    goes on to the rest (before, it stopped there and left them behind). The race is made, not waited
+    for: the listing is answered, then one of the listed containers is removed on the real engine."""
     from mcpbench.sandbox import docker as backend
 
     client = docker_sandbox.client
-    gone = subprocess.run([sys.executable, "-c", "from runstore.leftovers import owner_tag; print(owner_tag())"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # a process that has exited
+    gone = _dead_owner_tag()
     made = [client.containers.create(image=docker_sandbox.relay_image, command=["true"], network_mode="none",
                                      name=f"mcpbench-raced-{i}-{uuid.uuid4().hex[:8]}",
                                      labels={backend.OWNER_LABEL: f"{backend._boot_id()}/{gone}"})
