@@ -523,13 +523,14 @@ _ROW_INDEX = _PerTable(64)
 
 
 def written_tables(statements: list[Any], tables: list[Table]) -> list[Table]:
-    """The tables that DML ``statements`` (INSERT, UPDATE, DELETE, MERGE) may have changed.
+    """The tables that ``statements`` (DML, and SELECTs) may have changed.
 
     DML changes only the table it names: the engine has no triggers, rules or views, and its foreign keys
-    neither cascade nor set values. So a table whose name occurs nowhere in the statements' text (folded,
-    and with its quotes doubled as a quoted identifier writes them) is unchanged. Text outside ASCII, where
-    the engine's own name matching is not spelled out here, counts every table as named."""
-    text = fold(" ".join(s.query for s in statements if statement_kind(s) in DML_KINDS))
+    neither cascade nor set values. So a table whose name occurs nowhere in the text of the statements
+    that may write (folded, and with its quotes doubled as a quoted identifier writes them) is unchanged.
+    Text outside ASCII, where the engine's own name matching is not spelled out here, counts every table
+    as named."""
+    text = fold(" ".join(s.query for s in statements if may_write(s)))
     if not text:
         return []
     if not text.isascii():
@@ -539,6 +540,28 @@ def written_tables(statements: list[Any], tables: list[Table]) -> list[Table]:
 
 #: Statement kinds that change rows but never the catalog.
 DML_KINDS = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE_INTO"})
+#: Words without which no statement writes a row: a SELECT writes only through a WITH clause holding
+#: DML (``WITH gone AS (DELETE FROM t RETURNING *) SELECT count(*) FROM gone`` deletes, and is a SELECT).
+_WRITE_WORDS = ("insert", "update", "delete", "merge")
+
+
+def may_write(statement: Any) -> bool:
+    """Whether ``statement`` (DML or a SELECT) may change rows: DML always; a SELECT when its text holds
+    a DML keyword anywhere (a column ``updated_at`` too: a false alarm costs a read back, never a miss)."""
+    kind = statement_kind(statement)
+    if kind in DML_KINDS:
+        return True
+    text = fold(statement.query)
+    return kind == "SELECT" and (not text.isascii() or any(word in text for word in _WRITE_WORDS))
+
+
+def adds_no_rows(statements: list[Any]) -> bool:
+    """Whether ``statements`` provably insert no row anywhere: each an UPDATE, DELETE or SELECT, and no
+    INSERT or MERGE in their text, not even in a WITH clause (an UPDATE of a key column moves its row
+    to the end of the table but keeps the count)."""
+    text = fold(" ".join(s.query for s in statements))
+    return (all(statement_kind(s) in ("UPDATE", "DELETE", "SELECT") for s in statements) and text.isascii()
+            and "insert" not in text and "merge" not in text)
 
 
 def refresh(conn: duckdb.DuckDBPyConnection, table: Table, before: RowIndex) -> Table:
