@@ -36,6 +36,18 @@ def is_supported_type(name: str) -> bool:
     return name in SCALAR_TYPES
 
 
+#: Types in which the engine holds no value that ``value_fits`` refuses: a BIGINT may exceed 2**53 and a
+#: FLOAT or DOUBLE may be NaN or infinite, but a DECIMAL is always a finite number and the text types
+#: (an infinite DATE too) always read back as text.
+_TYPES_THAT_FIT = (INTEGER_TYPES - {"BIGINT"}) | TEXT_TYPES | {"BOOLEAN"}
+
+
+def every_value_fits(type_name: str) -> bool:
+    """True when every value the engine can hold in a column of ``type_name`` is one the state stores
+    (so writing one can never leave the database holding what the state cannot)."""
+    return type_name in _TYPES_THAT_FIT or DECIMAL.match(type_name) is not None
+
+
 def supported_types_text() -> str:
     return ", ".join(sorted(SCALAR_TYPES)) + ", DECIMAL(p,s)"
 
@@ -140,6 +152,11 @@ class Table(Model):
             if problem:
                 return f", column {column.name!r}: {problem}"
         return None
+
+    @property
+    def holds_any_value(self) -> bool:
+        """Whether every value the engine can write into this table's columns is one the state stores."""
+        return all(every_value_fits(c.type) for c in self.columns)
 
     def column_index(self, name: str) -> int | None:
         """The position of column ``name`` (matched case-insensitively), or None."""

@@ -15,7 +15,7 @@ from pydantic import Field
 from servers.kit import ToolError, Toolset, tool
 from servers.postgres import _engine
 from servers.postgres._engine import SQLError
-from servers.postgres.state import PostgresState, fold
+from servers.postgres.state import PostgresState, Table, fold
 
 Sql = Annotated[str, Field(min_length=1, description="SQL text (DuckDB dialect, close to PostgreSQL)")]
 TableName = Annotated[str, Field(min_length=1, description="Table name, e.g. 'orders' (case-insensitive)")]
@@ -30,18 +30,32 @@ class PostgresTools(Toolset[PostgresState]):
     state_model = PostgresState
 
     def __init__(self, state: PostgresState) -> None:
-        # No copy of ``state``: the database holds the live data, and ``self.state`` is only ever replaced
-        # by a fresh dump after a write, never changed in place (``snapshot`` copies).
-        self.state = state
+        # No copy of ``state``: the database holds the live data, and the state is only ever replaced by
+        # one read back after writes, never changed in place (``snapshot`` copies).
+        self._state = state
+        # Tables written since the state was last read back (by writes that add no row; see ``execute``),
+        # by folded name: each as the state holds it, with its row index then. Their rows are read back
+        # when the state is next wanted (``state``), not on every write.
+        self._unread: dict[str, tuple[Table, _engine.RowIndex]] = {}
         self._ran_ddl = False  # whether a CREATE, ALTER or DROP ran (even one rolled back)
         try:
-            self.conn = _engine.open_database(self.state)
+            self.conn = _engine.open_database(self._state)
         except SQLError as exc:
             raise ValueError(str(exc)) from None
 
+    @property
+    def state(self) -> PostgresState:  # type: ignore[override]
+        """The database as the state model, with every write read back."""
+        if self._unread:
+            with _engine.deadline(self.conn):
+                self._state = self._refreshed(*zip(*self._unread.values()))
+            self._unread.clear()
+        return self._state
+
     def close(self) -> None:
-        # Without DDL, the tables are the ones loaded (DML changes rows only).
-        _engine.release(self.conn, ran_ddl=self._ran_ddl, tables=self.state.tables)
+        # Without DDL, the tables are the ones loaded (DML changes rows only, so rows not read back do
+        # not matter here).
+        _engine.release(self.conn, ran_ddl=self._ran_ddl, tables=self._state.tables)
 
     # -- helpers -----------------------------------------------------------------------------
     def _table(self, name: str):
@@ -62,7 +76,7 @@ class PostgresTools(Toolset[PostgresState]):
             out["truncated"] = f"only the first {MAX_RESULT_ROWS} rows are shown; add LIMIT/OFFSET or a WHERE"
         return out
 
-    def _refreshed(self, written: list, before: list) -> PostgresState:
+    def _refreshed(self, written: tuple[Table, ...], before: tuple[_engine.RowIndex, ...]) -> PostgresState:
         """The state after DML that may have changed ``written`` (with their row indexes ``before``): every
         other table is kept as it is, and of a written table only its new or changed rows are read back."""
         changed = {}
@@ -70,13 +84,13 @@ class PostgresTools(Toolset[PostgresState]):
             try:
                 new = _engine.refresh(self.conn, table, index)
             except SQLError as exc:
-                where = next(i for i, t in enumerate(self.state.tables) if t.name == table.name)
+                where = next(i for i, t in enumerate(self._state.tables) if t.name == table.name)
                 raise SQLError(f"the result cannot be stored: tables[{where}]: {exc}") from None
             if new is not table:
                 changed[table.name] = new
         if not changed:
-            return self.state
-        tables = [changed.get(t.name, t) for t in self.state.tables]
+            return self._state
+        tables = [changed.get(t.name, t) for t in self._state.tables]
         if sum(len(t.rows) for t in tables) > _engine.MAX_TOTAL_ROWS:
             raise SQLError(f"the database may hold at most {_engine.MAX_TOTAL_ROWS} rows in all")
         # Same names, columns and keys in the same order (DML changes only rows): the state's own checks hold.
@@ -110,16 +124,31 @@ class PostgresTools(Toolset[PostgresState]):
                     f"statement {i} is {kind}, which execute does not accept; allowed: "
                     f"{', '.join(sorted(WRITE_KINDS))} (each call already runs in its own transaction)"
                 )
-        ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
+        kinds = {_engine.statement_kind(s) for s in statements}
+        ddl = bool(kinds & {"CREATE", "DROP", "ALTER"})
         self._ran_ddl |= ddl
-        written = [] if ddl else _engine.written_tables(statements, self.state.tables)
+        # DML keeps every table's name, columns and keys: the tables it may write are known without
+        # reading back what earlier writes left unread.
+        written = [] if ddl else _engine.written_tables(statements, self._state.tables)
+        # Writes that add no row, to tables whose column types hold only values the state stores, cannot
+        # leave the database holding what the state refuses once the engine took them: their rows are
+        # read back when the state is next wanted, once for any number of such writes (a write of one
+        # row then costs its own statement and the transaction, not two scans of the table). Anything
+        # else first reads back what is unread and is read back itself before it commits, so that a
+        # result the state cannot hold is refused, and rolled back, by the call that made it.
+        deferred = not ddl and _engine.adds_no_rows(statements) and all(t.holds_any_value for t in written)
+        if not deferred and self._unread:
+            state = self.state
+            written = [state.table(t.name) for t in written]
         report = []
         self.conn.execute("BEGIN TRANSACTION")
         try:
             with _engine.deadline(self.conn):
                 # The tables as they are, each with its row index: what a write reads back is compared
-                # with them. DDL may change any table; DML only the tables it names.
-                before = [_engine.indexed(self.conn, table) for table in (self.state.tables if ddl else written)]
+                # with them. DDL may change any table; DML only the tables it names. (A table with
+                # unread writes keeps the index of the rows the state still holds for it.)
+                tables = self._state.tables if ddl else [t for t in written if fold(t.name) not in self._unread]
+                before = [_engine.indexed(self.conn, table) for table in tables]
                 for statement in statements:
                     kind = _engine.statement_kind(statement)
                     result = self.conn.execute(statement)
@@ -133,21 +162,24 @@ class PostgresTools(Toolset[PostgresState]):
                         report.append({"statement": kind, "status": "ok"})
                 if ddl:
                     new_state = _engine.dump(self.conn, before={t.name: (t, index) for t, index
-                                                                in zip(self.state.tables, before)})
-                else:
-                    new_state = self._refreshed(written, before)
+                                                                in zip(self._state.tables, before)})
+                elif not deferred:
+                    new_state = self._refreshed(tuple(written), tuple(before))
         except (duckdb.Error, SQLError) as exc:
             self.conn.execute("ROLLBACK")
             message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)
             raise ToolError(f"SQL error: {message}; the transaction was rolled back, nothing changed") from None
         self.conn.execute("COMMIT")
-        self.state = new_state
+        if deferred:
+            self._unread.update((fold(t.name), (t, index)) for t, index in zip(tables, before))
+        else:
+            self._state = new_state
         return {"executed": len(statements), "results": report}
 
     @tool(read_only=True)
     def list_schemas(self) -> list:
         """List the database's schemas with their table counts (this database has one schema, main)."""
-        return [{"schema": "main", "tables": len(self.state.tables)}]
+        return [{"schema": "main", "tables": len(self._state.tables)}]
 
     @tool(read_only=True)
     def list_tables(self) -> list:

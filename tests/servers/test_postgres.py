@@ -53,6 +53,21 @@ def test_query_refuses_writes_and_leaves_the_state_alone(live):
     assert pg.state().digest() == before
 
 
+@pytest.mark.parametrize("sql", [
+    "WITH gone AS (DELETE FROM invoices RETURNING *) SELECT count(*) FROM gone",
+    "with/**/gone as (DeLeTe/**/from invoices returning id) select count(*) from gone",
+    "WITH moved AS (UPDATE invoices SET status = 'void' RETURNING *) SELECT count(*) FROM moved",
+    "WITH added AS (INSERT INTO invoices (id) VALUES (1), (2) RETURNING *) SELECT count(*) FROM added",
+])
+def test_a_select_that_writes_in_its_with_clause_changes_nothing(live, sql):
+    """Such a SELECT runs (the engine allows DML in a top-level WITH clause), and is rolled back."""
+    pg = live("postgres", STATE)
+    before = pg.state().digest()
+    assert pg.ok_json("query", sql=sql)["rows"] == [[2]]
+    after = pg.ok_json("query", sql="SELECT count(*), count(*) FILTER (WHERE status = 'void') FROM invoices")
+    assert after["rows"] == [[2, 0]] and pg.state().digest() == before
+
+
 def test_a_long_result_is_cut_and_says_so(live):
     pg = live("postgres", STATE)
     result = pg.ok_json("query", sql="SELECT * FROM range(700)")
