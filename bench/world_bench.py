@@ -6,6 +6,7 @@ For each server with a world generator (seed 1, default size, a one-operation pa
 - generate: the generator's first run in this process (later runs hit the cache);
 - build: ``spec.open(reference)`` then close, as the runner does per run (the validated world cached);
 - read / write: one read tool call and one write call through the official SDK client in memory;
+- final state: the state's read at the end of a run after one write (what a backend defers to then);
 - verdict: one predicate on the world state, Python in process and TypeScript in node (its own
   evaluation time from ``--timing``, without node's start).
 Medians (and minima) of wall-clock time and of this process's CPU time; on a shared, loaded machine
@@ -160,6 +161,20 @@ async def call_times(spec, ref, calls: list, n: int) -> tuple[list[float], list[
     return walls, cpus
 
 
+def final_state_times(spec, ref, write: tuple, n: int) -> tuple[list[float], list[float]]:
+    """Times of the final state's read (``snapshot(copy=False)``, as the runner takes it) after one write:
+    what a backend does for its writes at the end instead of on every call is counted here."""
+    walls, cpus = [], []
+    for _ in range(n):
+        with spec.open(ref) as tools:
+            getattr(tools, write[0])(**write[1])
+            w, c = time.perf_counter(), time.process_time()
+            tools.snapshot(copy=False)
+            cpus.append((time.process_time() - c) * 1000)
+            walls.append((time.perf_counter() - w) * 1000)
+    return walls, cpus
+
+
 def ts_verdict_ms(server: str, state: dict, predicate: dict, repeat: int) -> float | None:
     if not ts_verifier.available():
         return None
@@ -194,26 +209,30 @@ def main() -> None:
         build_wall, build_cpu = timed(lambda: spec.open(ref).close(), args.runs)
         read_wall, read_cpu = anyio.run(call_times, spec, ref, [case["read"]], args.calls)
         write_wall, write_cpu = anyio.run(call_times, spec, ref, case["write"], args.calls)
+        final_wall, final_cpu = final_state_times(spec, ref, case["write"][0], args.runs)
         state = spec.load_state(ref)
         py_wall, py_cpu = timed(lambda: evaluate(case["predicate"], state), 10)
         ts = ts_verdict_ms(server, state.dump(), case["predicate"], 3)
         rows.append((server, generate_ms, build_wall, build_cpu, case["read"][0], read_wall, read_cpu,
-                     case["write"][0][0], write_wall, write_cpu, py_wall, py_cpu, ts))
+                     case["write"][0][0], write_wall, write_cpu, final_wall, final_cpu, py_wall, py_cpu, ts))
         print(server, "build cpu", med(build_cpu), "read cpu", med(read_cpu), "write cpu", med(write_cpu),
-              "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
+              "final state cpu", med(final_cpu), "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
     load, speed = os.getloadavg()[0], machine_speed_s()
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"{HEADING} ({stamp}, `python bench/world_bench.py --runs {args.runs} --calls {args.calls}`)", "",
              f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
              "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure);",
              f"machine speed {speed:.2f} s (`machine_speed_s`: a fixed piece of work, lower is faster).",
-             "Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50.", "",
+             "Medians in ms (wall / CPU). Targets: build 50, tool call 2, verdict 50. Final state: the",
+             "state's read at the end of a run after one write (`snapshot`), where a backend reads back",
+             "what its writes left unread.", "",
              "| server | generate (once) | build wall / cpu | read call | wall / cpu | write call | wall / cpu "
-             "| verdict py wall / cpu | verdict ts in-node |",
-             "|---|---:|---:|---|---:|---|---:|---:|---:|"]
-    for (server, gen, bw, bc, rn, rw, rc, wn, ww, wc, pw, pc, ts) in rows:
+             "| final state wall / cpu | verdict py wall / cpu | verdict ts in-node |",
+             "|---|---:|---:|---|---:|---|---:|---:|---:|---:|"]
+    for (server, gen, bw, bc, rn, rw, rc, wn, ww, wc, fw, fc, pw, pc, ts) in rows:
         lines.append(f"| {server} | {gen:.0f} | {med(bw)} / {med(bc)} | `{rn}` | {med(rw)} / {med(rc)} | `{wn}` | "
-                     f"{med(ww)} / {med(wc)} | {med(pw)} / {med(pc)} | {'n/a' if ts is None else f'{ts:.1f}'} |")
+                     f"{med(ww)} / {med(wc)} | {med(fw)} / {med(fc)} | {med(pw)} / {med(pc)} | "
+                     f"{'n/a' if ts is None else f'{ts:.1f}'} |")
     section = "\n".join(lines) + "\n"
     print(section)
     if args.servers and not args.no_write:
