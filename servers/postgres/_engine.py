@@ -32,7 +32,7 @@ V = TypeVar("V")
 
 #: Wall-clock budget of one tool call's SQL, in seconds.
 STATEMENT_TIMEOUT_S = 5.0
-#: The most rows the whole database may hold (the state is dumped after every write).
+#: The most rows the whole database may hold (every row is read back into the state).
 MAX_TOTAL_ROWS = 50_000
 
 _HARDENING = (
