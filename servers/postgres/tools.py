@@ -136,7 +136,7 @@ class PostgresTools(Toolset[PostgresState]):
         # row then costs its own statement and the transaction, not two scans of the table). Anything
         # else first reads back what is unread and is read back itself before it commits, so that a
         # result the state cannot hold is refused, and rolled back, by the call that made it.
-        deferred = not ddl and _engine.adds_no_rows(statements) and all(t.holds_any_value for t in written)
+        deferred = _engine.adds_no_rows(statements) and all(t.holds_any_value for t in written)  # (no DDL)
         if not deferred and self._unread:
             state = self.state
             written = [state.table(t.name) for t in written]
