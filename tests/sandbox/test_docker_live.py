@@ -295,14 +295,20 @@ def test_the_sweep_carries_on_past_a_container_removed_while_it_looks(docker_san
     """Harnesses share the engine: a container that another harness removes after the sweep listed it and
     before the sweep looked at it is gone, which is what the sweep is for. It is skipped, and the sweep
     goes on to the rest (before, it stopped there and left them behind). The race is made, not waited
-    for: the listing is answered, then one of the listed containers is removed on the real engine."""
+    for: the listing is answered, then one of the listed containers is removed on the real engine.
+
+    The containers carry an owner label of this test's own, which this sweep is told to read: a harness
+    that another xdist worker starts meanwhile sweeps the real label only, so it cannot take them first
+    (it did, and this sweep then found nothing to remove)."""
     from mcpbench.sandbox import docker as backend
 
     client = docker_sandbox.client
     gone = _dead_owner_tag()
+    label = f"{backend.OWNER_LABEL}.test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(backend, "OWNER_LABEL", label)
     made = [client.containers.create(image=docker_sandbox.relay_image, command=["true"], network_mode="none",
                                      name=f"mcpbench-raced-{i}-{uuid.uuid4().hex[:8]}",
-                                     labels={backend.OWNER_LABEL: f"{backend._boot_id()}/{gone}"})
+                                     labels={label: f"{backend._boot_id()}/{gone}"})
             for i in range(2)]
     listing = client.api.containers
 
