@@ -44,40 +44,8 @@ COSTS = {
 }
 
 
-#: Tests that mostly wait rather than compute (a deadline, a killed process group, a pids or memory limit,
-#: a container engine, a retry's back-off), by node-id prefix. Two of them side by side leave a core idle
-#: (they came in runs: the [local] and [docker] cases of one test, a file of hostile agents), so they are
-#: spread out among the tests that compute. Only the order depends on it, as with ``COSTS``.
-WAITING = (
-    "tests/sandbox/test_hostile_agents.py",
-    "tests/sandbox/test_docker_live.py",
-    "tests/sandbox/test_network.py",
-    "tests/sandbox/test_containment.py::test_extra_ports",
-    "tests/harness/test_hostile_agents.py::test_a_",
-    "tests/harness/test_hostile_agents.py::test_hostile_agents_beside",
-    "tests/harness/test_store_outage.py::test_the_cli_with_its_s3_store_down",
-    "tests/agents/test_openai_agent.py::test_a_stream_that_outlives",
-    "tests/agents/test_openai_agent.py::test_a_whole_answer_still_pending",
-    "tests/agents/test_sandboxed_model_agent.py",
-    "tests/agents/test_anthropic_upstream.py",
-    "tests/warehouse/test_store_s3.py",
-)
-
-
 def _cost(item: pytest.Item) -> float:
     return max((cost for prefix, cost in COSTS.items() if item.nodeid.startswith(prefix)), default=0.0)
-
-
-def _spread(waiting: list[pytest.Item], others: list[pytest.Item]) -> list[pytest.Item]:
-    """``others`` in order with ``waiting`` (in order) placed evenly between them."""
-    out: list[pytest.Item] = []
-    at = 0
-    for k, item in enumerate(waiting):
-        upto = (k + 1) * len(others) // (len(waiting) + 1)
-        out += others[at:upto]
-        out.append(item)
-        at = upto
-    return out + others[at:]
 
 
 def _group(item: pytest.Item) -> str | None:
@@ -95,8 +63,7 @@ def _group(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     """The costliest tests first (every worker sorts alike, so xdist sees one collection), each group of
     tests sharing an expensive fixture on one worker; everything else is dealt test by test, so the
-    slowest tests overlap at the start instead of one of them running alone at the end, and the tests
-    that mostly wait are spread out among the rest.
+    slowest tests overlap at the start instead of one of them running alone at the end.
 
     First among the hooks: pytest-xdist reads the ``xdist_group`` marks in its own hook of this name, on
     each worker, and a mark added after it has run is ignored (the groups silently did not hold, and a
@@ -106,10 +73,6 @@ def pytest_collection_modifyitems(config, items):
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
     items.sort(key=lambda item: -_cost(item))
-    costly = [item for item in items if _cost(item) > 0]
-    cheap = [item for item in items if _cost(item) == 0]
-    waiting = [item for item in cheap if item.nodeid.startswith(WAITING)]
-    items[:] = costly + _spread(waiting, [item for item in cheap if not item.nodeid.startswith(WAITING)])
 
 
 class LiveServer:
