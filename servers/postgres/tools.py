@@ -124,8 +124,7 @@ class PostgresTools(Toolset[PostgresState]):
                     f"statement {i} is {kind}, which execute does not accept; allowed: "
                     f"{', '.join(sorted(WRITE_KINDS))} (each call already runs in its own transaction)"
                 )
-        kinds = {_engine.statement_kind(s) for s in statements}
-        ddl = bool(kinds & {"CREATE", "DROP", "ALTER"})
+        ddl = any(_engine.statement_kind(s) in ("CREATE", "DROP", "ALTER") for s in statements)
         self._ran_ddl |= ddl
         # DML keeps every table's name, columns and keys: the tables it may write are known without
         # reading back what earlier writes left unread.
