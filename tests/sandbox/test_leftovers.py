@@ -73,12 +73,14 @@ def test_the_next_harness_sweeps_what_a_killed_one_left_behind():
     harness = subprocess.Popen([PYTHON, "-c", HARNESS_MID_RUN, marker], stdout=subprocess.PIPE, text=True, env=_env())
     try:
         left = json.loads(_read_line(harness))
+        paths = [*left["private"], *left["groups"], left["workspace"]]
+        # checked while their owner lives: once it is dead, any harness that starts (another xdist
+        # worker's too) may sweep them, and a check after the kill would race it
+        assert all(os.path.exists(p) for p in paths), "the harness mid-run should hold these"
     finally:
         harness.kill()  # SIGKILL: no finally, no atexit
         harness.wait(timeout=10)
         harness.stdout.close()
-    paths = [*left["private"], *left["groups"], left["workspace"]]
-    assert all(os.path.exists(p) for p in paths), "the killed harness should have left these behind"
     subprocess.run([PYTHON, "-c", NEXT_HARNESS], check=True, timeout=60, env=_env())
     assert [p for p in paths if os.path.exists(p)] == []
     assert processes_with_marker(marker) == []  # the agents died with their harness
