@@ -128,6 +128,26 @@ class OpenAIAgent:
 Agent = ProcessAgent | HostedAgent | OpenAIAgent
 
 
+def _relative_paths_made_absolute(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` with each argument that names an existing path relative to this process's working
+    directory made absolute (symlinks resolved, as Python and Node resolve a script's folder).
+
+    The agent starts in its own home, the sandbox's working directory, where ``python my_agent.py``
+    would name nothing; with the path made absolute it names the file the operator meant, and its folder
+    is what the sandbox lets the agent read (``ProcessAgent.process``). What counts as a path: the
+    program if spelled with a ``/`` (``./agent``; a bare ``node`` is looked up on PATH), and any later
+    argument that contains a ``/`` and exists, or names a file here (``my_agent.py``). Options
+    (``-m``, ``--fast``) and anything that exists nowhere are left as they are."""
+    out = []
+    for i, arg in enumerate(argv):
+        path = Path(arg)
+        spelled_as_path = "/" in arg or (i > 0 and path.is_file())
+        if arg and not arg.startswith("-") and not path.is_absolute() and spelled_as_path and path.exists():
+            arg = str(path.resolve())
+        out.append(arg)
+    return tuple(out)
+
+
 def parse_agent(spec: str) -> Agent:
     """The agent an ``--agent`` string names; ``AgentSpecError`` says what is wrong."""
     spec = spec.strip()
@@ -141,7 +161,7 @@ def parse_agent(spec: str) -> Agent:
             raise AgentSpecError(f"--agent {spec!r}: cannot split the command: {exc}") from None
         if not argv:
             raise AgentSpecError("--agent command:<argv> needs a command, e.g. command:'python my_agent.py'")
-        return ProcessAgent(f"command:{Path(argv[0]).name}", argv)
+        return ProcessAgent(f"command:{Path(argv[0]).name}", _relative_paths_made_absolute(argv))
     if kind == "http":
         if not rest.startswith(("http://", "https://")):
             raise AgentSpecError(f"--agent {spec!r}: expected http:<url>, e.g. http:http://127.0.0.1:9000/run")
