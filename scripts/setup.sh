@@ -29,4 +29,6 @@ python -m pip install -q -e ".[dev]"
 if command -v pyenv >/dev/null; then pyenv rehash; fi
 # The TypeScript verifier (tasks_catalog/verifier-ts): dependencies from the committed lock file, then tsc.
 (cd tasks_catalog/verifier-ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+# A third-party MCP client for the tests: the official TypeScript SDK (tests/clients/ts-sdk), from its lock file.
+(cd tests/clients/ts-sdk && npm ci --no-audit --no-fund --loglevel=error)
 if [ "$docker" = 1 ]; then scripts/setup-docker.sh; fi

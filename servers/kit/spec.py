@@ -74,7 +74,19 @@ def build_mcp_server(spec: ServerSpec, tools: Toolset | None, only: Iterable[str
         if tools is not None:  # the same definition, calling this backend unless another is bound
             definition = definition.model_copy(update={"fn": as_async_tool(spec.toolset, name, default=tools)})
         chosen.append(definition)
-    return MCPServer(f"mcpbench-{spec.name}", instructions=spec.description, log_level="WARNING", tools=chosen)
+    return MCPServer(f"mcpbench-{spec.name}", version=_version(), instructions=spec.description,
+                     log_level="WARNING", tools=chosen)
+
+
+@cache
+def _version() -> str:
+    """The version a server reports in its ``serverInfo`` (clients show and log it): the project's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcpbench")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
 
 
 @cache

@@ -1,5 +1,6 @@
 """Every server runs standalone (`mcpbench serve`) for any MCP client: over stdio and over streamable
-HTTP, each in its own process, driven by the official SDK client."""
+HTTP, each in its own process, driven by the official Python SDK client and by a third party's, the
+official TypeScript SDK's (which checks what it reads against its own schemas)."""
 
 import json
 import socket
@@ -15,7 +16,9 @@ from mcp import Client, StdioServerParameters
 
 from mcpbench.cli import main
 from servers import SERVER_NAMES
+from servers.kit.spec import _version
 from tasks_catalog.loader import load_valid_tasks
+from tests.clients import ts_sdk
 
 DEV = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev"
 
@@ -42,6 +45,20 @@ async def exercise(client: Client, task) -> None:
     assert missing.is_error
 
 
+def ts_sdk_exercise(tmp_path: Path, server: str, task, *target: str) -> dict:
+    """The TypeScript SDK's client against one server: what `exercise` checks, seen by another client."""
+    call = task.reference_solution[0]
+    report = ts_sdk.exercise(tmp_path, {"tool": call.tool, "arguments": call.arguments}, *target)
+    assert report["server"] == {"name": f"mcpbench-{server}", "version": _version()}
+    tools = {t["name"]: t for t in report["tools"]}
+    assert set(task.available_tools) <= set(tools)
+    assert all(t["described"] and t["inputIsObject"] and t["annotated"] for t in tools.values()), tools
+    assert not report["call"]["isError"], report["call"]["text"]
+    assert report["call"]["contentTypes"] == ["text"] and report["call"]["text"].strip()
+    assert report["unknownTool"] == {"isError": True, "threw": None}
+    return report
+
+
 def test_mcpbench_servers_lists_the_ten_servers_and_their_tools():
     result = CliRunner().invoke(main, ["servers", "--json"])
     assert result.exit_code == 0, result.output
@@ -63,6 +80,15 @@ def test_each_server_answers_an_mcp_client_over_stdio(server, tmp_path):
                 await exercise(client, task)
 
     anyio.run(go)
+
+
+#: stdio framing is the kit's, the same for every server; the servers' own answers are checked over HTTP
+#: by both clients, so two servers here (one more process each) are enough for the TypeScript client
+@pytest.mark.parametrize("server", ["postgres", "notion"])
+def test_a_server_answers_the_typescript_sdk_client_over_stdio(server, tmp_path):
+    path, task = state_file(tmp_path, server)
+    ts_sdk_exercise(tmp_path, server, task, "stdio", sys.executable, "-m", "mcpbench", "serve", server,
+                    "--state", str(path))
 
 
 def _free_port() -> int:
@@ -95,6 +121,9 @@ def test_each_server_answers_an_mcp_client_over_streamable_http(server, tmp_path
                     await exercise(client, task)
 
         anyio.run(go)
+        # the same server process, a third party's client: the session above is closed, this is a new one
+        report = ts_sdk_exercise(tmp_path, server, task, "http", f"http://127.0.0.1:{port}/mcp")
+        assert report["protocolVersion"]  # negotiated, and the client sends it on every later request
     finally:
         proc.terminate()
         proc.wait(timeout=30)
