@@ -419,10 +419,10 @@ class NotionTools(Toolset[NotionState]):
 
     # -- content -------------------------------------------------------------------------------
     def _block(self, block_id: str) -> tuple[Page, Block]:
-        for page in self.state.pages:
-            for block in page.content:
+        for owner in self.state.pages:
+            for block in owner.content:
                 if block.id == block_id:
-                    return page, block
+                    return owner, block
         raise ToolError(f"no block with id {block_id!r}")
 
     @tool(read_only=True)

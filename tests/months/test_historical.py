@@ -65,7 +65,7 @@ def test_a_retired_month_is_evaluated_from_its_plaintext_and_ranked_on_the_histo
     card = json.loads(cli("run", "--agent", "oracle", "--split", TAG, "--submission-id", "hist-oracle", "--json"))
     assert card["split"] == TAG and card["attempted"] == 16 and card["success_rate"] == 1.0
     cli("run", "--agent", "noop", "--split", "historical-2026-11", "--submission-id", "hist-noop", "--json")
-    one = json.loads(cli.store.get_bytes(f"public/attestations/2026-11.json"))["tasks"][0]["task_id"]
+    one = json.loads(cli.store.get_bytes("public/attestations/2026-11.json"))["tasks"][0]["task_id"]
     cli("run", "--agent", "oracle", "--split", TAG, "--tasks", one, "--submission-id", "hist-partial", "--json")
 
     runs = cli.store.read_runs().to_pylist()

@@ -1,4 +1,4 @@
-"""The docker backend's container specifications (checked field by field), and a live run where an engine exists."""
+"""The docker backend's container specifications, checked field by field (live runs: test_docker_live.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.sandbox import AgentProcess, ResourceLimits, SandboxUnavailable, get_sandbox
+from mcpbench.sandbox import AgentProcess, ResourceLimits
 from mcpbench.sandbox.docker import (INSIDE_CLIENT, INSIDE_PYTHON, PROJECT_ROOT, agent_container_spec, image_tags,
                                      in_image, relay_container_spec)
-
-from .conftest import run_agent
 
 SPEC = AgentProcess(
     argv=["python", "-m", "my_agent"],
