@@ -1,6 +1,6 @@
-"""The suite's scheduling table (``COSTS`` in tests/conftest.py) names tests that exist: a renamed test
-would otherwise drop out of it unnoticed and start late, as an ordinary one (only the suite's wall time
-would show it)."""
+"""The suite's scheduling tables (``COSTS`` and ``WAITS`` in tests/conftest.py) name tests that exist: a
+renamed test would otherwise drop out of them unnoticed and start late, or wait beside the computing
+tests again (only the suite's wall time would show it)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def _test_functions(path: Path) -> list[str]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
 
 
-@pytest.mark.parametrize("prefix", sorted(_conftest().COSTS))
-def test_every_costs_entry_names_a_test_that_exists(prefix):
+@pytest.mark.parametrize("prefix", sorted({*_conftest().COSTS, *_conftest().WAITS}))
+def test_every_scheduling_entry_names_a_test_that_exists(prefix):
     file, _, name = prefix.partition("::")
     path = ROOT / file
     assert path.is_file(), f"{prefix!r}: no test file {file}"
