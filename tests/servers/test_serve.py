@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 import anyio
@@ -16,7 +17,6 @@ from mcp import Client, StdioServerParameters
 
 from mcpbench.cli import main
 from servers import SERVER_NAMES
-from servers.kit.spec import _version
 from tasks_catalog.loader import load_valid_tasks
 from tests.clients import ts_sdk
 
@@ -49,7 +49,7 @@ def ts_sdk_exercise(tmp_path: Path, server: str, task, *target: str) -> dict:
     """The TypeScript SDK's client against one server: what `exercise` checks, seen by another client."""
     call = task.reference_solution[0]
     report = ts_sdk.exercise(tmp_path, {"tool": call.tool, "arguments": call.arguments}, *target)
-    assert report["server"] == {"name": f"mcpbench-{server}", "version": _version()}
+    assert report["server"] == {"name": f"mcpbench-{server}", "version": version("mcpbench")}
     tools = {t["name"]: t for t in report["tools"]}
     assert set(task.available_tools) <= set(tools)
     assert all(t["described"] and t["inputIsObject"] and t["annotated"] for t in tools.values()), tools
