@@ -48,7 +48,8 @@ COSTS = {
 #: about 85 s of a run's wall in all, at a tenth of a core. Dealt among the workers, they often ran on
 #: both at once and left both cores idle. They form one group instead, which one worker runs while the
 #: others compute: the README's command runs three workers on two cores for that (bench/RESULTS.md,
-#: "Test suite, 2026-12-04 night": the cores 77% busy with two workers, 88% with three and this group).
+#: "Test suite and the cost targets, 2026-12-04 night": the cores 77% busy with two workers, 88% with
+#: three and this group).
 WAITS = (
     "tests/agents/test_openai_agent.py",
     "tests/agents/test_anthropic_upstream.py",
@@ -57,6 +58,7 @@ WAITS = (
     "tests/agents/test_ts_sdk_agent.py",
     "tests/harness/test_containment.py",
     "tests/harness/test_host_agents.py",
+    # all but test_ten_thousand_calls, which computes (a core for seconds)
     "tests/harness/test_hostile_agents.py::test_a",
     "tests/harness/test_hostile_agents.py::test_hostile",
     "tests/sandbox/test_containment.py",

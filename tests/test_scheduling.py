@@ -27,7 +27,10 @@ def _test_functions(path: Path) -> list[str]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
 
 
-@pytest.mark.parametrize("prefix", sorted({*_conftest().COSTS, *_conftest().WAITS}))
+SUITE = _conftest()
+
+
+@pytest.mark.parametrize("prefix", sorted({*SUITE.COSTS, *SUITE.WAITS}))
 def test_every_scheduling_entry_names_a_test_that_exists(prefix):
     file, _, name = prefix.partition("::")
     path = ROOT / file
