@@ -16,7 +16,7 @@ from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
-from tasks_catalog._nesting import NestingError, loads
+from servers.kit.safejson import NestingError, loads
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 

@@ -14,7 +14,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from servers.kit import canonical
+from servers.kit import canonical, safejson
 
 
 class Model(BaseModel):
@@ -125,14 +125,16 @@ class ServerState(Model):
         if isinstance(data, Path):
             source = str(data)
             try:
-                data = json.loads(data.read_text(encoding="utf-8"))
+                data = data.read_text(encoding="utf-8")
             except OSError as exc:
                 raise StateError(f"{source}: cannot read: {exc.strerror}") from exc
-            except json.JSONDecodeError as exc:
-                raise StateError(f"{source}: not valid JSON: {exc}") from exc
-        elif isinstance(data, str):
+            except UnicodeDecodeError as exc:
+                raise StateError(f"{source}: not UTF-8 text: {exc}") from exc
+        if isinstance(data, str):
             try:
-                data = json.loads(data)
+                data = safejson.loads(data)
+            except safejson.NestingError as exc:
+                raise StateError(f"{source}: at {exc.path}: {exc}") from None
             except json.JSONDecodeError as exc:
                 raise StateError(f"{source}: not valid JSON: {exc}") from exc
         if isinstance(data, dict) and "world" in data:

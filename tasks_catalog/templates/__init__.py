@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from servers import SERVER_NAMES
 from servers.kit import json_path
-from tasks_catalog._nesting import NestingError, loads
+from servers.kit.safejson import NestingError, loads
 from tasks_catalog.hashing import canonical_json
 from tasks_catalog.schema import Task
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import main
-from tasks_catalog._nesting import MAX_DEPTH, NestingError, loads, too_deep
+from servers.kit.safejson import MAX_DEPTH, NestingError, loads, too_deep
 from tasks_catalog.loader import load_tasks
 from tasks_catalog.templates import TemplateError, load_template
 

@@ -138,3 +138,14 @@ def test_a_bad_state_file_is_refused_naming_the_field(tmp_path):
     assert "channels[0]" in result.output and "nmae" in result.output
     unknown = CliRunner().invoke(main, ["serve", "jira"])
     assert unknown.exit_code != 0 and "unknown server 'jira'" in unknown.output
+
+
+@pytest.mark.parametrize("server", ["filesystem", "postgres"])
+def test_a_state_file_nested_100000_levels_deep_is_refused_naming_the_file_and_path(tmp_path, server):
+    """Python's json recurses once per level: without the bound, `serve` died of RecursionError."""
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    result = CliRunner().invoke(main, ["serve", server, "--state", str(deep)])
+    assert result.exit_code == 1 and not isinstance(result.exception, RecursionError), result.exception
+    assert f"bad state for server {server}" in result.output
+    assert "deep.json: at $.files[0][0]" in result.output and "nested more than 100 levels" in result.output

@@ -2,8 +2,10 @@
 
 Python's ``json`` (and pydantic, and RFC 8785 canonicalisation after it) recurse once per level, so
 a file nested 100,000 levels deep raises ``RecursionError`` and takes a whole command down. No task,
-template or month needs more than a few dozen levels; a document deeper than ``MAX_DEPTH`` is
-refused with the JSON path where it goes too deep, found by a scan that does not recurse.
+template, month or server state needs more than a few dozen levels (a state is part of a task
+document, so it gets the same bound); a document deeper than ``MAX_DEPTH`` is refused with the JSON
+path where it goes too deep, found by a scan that does not recurse. Used by the task loader, the
+template pool and ``ServerState.load`` (``mcpbench serve --state``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import re
 from typing import Any
 
-#: The deepest nesting of objects and arrays a task document may have.
+#: The deepest nesting of objects and arrays a task document (or a server state) may have.
 MAX_DEPTH = 100
 
 _STRUCTURE = re.compile(r'["{}\[\],]')
@@ -26,7 +28,7 @@ class NestingError(ValueError):
 
     def __init__(self, path: str, limit: int) -> None:
         self.path = path
-        super().__init__(f"nested more than {limit} levels deep (task documents never are)")
+        super().__init__(f"nested more than {limit} levels deep (no task or server state needs that many)")
 
 
 def too_deep(text: str, limit: int = MAX_DEPTH) -> str | None:
