@@ -1,9 +1,11 @@
 """Containment seen from the harness: one run's connection flood or disk fill is that run's failure,
 and the runs beside it pass."""
 
+import re
 import sys
 
 from mcpbench.agents.spec import PROJECT_ROOT, ProcessAgent
+from mcpbench.sandbox import ResourceLimits
 from tests.harness.conftest import AGENTS, run, script_agent
 
 
@@ -22,9 +24,15 @@ def test_a_flood_of_link_connections_ends_only_its_own_run(dev_tasks):
     assert len(landed) == 2
 
 
-def test_filling_the_disk_is_refused_and_is_the_agents_failure(dev_tasks):
+def test_filling_the_disk_is_refused_and_is_the_agents_failure(dev_tasks, backend):
+    # Each backend gives the agent a size-limited tmpfs HOME (a share of ``disk_mb``, not the same share
+    # in each): not even the first 512 MiB file fits, and the agent sees ENOSPC, not a kill.
     task = dev_tasks[0].model_copy(update={"timeout_s": 60.0})
-    (result,) = run([task], script_agent("diskfill"))
+    (result,) = run([task], script_agent("diskfill"), sandbox=backend)
+    assert result.run.sandbox == backend
     assert result.run.status == "failed" and result.run.agent_error and result.run.exit_code == 1
-    assert "No space left on device" in result.outcome.stderr_tail
+    assert not result.run.timed_out and result.outcome.killed_reason is None and not result.outcome.oom
     assert "wrote" not in result.outcome.stdout_tail
+    stopped = re.fullmatch(r"stopped after (\d+) MiB: No space left on device", result.outcome.stderr_tail.strip())
+    assert stopped, result.outcome.stderr_tail
+    assert 0 < int(stopped[1]) <= ResourceLimits().disk_mb, "refused within the run's disk limit"
