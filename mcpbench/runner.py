@@ -25,6 +25,7 @@ import contextlib
 
 import anyio
 
+from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
@@ -140,10 +141,12 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                 return infra("the gateway could not be served", exc, kind="gateway")
             return infra("harness error", exc, "\n" + traceback.format_exc(limit=5))
         if baseline_did_not_start(agent, outcome, gateway.counted_calls):
-            # Our own baseline exists in every sandbox we ship: if it cannot even be executed, the image or
+            # Our own baseline exists in every sandbox we ship: if it cannot even start there, the image or
             # sandbox is broken (ours), not the agent.
+            announced = "" if outcome.exit_code in NOT_EXECUTED else ", before it announced its start"
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
-                         f"(exit {outcome.exit_code})", RuntimeError(outcome.stderr_tail.strip()[-300:]), kind="sandbox")
+                         f"(exit {outcome.exit_code}{announced})", RuntimeError(_last_line(outcome.stderr_tail)),
+                         kind="sandbox")
         final = tools.snapshot(copy=False)  # the agent and the gateway are done with the tools
     try:
         verdict = evaluate(task.success, final)
@@ -168,7 +171,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
         sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final_dump), end_reason=reason,
         frame_held=frame_held, frame_violations=violations,
-        stderr_tail=None if submission.private else (outcome.stderr_tail[-STDERR_TAIL_BYTES:] or None),
+        stderr_tail=None if submission.private else (_agent_stderr(agent, outcome)[-STDERR_TAIL_BYTES:] or None),
     )
     return RunResult(record, gateway.calls, outcome)
 
@@ -200,10 +203,41 @@ NOT_EXECUTED = (126, 127)
 
 
 def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> bool:
-    """True when one of our built-in baselines could not be executed at all: an infra error of the
-    sandbox. An agent's own command that does not exist stays the agent's failure."""
-    return (isinstance(agent, ProcessAgent) and agent.baseline is not None and calls == 0
-            and outcome.exit_code in NOT_EXECUTED and not outcome.timed_out)
+    """True when one of our built-in baselines could not start at all: an infra error of the sandbox.
+
+    It made no call, was not timed out, and either could not be executed (``NOT_EXECUTED``) or exited
+    non-zero, not ended by the harness, without having announced that it started (its first act,
+    ``baselines.STARTED``): its interpreter ran but our client was not there to run (e.g. an operator's
+    agent image with ``python3`` and without ``/opt/mcpbench``). A baseline that did start is judged like
+    any agent; an agent's own command that does not exist or fails stays the agent's failure."""
+    if not (isinstance(agent, ProcessAgent) and agent.baseline is not None and calls == 0 and not outcome.timed_out):
+        return False
+    if outcome.exit_code in NOT_EXECUTED:
+        return True
+    return outcome.exit_code not in (0, None) and outcome.killed_reason is None and not baseline_announced(outcome)
+
+
+def baseline_announced(outcome: ProcessOutcome) -> bool:
+    """Whether the process wrote a built-in baseline's start line (``baselines.STARTED``) on stderr: looked
+    for in the head of stderr, where it is written first, and in the tail (should whatever the interpreter
+    wrote before it fill the head)."""
+    return any(line.startswith(STARTED) for text in (outcome.stderr_head, outcome.stderr_tail)
+               for line in text.splitlines())
+
+
+def _agent_stderr(agent: Agent, outcome: ProcessOutcome) -> str:
+    """The stderr tail to record: a built-in baseline's start line is the harness's bookkeeping, not
+    what the agent had to say, so it is left out (the outcome keeps it)."""
+    text = outcome.stderr_tail
+    if isinstance(agent, ProcessAgent) and agent.baseline is not None and text.startswith(STARTED):
+        text = text.partition("\n")[2]
+    return text
+
+
+def _last_line(text: str) -> str:
+    """The last non-empty line of ``text`` (where Python puts the error of a traceback), shortened."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][-300:] if lines else "(nothing on stderr)"
 
 
 def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held: bool, predicate: bool) -> str:
@@ -310,5 +344,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: (order[r.run.task_id], r.run.trial))
 
 
-__all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_did_not_start", "end_reason", "judge_frame",
+__all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason", "judge_frame",
            "not_landed", "run_task", "run_tasks", "uses_model"]

@@ -7,6 +7,10 @@ errors) must pass every valid task; noop and liar must pass none; random's calls
 must show up as hallucinations. Input is one JSON object on stdin: ``goal``, ``max_steps`` and, for
 the oracle only, ``reference_solution``. The gateway URL is ``MCPBENCH_MCP_URL``. Standard library
 only, so a baseline starts in milliseconds.
+
+Its first act, once its code has loaded, is to announce on stderr that it started (``STARTED``): a built-in
+baseline that exits non-zero without that line never ran at all, so the sandbox or image could not start
+our own agent, an infra error of ours and not the agent's failure (``mcpbench.runner.baseline_did_not_start``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ TRANSIENT = ("retry the call", "HTTP 429", "HTTP 503", "HTTP 504")
 #: does not retry it (that would make the change twice); the reference solution checks the state next.
 AFTER_COMMIT = ("may or may not have been applied",)
 HALLUCINATED_TOOLS = ("delete_everything", "run_shell_command", "get_secrets", "send_fax", "sudo")
+#: The line a baseline writes first on stderr, followed by its name (``mcpbench-baseline: started oracle``).
+STARTED = "mcpbench-baseline: started"
 
 
 def oracle(client: MCPHttpClient, job: dict) -> int:
@@ -92,6 +98,7 @@ AGENTS = {"oracle": oracle, "noop": noop, "liar": liar, "random": random_agent}
 
 
 def main(argv: list[str]) -> int:
+    print(STARTED, *argv[:1], file=sys.stderr, flush=True)
     if len(argv) != 1 or argv[0] not in AGENTS:
         print(f"usage: python -m mcpbench.agents.baselines {{{'|'.join(AGENTS)}}}", file=sys.stderr)
         return 2

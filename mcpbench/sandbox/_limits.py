@@ -77,6 +77,7 @@ def outcome(
         killed_reason=killed_reason,
         stdout_tail=watched.stdout.text(),
         stderr_tail=watched.stderr.text(),
+        stderr_head=watched.stderr.head(),
         stdout_bytes=watched.stdout.total,
         stderr_bytes=watched.stderr.total,
         started_at=started_at,

@@ -1,7 +1,8 @@
 """Watching one spawned process: feed stdin, keep bounded output tails, enforce the deadline.
 
-Shared by the ``local`` and ``none`` backends. Output is read continuously and only the last
-``TAIL_BYTES`` of each stream are kept, so an agent printing gigabytes costs the harness a few KiB.
+Shared by the ``local`` and ``none`` backends (``docker`` uses the tails too). Output is read continuously and
+only the first ``HEAD_BYTES`` and the last ``TAIL_BYTES`` of each stream are kept, so an agent printing
+gigabytes costs the harness a few KiB.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .interface import TAIL_BYTES
+from .interface import HEAD_BYTES, TAIL_BYTES
 
 READ_CHUNK = 65536
 KILL_GRACE_S = 5.0  # how long a SIGKILLed tree may take to be reaped
@@ -20,14 +21,18 @@ DRAIN_GRACE_S = 1.0  # how long to wait for pipes held open by stragglers after 
 
 
 class OutputTail:
-    """The last ``limit`` bytes of a stream, and how many bytes it carried in all."""
+    """The last ``limit`` bytes of a stream, its first ``head_limit`` bytes, and how many bytes it carried
+    in all."""
 
-    def __init__(self, limit: int = TAIL_BYTES) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = TAIL_BYTES, head_limit: int = HEAD_BYTES) -> None:
+        self.limit, self.head_limit = limit, head_limit
         self.total = 0
         self._buffer = bytearray()
+        self._head = bytearray()
 
     def feed(self, chunk: bytes) -> None:
+        if len(self._head) < self.head_limit:
+            self._head += chunk[: self.head_limit - len(self._head)]
         self.total += len(chunk)
         self._buffer += chunk[-self.limit :]
         if len(self._buffer) > self.limit:
@@ -35,6 +40,9 @@ class OutputTail:
 
     def text(self) -> str:
         return self._buffer.decode("utf-8", errors="replace")
+
+    def head(self) -> str:
+        return self._head.decode("utf-8", errors="replace")
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 MCP_URL_ENV = "MCPBENCH_MCP_URL"
 TAIL_BYTES = 4096
+HEAD_BYTES = 1024
 
 
 class SandboxUnavailable(RuntimeError):
@@ -107,7 +108,8 @@ class ProcessOutcome:
     harness-side setup before the process was spawned (cgroup, private directories, gateway link);
     ``wall_s`` runs from spawn to exit, so it includes the backend's own start (bubblewrap's namespace
     setup, the in-sandbox forwarder). The tails hold the last ``TAIL_BYTES`` of each stream, decoded
-    with replacement; ``*_bytes`` count everything the agent wrote.
+    with replacement; ``stderr_head`` the first ``HEAD_BYTES`` of stderr (where a built-in baseline
+    announces that it started, however much it writes after); ``*_bytes`` count everything the agent wrote.
     """
 
     sandbox: str
@@ -126,6 +128,7 @@ class ProcessOutcome:
     pids_limited: bool = False
     limits_enforced_by: str = "none"  # "cgroup-v1", "cgroup-v2", "rlimit", "docker" or "none"
     notes: tuple[str, ...] = ()
+    stderr_head: str = ""
 
     @property
     def succeeded(self) -> bool:

@@ -74,6 +74,92 @@ def test_a_sandbox_that_cannot_execute_our_own_baseline_is_an_infra_error_of_kin
     assert not result.run.agent_error
 
 
+class _Counting:
+    """A real sandbox that counts the runs it is given (how often a run was requeued)."""
+
+    isolates = True
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    async def run(self, spec):
+        self.calls += 1
+        return await self.inner.run(spec)
+
+
+def _baseline_without_its_client():
+    """The built-in oracle as a sandbox without our client starts it: the interpreter runs, and the
+    baselines' module is nowhere on its path (as in an operator's image with python3 and no /opt/mcpbench)."""
+    import dataclasses
+
+    from mcpbench.agents.spec import parse_agent
+
+    return dataclasses.replace(parse_agent("oracle"), extra_env=(("PYTHONPATH", "/nonexistent/mcpbench-client"),))
+
+
+def test_a_built_in_baseline_whose_client_is_missing_is_an_infra_error_requeued_and_not_attempted(tmp_path):
+    from mcpbench.evaluation import evaluate
+    from mcpbench.sandbox import get_sandbox
+    from runstore.store import open_store
+    from warehouse.scorecard import scorecard
+
+    box, store = _Counting(get_sandbox("local")), open_store(str(tmp_path / "store"))
+    sub = Submission("no-client", "tester", "oracle", "dev", "2026-12")
+    summary, (result,) = evaluate([_task()], _baseline_without_its_client(), sub, store=store, sandbox=box,
+                                  concurrency=1, infra_retries=1)
+    assert box.calls == 2, "requeued once, then counted apart"
+    run = result.run
+    assert (run.status, run.end_reason, run.agent_error, run.passed) == ("infra_error", "infra:sandbox", False, False)
+    assert run.infra_error.startswith("sandbox local could not start the built-in oracle agent (exit 1, "
+                                      "before it announced its start): ")
+    assert "No module named 'mcpbench'" in run.infra_error
+    assert summary.infra_errors == [run.task_id] and summary.failed == summary.passed == 0
+    card = scorecard(sub.submission_id, store=store)["overall"]
+    assert (card["attempted"], card["infra_errors"]) == (0, 1)
+
+
+def test_a_built_in_baseline_that_started_and_then_failed_before_any_call_is_judged_like_any_agent():
+    import dataclasses
+
+    from mcpbench.agents.baselines import STARTED
+    from mcpbench.agents.spec import parse_agent
+
+    # It announced its start, then could not reach its gateway (a port nothing in the sandbox listens on).
+    oracle = dataclasses.replace(parse_agent("oracle"), extra_env=(("MCPBENCH_MCP_URL", "http://127.0.0.1:9/mcp"),))
+    (result,) = run([_task()], oracle)
+    assert result.outcome.stderr_head.startswith(f"{STARTED} oracle\n")
+    assert (result.run.status, result.run.end_reason, result.run.agent_error) == ("failed", "agent_exit", True)
+    assert result.run.exit_code == 1 and result.run.tool_calls == 0
+    # the record keeps what the agent said (its error), not the harness's start line
+    assert STARTED not in result.run.stderr_tail and "ConnectionRefusedError" in result.run.stderr_tail
+
+
+def test_a_baseline_that_announced_its_start_is_not_an_infra_error_however_much_stderr_follows():
+    # The start line is looked for in the head of stderr: a baseline's long traceback cannot push it out.
+    from datetime import UTC, datetime
+
+    from mcpbench.agents.baselines import STARTED
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.runner import baseline_did_not_start
+    from mcpbench.sandbox import ProcessOutcome
+    from mcpbench.sandbox._supervise import OutputTail
+
+    stderr = OutputTail()
+    for chunk in (f"{STARTED} oracle\n".encode(), b"Traceback ...\n" * 1000, b"ConnectionRefusedError\n"):
+        stderr.feed(chunk)
+    now = datetime.now(UTC)
+
+    def outcome(head: str) -> ProcessOutcome:
+        return ProcessOutcome(sandbox="local", exit_code=1, timed_out=False, killed_reason=None, stdout_tail="",
+                              stderr_tail=stderr.text(), stderr_head=head, stdout_bytes=0,
+                              stderr_bytes=stderr.total, started_at=now, ended_at=now, wall_s=0.1, startup_ms=1.0)
+
+    assert STARTED not in stderr.text(), "the tail alone has lost the start line"
+    assert not baseline_did_not_start(parse_agent("oracle"), outcome(stderr.head()), calls=0)
+    assert baseline_did_not_start(parse_agent("oracle"), outcome(""), calls=0)
+    assert not baseline_did_not_start(parse_agent("command:python3 agent.py"), outcome(""), calls=0)
+
+
 def test_an_agents_own_command_that_does_not_exist_stays_the_agents_failure():
     (result,) = run([_task()], "command:/nonexistent/my-agent --go")
     assert result.run.status == "failed" and result.run.end_reason == "agent_exit"

@@ -182,6 +182,54 @@ def test_an_image_that_cannot_start_our_baseline_is_an_infra_sandbox_error(image
     assert own.run.status == "failed" and own.run.end_reason == "agent_exit" and own.run.exit_code == 127
 
 
+class _Counting:
+    """A real sandbox that counts the runs it is given (how often a run was requeued)."""
+
+    isolates = True
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    async def run(self, spec):
+        self.calls += 1
+        return await self.inner.run(spec)
+
+
+def test_an_agent_image_without_our_client_is_an_infra_sandbox_error_requeued_and_not_attempted(tmp_path):
+    """An operator's agent image (``MCPBENCH_DOCKER_IMAGE``) with python3 and without our baselines' client:
+    the built-in oracle's interpreter starts and finds no ``mcpbench`` (exit 1, not 127). Ours, not the
+    agent's. Here the image is the project's own base image: Debian's python3, no /opt/mcpbench."""
+    from mcpbench.evaluation import evaluate
+    from mcpbench.runner import Submission
+    from mcpbench.sandbox import get_sandbox
+    from mcpbench.sandbox.docker import image_tags
+    from runstore.store import open_store
+    from tests.harness.test_gateway import make_task
+    from warehouse.scorecard import scorecard
+
+    open_backend("docker")  # skips, with the reason, where no engine can be reached
+    base, _, _ = image_tags()
+    try:
+        box = _Counting(get_sandbox("docker", image=base))
+    except SandboxUnavailable as exc:
+        pytest.skip(f"the base image is not built here: {exc}")
+    store, sub = open_store(str(tmp_path / "store")), Submission("docker-no-client", "tester", "oracle", "dev", "2026-12")
+    summary, (result,) = evaluate([make_task()], "oracle", sub, store=store, sandbox=box, concurrency=1,
+                                  infra_retries=1)
+    run = result.run
+    assert box.calls == 2, "requeued once, then counted apart"
+    assert (run.status, run.end_reason, run.agent_error, run.sandbox) == ("infra_error", "infra:sandbox", False, "docker")
+    assert run.infra_error.startswith("sandbox docker could not start the built-in oracle agent (exit 1, "
+                                      "before it announced its start): "), run.infra_error
+    assert "No module named 'mcpbench'" in run.infra_error
+    assert summary.infra_errors == [run.task_id] and summary.failed == summary.passed == 0
+    card = scorecard(sub.submission_id, store=store)["overall"]
+    assert (card["attempted"], card["infra_errors"]) == (0, 1)
+    # The same image, an agent's own program failing the same way: the agent's failure.
+    own = _run_one(box.inner, "command:python3 -c 'import mcpbench'")
+    assert (own.run.status, own.run.end_reason, own.run.exit_code) == ("failed", "agent_exit", 1)
+
+
 def _open_unix_sockets() -> int:
     """Unix sockets this process has open, collector or not: each one counted by its socket object."""
     return sum(1 for o in gc.get_objects()
