@@ -65,6 +65,7 @@ WAITS = (
     "tests/sandbox/test_docker_live.py",
     "tests/sandbox/test_hostile_agents.py",
     "tests/sandbox/test_network.py",
+    "tests/test_end_to_end_docker.py",
 )
 
 
