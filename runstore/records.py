@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 RunStatus = Literal["passed", "failed", "infra_error"]
 #: Why a run ended, one class per run: ``passed``, or the first failure that decided it, in this order:
 #: ``timeout`` (killed at timeout_s), ``agent_exit`` (non-zero exit, crash, refused to start),
-#: ``over_budget`` (max_steps exceeded), ``frame_violated`` (changed state outside its frame),
+#: ``over_budget`` (max_steps exceeded, or a request refused for the run's model budget),
+#: ``frame_violated`` (changed state outside its frame),
 #: ``predicate_false``; or ``infra:<kind>`` for a run we could not dispatch (not attempted).
 END_REASONS = ("passed", "timeout", "agent_exit", "over_budget", "frame_violated", "predicate_false")
 #: How much of the agent's stderr a run record keeps (its tail), outside private months.
@@ -79,7 +80,7 @@ class RunRecord(BaseModel):
     status: RunStatus
     passed: bool
     predicate_passed: bool | None  # None when the run never reached evaluation (infra error)
-    over_budget: bool  # max_steps exceeded
+    over_budget: bool  # max_steps exceeded, or the model gateway refused a request for the run's model budget
     timed_out: bool  # killed at timeout_s
     agent_error: bool  # non-zero exit, crash, or refused to start
     exit_code: int | None

@@ -5,15 +5,20 @@ each answer, executes every tool call over MCP and feeds the results back, and s
 answers without a tool call or the step budget is spent. Every way it can end is classified:
 
 - finished (exit 0): a final answer, or the step budget spent;
+- stopped by the run's model budget (exit 0, "stopped: …" on stderr): the model gateway refused the
+  next request (HTTP 403 ``budget_exceeded``); the gateway's meter makes the run ``over_budget``, so
+  it ends for that reason, not as the agent's failure (``runner.end_reason`` puts ``agent_exit`` first);
 - the agent's failure (exit 1, the reason on stderr, which the run record keeps): the endpoint
   answered an error, an answer that is not a chat completion, an answer cut off by ``max_tokens``
-  (``finish_reason: length``), a model that never stops calling tools (``max_turns``);
+  (``finish_reason: length``) with no tool call, a model that never stops calling tools (``max_turns``);
 - model unavailable: the model gateway gave up on the upstream; the runner, which reads the gateway's
   own meter rather than this loop's word, records ``infra:model_unavailable``;
 - timed out at the run's deadline: the stream is dropped, so the gateway cancels the upstream request.
 
 A malformed tool call (arguments not a JSON object) is fed back to the model as an error and not
-executed; the model gateway has already recorded it in the trace. Nothing escapes as a traceback.
+executed; the model gateway has already recorded it in the trace. An answer cut off by ``max_tokens``
+while it was calling tools (whose last call may be incomplete) goes on, and is noted on stderr, which
+the run record keeps (``stderr_tail``) whatever the run's end. Nothing escapes as a traceback.
 """
 
 from __future__ import annotations
@@ -44,6 +49,10 @@ class ModelUnavailable(Exception):
     """The model gateway answered that the upstream model stayed unavailable."""
 
 
+class BudgetSpent(Exception):
+    """The model gateway refused the request: the run's model request or token budget is spent."""
+
+
 def outcome(started: datetime, t0: float, *, exit_code: int | None, timed_out: bool = False,
             reason: str | None = None, stdout: str = "", stderr: str = "") -> ProcessOutcome:
     return ProcessOutcome(
@@ -65,18 +74,24 @@ def mcp_tool_to_function(tool: Any) -> dict[str, Any]:
 async def run_openai(agent: OpenAIAgent, job: AgentJob) -> ProcessOutcome:
     """Run the loop for ``job``; never raises for anything the model or the endpoint does."""
     started, t0 = datetime.now(UTC), time.perf_counter()
-    log: list[str] = []
+    log: list[str] = []  # stdout: what the loop did
+    notes: list[str] = []  # stderr (kept by the run record): what went wrong without ending the run
     if not job.model_url:
         return outcome(started, t0, exit_code=1, stderr="openai agent: the run has no model gateway")
     try:
         with anyio.fail_after(max(0.001, job.deadline - time.time())):
-            final = await _loop(agent, job, log)
+            final = await _loop(agent, job, log, notes)
     except TimeoutError:
-        return outcome(started, t0, exit_code=None, timed_out=True, reason="timeout", stdout="\n".join(log))
+        return outcome(started, t0, exit_code=None, timed_out=True, reason="timeout", stdout="\n".join(log),
+                       stderr="\n".join(notes))
     except Exception as exc:  # noqa: BLE001 - classified below, including ExceptionGroups from the MCP client
-        return outcome(started, t0, exit_code=1, stdout="\n".join(log), stderr=_reason(exc))
+        spent = next((leaf for leaf in _leaves(exc) if isinstance(leaf, BudgetSpent)), None)
+        if spent is None:
+            return outcome(started, t0, exit_code=1, stdout="\n".join(log), stderr="\n".join([*notes, _reason(exc)]))
+        final = f"openai agent stopped: {spent}"
+        notes.append(final)
     log.append(final)
-    return outcome(started, t0, exit_code=0, stdout="\n".join(log))
+    return outcome(started, t0, exit_code=0, stdout="\n".join(log), stderr="\n".join(notes))
 
 
 def _reason(exc: BaseException) -> str:
@@ -98,7 +113,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str]) -> str:
+async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str], notes: list[str]) -> str:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -129,8 +144,10 @@ async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str]) -> str:
                                        "(finish_reason length) before it called a tool or finished")
                 return done.content
             if done.finish_reason == "length":
-                log.append(f"turn {turn}: finish_reason length (max_tokens={agent.max_tokens}); "
-                           "its tool calls may be cut off")
+                # Its calls are executed or fed back as malformed, as usual; the cut is said on stderr.
+                notes.append(f"openai agent: turn {turn + 1}: the model's answer was cut off by max_tokens "
+                             f"(finish_reason length) after {len(done.calls)} tool call(s); the last may be "
+                             "incomplete")
             for call in done.calls:
                 if steps >= budget:
                     content = "error: not executed: the step budget is spent"
@@ -158,6 +175,8 @@ async def _chat(http: httpx.AsyncClient, request: dict[str, Any]) -> Completion:
             body = (await response.aread()).decode(errors="replace")
             if response.status_code == 503 and "model_unavailable" in body:
                 raise ModelUnavailable(_message(body))
+            if response.status_code == 403 and "budget_exceeded" in body:
+                raise BudgetSpent(_message(body))
             raise AgentFailure(f"chat endpoint answered HTTP {response.status_code}: {_message(body)[:500]}")
         if not response.headers.get("content-type", "").startswith("text/event-stream"):
             done = Completion.from_body(await response.aread())
@@ -183,4 +202,4 @@ def _message(body: str) -> str:
         return body
 
 
-__all__ = ["AgentFailure", "ModelUnavailable", "SYSTEM_PROMPT", "mcp_tool_to_function", "run_openai"]
+__all__ = ["AgentFailure", "BudgetSpent", "ModelUnavailable", "SYSTEM_PROMPT", "mcp_tool_to_function", "run_openai"]

@@ -164,14 +164,49 @@ def test_a_model_that_never_stops_calling_tools_stops_when_the_step_budget_is_sp
     assert not result.run.over_budget and result.run.end_reason == "predicate_false"
 
 
+def test_finish_reason_length_with_tool_calls_goes_on_and_is_noted_in_the_run_record(task):
+    """Cut off mid-call: the cut-off call is malformed (in the trace), the loop goes on, and the run
+    record's stderr says the answer was cut off, even though the run itself ends normally."""
+    tool = task.available_tools[0]
+
+    def answer(body, n):
+        if n == 0:
+            return streamed(calls=[(tool, "{}"), (tool, '{"chan')], finish="length")
+        return streamed("done")
+
+    with ScriptedUpstream(answer) as upstream:
+        (result,) = run([task], "openai:scripted-1", settings(upstream.url))
+    assert len(upstream.requests) == 2 and result.run.end_reason == "predicate_false"
+    assert sum(c.error_kind == "malformed_call" for c in result.calls) == 1 and result.run.tool_calls == 2
+    assert "turn 1: the model's answer was cut off by max_tokens (finish_reason length) after 2 tool call(s)" \
+        in result.run.stderr_tail
+
+
 def test_requests_past_the_runs_model_budget_are_refused_and_counted(task):
+    """The loop stops where the gateway refuses it, as at the step budget: the run ends ``over_budget``
+    (the budget stopped it), not ``agent_exit``, and its stderr says which budget."""
     tool = task.available_tools[0]
     with ScriptedUpstream(lambda b, n: streamed(calls=[(tool, "{}")], usage=(10, 1))) as upstream:
         (result,) = run([task], "openai:scripted-1", settings(upstream.url, max_requests=2))
     assert len(upstream.requests) == 2
     assert result.run.model_refused == 1 and result.run.over_budget
-    assert result.run.status == "failed" and result.run.end_reason == "agent_exit"
-    assert "request budget" in result.run.stderr_tail
+    assert result.run.status == "failed" and result.run.end_reason == "over_budget"
+    assert result.run.exit_code == 0 and not result.run.agent_error
+    assert "stopped: the run's model request budget (2 requests) is spent" in result.run.stderr_tail
+
+
+def test_the_runs_token_budget_caps_each_requests_max_tokens_then_refuses(task):
+    """MCPBENCH_MODEL_MAX_TOKENS=250 with 100 + 10 tokens an answer: the gateway asks the upstream for at
+    most what is left (250, then 140, then 30, below the loop's own 1024), and refuses the fourth
+    request once 330 tokens are spent: counted, over budget."""
+    tool = task.available_tools[0]
+    with ScriptedUpstream(lambda b, n: streamed(calls=[(tool, "{}")], usage=(100, 10))) as upstream:
+        (result,) = run([task], "openai:scripted-1", settings(upstream.url, max_tokens=250))
+    assert [r["max_tokens"] for r in upstream.requests] == [250, 140, 30]
+    assert (result.run.model_requests, result.run.model_refused) == (3, 1)
+    assert result.run.model_prompt_tokens + result.run.model_completion_tokens == 330
+    assert result.run.over_budget and result.run.end_reason == "over_budget"
+    assert "the run's model token budget (250 tokens) is spent" in result.run.stderr_tail
 
 
 #: A run's deadline in the deadline tests: short, so they do not sit idle for most of their time (on an
