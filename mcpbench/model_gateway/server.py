@@ -26,7 +26,7 @@ import json
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -63,9 +63,11 @@ class ModelRoute:
 class ModelGatewayHost:
     """The loopback HTTP server carrying every run's model endpoint."""
 
-    def __init__(self, settings: ModelSettings | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(self, settings: ModelSettings | None = None, host: str = "127.0.0.1",
+                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
         self.settings = settings or ModelSettings.from_env()
         self.host = host
+        self.sleep = sleep  # waits between upstream attempts (a test can see the waits without taking them)
         self.port: int | None = None
         self._routes: dict[str, ModelRoute] = {}
         self._client: httpx.AsyncClient | None = None
@@ -292,7 +294,7 @@ class ModelGatewayHost:
                 return None
             meter.retries += 1
             meter.retry_wait_s += wait
-            await anyio.sleep(wait)
+            await self.sleep(wait)
 
 
 def retry_after(value: str | None) -> float | None:

@@ -9,7 +9,7 @@ import pytest
 
 from mcpbench.model_gateway import ModelGatewayHost
 from tests.agents.conftest import settings
-from tests.agents.upstream import Reply, ScriptedUpstream, streamed
+from tests.agents.upstream import Reply, ScriptedUpstream, completion, streamed
 
 openai = pytest.importorskip("openai", reason="the standard client is a dev extra")
 
@@ -64,6 +64,32 @@ def test_a_429_storm_reaches_the_client_as_model_unavailable_after_the_retries()
         error, meter = serve(settings(upstream.url, max_attempts=3), body)
     assert error.status_code == 503 and "model_unavailable" in str(error.body)
     assert meter.retries == 2 and meter.unavailable and "HTTP 429" in meter.unavailable
+
+
+def test_retry_after_sets_the_wait_before_the_next_attempt_capped_and_backoff_without_it():
+    """The waits the gateway takes between attempts, seen through its sleep (not taken, so the test
+    does not wait): Retry-After's seconds, exponential backoff from 0.01 s when there is none, and a
+    Retry-After past the 20 s cap waits 20 s."""
+    script = [Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "7"}),
+              Reply(503, {"error": {"message": "loading"}}),
+              Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "45"}),
+              Reply(body=completion("hello", usage=(3, 1)))]
+    with ScriptedUpstream(lambda body, n: script[n]) as upstream:
+        async def body(client, route, host):
+            waits = []
+
+            async def sleep(seconds):
+                waits.append(seconds)
+                await anyio.sleep(0)
+
+            host.sleep = sleep
+            answer = await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+            return answer, waits, route.meter
+
+        answer, waits, meter = serve(settings(upstream.url, retry_budget_s=30.0), body)
+    assert answer.choices[0].message.content == "hello" and len(upstream.requests) == 4
+    assert waits == [7.0, 0.02, 20.0]  # backoff 0.01 s doubled: the 503 was the second attempt
+    assert meter.retries == 3 and meter.retry_wait_s == pytest.approx(27.02)
 
 
 def test_a_path_that_names_no_run_is_refused():
