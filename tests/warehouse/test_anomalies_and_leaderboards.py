@@ -121,3 +121,24 @@ def test_ties_on_success_rate_rank_the_more_efficient_submission_first(store, la
         land(make_run(f"{sub}-1", submission_id=sub, status="passed", tool_calls=steps))
     board = rows(store, "select submission_id, rank from leaderboard_contemporary")
     assert board == [{"submission_id": "thrifty", "rank": 1}, {"submission_id": "wasteful", "rank": 2}]
+
+
+TRIAL_COLUMNS = ("trials", "pass_hat_k", "pass_hat_k_ci_low", "pass_hat_k_ci_high", "pass_at_k", "pass_at_k_ci_low",
+                 "pass_at_k_ci_high", "tokens_per_run", "cost_usd")
+
+
+def test_the_historical_leaderboard_carries_trials_pass_k_tokens_and_cost_like_the_contemporary_one(store):
+    # two trials of four tasks: both pass, pass then fail, both fail, both pass -> pass^k 2/4, pass@k 3/4;
+    # 100 + 20 tokens and 1500 nano-dollars a run. The same runs on a private month and on a retired one.
+    trials = {"task-00": (True, True), "task-01": (True, False), "task-02": (False, False), "task-03": (True, True)}
+    for sub, split in [("now", "2026-05"), ("then", "historical-2026-01")]:
+        store.land_runs([(make_run(f"{sub}-{task}-t{k}", submission_id=sub, split=split, task_id=task, trial=k,
+                                   status="passed" if passed else "failed", model_prompt_tokens=100,
+                                   model_completion_tokens=20, model_cost_nanousd=1500), [])
+                         for task, outcomes in trials.items() for k, passed in enumerate(outcomes, start=1)])
+    (now,) = rows(store, "select * from leaderboard_contemporary")
+    (then,) = rows(store, "select * from leaderboard_historical")
+    assert (then["trials"], then["pass_hat_k"], then["pass_at_k"]) == (2, 0.5, 0.75)
+    assert then["tokens_per_run"] == 120 and then["cost_usd"] == pytest.approx(12000e-9)
+    assert then["pass_hat_k_ci_low"] < 0.5 < then["pass_hat_k_ci_high"]
+    assert {c: then[c] for c in TRIAL_COLUMNS} == {c: now[c] for c in TRIAL_COLUMNS}

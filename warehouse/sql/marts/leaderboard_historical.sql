@@ -3,6 +3,7 @@
 -- submissions that covered the month get a rank; the others follow with rank null and their coverage.
 -- Dev-set and folder runs never appear here. Success rates carry their 95% Wilson interval and
 -- separable_from_next, as on the contemporary board.
+-- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'historical'
@@ -10,6 +11,10 @@ with submissions as (
 
 coverage as (
     select * from submission_coverage
+),
+
+trials as (
+    select * from trials_by_submission
 ),
 
 final as (
@@ -36,12 +41,22 @@ final as (
             or wilson_high(submissions.passed, submissions.attempted)
                 < lead(wilson_low(submissions.passed, submissions.attempted)) over board
         end as separable_from_next,
+        trials.k as trials,
+        trials.pass_hat_k,
+        trials.pass_hat_k_ci_low,
+        trials.pass_hat_k_ci_high,
+        trials.pass_at_k,
+        trials.pass_at_k_ci_low,
+        trials.pass_at_k_ci_high,
+        trials.tokens_per_run,
+        trials.cost_usd,
         coverage.tasks_in_month,
         coverage.tasks_covered,
         coverage.coverage,
         coverage.covered
     from submissions
     join coverage on coverage.submission_id = submissions.submission_id
+    left join trials on trials.submission_id = submissions.submission_id
     window board_ranks as (
         partition by submissions.split, coverage.covered
         order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
