@@ -32,6 +32,8 @@ def _cell(key: str, value: Any) -> str:
         return '<td class="num muted">-</td>'
     if isinstance(value, bool):
         return f'<td class="{"flag" if value else "muted"}">{"yes" if value else "no"}</td>'
+    if isinstance(value, float) and key.startswith("cost"):
+        return f'<td class="num">{money(value)}</td>'
     if isinstance(value, float):
         text = (f"{value:.1f}%" if key == "efficiency" else
                 f"{100 * value:.1f}%" if key.endswith("rate") or key == "coverage" else f"{value:.3f}")
@@ -41,6 +43,16 @@ def _cell(key: str, value: Any) -> str:
     if isinstance(value, datetime):
         return f"<td>{value:%Y-%m-%d %H:%M}</td>"
     return f"<td>{html.escape(str(value))}</td>"
+
+
+def money(usd: float) -> str:
+    """A cost in USD to three decimals, or to two significant digits when it is smaller (down to the
+    nano-dollar it is kept in), so a small cost never reads as zero: 1.234, 0.012, 0.00042."""
+    import math
+
+    if usd == 0 or abs(usd) >= 0.01:
+        return f"{usd:.3f}"
+    return f"{usd:.{min(9, 1 - math.floor(math.log10(abs(usd))))}f}"
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str], empty: str) -> str:
@@ -124,14 +136,16 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
     board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate_95ci",
                   "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate", "infra_errors",
                   "trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd", "under_review"]
+    trial_cols = ["trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd"]
     coverage_cols = ["submission_id", "submitter", "agent", "tasks_covered", "tasks_in_month", "coverage",
-                     "attempted", "passed", "success_rate"]
+                     "attempted", "passed", "success_rate_95ci"]
     everyone = _with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate",
                                "pass_hat_k", "pass_at_k")
     month = everyone[0]["month"] if everyone else None
     board = [r for r in everyone if r["rank"] is not None]
     partial = [r for r in everyone if r["rank"] is None]
-    historical_all = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate")
+    historical_all = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate",
+                                     "pass_hat_k", "pass_at_k")
     historical = [r for r in historical_all if r["rank"] is not None]
     historical_partial = [r for r in historical_all if r["rank"] is None]
     leaders = [r["submission_id"] for r in board[:top]]
@@ -193,7 +207,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
                             "reason"], "No task flagged."),
         "<h2>Historical (retired public months)</h2>",
         _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate_95ci",
-                            "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate"], "No historical submissions yet."),
+                            "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate",
+                            *trial_cols], "No historical submissions yet."),
         *(["<h3>Not ranked: did not cover the retired month</h3>",
            _table(historical_partial, ["month", *coverage_cols], "")] if historical_partial else []),
     ]
@@ -217,4 +232,4 @@ def write_report(path: str | Path, con: duckdb.DuckDBPyConnection, *, warning: s
     return path
 
 
-__all__ = ["bar_chart", "nice_ticks", "render_html", "write_report"]
+__all__ = ["bar_chart", "money", "nice_ticks", "render_html", "write_report"]

@@ -6,6 +6,7 @@ measures what Chromium laid out and writes the measurements into the DOM, which 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from datetime import timedelta
@@ -24,7 +25,7 @@ SERVERS = ("slack", "github", "filesystem")
 
 MEASURE = """
 <script>
-const out = {ticks: [], texts: [], svgs: [], ranked: [], unranked: []};
+const out = {ticks: [], texts: [], svgs: [], ranked: [], unranked: [], tables: {}};
 for (const svg of document.querySelectorAll("svg")) {
   const box = svg.getBoundingClientRect();
   out.svgs.push({label: svg.getAttribute("aria-label"), width: box.width});
@@ -44,6 +45,7 @@ for (const el of tables) {
   const rows = [...el.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(c => c.textContent));
   if (section.startsWith("Contemporary")) out.ranked = rows;
   if (section.startsWith("Not ranked: did not cover the month")) out.unranked = rows;
+  out.tables[section] = {head: [...el.querySelectorAll("thead th")].map(th => th.textContent), rows: rows};
 }
 const pre = document.createElement("pre");
 pre.id = "measured";
@@ -64,7 +66,8 @@ def _chromium(*args: str, timeout: float = 120) -> str:
 @pytest.fixture
 def report(store, tmp_path):
     """A private month of 10 tasks (its list published in the store) with three submissions: two
-    covered it, one ran 3 of its tasks (and passed them all)."""
+    covered it, one ran 3 of its tasks (and passed them all); sub-steady's model cost 20 micro-dollars
+    a run. And a retired month with one submission, two trials of three tasks (pass^k 1/3, pass@k 2/3)."""
     store.put_bytes("public/attestations/2026-05.json", json.dumps(
         {"month": "2026-05", "tasks": [{"task_id": t, "sha256": "0" * 64} for t in MONTH_TASKS]}).encode())
     plans = {"sub-steady": (8, 3), "sub-thrifty": (6, 2), "sub-partial": (3, 7)}  # passed tasks, tool calls
@@ -75,8 +78,15 @@ def report(store, tmp_path):
             server = SERVERS[i % 3]
             run = make_run(f"{sub}-{task}", submission_id=sub, agent=f"agent-{sub[4:]}", task_id=task, server=server,
                            status="passed" if i < passed else "failed", tool_calls=steps,
-                           started_at=T0 + timedelta(days=day))
+                           started_at=T0 + timedelta(days=day),
+                           model_cost_nanousd=20_000 if sub == "sub-steady" else 0)
             batch.append((run, make_calls(run, [ok()] * steps)))
+    for task, outcomes in zip(MONTH_TASKS, [(True, True), (True, False), (False, False)]):
+        for trial, passed in enumerate(outcomes, start=1):
+            run = make_run(f"sub-past-{task}-t{trial}", submission_id="sub-past", split="historical-2026-01",
+                           task_id=task, trial=trial, status="passed" if passed else "failed", tool_calls=1,
+                           model_prompt_tokens=900, model_completion_tokens=100, model_cost_nanousd=3_000_000)
+            batch.append((run, make_calls(run, [ok()])))
     store.land_runs(batch)
     db = build(store, tmp_path / "warehouse.duckdb").path
     import duckdb
@@ -94,6 +104,29 @@ def test_the_report_ranks_only_complete_submissions_and_its_charts_fit_in_chromi
 
     assert [(row[0], row[1]) for row in measured["ranked"]] == [("1", "sub-steady"), ("2", "sub-thrifty")]
     assert [(row[0], row[3], row[4]) for row in measured["unranked"]] == [("sub-partial", "3", "10")]
+    tables = {section.split(":")[0]: table for section, table in measured["tables"].items()}
+
+    def column(section, name):
+        head = tables[section]["head"]
+        assert name in head, (section, head)
+        return [row[head.index(name)] for row in tables[section]["rows"]]
+
+    # every success rate the page shows carries its 95% interval, and no table shows a bare one
+    interval = re.compile(r"^\d+\.\d% \[\d+\.\d-\d+\.\d\]$")
+    for section, table in tables.items():
+        assert not {"success rate", "pass hat k", "pass at k"} & set(table["head"]), (section, table["head"])
+        for name in (h for h in table["head"] if h.endswith("95ci")):
+            assert all(interval.match(cell) for cell in column(section, name)), (section, name)
+    assert column("Not ranked", "success rate 95ci") == ["100.0% [43.9-100.0]"]  # 3 of 3
+    assert column("Contemporary", "success rate 95ci")[0] == "80.0% [49.0-94.3]"  # 8 of 10
+    # a cost of 200 micro-dollars is not shown as 0.000
+    assert column("Contemporary", "cost usd") == ["0.00020", "0.000"]
+    # the retired month's board has the trial columns: 2 trials; pass^k 1 of 3 tasks, pass@k 2 of 3
+    assert column("Historical (retired public months)", "trials") == ["2"]
+    assert column("Historical (retired public months)", "pass hat k 95ci") == ["33.3% [6.1-79.2]"]
+    assert column("Historical (retired public months)", "pass at k 95ci") == ["66.7% [20.8-93.9]"]
+    assert column("Historical (retired public months)", "tokens per run") == ["1000.000"]
+    assert column("Historical (retired public months)", "cost usd") == ["0.018"]
     assert len(measured["svgs"]) == 2 and measured["ticks"]
     for text in measured["ticks"] + measured["texts"]:  # axis labels, titles, server names, legends
         assert text["x"] >= 0 and text["right"] <= text["svgWidth"], text  # nothing clipped at either edge
