@@ -8,9 +8,13 @@ it as a whole number, in one of its usual renderings ("1042", "1,042", "88.80"),
 another ("6" is not named by "2026"), or when it is a stable id: in a world of thousands of rows
 almost every small number occurs somewhere, so its presence in the state would prove nothing. Booleans,
 null, 0 and 1 are the predicate's shape ("no unpaid order is left", "exactly one refund"), not values. A pattern is named only when the goal contains a
-literal string the pattern requires (a run of at least ``MIN_RUN`` characters that every match must
-contain), or when such a run is the stable id of an entity of the initial state. ``.+`` requires nothing, so it never counts; for an alternation at the top (``a|b``) one
-alternative's literal suffices.
+literal string the pattern requires, or when such a string is the stable id of an entity of the
+initial state. A pattern requires a literal only when every way of matching it contains a run of at
+least ``MIN_RUN`` characters: ``.+`` requires nothing, and neither does an alternation with one
+alternative that requires nothing (``abc|.+``, ``(abc|.+)``, ``^(?:abc|.*)$``), at whatever depth it
+decides what a match contains (``x(abc|.*)`` requires only ``x``, too short; ``freeze (travel|.*) spend``
+requires ``freeze`` and ``spend``, and ``travel`` does not name it). When every alternative requires a literal, one alternative's literal in the goal
+suffices (``harbour|harbor`` is named by a goal that says "harbour").
 """
 
 from __future__ import annotations
@@ -25,53 +29,81 @@ from typing import Any
 MIN_RUN = 3
 
 
-def _runs(seq: Any) -> list[str]:
-    out: list[str] = []
-    current: list[str] = []
+def _requirement(seq: Any, prefix: str = "") -> tuple[bool, list[str]]:
+    """What ``seq`` (a parsed pattern) requires: whether every match of it contains a literal run of
+    ``MIN_RUN``+ characters, and the runs that name it. An alternation whose every alternative requires
+    a run gives every alternative's runs; one with an alternative that requires nothing gives none.
+
+    ``prefix`` is a literal run that leads into ``seq``: the parser pulls the common prefix of an
+    alternation out in front of it (``harbour|harbor`` parses as ``harbo(?:ur|r)``), so each
+    alternative is read with that prefix joined back on."""
+    runs: list[str] = []
+    requires = False
+    current = [prefix] if prefix else []
 
     def flush() -> None:
+        nonlocal requires
         if current:
-            out.append("".join(current))
+            run = "".join(current)
+            runs.append(run)
+            requires |= len(run.strip()) >= MIN_RUN
             current.clear()
+
+    def take(sub: tuple[bool, list[str]]) -> None:
+        nonlocal requires
+        requires |= sub[0]
+        runs.extend(sub[1])
 
     for op, av in seq:
         if op is LITERAL:
             current.append(chr(av))
         elif op is AT:
             continue
+        elif op is BRANCH:
+            lead = "".join(current)
+            current.clear()
+            alternatives = [_requirement(alternative, lead) for alternative in av[1]]
+            if all(r for r, _ in alternatives):
+                requires = True
+                runs.extend(run for _, rs in alternatives for run in rs)
+            elif lead:
+                # an alternative requires nothing (``abc|.+``): the alternation names nothing, and only
+                # the prefix every alternative shares is still required
+                current.append(lead)
+                flush()
         elif op is SUBPATTERN:
             flush()
-            out.extend(_runs(av[3]))
+            take(_requirement(av[3]))
         elif op in (MAX_REPEAT, MIN_REPEAT):
             flush()
             if av[0] >= 1:
-                out.extend(_runs(av[2]))
+                take(_requirement(av[2]))
         else:
             flush()
     flush()
-    return out
+    return requires, runs
 
 
-def required_literals(pattern: str) -> list[list[str]]:
-    """The literal runs every match of ``pattern`` contains, per top-level alternative."""
+def required_literals(pattern: str) -> list[str]:
+    """The literal runs (of ``MIN_RUN``+ characters) that name ``pattern``: the runs every match
+    contains, and for an alternation whose every alternative requires a run, every alternative's
+    runs. None at all when some match contains no such run (``.+``, ``abc|.+``, ``^(?:abc|.*)$``:
+    such a pattern requires nothing, whatever its other alternatives require). A pattern that does not
+    parse requires nothing."""
     try:
-        seq = list(sre_parse.parse(pattern))
+        seq = sre_parse.parse(pattern)
     except re.error:
-        return [[]]
-    body = [(op, av) for op, av in seq if op is not AT]
-    if len(body) == 1 and body[0][0] is SUBPATTERN:
-        body = [(op, av) for op, av in body[0][1][3] if op is not AT]
-    if len(body) == 1 and body[0][0] is BRANCH:
-        return [_runs(alternative) for alternative in body[0][1][1]]
-    return [_runs(seq)]
+        return []
+    requires, runs = _requirement(seq)
+    return [run for run in runs if len(run.strip()) >= MIN_RUN] if requires else []
 
 
 def pattern_named(pattern: str, goal: str, ids: Container[str] = frozenset()) -> bool:
-    """Whether the goal contains a literal the pattern requires (one alternative's, for ``a|b``), or the
-    pattern requires a stable id of the initial state (a comment that must cite issue ``PLT-305``: the
-    agent discovers the id, as it discovers the ids a guard names)."""
-    return any(any(len(run.strip()) >= MIN_RUN and (run in goal or run.strip() in ids) for run in runs)
-               for runs in required_literals(pattern))
+    """Whether the goal names ``pattern``: the pattern requires a literal run on every way of matching
+    it, and the goal contains one of its runs (one alternative's suffices: ``harbour|harbor`` is named
+    by a goal that says "harbour"), or such a run is a stable id of the initial state (a comment that
+    must cite issue ``PLT-305``: the agent discovers the id, as it discovers the ids a guard names)."""
+    return any(run in goal or run.strip() in ids for run in required_literals(pattern))
 
 
 def number_renderings(value: int | float) -> set[str]:

@@ -91,10 +91,12 @@ never a silent false:
 The acceptance gate (`mcpbench tasks validate`) requires the goal to name every value the predicate
 checks: every string and number argument outside a `not`, except arguments marked *not in goal*
 below (e.g. a SQL query). A string counts as named when the goal contains it or it is the stable id
-of an entity of the initial state (docs/frames.md). A pattern counts as named only when the goal
-contains a literal string of 3 or more characters that every match of the pattern must contain (for
-a top-level alternation `a|b`, one alternative's), so a pattern such as `.+` never counts. Values under
-`not` guard against side effects and need not be named.
+of an entity of the initial state (docs/frames.md). A pattern counts as named only when every match
+of it must contain a literal string of 3 or more characters and the goal contains such a string (or
+it is such a stable id). An alternation requires a literal only when every alternative does, at
+whatever depth it sits, so `.+`, `abc|.+` and `^(?:abc|.*)$` never count; when every alternative
+requires one, one alternative's literal in the goal suffices (`harbour|harbor` is named by
+"harbour"). Values under `not` guard against side effects and need not be named.
 
 ## Argument types
 

@@ -298,6 +298,42 @@ def test_a_pattern_that_requires_no_literal_is_not_named_by_the_goal(tmp_path):
                        "pattern '.+' requires no literal of 3+ characters that the goal contains"]
 
 
+def test_a_pattern_with_an_alternative_that_requires_no_literal_is_not_named_by_the_goal(tmp_path):
+    """``abc|.+`` matches anything, so the goal naming ``abc`` names nothing the predicate needs: the
+    gate refuses it whether the alternation is at the top, in a group or under anchors."""
+    doc = _doc()
+    match = doc["success"]["all"][1]["filesystem.fileContentMatches"]
+    goal_words = "freeze travel"
+    assert goal_words in doc["goal"]
+    for pattern in (f"{goal_words}|.+", f"({goal_words}|.+)", f"^(?:{goal_words}|[\\d\\D]*)$", f"(.*|{goal_words})"):
+        match["pattern"] = pattern
+        path = '$.success.all[1]["filesystem.fileContentMatches"].pattern'
+        assert _reasons(tmp_path, doc) == [f"goal does not name {path}: pattern {pattern!r} requires no literal "
+                                          f"of 3+ characters that the goal contains"], pattern
+
+
+def test_a_pattern_is_named_only_when_every_alternative_requires_a_literal():
+    from tasks_catalog.literals import pattern_named, required_literals
+
+    goal = "Write that the Security on-call rotation starts 1 April, in the harbour office"
+    for pattern in ("Security on-call rotation starts 1 April|.+", "abc|.+", "(abc|.+)", "^(?:abc|.*)$",
+                    "(abc|def)|.+", "((abc|.+)|def)", "x(abc|.*)", "abc|Q3"):
+        assert required_literals(pattern) == [], pattern
+        assert not pattern_named(pattern, goal + " abc def", {"abc"}), pattern
+    # every alternative requires a literal: one alternative's in the goal names it (the parser pulls
+    # the shared prefix out in front, harbo(?:ur|r), and each alternative is read with it joined back)
+    assert required_literals("harbour|harbor") == ["harbour", "harbor"]
+    assert pattern_named("harbour|harbor", goal) and pattern_named("harbor|harbour", goal)
+    assert not pattern_named("harbour|harbor", "in the port office")
+    # an alternation that requires nothing names nothing, but the rest of the pattern still requires
+    assert required_literals("freeze (travel|.*) spend") == ["freeze ", " spend"]
+    assert not pattern_named("freeze (travel|.*) spend", "no travel")
+    assert pattern_named("freeze (travel|hotel) spend", "no hotel")
+    # a shared prefix stays required when another alternative requires nothing of its own
+    assert required_literals("Security(?: on-call|.*)") == ["Security on-call", "Security"]
+    assert not pattern_named("Security(?: on-call|.*)", "the on-call rotation")
+
+
 def test_a_pattern_counts_as_named_by_a_required_literal_the_goal_contains(tmp_path):
     doc = _doc()
     doc["success"]["all"][1]["filesystem.fileContentMatches"]["pattern"] = "freeze (travel|hotel) spend"
