@@ -33,15 +33,16 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
          "overall": {attempted, passed, success_rate, efficiency, hallucination_rate, recovery_rate,
                      collateral_damage_rate, infra_errors},
          "by_server": {server: {same keys}},
-         "frame_violations": [{"task_id", "entities"}, ...],
+         "frame_violations": [{"task_id", "trial", "run_id", "entities"}, ...],
          "trials": {"overall": {TRIALS keys}, "by_server": {server: {TRIALS keys}}}}
 
     ``trials`` holds pass@1 (the success rate), pass^k and pass@k over the submission's K trials, each
     with its 95% Wilson score interval (pass@1 over runs, the others over complete tasks), and the
     model gateway's usage: requests, prompt and completion tokens, tokens per run, cost in USD.
 
-    ``frame_violations`` lists the runs that changed state outside their task's frame, each with the
-    entities it changed (kind, id, what changed; kinds and counts only on a private month).
+    ``frame_violations`` lists the runs that changed state outside their task's frame, one per run (its
+    task, trial and run id), each with the entities it changed (kind, id, what changed; kinds and counts
+    only on a private month).
 
     Rates are fractions in [0, 1]; efficiency is a percentage (lower is better); a rate with nothing to
     divide by is None: no attempted runs, no calls, or (recovery_rate) no recovery run attempted or
@@ -65,8 +66,9 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         trials = _rows(con, f"select {trial_cols} from trials_by_submission where submission_id = ?", [submission_id])
         trial_servers = _rows(con, f"select server, {trial_cols} from trials_by_submission_server "
                                    "where submission_id = ? order by server", [submission_id])
-        violated = _rows(con, "select task_id, frame_violations as entities from run_facts "
-                              "where submission_id = ? and frame_violated order by task_id", [submission_id])
+        violated = _rows(con, "select task_id, trial, run_id, frame_violations as entities from run_facts "
+                              "where submission_id = ? and frame_violated order by task_id, trial, run_id",
+                         [submission_id])
     finally:
         if own:
             con.close()

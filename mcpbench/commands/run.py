@@ -131,7 +131,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     if as_json:
         click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
                                "split": card["split"], "by_server": card["by_server"],
-                               "trials": card["trials"],
+                               "trials": card["trials"], "frame_violations": card["frame_violations"],
                                **({"task_errors": [e.located() for e in refused]} if tasks_dir else {})},
                               indent=2))
     else:

@@ -48,3 +48,28 @@ def test_a_private_month_records_the_kinds_of_the_violations_but_not_their_ids(d
     (result,) = anyio.run(go)
     assert result.run.end_reason == "frame_violated"
     assert result.run.frame_violations == "slack.channel: 1 updated"
+
+
+def test_run_json_lists_each_frame_violation_with_its_run_and_entities(dev_tasks, tmp_path):
+    """``mcpbench run --json`` carries what the text card prints: each run that broke its frame, with
+    the entities it changed (kind, id, what changed)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from mcpbench.cli import main
+
+    damage = ToolCall(tool="set_channel_topic", arguments={"channel_id": "general", "topic": "gone"})
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "archive.json").write_text(json.dumps(_archive_task(dev_tasks, damage).to_json()), encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", "--agent", "oracle", "--tasks-dir", str(folder), "--json",
+                                       "--submission-id", "frame-json", "--store", str(tmp_path / "store")])
+    assert result.exit_code == 0, result.output
+    card = json.loads(result.stdout)
+    assert card["collateral_damage_rate"] == 1.0 and card["passed"] == 0
+    (violation,) = card["frame_violations"]
+    assert violation["run_id"]
+    assert {k: violation[k] for k in ("task_id", "trial", "entities")} == {
+        "task_id": "slack-archive-resolved-incident", "trial": 1,
+        "entities": "slack.channel CVTHUCYDB3 updated (topic): outside the frame"}

@@ -141,7 +141,8 @@ def test_the_score_card_names_the_entities_of_each_frame_violation(store, land):
     land(make_run("r2", task_id="slack-post", status="passed", frame_held=True), [ok()])
     card = scorecard("sub-a", store=store)
     assert card["frame_violations"] == [
-        {"task_id": "slack-archive", "entities": "slack.channel C02 updated (name): outside the frame"}]
+        {"task_id": "slack-archive", "trial": 1, "run_id": "r1",
+         "entities": "slack.channel C02 updated (name): outside the frame"}]
     assert card["overall"]["collateral_damage_rate"] == 0.5
 
 
