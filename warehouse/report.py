@@ -134,7 +134,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
     submissions. Only submissions that covered their month are ranked; the others are listed apart
     with their coverage. ``warning`` (e.g. unchecked data) is shown as a banner at the top."""
     board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate_95ci",
-                  "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate", "infra_errors",
+                  "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate",
+                  "collateral_damage_rate", "infra_errors",
                   "trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd", "under_review"]
     trial_cols = ["trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd"]
     coverage_cols = ["submission_id", "submitter", "agent", "tasks_covered", "tasks_in_month", "coverage",
@@ -179,7 +180,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
         "<h1>MCPBench leaderboard</h1>",
         *([f'<p class="warning" id="unchecked">{html.escape(warning)}</p>'] if warning else []),
         f'<p class="muted">Generated {generated}. Success rate = passed / attempted (infra errors are not '
-        "attempted); efficiency = mean tool calls / max steps over passed runs (lower is better). "
+        "attempted); efficiency = mean tool calls / max steps over passed runs (lower is better); collateral "
+        "damage rate = attempted runs that changed something outside their task's frame / attempted. "
         "Every success rate is shown with its 95% Wilson score interval, from the integer counts (over runs; "
         "pass^k and pass@k over tasks with all k trials attempted); an entry is not separable from the next "
         "when their intervals overlap. Dev-set scores never rank.</p>",
@@ -208,7 +210,7 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
         "<h2>Historical (retired public months)</h2>",
         _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate_95ci",
                             "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate",
-                            *trial_cols], "No historical submissions yet."),
+                            "collateral_damage_rate", *trial_cols], "No historical submissions yet."),
         *(["<h3>Not ranked: did not cover the retired month</h3>",
            _table(historical_partial, ["month", *coverage_cols], "")] if historical_partial else []),
     ]

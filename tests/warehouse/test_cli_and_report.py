@@ -59,6 +59,7 @@ def test_the_report_is_a_static_page_with_the_leaderboard_charts_and_flags(cli, 
     cli("report", "--html", str(out))
     page = out.read_text()
     assert "<h2>Contemporary: 2026-05</h2>" in page
+    assert "<th>collateral damage rate</th>" in page  # with the other four metrics
     assert "clever-agent" in page and "sub-month" in page
     assert page.count("<svg") == 2 and "Success rate by server" in page and "github" in page
     assert "Anomaly flags" in page and "No submission flagged." in page

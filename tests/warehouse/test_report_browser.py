@@ -67,7 +67,8 @@ def _chromium(*args: str, timeout: float = 120) -> str:
 def report(store, tmp_path):
     """A private month of 10 tasks (its list published in the store) with three submissions: two
     covered it, one ran 3 of its tasks (and passed them all); sub-steady's model cost 20 micro-dollars
-    a run. And a retired month with one submission, two trials of three tasks (pass^k 1/3, pass@k 2/3)."""
+    a run, and sub-thrifty broke the frame of one task. And a retired month with one submission, two trials
+    of three tasks (pass^k 1/3, pass@k 2/3)."""
     store.put_bytes("public/attestations/2026-05.json", json.dumps(
         {"month": "2026-05", "tasks": [{"task_id": t, "sha256": "0" * 64} for t in MONTH_TASKS]}).encode())
     plans = {"sub-steady": (8, 3), "sub-thrifty": (6, 2), "sub-partial": (3, 7)}  # passed tasks, tool calls
@@ -76,9 +77,11 @@ def report(store, tmp_path):
         tasks = MONTH_TASKS[:3] if sub == "sub-partial" else MONTH_TASKS
         for i, task in enumerate(tasks):
             server = SERVERS[i % 3]
+            broke = sub == "sub-thrifty" and i == passed
             run = make_run(f"{sub}-{task}", submission_id=sub, agent=f"agent-{sub[4:]}", task_id=task, server=server,
                            status="passed" if i < passed else "failed", tool_calls=steps,
-                           started_at=T0 + timedelta(days=day),
+                           started_at=T0 + timedelta(days=day), frame_held=not broke,
+                           frame_violations="slack.channel C02 updated (topic): outside the frame" if broke else None,
                            model_cost_nanousd=20_000 if sub == "sub-steady" else 0)
             batch.append((run, make_calls(run, [ok()] * steps)))
     for task, outcomes in zip(MONTH_TASKS, [(True, True), (True, False), (False, False)]):
@@ -111,6 +114,8 @@ def test_the_report_ranks_only_complete_submissions_and_its_charts_fit_in_chromi
         assert name in head, (section, head)
         return [row[head.index(name)] for row in tables[section]["rows"]]
 
+    # the fifth metric, beside the other four
+    assert column("Contemporary", "collateral damage rate") == ["0.0%", "10.0%"]
     # every success rate the page shows carries its 95% interval, and no table shows a bare one
     interval = re.compile(r"^\d+\.\d% \[\d+\.\d-\d+\.\d\]$")
     for section, table in tables.items():

@@ -39,6 +39,7 @@ final as (
         submissions.efficiency,
         submissions.hallucination_rate,
         submissions.recovery_rate,
+        submissions.collateral_damage_rate,
         submissions.infra_errors,
         submissions.submitted_at,
         flags.submission_id is not null as under_review,

@@ -31,6 +31,7 @@ final as (
         submissions.efficiency,
         submissions.hallucination_rate,
         submissions.recovery_rate,
+        submissions.collateral_damage_rate,
         submissions.infra_errors,
         submissions.submitted_at,
         wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
