@@ -29,9 +29,9 @@ class DraftExists(Args):
 class MessageLabelApplied(Args):
     """True when the message whose `id` equals `message` carries the label `label`. `label` is a
     system label id (INBOX, SENT, DRAFT, UNREAD, STARRED, IMPORTANT, SPAM, TRASH, CATEGORY_PERSONAL,
-    CATEGORY_SOCIAL, CATEGORY_PROMOTIONS, CATEGORY_UPDATES, CATEGORY_FORUMS) or the exact,
-    case-sensitive `name` of a user label in `labels` (not its id). False when the message or the
-    label does not exist."""
+    CATEGORY_SOCIAL, CATEGORY_PROMOTIONS, CATEGORY_UPDATES, CATEGORY_FORUMS) or a user label in
+    `labels`, given by its exact, case-sensitive `name` or by its `id` (an id still finds the label
+    after a rename, so a guard should use it). False when the message or the label does not exist."""
 
     message: Name
     label: Name
