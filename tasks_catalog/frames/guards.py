@@ -1,5 +1,5 @@
-"""Find and fix name-keyed guards (issue 10): a ``not`` that names a channel, an event, a page or a
-customer by its name is evaded by renaming the entity first; by its stable id it is not.
+"""Find and fix name-keyed guards (issue 10): a ``not`` that names a channel, an event, a page, a
+customer or a gmail label by its name is evaded by renaming the entity first; by its stable id it is not.
 
 ``name_keyed(server, initial_state, success)`` lists the guard arguments that name an existing entity
 by a unique name; ``by_id`` rewrites them to the entity's id. Names of entities the task creates stay
@@ -39,6 +39,7 @@ ARGS: dict[str, dict[str, str]] = {
     "stripe.customerExists": {"email": "customer"},
     "stripe.invoiceExists": {"customer": "customer"},
     "stripe.customerHasMetadata": {"customer": "customer"},
+    "gmail.messageLabelApplied": {"label": "label"},
 }
 
 
@@ -61,6 +62,8 @@ def names(server: str, state: dict[str, Any]) -> dict[str, dict[str, str]]:
         return {"page": _unique([(p["title"], p["id"]) for p in state.get("pages", []) + state.get("databases", [])])}
     if server == "stripe":
         return {"customer": _unique([(c["email"], c["id"]) for c in state.get("customers", []) if c.get("email")])}
+    if server == "gmail":  # user labels (system labels are ids already: INBOX, UNREAD, ...)
+        return {"label": _unique([(label["name"], label["id"]) for label in state.get("labels", [])])}
     return {}
 
 

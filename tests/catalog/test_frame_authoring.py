@@ -97,6 +97,17 @@ def test_a_name_keyed_guard_is_found_and_rewritten_to_the_entity_id():
                                                       {"not": {"slack.channelArchived": {"channel": "C05INC2047"}}}]}
 
 
+def test_a_gmail_guard_naming_a_user_label_by_name_is_found_and_rewritten_to_its_id():
+    state = {"labels": [{"id": "Label_6", "name": "Travel"}, {"id": "Label_9", "name": "Projects/Atlas"}],
+             "messages": []}
+    success = {"all": [{"gmail.messageLabelApplied": {"message": "m1", "label": "Travel"}},
+                       {"not": {"gmail.messageLabelApplied": {"message": "m2", "label": "Travel"}}},
+                       {"not": {"gmail.messageLabelApplied": {"message": "m2", "label": "INBOX"}}}]}
+    assert [h[2:] for h in name_keyed("gmail", state, success)] == [("Travel", "Label_6")]  # system labels are ids
+    assert by_id("gmail", state, success)["all"][1] == {
+        "not": {"gmail.messageLabelApplied": {"message": "m2", "label": "Label_6"}}}
+
+
 def test_no_dev_task_or_template_guards_an_existing_entity_by_name():
     offenders = [t.id for t in DEV_TASKS if name_keyed(t.server, t.initial_state, t.success)]
     # a template is checked on a rendering: on a world, the names to look for are the world's
