@@ -66,6 +66,29 @@ def start_moto() -> tuple[subprocess.Popen, str]:
     return proc, f"s3://{BUCKET}/mcpbench"
 
 
+def start_prefect_server(home: Path) -> subprocess.Popen:
+    """``prefect server start`` on a loopback port, named in ``PREFECT_API_URL`` for this process and the
+    Dask worker processes (flows/_runners.py refuses worker processes without one)."""
+    home.mkdir(parents=True)
+    port = _free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_UI_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port",
+                             str(port)], cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            urllib.request.urlopen(f"{api}/health", timeout=2).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"prefect server did not start on {api}")
+            time.sleep(0.5)
+    os.environ["PREFECT_API_URL"] = api
+    return proc
+
+
 def per_task(store_url: str, submission_id: str) -> dict[str, tuple]:
     from runstore.store import open_store
 
@@ -83,18 +106,20 @@ def main() -> None:
     os.environ.setdefault("MCPBENCH_SECRET", "bench-secret-0123456789abcdef-0123456789")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     scratch = Path(tempfile.mkdtemp(prefix="mcpbench-dask-bench-"))
-    os.environ.setdefault("PREFECT_HOME", str(scratch / "prefect"))  # its own ephemeral server and database
+    os.environ.setdefault("PREFECT_HOME", str(scratch / "prefect"))  # the client side's profiles and results
+    prefect = start_prefect_server(scratch / "prefect-server")  # before prefect is imported: it reads settings once
     moto = None
-    if args.s3:
-        moto, store_url = start_moto()
-    else:
-        store_url = str(scratch / "store")
     try:
+        if args.s3:
+            moto, store_url = start_moto()
+        else:
+            store_url = str(scratch / "store")
         run(args, store_url, scratch)
     finally:
-        if moto is not None:
-            moto.terminate()
-            moto.wait(timeout=30)
+        for proc in (moto, prefect):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)
 
 
 def run(args, store_url: str, scratch: Path) -> None:

@@ -21,6 +21,8 @@ def task_runner(concurrency: int, kind: str | None = None):
         return ThreadPoolTaskRunner(max_workers=concurrency)
     from prefect_dask import DaskTaskRunner
 
+    if kind == "dask" or "://" in kind:
+        _require_prefect_server(kind)
     if kind == "dask":
         return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
                                               "processes": True, "dashboard_address": None})
@@ -30,6 +32,21 @@ def task_runner(concurrency: int, kind: str | None = None):
     if "://" in kind:
         return DaskTaskRunner(address=kind)
     raise ValueError(f"unknown task runner {kind!r}: use threads, dask, dask-threads or a Dask scheduler address")
+
+
+def _require_prefect_server(kind: str) -> None:
+    """Dask worker processes report their task runs to the flow's Prefect API. With none configured,
+    each worker process starts a temporary server of its own: under load those time out or collide on
+    ports, and the runs they carry end as infra errors (a 160-task month lost 45 runs that way). Refuse
+    up front, saying what to set."""
+    from prefect.settings import PREFECT_API_URL
+
+    if not PREFECT_API_URL.value():
+        raise ValueError(
+            f"runner {kind!r} runs tasks in Dask worker processes, which must report to one Prefect server: set "
+            "PREFECT_API_URL (e.g. `prefect server start`, then `prefect config set "
+            "PREFECT_API_URL=http://127.0.0.1:4200/api`); without it every worker process would start a "
+            "temporary server of its own")
 
 
 __all__ = ["RUNNER_ENV", "task_runner"]

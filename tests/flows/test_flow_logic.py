@@ -22,16 +22,33 @@ def test_the_default_task_runner_is_a_bounded_thread_pool(monkeypatch):
 
 
 def test_dask_is_chosen_by_name_address_or_environment(monkeypatch):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
     from prefect_dask import DaskTaskRunner
 
     from flows._runners import task_runner
 
-    assert task_runner(2, "dask").cluster_kwargs["n_workers"] == 2
-    assert task_runner(2, "tcp://10.0.0.5:8786").address == "tcp://10.0.0.5:8786"
+    with temporary_settings(updates={PREFECT_API_URL: "http://127.0.0.1:4200/api"}):
+        assert task_runner(2, "dask").cluster_kwargs["n_workers"] == 2
+        assert task_runner(2, "tcp://10.0.0.5:8786").address == "tcp://10.0.0.5:8786"
     monkeypatch.setenv("MCPBENCH_TASK_RUNNER", "dask-threads")
     assert isinstance(task_runner(4), DaskTaskRunner) and task_runner(4).cluster_kwargs["threads_per_worker"] == 4
     with pytest.raises(ValueError, match="unknown task runner"):
         task_runner(2, "kubernetes")
+
+
+@pytest.mark.parametrize("kind", ["dask", "tcp://10.0.0.5:8786"])
+def test_dask_worker_processes_without_a_prefect_server_are_refused_up_front(kind):
+    """Without PREFECT_API_URL each worker process would start a temporary Prefect server of its own; in a
+    160-task month those collided and timed out, and 45 runs ended as infra errors."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows._runners import task_runner
+
+    with temporary_settings(set_defaults={PREFECT_API_URL: None}, restore_defaults={PREFECT_API_URL}), \
+            pytest.raises(ValueError, match="set PREFECT_API_URL") as refused:
+        task_runner(2, kind)
+    assert repr(kind) in str(refused.value)
+    assert task_runner(2, "dask-threads").cluster_kwargs["processes"] is False  # one process: its own server serves it
 
 
 def test_only_infra_errors_are_retried():
