@@ -30,7 +30,7 @@ from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, Proc
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
-from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
+from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable, raise_open_file_limit
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
@@ -94,6 +94,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     """Run ``agent`` on ``task`` once (trial ``trial``). Never raises for the agent's behaviour; our
     own failures become an ``infra_error`` record. ``models`` is the submission's model gateway."""
     started, t0 = datetime.now(UTC), time.perf_counter()
+    raise_open_file_limit()  # once per process: every path to a run (CLI, flows, workers) passes here
     sandbox_name = sandbox.name if sandbox is not None and isinstance(agent, ProcessAgent) else "host"
 
     def infra(what: str, exc: BaseException, detail: str = "", kind: str = "harness") -> RunResult:

@@ -6,6 +6,7 @@
 See ``docs/sandbox.md`` for what each backend isolates and how the gateway is reached.
 """
 
+from ._gateway_link import connection_budget, raise_open_file_limit
 from .docker import DockerSandbox
 from .interface import (
     MCP_URL_ENV,
@@ -34,7 +35,9 @@ __all__ = [
     "Sandbox",
     "SandboxUnavailable",
     "UnisolatedSandbox",
+    "connection_budget",
     "get_sandbox",
+    "raise_open_file_limit",
     "register_sandbox",
     "sandbox_names",
 ]

@@ -13,6 +13,7 @@ import shlex
 from datetime import datetime, timedelta
 
 from ._cgroup import RunCgroup
+from ._gateway_link import original_soft_limit
 from ._supervise import Watched
 from .interface import ProcessOutcome, ResourceLimits
 
@@ -23,7 +24,8 @@ ENTRY_MARKER = "mcpbench-sandbox-entry:"
 def entry_prefix(cgroup: RunCgroup | None, limits: ResourceLimits | None) -> list[str]:
     """The argv prefix that joins ``cgroup`` (so every descendant is born inside it) and sets rlimits.
 
-    No core dumps ever; file size always bounded. Without a cgroup, RLIMIT_AS stands in for the memory
+    No core dumps ever; file size always bounded; the open-file limit the harness started with, if it
+    raised its own (``_gateway_link.raise_open_file_limit``), so the agent's is what it always was. Without a cgroup, RLIMIT_AS stands in for the memory
     limit (a cruder bound: it counts address space, not resident memory). ``limits=None`` (the
     unisolated backend) sets only the core-dump limit. A failure exits ``ENTRY_FAILED`` with
     ``ENTRY_MARKER`` on stderr, before anything of the agent ran.
@@ -32,6 +34,8 @@ def entry_prefix(cgroup: RunCgroup | None, limits: ResourceLimits | None) -> lis
     for path in cgroup.procs_files if cgroup is not None else []:
         steps.append((f"echo 0 > {shlex.quote(path)}", f"cannot join cgroup {path}"))
     steps.append(("ulimit -c 0", "cannot disable core dumps"))
+    if (nofile := original_soft_limit()) is not None:
+        steps.append((f"ulimit -S -n {nofile}", "cannot restore the open-file limit"))
     if limits is not None:
         steps.append((f"ulimit -f {limits.file_size_mb * 2048}", "cannot limit file size"))  # 512-byte blocks
         if cgroup is None:

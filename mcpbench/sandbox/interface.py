@@ -102,8 +102,9 @@ class ProcessOutcome:
     """How a contained agent process ended.
 
     ``exit_code`` is None when the harness killed the process (see ``killed_reason``: ``"timeout"``,
-    ``"memory limit"``, or ``"connection limit"`` when the agent opened more connections to its
-    endpoints than a run may hold at once); a process that
+    ``"memory limit"``, or ``"connection limit"`` when the agent held more connections to an endpoint
+    than one link may hold at once, or the most of any run when the harness's budget across runs was
+    spent; ``notes`` says which); a process that
     died of a signal it did not receive from the harness reports ``-signal``. ``startup_ms`` is the
     harness-side setup before the process was spawned (cgroup, private directories, gateway link);
     ``wall_s`` runs from spawn to exit, so it includes the backend's own start (bubblewrap's namespace

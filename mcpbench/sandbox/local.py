@@ -14,7 +14,8 @@ Each run gets:
 - a network namespace holding only its own loopback; ``127.0.0.1:<port>`` inside, for the gateway and
   each of ``extra_ports``, is served by the forwarder (``forwarder.c`` compiled on first use, else
   ``_forwarder.py``), which relays to a Unix socket bound in from the host, which relays to the port
-  (``_gateway_link.py``, with a cap on connections held at once: a flood ends the run);
+  (``_gateway_link.py``, with caps on connections held at once, per link and across all runs: a
+  flood ends the run);
 - a cgroup with the run's memory, pids and CPU limits (``_cgroup.py``), or rlimits where no cgroup can be
   made, as recorded in ``ProcessOutcome.limits_enforced_by``.
 
@@ -39,7 +40,7 @@ from pathlib import Path
 from . import _limits, _userns
 from ._cgroup import CgroupError, RunCgroup, sweep_dead_groups
 from ._forwarder_build import compiled_forwarder
-from ._gateway_link import GatewayLink
+from ._gateway_link import GatewayLink, flood_notes
 from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from ._userns import AGENT_UID
@@ -296,6 +297,9 @@ class LocalSandbox:
                 startup_ms = (time.perf_counter() - t0) * 1000
                 watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree,
                                       abort=abort)
+                if any(link.flooded for link in links) and not watched.timed_out:
+                    # ended for a flood, even if it exited in the same instant: the agent's failure
+                    watched.aborted, watched.returncode = True, None
             usage = cgroup.usage() if cgroup is not None else None
         finally:
             if sync is not None:
@@ -303,9 +307,7 @@ class LocalSandbox:
             await asyncio.to_thread(_clean_up, cgroup, private)  # rmdir of a memory cgroup takes ms
         if failure := _limits.entry_failure(watched):
             raise SandboxUnavailable(f"the local sandbox could not apply the run's limits: {failure}")
-        refused = sum(link.refused for link in links)
-        if refused:
-            notes.append(f"refused {refused} connection(s) past {links[0].max_connections} held at once; run ended")
+        notes += flood_notes(links)
         return _limits.outcome(
             self.name,
             watched,

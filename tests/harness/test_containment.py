@@ -1,12 +1,20 @@
 """Containment seen from the harness: one run's connection flood or disk fill is that run's failure,
 and the runs beside it pass."""
 
+import json
 import re
+import subprocess
 import sys
+import textwrap
 
 from mcpbench.agents.spec import PROJECT_ROOT, ProcessAgent
-from mcpbench.sandbox import ResourceLimits
+from mcpbench.sandbox import ResourceLimits, connection_budget
+from mcpbench.sandbox._gateway_link import MAX_CONNECTIONS
 from tests.harness.conftest import AGENTS, run, script_agent
+
+#: What each flooder holds before it goes on: fewer than one link may hold, but three of them more
+#: than the budget under a limit of 1024 handles, and more handles than that limit has.
+FLOOD_PAUSE = 120
 
 
 def test_a_flood_of_link_connections_ends_only_its_own_run(dev_tasks):
@@ -36,3 +44,41 @@ def test_filling_the_disk_is_refused_and_is_the_agents_failure(dev_tasks, backen
     stopped = re.fullmatch(r"stopped after (\d+) MiB: No space left on device", result.outcome.stderr_tail.strip())
     assert stopped, result.outcome.stderr_tail
     assert 0 < int(stopped[1]) <= ResourceLimits().disk_mb, "refused within the run's disk limit"
+
+
+def test_floods_of_several_runs_end_only_those_runs_when_the_harness_has_few_file_handles():
+    """Soft and hard limit 1024 (a common systemd default; raising the soft one cannot help): three runs
+    that each hold 120 connections would need more handles than the harness has, and the cap per link
+    (128) does not stop them. The budget across runs ends them one by one; the good runs pass."""
+    assert FLOOD_PAUSE < MAX_CONNECTIONS and 3 * FLOOD_PAUSE > connection_budget(1024)
+    done = subprocess.run([sys.executable, "-m", "tests.harness._many_floods", "1024", "3", "3", "6", str(FLOOD_PAUSE)],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Too many open files" not in done.stderr
+    header, *runs = (json.loads(line) for line in done.stdout.splitlines())
+    assert header == {"nofile": [1024, 1024]}
+    flooded = sorted((r for r in runs if r["flooded"]), key=lambda r: r["landed"])
+    good = [r for r in runs if not r["flooded"]]
+    assert len(flooded) == 3 and len(good) == 3
+    for r in flooded:
+        assert r["status"] == "failed" and r["agent_error"] and not r["timed_out"], r
+        assert r["killed_reason"] == "connection limit" and r["end_reason"] == "agent_exit", r
+        assert f"holding {FLOOD_PAUSE} connections" in r["stdout"]
+    # The first to end held no more than FLOOD_PAUSE: only the budget across runs can have ended it.
+    assert "across all runs" in flooded[0]["notes"][0], flooded[0]
+    for r in good:
+        assert r["status"] == "passed", r
+
+
+def test_a_run_raises_the_harness_open_file_limit_and_the_agent_keeps_the_one_it_had():
+    code = textwrap.dedent("""
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 4096))
+        from tests.harness.conftest import run, script_agent, load_valid_tasks, DEV
+        (result,) = run(load_valid_tasks([DEV])[:1], script_agent("nofile_probe"))
+        print("harness", *resource.getrlimit(resource.RLIMIT_NOFILE))
+        print(result.outcome.stdout_tail.strip())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["harness 4096 4096", "nofile 256 4096"]
