@@ -12,6 +12,9 @@ Two containers per run, built from plain specifications (``relay_container_spec`
 
 Both run with every capability dropped, ``no-new-privileges``, a read-only root filesystem, and memory
 (swap included), pids and CPU limits; the agent runs as ``nobody`` with tmpfs HOME and /tmp.
+
+The links count their connections as in ``local`` (``_gateway_link.py``): a run that holds too many is
+ended (its agent container killed, ``killed_reason="connection limit"``, the agent's failure).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import threading
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +41,7 @@ from typing import Any
 from runstore.leftovers import owner_alive, owner_tag
 
 from . import _limits
-from ._gateway_link import GatewayLink
+from ._gateway_link import GatewayLink, flood_notes
 from ._supervise import OutputTail, Watched
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
 
@@ -301,10 +305,14 @@ class DockerSandbox:
         spec = in_image(spec)
         link_dir = Path(tempfile.mkdtemp(prefix="mcpbench-docker-"))
         ports = forwarded_ports(spec)
+        # Set when the agent's output closes or a link ends the run for a flood: the run's thread waits on it.
+        wake = threading.Event()
+        links: list[GatewayLink] = []
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for port in ports:
-                    await stack.enter_async_context(GatewayLink(link_dir / f"port-{port}.sock", port))
+                    link = GatewayLink(link_dir / f"port-{port}.sock", port, on_flood=wake.set)
+                    links.append(await stack.enter_async_context(link))
                 relay_name = f"mcpbench-relay-{run_id}" if ports else None
                 relay_kwargs = (
                     relay_container_spec(ports, socket_dir=link_dir, image=self.relay_image, name=relay_name)
@@ -314,7 +322,8 @@ class DockerSandbox:
                                                     name=f"mcpbench-agent-{run_id}")
                 try:
                     watched, oom, pids_limited, startup_ms = await asyncio.to_thread(
-                        self._run_blocking, spec, relay_kwargs, agent_kwargs, len(ports), t0)
+                        self._run_blocking, spec, relay_kwargs, agent_kwargs, len(ports), t0,
+                        wake, lambda: any(link.flooded for link in links))
                 except EngineLost:
                     # Drop every pooled connection to the engine that went away (the client opens new ones).
                     with contextlib.suppress(Exception):
@@ -330,10 +339,14 @@ class DockerSandbox:
             oom=oom,
             pids_limited=pids_limited,
             enforced_by="docker",
+            notes=flood_notes(links),
+            abort_reason="connection limit",
         )
 
-    def _run_blocking(self, spec: AgentProcess, relay_kwargs, agent_kwargs, n_ports: int,
-                      t0: float) -> tuple[Watched, bool, bool, float]:
+    def _run_blocking(self, spec: AgentProcess, relay_kwargs, agent_kwargs, n_ports: int, t0: float,
+                      wake: threading.Event, flooded: Callable[[], bool]) -> tuple[Watched, bool, bool, float]:
+        """The run in the engine, in a worker thread: it ends when the agent exits, at its deadline, or
+        when ``flooded()`` turns true (``wake`` is set then, and when the agent's output closes)."""
         import docker.errors
         import requests
 
@@ -358,15 +371,16 @@ class DockerSandbox:
             startup_ms = (time.perf_counter() - t0) * 1000
             began = time.perf_counter()
             stdout, stderr = OutputTail(), OutputTail()
-            reader = _pump_output(stream, spec.stdin, stdout, stderr)
+            reader = _pump_output(stream, spec.stdin, stdout, stderr, wake)
             # The attach stream ends when the agent's output closes, normally because it exited; then the
             # engine says whether it did (an agent may close its output and run on to the deadline).
             deadline = began + spec.timeout_s
-            reader.join(timeout=spec.timeout_s)
+            wake.wait(timeout=spec.timeout_s)
             try:
-                state = _state_by(agent, deadline)
-                timed_out = state is None
-                if timed_out:
+                state = _state_by(agent, deadline, give_up=flooded)
+                aborted = flooded()  # a flood ends the run as the agent's failure, even in its last instant
+                timed_out = state is None and not aborted
+                if state is None:
                     with contextlib.suppress(docker.errors.APIError):
                         agent.kill()
                     state = _state_by(agent, time.perf_counter() + KILL_GRACE_S) or {}
@@ -377,8 +391,10 @@ class DockerSandbox:
             reader.join(timeout=2.0)
             pids_limited, pids = pids.stop(), None
             oom = bool(state.get("OOMKilled"))
-            code = None if timed_out else int(state.get("ExitCode", -1))
-            return Watched(returncode=code, timed_out=timed_out, wall_s=wall_s, stdout=stdout, stderr=stderr), oom, pids_limited, startup_ms
+            code = None if timed_out or aborted else int(state.get("ExitCode", -1))
+            watched = Watched(returncode=code, timed_out=timed_out, aborted=aborted, wall_s=wall_s, stdout=stdout,
+                              stderr=stderr)
+            return watched, oom, pids_limited, startup_ms
         finally:
             if pids is not None:  # the run failed: stop watching a container that is about to go
                 pids.stop()
@@ -424,14 +440,15 @@ class _PidsWatch:
         return self.hits > 0
 
 
-def _state_by(container, deadline: float) -> dict | None:
-    """The container's state once it has exited, or None if it still runs at ``deadline`` (perf_counter)."""
+def _state_by(container, deadline: float, give_up: Callable[[], bool] | None = None) -> dict | None:
+    """The container's state once it has exited, or None if it still runs at ``deadline`` (perf_counter)
+    or when ``give_up()`` turns true."""
     while True:
         container.reload()
         state = container.attrs.get("State", {})
         if state.get("Status") in ("exited", "dead"):
             return state
-        if time.perf_counter() >= deadline:
+        if time.perf_counter() >= deadline or (give_up is not None and give_up()):
             return None
         time.sleep(min(0.05, max(0.0, deadline - time.perf_counter())))
 
@@ -478,9 +495,11 @@ def _close_stream(stream) -> None:
                 part.close()
 
 
-def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTail) -> threading.Thread:
+def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTail,
+                 closed: threading.Event | None = None) -> threading.Thread:
     """Feed ``stdin`` (then close it: the container was created with ``stdin_once``) and demultiplex the
-    attached stdout/stderr into the tails, in a thread that ends when the container's streams close."""
+    attached stdout/stderr into the tails, in a thread that ends (setting ``closed``) when the container's
+    streams close."""
     from docker.utils.socket import frames_iter
 
     raw = getattr(stream, "_sock", stream)
@@ -496,6 +515,8 @@ def _pump_output(stream, stdin: str | None, stdout: OutputTail, stderr: OutputTa
                     (stderr if stream_id == 2 else stdout).feed(chunk)
         finally:
             _close_stream(stream)
+            if closed is not None:
+                closed.set()
 
     thread = threading.Thread(target=pump, daemon=True, name="docker-attach")
     thread.start()

@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from mcpbench.sandbox import ResourceLimits, get_sandbox
-from mcpbench.sandbox import _cgroup
+from mcpbench.sandbox import _cgroup, _gateway_link
 
 from .conftest import python_agent, processes_with_marker, run_agent
 
@@ -129,3 +129,24 @@ def test_the_unisolated_backend_also_kills_a_hanging_process_group():
     outcome = run_agent(get_sandbox("none", allow_unisolated=True), python_agent(source, marker, timeout_s=1))
     assert outcome.timed_out and outcome.killed_reason == "timeout"
     assert processes_with_marker(marker) == []
+
+
+HOLD_CONNECTIONS = """
+import socket, sys, time
+held = [socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10) for _ in range(int(sys.argv[2]))]
+print("holding", len(held), flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_run_holding_the_most_when_the_harness_budget_is_spent_ends_as_a_connection_limit(
+        backend, gateway_port, monkeypatch):
+    """Through the forwarder or the relay, each of which caps a run below what one link may hold: only
+    the budget across runs (here made small) can end it."""
+    budget = _gateway_link.HANDFUL + 4
+    monkeypatch.setattr(_gateway_link, "connection_budget", lambda soft=None: budget)
+    spec = python_agent(HOLD_CONNECTIONS, str(gateway_port), "40", gateway_port=gateway_port, timeout_s=60)
+    outcome = run_agent(backend, spec)
+    assert outcome.killed_reason == "connection limit", (outcome.killed_reason, outcome.stderr_tail)
+    assert outcome.exit_code is None and not outcome.timed_out
+    assert any(f"the {budget} the harness allows across all runs were spent" in note for note in outcome.notes)
