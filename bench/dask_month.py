@@ -40,6 +40,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_until_it_answers(proc: subprocess.Popen, url: str, within_s: float, what: str) -> None:
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{what} did not answer {url} within {within_s:.0f} s")
+            time.sleep(0.3)
+
+
 def start_moto() -> tuple[subprocess.Popen, str]:
     """``moto_server`` on a loopback port, the AWS settings of this process (and the worker processes
     it starts) pointed at it, and the bucket created. Returns the process and the store URL."""
@@ -49,15 +61,7 @@ def start_moto() -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/moto-api/", timeout=2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"moto_server did not start on {url}")
-            time.sleep(0.2)
+    _wait_until_it_answers(proc, f"{url}/moto-api/", 60, "moto_server")
     os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
                       AWS_ENDPOINT_URL=url)
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
@@ -76,15 +80,7 @@ def start_prefect_server(home: Path) -> subprocess.Popen:
     env.pop("PREFECT_API_URL", None)
     proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port",
                              str(port)], cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            urllib.request.urlopen(f"{api}/health", timeout=2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"prefect server did not start on {api}")
-            time.sleep(0.5)
+    _wait_until_it_answers(proc, f"{api}/health", 180, "prefect server")  # it migrates its database first
     os.environ["PREFECT_API_URL"] = api
     return proc
 

@@ -56,3 +56,16 @@ def run(tasks, agent, *, sandbox="local", concurrency=2, submission_id="test", l
             return await run_tasks(tasks, agent, sandbox=box, submission=sub, concurrency=concurrency, land=land)
 
     return anyio.run(go)
+
+
+class CountingSandbox:
+    """A real sandbox that counts the runs it is given (how often a run was requeued)."""
+
+    isolates = True
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    async def run(self, spec):
+        self.calls += 1
+        return await self.inner.run(spec)

@@ -2,7 +2,7 @@
 carry no text that could quote the task."""
 
 from mcpbench.runner import Submission
-from tests.harness.conftest import run
+from tests.harness.conftest import CountingSandbox, run
 from tests.harness.test_gateway import make_task
 
 SECRET_PATH = "../falcon-merger-term-sheet.md"
@@ -74,19 +74,6 @@ def test_a_sandbox_that_cannot_execute_our_own_baseline_is_an_infra_error_of_kin
     assert not result.run.agent_error
 
 
-class _Counting:
-    """A real sandbox that counts the runs it is given (how often a run was requeued)."""
-
-    isolates = True
-
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.calls = inner, inner.name, 0
-
-    async def run(self, spec):
-        self.calls += 1
-        return await self.inner.run(spec)
-
-
 def _baseline_without_its_client():
     """The built-in oracle as a sandbox without our client starts it: the interpreter runs, and the
     baselines' module is nowhere on its path (as in an operator's image with python3 and no /opt/mcpbench)."""
@@ -103,7 +90,7 @@ def test_a_built_in_baseline_whose_client_is_missing_is_an_infra_error_requeued_
     from runstore.store import open_store
     from warehouse.scorecard import scorecard
 
-    box, store = _Counting(get_sandbox("local")), open_store(str(tmp_path / "store"))
+    box, store = CountingSandbox(get_sandbox("local")), open_store(str(tmp_path / "store"))
     sub = Submission("no-client", "tester", "oracle", "dev", "2026-12")
     summary, (result,) = evaluate([_task()], _baseline_without_its_client(), sub, store=store, sandbox=box,
                                   concurrency=1, infra_retries=1)

@@ -22,6 +22,8 @@ import pytest
 
 from mcpbench.sandbox import AgentProcess, ResourceLimits, SandboxUnavailable
 
+from tests.harness.conftest import CountingSandbox
+
 from .conftest import open_backend, python_agent, run_agent
 from .test_network import FETCH_GATEWAY
 
@@ -182,19 +184,6 @@ def test_an_image_that_cannot_start_our_baseline_is_an_infra_sandbox_error(image
     assert own.run.status == "failed" and own.run.end_reason == "agent_exit" and own.run.exit_code == 127
 
 
-class _Counting:
-    """A real sandbox that counts the runs it is given (how often a run was requeued)."""
-
-    isolates = True
-
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.calls = inner, inner.name, 0
-
-    async def run(self, spec):
-        self.calls += 1
-        return await self.inner.run(spec)
-
-
 def test_an_agent_image_without_our_client_is_an_infra_sandbox_error_requeued_and_not_attempted(tmp_path):
     """An operator's agent image (``MCPBENCH_DOCKER_IMAGE``) with python3 and without our baselines' client:
     the built-in oracle's interpreter starts and finds no ``mcpbench`` (exit 1, not 127). Ours, not the
@@ -210,7 +199,7 @@ def test_an_agent_image_without_our_client_is_an_infra_sandbox_error_requeued_an
     open_backend("docker")  # skips, with the reason, where no engine can be reached
     base, _, _ = image_tags()
     try:
-        box = _Counting(get_sandbox("docker", image=base))
+        box = CountingSandbox(get_sandbox("docker", image=base))
     except SandboxUnavailable as exc:
         pytest.skip(f"the base image is not built here: {exc}")
     store, sub = open_store(str(tmp_path / "store")), Submission("docker-no-client", "tester", "oracle", "dev", "2026-12")
