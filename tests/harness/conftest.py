@@ -44,11 +44,13 @@ def script_agent(name: str, **limits) -> ProcessAgent:
                         extra_env=(("MCPBENCH_AGENT_LIB", str(PROJECT_ROOT)),))
 
 
-def run(tasks, agent, *, sandbox="local", concurrency=2, submission_id="test", landed=None):
-    """Run ``tasks`` with ``agent`` (a spec string or an agent) and return the results."""
+def run(tasks, agent, *, sandbox="local", concurrency=2, submission_id="test", landed=None, private=False):
+    """Run ``tasks`` with ``agent`` (a spec string or an agent) and return the results; ``private``: as
+    runs of a sealed month (split 2026-12), whose records keep no goal and no agent output."""
     agent = parse_agent(agent) if isinstance(agent, str) else agent
     box = get_sandbox(sandbox, allow_unisolated=sandbox == "none")
-    sub = Submission(submission_id, "tester", agent.name, "dev", "2026-12")
+    sub = (Submission(submission_id, "tester", agent.name, "2026-12", "2026-12", private=True) if private
+           else Submission(submission_id, "tester", agent.name, "dev", "2026-12"))
     land = None if landed is None else landed.append
 
     async def go():

@@ -27,6 +27,14 @@ def test_a_crashing_agent_fails_with_its_exit_code(dev_tasks, backend):
     assert "agent crashed on purpose" in result.run.stderr_tail, "outside private months the record keeps the tail"
 
 
+def test_a_crashing_agent_on_a_private_month_leaves_its_output_out_of_the_record(dev_tasks):
+    """What an agent prints may quote its goal: a sealed month's record keeps neither (the harness still
+    saw the output, which is how the crash was told apart)."""
+    (result,) = run([short(dev_tasks[0])], script_agent("crash"), private=True)
+    assert result.run.end_reason == "agent_exit" and "agent crashed on purpose" in result.outcome.stderr_tail
+    assert result.run.stderr_tail is None and result.run.goal == "[redacted]"
+
+
 def test_a_fork_bomb_is_contained_and_the_next_run_is_unaffected(dev_tasks, backend):
     bomb, oracle_task = short(dev_tasks[0], timeout_s=3.0), dev_tasks[1]
     (result,) = run([bomb], script_agent("forkbomb", pids=32), sandbox=backend)
