@@ -117,8 +117,10 @@ def format_scorecard(card: dict[str, Any]) -> str:
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
     if trials:
         out.append(_format_trials(trials))
+    repeated = bool(trials) and trials["overall"]["k"] > 1
     for row in card.get("frame_violations", []):
-        out.append(f"frame violated in {row['task_id']}: {row['entities']}")
+        trial = f" (trial {row['trial']})" if repeated else ""  # with repeated trials, say which one broke it
+        out.append(f"frame violated in {row['task_id']}{trial}: {row['entities']}")
     if card["split"] == "dev":
         out.append("dev-set scores never rank on a leaderboard")
     return "\n".join(out)

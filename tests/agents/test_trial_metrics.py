@@ -99,3 +99,15 @@ def test_the_score_card_carries_trials_intervals_and_usage(store):
     assert card["trials"]["by_server"]["slack"]["prompt_tokens"] == 600
     text = format_scorecard(card)
     assert "pass^k (95% CI)" in text and "66.7% [" in text and "$0.0000" in text
+
+
+def test_the_text_score_card_says_which_trial_broke_the_frame(store):
+    land_trials(store, "sub-a", {"t1": "PPP"})
+    broke = make_run("sub-a--t2--t2", status="failed", task_id="t2", server="slack", split="2026-05", trial=2,
+                     end_reason="frame_violated", frame_held=False,
+                     frame_violations="slack.message C1/1.2 created: outside the frame")
+    store.land_run(broke, [])
+    for k in (1, 3):
+        store.land_run(make_run(f"sub-a--t2--t{k}", status="passed", task_id="t2", split="2026-05", trial=k), [])
+    text = format_scorecard(scorecard("sub-a", store=store))
+    assert "frame violated in t2 (trial 2): slack.message C1/1.2 created: outside the frame" in text
