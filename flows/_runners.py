@@ -18,7 +18,9 @@ def task_runner(concurrency: int, kind: str | None = None):
     if kind == "threads":
         from prefect.task_runners import ThreadPoolTaskRunner
 
-        return ThreadPoolTaskRunner(max_workers=concurrency)
+        from mcpbench.sandbox import concurrency_that_fits
+
+        return ThreadPoolTaskRunner(max_workers=concurrency_that_fits(concurrency))  # the runs share this process
     from prefect_dask import DaskTaskRunner
 
     if kind == "dask" or "://" in kind:

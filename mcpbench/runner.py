@@ -30,7 +30,8 @@ from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, Proc
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
-from mcpbench.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable, raise_open_file_limit
+from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits,
+                              raise_open_file_limit)
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
@@ -309,7 +310,7 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
         raise ValueError("trials must be at least 1")
     pairs = runs if runs is not None else [(t, k) for t in tasks for k in range(1, trials + 1)]
     results: list[RunResult] = []
-    limiter = anyio.Semaphore(concurrency)
+    limiter = anyio.Semaphore(concurrency_that_fits(concurrency))
     settings = None
     if uses_model(agent, model_settings):
         settings = model_settings or ModelSettings.from_env()

@@ -6,7 +6,7 @@
 See ``docs/sandbox.md`` for what each backend isolates and how the gateway is reached.
 """
 
-from ._gateway_link import connection_budget, raise_open_file_limit
+from ._gateway_link import concurrency_that_fits, connection_budget, raise_open_file_limit
 from .docker import DockerSandbox
 from .interface import (
     MCP_URL_ENV,
@@ -35,6 +35,7 @@ __all__ = [
     "Sandbox",
     "SandboxUnavailable",
     "UnisolatedSandbox",
+    "concurrency_that_fits",
     "connection_budget",
     "get_sandbox",
     "raise_open_file_limit",

@@ -52,6 +52,9 @@ RESERVED_FDS = 256
 MIN_BUDGET = 32
 #: A link holding this many or fewer is never ended for the budget: a legitimate agent holds a few.
 HANDFUL = 16
+#: A run's own handles besides its link connections (the sandbox's pipes and private directory, its
+#: gateway session, its landing): about 8 measured at 1-8 runs at once, twice that for room.
+FDS_PER_RUN = 16
 #: The soft limit ``raise_open_file_limit`` sets at most (a hard limit of a million is common).
 NOFILE_CEILING = 65536
 #: How long the accept loop waits before trying again when the process is out of handles.
@@ -101,6 +104,31 @@ def connection_budget(soft: int | None = None) -> int:
         soft = NOFILE_CEILING
     reserved = max(RESERVED_FDS, soft // 4)
     return max(MIN_BUDGET, (soft - reserved) // FDS_PER_CONNECTION)
+
+
+def runs_that_fit(soft: int | None = None) -> int:
+    """How many runs this process can hold at once, each with its own handles and a handful
+    (``HANDFUL``) of link connections, past the reserve, for a soft ``RLIMIT_NOFILE`` of ``soft``
+    (the current one if not given): 12 at 1024, far more than any concurrency once the limit is raised.
+    More at once, and a legitimate run's connection could be refused for want of handles."""
+    if soft is None:
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        soft = NOFILE_CEILING
+    return max(1, (soft - RESERVED_FDS) // (FDS_PER_RUN + HANDFUL * FDS_PER_CONNECTION))
+
+
+def concurrency_that_fits(concurrency: int) -> int:
+    """``concurrency``, or fewer runs at once when this process's file handles (its limit raised first)
+    cannot hold that many (``runs_that_fit``): a legitimate run's connection refused for want of
+    handles would fail its agent for our limit; fewer at once only takes longer. Says so when it cuts."""
+    soft, _ = raise_open_file_limit()
+    fits = runs_that_fit(soft)
+    if concurrency <= fits:
+        return concurrency
+    log.warning("running %d tasks at once, not %d: this process may open only %d files (ulimit -n); raise "
+                "its hard limit to run more at once", fits, concurrency, soft)
+    return fits
 
 
 def held_connections() -> int:

@@ -21,6 +21,14 @@ def test_the_default_task_runner_is_a_bounded_thread_pool(monkeypatch):
     assert isinstance(runner, ThreadPoolTaskRunner) and runner._max_workers == 3
 
 
+def test_the_thread_pool_runs_no_more_at_once_than_the_file_handles_fit(monkeypatch):
+    from flows._runners import task_runner
+    from mcpbench.sandbox import _gateway_link
+
+    monkeypatch.setattr(_gateway_link, "runs_that_fit", lambda soft: 2)
+    assert task_runner(8, "threads")._max_workers == 2 and task_runner(1, "threads")._max_workers == 1
+
+
 def test_dask_is_chosen_by_name_address_or_environment(monkeypatch):
     from prefect.settings import PREFECT_API_URL, temporary_settings
     from prefect_dask import DaskTaskRunner

@@ -82,3 +82,17 @@ def test_a_run_raises_the_harness_open_file_limit_and_the_agent_keeps_the_one_it
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines() == ["harness 4096 4096", "nofile 256 4096"]
+
+
+def test_more_runs_at_once_than_the_file_handles_fit_are_run_fewer_at_once(dev_tasks, monkeypatch, caplog):
+    """With too few handles for ``concurrency`` runs (and a handful of connections each), a legitimate
+    run's connection could be refused and its agent fail for our limit: the harness runs fewer at once."""
+    from mcpbench.sandbox import _gateway_link
+
+    monkeypatch.setattr(_gateway_link, "runs_that_fit", lambda soft: 1)
+    with caplog.at_level("WARNING", logger=_gateway_link.__name__):
+        results = run(dev_tasks[:3], "oracle", concurrency=3)
+    assert all(r.run.passed for r in results)
+    assert "running 1 tasks at once, not 3" in caplog.text and "ulimit -n" in caplog.text
+    spans = sorted((r.run.started_at, r.run.ended_at) for r in results)
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:])), "one at a time"

@@ -182,3 +182,12 @@ def test_running_out_of_file_handles_ends_the_flooder_and_fails_no_other_connect
         run(go())
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_runs_that_fit_leave_each_a_handful_of_connections_past_the_reserve():
+    from mcpbench.sandbox._gateway_link import FDS_PER_CONNECTION, FDS_PER_RUN, RESERVED_FDS, runs_that_fit
+
+    per_run = FDS_PER_RUN + HANDFUL * FDS_PER_CONNECTION
+    assert runs_that_fit(1024) == (1024 - RESERVED_FDS) // per_run == 12  # a systemd default
+    assert runs_that_fit(65536) >= 64  # the raised limit: the CLI's largest --concurrency fits
+    assert runs_that_fit(100) == 1  # however low the limit, one run at a time
