@@ -1,10 +1,10 @@
 -- leaderboard_contemporary: submissions on the current private month (the latest month with
--- private-split runs). Those that covered the month (submission_coverage: an attempted run on every
--- task) are ranked by success rate, then efficiency (lower is better), then hallucination rate; the
--- others follow with rank null and their coverage. Dev-set, folder and historical runs never appear.
--- Every success rate carries its 95% Wilson interval; separable_from_next is false when this entry's
--- interval overlaps the next ranked one's (the two are not separable at this sample size; null on the
--- last). Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission.
+-- private-split runs), ranked as leaderboard_ranks ranks them: those that covered the month
+-- (submission_coverage: an attempted run on every task) by success rate, then efficiency (lower is
+-- better), then hallucination rate; the others follow with rank null and their coverage. Dev-set,
+-- folder and historical runs never appear. Every success rate carries its 95% Wilson interval and
+-- separable_from_next (leaderboard_ranks). Trials (k, pass^k, pass@k) and model tokens and cost come
+-- from trials_by_submission.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private'
@@ -22,13 +22,17 @@ trials as (
     select * from trials_by_submission
 ),
 
+ranks as (
+    select * from leaderboard_ranks
+),
+
 current_month as (
     select max(split) as split from submissions
 ),
 
 final as (
     select
-        case when coverage.covered then rank() over board_ranks end as rank,
+        ranks.rank,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -43,14 +47,9 @@ final as (
         submissions.infra_errors,
         submissions.submitted_at,
         flags.submission_id is not null as under_review,
-        wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
-        wilson_high(submissions.passed, submissions.attempted) as success_rate_ci_high,
-        case when coverage.covered then
-            wilson_low(submissions.passed, submissions.attempted)
-                > lead(wilson_high(submissions.passed, submissions.attempted)) over board
-            or wilson_high(submissions.passed, submissions.attempted)
-                < lead(wilson_low(submissions.passed, submissions.attempted)) over board
-        end as separable_from_next,
+        ranks.success_rate_ci_low,
+        ranks.success_rate_ci_high,
+        ranks.separable_from_next,
         trials.k as trials,
         trials.pass_hat_k,
         trials.pass_hat_k_ci_low,
@@ -67,18 +66,9 @@ final as (
     from submissions
     join current_month on current_month.split = submissions.split
     join coverage on coverage.submission_id = submissions.submission_id
+    join ranks on ranks.submission_id = submissions.submission_id
     left join flags on flags.submission_id = submissions.submission_id
     left join trials on trials.submission_id = submissions.submission_id
-    window board_ranks as (
-        partition by coverage.covered
-        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last
-    ),
-    board as (
-        partition by coverage.covered
-        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last, submissions.submission_id
-    )
 )
 
 select * from final

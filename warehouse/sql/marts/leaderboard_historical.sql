@@ -1,8 +1,8 @@
 -- leaderboard_historical: submissions on retired public months (split 'Historical-YYYY-MM': the
--- month's published plaintext), ranked within each month like the contemporary leaderboard: only
--- submissions that covered the month get a rank; the others follow with rank null and their coverage.
--- Dev-set and folder runs never appear here. Success rates carry their 95% Wilson interval and
--- separable_from_next, as on the contemporary board.
+-- month's published plaintext), ranked within each month as leaderboard_ranks ranks them, like the
+-- contemporary leaderboard: only submissions that covered the month get a rank; the others follow
+-- with rank null and their coverage. Dev-set and folder runs never appear here. Success rates carry
+-- their 95% Wilson interval and separable_from_next, as on the contemporary board.
 -- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there.
 with submissions as (
     select * from metrics_by_submission
@@ -17,10 +17,14 @@ trials as (
     select * from trials_by_submission
 ),
 
+ranks as (
+    select * from leaderboard_ranks
+),
+
 final as (
     select
         coverage.month,
-        case when coverage.covered then rank() over board_ranks end as rank,
+        ranks.rank,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -34,14 +38,9 @@ final as (
         submissions.collateral_damage_rate,
         submissions.infra_errors,
         submissions.submitted_at,
-        wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
-        wilson_high(submissions.passed, submissions.attempted) as success_rate_ci_high,
-        case when coverage.covered then
-            wilson_low(submissions.passed, submissions.attempted)
-                > lead(wilson_high(submissions.passed, submissions.attempted)) over board
-            or wilson_high(submissions.passed, submissions.attempted)
-                < lead(wilson_low(submissions.passed, submissions.attempted)) over board
-        end as separable_from_next,
+        ranks.success_rate_ci_low,
+        ranks.success_rate_ci_high,
+        ranks.separable_from_next,
         trials.k as trials,
         trials.pass_hat_k,
         trials.pass_hat_k_ci_low,
@@ -57,17 +56,8 @@ final as (
         coverage.covered
     from submissions
     join coverage on coverage.submission_id = submissions.submission_id
+    join ranks on ranks.submission_id = submissions.submission_id
     left join trials on trials.submission_id = submissions.submission_id
-    window board_ranks as (
-        partition by submissions.split, coverage.covered
-        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last
-    ),
-    board as (
-        partition by submissions.split, coverage.covered
-        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last, submissions.submission_id
-    )
 )
 
 select * from final

@@ -1,0 +1,42 @@
+-- leaderboard_ranks: where every private or historical submission stands within its month, the one
+-- ranking both leaderboards show. Submissions that covered their month (submission_coverage) are
+-- ranked by success rate (desc), then efficiency (asc: fewer steps), then hallucination rate (asc);
+-- the others get rank null. Each success rate carries its 95% Wilson interval; separable_from_next
+-- is false when this entry's interval overlaps the next ranked one's (not separable at this sample
+-- size; null on the last, and on entries that are not ranked).
+with submissions as (
+    select * from metrics_by_submission
+    where split_kind in ('private', 'historical')
+),
+
+coverage as (
+    select * from submission_coverage
+),
+
+final as (
+    select
+        submissions.submission_id,
+        case when coverage.covered then rank() over board_ranks end as rank,
+        wilson_low(submissions.passed, submissions.attempted) as success_rate_ci_low,
+        wilson_high(submissions.passed, submissions.attempted) as success_rate_ci_high,
+        case when coverage.covered then
+            wilson_low(submissions.passed, submissions.attempted)
+                > lead(wilson_high(submissions.passed, submissions.attempted)) over board
+            or wilson_high(submissions.passed, submissions.attempted)
+                < lead(wilson_low(submissions.passed, submissions.attempted)) over board
+        end as separable_from_next
+    from submissions
+    join coverage on coverage.submission_id = submissions.submission_id
+    window board_ranks as (
+        partition by submissions.split, coverage.covered
+        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
+            submissions.hallucination_rate asc nulls last
+    ),
+    board as (
+        partition by submissions.split, coverage.covered
+        order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
+            submissions.hallucination_rate asc nulls last, submissions.submission_id
+    )
+)
+
+select * from final
