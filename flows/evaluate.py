@@ -113,12 +113,15 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     Pass the same ``submission_id`` to resume an interrupted evaluation."""
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
-    from mcpbench.agents.spec import parse_agent
-    from mcpbench.evaluation import make_submission
+    from mcpbench.agents.spec import check_agent_reads, parse_agent
+    from mcpbench.evaluation import make_submission, operator_paths
+    from runstore.store import open_store
 
     log = logger()
     root, db = store_root(store), db_location(db_path)
-    submission = make_submission(parse_agent(agent), split, submission_id=submission_id, submitter=submitter)
+    parsed = parse_agent(agent)
+    check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
+    submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter)
     ids = list_task_ids(split, root, task_ids)
     if trials == 1:
         todo, todo_trials = pending_task_ids(ids, submission, root), None

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpbench.agents.spec import Agent, ProcessAgent, parse_agent
+from mcpbench.agents.spec import Agent, ProcessAgent, check_agent_reads, parse_agent
 from mcpbench.runner import RunResult, Submission, run_tasks
 from runstore.split import Split
 from tasks_catalog.loader import DEV_DIR
@@ -105,6 +105,17 @@ def make_submission(agent: Agent, split: str | Split, *, submission_id: str | No
     )
 
 
+def operator_paths(store, db_path: str | Path | None = None) -> list[tuple[str, str]]:
+    """The operator's data no agent may read, as (what, path) pairs: a local store's root and the
+    warehouse file (``db_path``, default ``$MCPBENCH_WAREHOUSE`` or ``.mcpbench/warehouse.duckdb``)."""
+    from runstore.store import LocalStore, default_warehouse
+
+    paths = [("the warehouse", str(Path(db_path or default_warehouse()).expanduser().resolve()))]
+    if isinstance(store, LocalStore):  # an S3 store has nothing on this host
+        paths.insert(0, ("the store", str(store.path)))
+    return paths
+
+
 def open_sandbox(agent: Agent, sandbox: str):
     """The sandbox for ``agent`` (None for agents that run beside the harness). ``none`` is only
     granted because it was named explicitly."""
@@ -158,6 +169,7 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     agent = parse_agent(agent) if isinstance(agent, str) else agent
+    check_agent_reads(agent, operator_paths(store))  # before any run: never a folder holding the store
     skip = finished_run_ids(store, submission.submission_id) if resume else set()
     numbers = trial_numbers or list(range(1, trials + 1))
     pairs = [(t, k) for t in tasks for k in numbers]
@@ -248,4 +260,5 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
 
 
 __all__ = ["INFRA_RETRIES", "EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
-           "pending_runs", "pending_task_ids", "is_private", "load_folder", "load_split", "make_submission", "open_sandbox"]
+           "pending_runs", "pending_task_ids", "is_private", "load_folder", "load_split", "make_submission", "open_sandbox",
+           "operator_paths"]

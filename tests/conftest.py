@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import uuid
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -247,3 +251,32 @@ def copy_store(tmp_path):
         return open_store(str(target))
 
     return copy
+
+
+#: Where tests put the folders of ``command:`` agents: a submitter's program may not live under /tmp (where
+#: pytest's tmp_path is) or a home (mcpbench.sandbox.paths), and the checkout itself may lie under either.
+AGENT_DIRS = Path(os.environ.get("MCPBENCH_TEST_AGENT_DIRS", "/var/lib/mcpbench-test-agents"))
+
+
+@pytest.fixture
+def agent_dir():
+    """A fresh, world-readable folder outside /tmp and the homes, where a ``command:`` agent's program may
+    live under the default rule; removed afterwards. Skipped, saying why, where none can be made."""
+    from mcpbench.sandbox.paths import folder_refusal
+
+    try:
+        AGENT_DIRS.mkdir(mode=0o755, parents=True, exist_ok=True)
+        folder = AGENT_DIRS / uuid.uuid4().hex[:12]
+        folder.mkdir(mode=0o755)
+        folder.chmod(0o755)  # whatever the umask
+    except OSError as exc:
+        pytest.skip(f"no folder for command: agents can be made under {AGENT_DIRS} ({exc}); "
+                    "set MCPBENCH_TEST_AGENT_DIRS to a world-readable folder outside /tmp and the homes")
+    why = folder_refusal(folder)
+    if why is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"{AGENT_DIRS} cannot hold an agent's folder here: {why}; set MCPBENCH_TEST_AGENT_DIRS")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -30,12 +30,12 @@ from pathlib import Path
 
 import duckdb
 
-from runstore.store import LocalStore, Store, open_store
+from runstore.store import DEFAULT_WAREHOUSE, LocalStore, Store, default_warehouse, open_store
 from runstore.store._base import schema_of
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "marts")
-DEFAULT_DB = ".mcpbench/warehouse.duckdb"
+DEFAULT_DB = DEFAULT_WAREHOUSE
 #: The landed kinds of records. Their Arrow schemas (``runstore.store.schema_of``) are read only where
 #: needed: pyarrow costs ~0.3 s to import, and a rebuild over a local store does not need it.
 KINDS = ("runs", "calls")
@@ -44,7 +44,7 @@ _SOURCE = re.compile(r"\{\{\s*source\('(\w+)'\)\s*\}\}")
 
 def default_db_path() -> Path:
     """``MCPBENCH_WAREHOUSE`` if set, else ``.mcpbench/warehouse.duckdb``."""
-    return Path(os.environ.get("MCPBENCH_WAREHOUSE") or DEFAULT_DB)
+    return Path(default_warehouse())
 
 
 _MATERIALIZED = re.compile(r"^--\s*materialized:\s*(view|table)\s*$", re.MULTILINE)

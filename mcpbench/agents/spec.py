@@ -4,7 +4,8 @@
   (``MCPBENCH_GOAL`` and on stdin), ``MCPBENCH_MAX_STEPS``, ``MCPBENCH_TIMEOUT_S`` and
   ``MCPBENCH_DEADLINE`` (Unix time) in its environment. Exit 0 means finished; anything else is the
   agent's error. When the operator configured a model upstream, it also gets the run's model gateway
-  as ``MCPBENCH_MODEL_URL`` and ``OPENAI_BASE_URL`` (with a placeholder ``OPENAI_API_KEY``).
+  as ``MCPBENCH_MODEL_URL`` and ``OPENAI_BASE_URL`` (with a placeholder ``OPENAI_API_KEY``). It reads
+  its program's own folder and nothing else from the host (``mcpbench.sandbox.paths``).
 - ``http:<url>``      a hosted agent: POSTed ``{run_id, goal, mcp_url, max_steps, timeout_s, deadline}``;
   a 2xx answer means finished. It reaches the gateway over loopback, so it runs beside the harness.
 - ``openai[:model]``  the built-in tool-calling loop, through the model gateway to the operator's
@@ -25,10 +26,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpbench.sandbox.interface import AgentProcess, ResourceLimits
+from mcpbench.sandbox.interface import AgentProcess, ResourceLimits, SandboxUnavailable
+from mcpbench.sandbox.paths import (AGENT_DIR_ENV, declared_folder, folder_refusal, python_installations,
+                                    sandbox_own, system_visible)
 from tasks_catalog.schema import Task
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: What a built-in baseline reads: our standard-library client, never the rest of the checkout (which may
+#: hold the default store).
+BASELINE_CLIENT = PROJECT_ROOT / "mcpbench"
 BASELINES = ("oracle", "noop", "liar", "random")
 
 
@@ -74,7 +80,12 @@ class ProcessAgent:
     argv: tuple[str, ...]
     baseline: str | None = None
     limits: ResourceLimits = ResourceLimits()
-    #: extra host paths the agent may read, and extra environment (e.g. a library path)
+    #: the one host folder a ``command:`` agent reads: its program's own, or the operator's declared one
+    folder: str | None = None
+    #: whether ``folder`` is the operator's declaration (``MCPBENCH_AGENT_DIR``) rather than the program's
+    folder_declared: bool = False
+    #: extra host paths the agent may read, and extra environment (e.g. a library path): set by our own
+    #: code (tests, operators' wrappers), never from a command line
     readonly_paths: tuple[str, ...] = ()
     extra_env: tuple[tuple[str, str], ...] = ()
 
@@ -92,12 +103,15 @@ class ProcessAgent:
                 payload["reference_solution"] = [c.model_dump(mode="json") for c in job.task.reference_solution]
             stdin = json.dumps(payload)
             env = {**job.env(), "PYTHONPATH": str(PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-            readonly: tuple[str, ...] = (str(PROJECT_ROOT),)
+            readonly: tuple[str, ...] = (str(BASELINE_CLIENT),)
         else:
             stdin = job.task.goal
             env = job.env()
-            # The folders of the program and of any file it is given (a script) must be readable.
-            readonly = tuple(sorted({str(Path(a).resolve().parent) for a in self.argv if "/" in a and Path(a).exists()}))
+            readonly = (self.folder,) if self.folder else ()
+            if self.folder:  # checked again as the run starts: a folder swapped for a link since is refused
+                why = folder_refusal(self.folder, declared=self.folder_declared)
+                if why is not None:
+                    raise SandboxUnavailable(f"the agent's folder {why}")
         extra = {"extra_ports": (model_port,)} if model_port is not None else {}
         return AgentProcess(argv=list(self.argv), env={**env, **dict(self.extra_env)}, stdin=stdin,
                             gateway_port=gateway_port, timeout_s=job.task.timeout_s, limits=self.limits,
@@ -128,24 +142,72 @@ class OpenAIAgent:
 Agent = ProcessAgent | HostedAgent | OpenAIAgent
 
 
-def _relative_paths_made_absolute(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """``argv`` with each argument that names an existing path relative to this process's working
-    directory made absolute (symlinks resolved, as Python and Node resolve a script's folder).
+#: What every refusal adds: the rule and the way out.
+_RULE = ("a command: agent reads its program's own folder and nothing else from the host: never /, /proc, "
+         "/sys, /dev, /run, /etc, /tmp, a home, the store or the warehouse, nor a folder others may not enter. "
+         f"Put the agent in a folder of its own (e.g. /srv/agents/<name>), or have the operator declare "
+         f"one for submissions with {AGENT_DIR_ENV}")
 
-    The agent starts in its own home, the sandbox's working directory, where ``python my_agent.py``
-    would name nothing; with the path made absolute it names the file the operator meant, and its folder
-    is what the sandbox lets the agent read (``ProcessAgent.process``). What counts as a path: the
-    program if spelled with a ``/`` (``./agent``; a bare ``node`` is looked up on PATH), and any later
-    argument that contains a ``/`` and exists, or names a file here (``my_agent.py``). Options
-    (``-m``, ``--fast``) and anything that exists nowhere are left as they are."""
+
+def _host_path(arg: str, first: bool) -> Path | None:
+    """The existing host path a command-line argument names, resolved, or None.
+
+    What counts as a path: the program if spelled with a ``/`` (``./agent``; a bare ``node`` is looked up
+    on PATH inside the sandbox), and any later argument that contains a ``/`` and exists, or names a file
+    here (``my_agent.py``). Options (``-m``, ``--fast``) and anything that exists nowhere are not paths."""
+    if not arg or arg.startswith("-"):
+        return None
+    path = Path(arg)
+    spelled_as_path = "/" in arg or (not first and path.is_file())
+    if not (spelled_as_path and path.exists()):
+        return None
+    return path.resolve()
+
+
+def command_agent(spec: str, argv: tuple[str, ...]) -> ProcessAgent:
+    """The ``command:`` agent for ``argv``, with the one host folder it may read decided here, before any
+    run starts (``AgentSpecError`` names the argument and the rule when the command names anything else).
+
+    The agent starts in its own home, the sandbox's working directory, where ``python my_agent.py`` would
+    name nothing: each argument that names an existing host path is made absolute (symlinks resolved, as
+    Python and Node resolve a script's folder). A path where every sandbox already shows the system's
+    programs (``/usr/bin/env``, the Python installation) names no folder. The first other path names the
+    agent's folder: the folder of that file (the script or executable), or that folder itself; with
+    ``MCPBENCH_AGENT_DIR`` set, the declared folder instead. Every later path must lie inside it, or name
+    what each sandbox has of its own (``/dev/stderr``, ``/tmp/out``: left as written, nothing mounted)."""
+    declared = declared_folder()
+    folder: Path | None = Path(declared) if declared else None
     out = []
     for i, arg in enumerate(argv):
-        path = Path(arg)
-        spelled_as_path = "/" in arg or (i > 0 and path.is_file())
-        if arg and not arg.startswith("-") and not path.is_absolute() and spelled_as_path and path.exists():
-            arg = str(path.resolve())
-        out.append(arg)
-    return tuple(out)
+        path = _host_path(arg, first=i == 0)
+        if path is None:
+            out.append(arg)
+            continue
+        out.append(str(path))
+        if system_visible(path, python_installations()):
+            continue
+        if folder is None:
+            folder = path if path.is_dir() else path.parent
+        elif sandbox_own(arg):  # a later ``/dev/stderr`` or ``/tmp/out``: the sandbox's own, not mounted
+            out[-1] = arg
+        elif not (path == folder or folder in path.parents):
+            where = "the folder the operator declared" if declared else "the agent's folder"
+            raise AgentSpecError(f"--agent {spec!r}: argument {arg!r} names {path}, outside {where} {folder}; {_RULE}")
+    if folder is not None:
+        why = folder_refusal(folder, declared=declared is not None)
+        if why is not None:
+            raise AgentSpecError(f"--agent {spec!r}: the agent's folder {why}; {_RULE}")
+    return ProcessAgent(f"command:{Path(argv[0]).name}", tuple(out), folder=str(folder) if folder else None,
+                        folder_declared=declared is not None)
+
+
+def check_agent_reads(agent: Agent, protected: list[tuple[str, str]]) -> None:
+    """Refuse, before any run starts, an agent whose folder is at, under or above the operator's data
+    (``protected``: (what, path) pairs such as the store and the warehouse); ``AgentSpecError`` says which."""
+    if isinstance(agent, ProcessAgent) and agent.folder is not None:
+        why = folder_refusal(agent.folder, declared=agent.folder_declared, protected=protected)
+        if why is not None:
+            raise AgentSpecError(f"--agent {agent.name!r}: the agent's folder {why}; {_RULE}")
 
 
 def parse_agent(spec: str) -> Agent:
@@ -161,7 +223,7 @@ def parse_agent(spec: str) -> Agent:
             raise AgentSpecError(f"--agent {spec!r}: cannot split the command: {exc}") from None
         if not argv:
             raise AgentSpecError("--agent command:<argv> needs a command, e.g. command:'python my_agent.py'")
-        return ProcessAgent(f"command:{Path(argv[0]).name}", _relative_paths_made_absolute(argv))
+        return command_agent(spec, argv)
     if kind == "http":
         if not rest.startswith(("http://", "https://")):
             raise AgentSpecError(f"--agent {spec!r}: expected http:<url>, e.g. http:http://127.0.0.1:9000/run")

@@ -50,8 +50,9 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     Models are reached through the harness's model gateway (docs/agents.md): the upstream is
     MCPBENCH_MODEL_UPSTREAM or OPENAI_BASE_URL, its key MCPBENCH_MODEL_UPSTREAM_KEY or OPENAI_API_KEY.
     """
-    from mcpbench.agents.spec import AgentSpecError, parse_agent
-    from mcpbench.evaluation import evaluate, load_folder, load_split, make_submission, open_sandbox
+    from mcpbench.agents.spec import AgentSpecError, check_agent_reads, parse_agent
+    from mcpbench.evaluation import (evaluate, load_folder, load_split, make_submission, open_sandbox,
+                                     operator_paths)
     from mcpbench.model_gateway import ModelSettings, ModelSettingsError
     from mcpbench.runner import uses_model
     from mcpbench.sandbox import SandboxUnavailable
@@ -81,6 +82,10 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         store = open_store(store_root)
     except StoreError as exc:
         raise click.BadParameter(str(exc), param_hint="--store") from None
+    try:
+        check_agent_reads(agent, operator_paths(store))
+    except AgentSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agent") from None
     refused = []  # task files under --tasks-dir that do not load: each reported, the others still judged
     try:
         if tasks_dir is not None:

@@ -44,6 +44,7 @@ from . import _limits
 from ._gateway_link import GatewayLink, flood_notes
 from ._supervise import OutputTail, Watched
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
+from .paths import mount_refusal
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: What the project's images are built from (``docker/build-image.sh``); their content hash names the images.
@@ -128,6 +129,17 @@ def relay_container_spec(ports: int | list[int], *, socket_dir: Path, image: str
     }
 
 
+def mountable(paths: tuple[str, ...]) -> list[str]:
+    """``paths`` as the agent container may mount them (read-only, at the same place), each checked by the
+    rule every backend applies (``paths.mount_refusal``): the engine would bind ``/proc/1``'s folder over
+    the container's ``/proc``, and create a path that does not exist. ``SandboxUnavailable`` names a refused one."""
+    for path in paths:
+        refused = mount_refusal(path)
+        if refused is not None:
+            raise SandboxUnavailable(f"read-only path {path!r} is refused: {refused}")
+    return [os.path.realpath(path) for path in paths]
+
+
 def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | None, name: str) -> dict[str, Any]:
     """The agent: the relay's namespace (or none at all), no privileges, only the limits' worth of resources."""
     limits = spec.limits
@@ -157,7 +169,7 @@ def agent_container_spec(spec: AgentProcess, *, image: str, relay_name: str | No
         # Owned by the agent's uid: a directory the image lacks would otherwise be root's, mode 0755.
         "tmpfs": {INSIDE_HOME: f"rw,exec,nosuid,nodev,size={home_mb}m,uid={uid},gid={gid},mode=0700",
                   "/tmp": f"rw,exec,nosuid,nodev,size={disk_mb - home_mb}m,uid={uid},gid={gid},mode=1777"},
-        "volumes": {path: {"bind": path, "mode": "ro"} for path in spec.readonly_paths},
+        "volumes": {path: {"bind": path, "mode": "ro"} for path in mountable(spec.readonly_paths)},
         "ulimits": [
             {"name": "core", "soft": 0, "hard": 0},
             {"name": "fsize", "soft": file_size, "hard": file_size},
@@ -261,7 +273,7 @@ def in_image(spec: AgentProcess) -> AgentProcess:
         argv[0] = INSIDE_PYTHON
     if env.get("PYTHONPATH") == str(PROJECT_ROOT):
         env["PYTHONPATH"] = INSIDE_CLIENT
-        readonly = [path for path in readonly if path != str(PROJECT_ROOT)]
+        readonly = [path for path in readonly if path not in (str(PROJECT_ROOT), str(PROJECT_ROOT / "mcpbench"))]
     return dataclasses.replace(spec, argv=argv, env=env, readonly_paths=tuple(readonly))
 
 

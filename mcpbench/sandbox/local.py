@@ -45,6 +45,7 @@ from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from ._userns import AGENT_UID
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
+from .paths import mount_refusal, python_installations
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +79,6 @@ GROUP = f"agent:x:{AGENT_UID}:\n"
 TMP_SHARE, SHM_SHARE = 4, 8
 
 _swept = False
-
-
-def python_installations() -> list[str]:
-    """The interpreter trees a Python agent needs: the base installation and, if any, the venv."""
-    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
-    return sorted(roots)
 
 
 def sweep_leftovers() -> list[Path]:
@@ -188,8 +183,9 @@ class LocalSandbox:
         m.add("--tmpfs", "/tmp", "--perms", "1777", "--size", str(disk // TMP_SHARE))
         for path in [*python_installations(), *spec.readonly_paths]:
             real = os.path.realpath(path)
-            if not os.path.exists(real):
-                raise SandboxUnavailable(f"read-only path {path!r} does not exist on this host")
+            refused = mount_refusal(real)
+            if refused is not None:
+                raise SandboxUnavailable(f"read-only path {path!r} is refused: {refused}")
             if self.privileged and not _readable_by_others(real):
                 raise SandboxUnavailable(
                     f"read-only path {path!r} is not readable by other users, and the agent is not root: "

@@ -24,9 +24,19 @@ from runstore.store._local import LocalStore
 DEFAULT_ROOT = ".mcpbench/store"
 
 
+#: The warehouse database used when neither an argument nor ``MCPBENCH_WAREHOUSE`` names one.
+DEFAULT_WAREHOUSE = ".mcpbench/warehouse.duckdb"
+
+
 def default_root() -> str:
     """``MCPBENCH_STORE`` if set, else ``.mcpbench/store``."""
     return os.environ.get("MCPBENCH_STORE") or DEFAULT_ROOT
+
+
+def default_warehouse() -> str:
+    """``MCPBENCH_WAREHOUSE`` if set, else ``.mcpbench/warehouse.duckdb``: the operator's data, like the
+    store (the warehouse builds it; the harness keeps agents away from it)."""
+    return os.environ.get("MCPBENCH_WAREHOUSE") or DEFAULT_WAREHOUSE
 
 
 def open_store(root: str | None = None, **options) -> Store:
@@ -46,4 +56,5 @@ def open_store(root: str | None = None, **options) -> Store:
     return LocalStore(root, **options)
 
 
-__all__ = ["DEFAULT_ROOT", "LandingRepair", "LocalStore", "Store", "StoreError", "default_root", "open_store"]
+__all__ = ["DEFAULT_ROOT", "DEFAULT_WAREHOUSE", "LandingRepair", "LocalStore", "Store", "StoreError", "default_root",
+           "default_warehouse", "open_store"]

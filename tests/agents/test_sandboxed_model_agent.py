@@ -29,7 +29,7 @@ def test_a_sandboxed_openai_client_agent_completes_a_task_through_the_model_gate
     box = get_sandbox("local")
     with ScriptedUpstream(solving(task, usage=(200, 20))) as upstream:
         upstream_port = int(upstream.url.split(":")[2].split("/")[0])
-        agent = ProcessAgent("command:openai-example", (sys.executable, str(PROBING)),
+        agent = ProcessAgent("command:openai-example", (sys.executable, str(PROBING)), folder=str(PROBING.parent),
                              readonly_paths=(str(EXAMPLE.parent),),
                              extra_env=(("MCPBENCH_EXAMPLE", str(EXAMPLE)),
                                         ("MCPBENCH_PROBE_PORTS", str(upstream_port))))

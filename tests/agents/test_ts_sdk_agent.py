@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from mcpbench.agents.spec import PROJECT_ROOT, parse_agent
+from mcpbench.sandbox.paths import AGENT_DIR_ENV, folder_refusal
 from tests.clients import ts_sdk
 from tests.harness.conftest import run
 
@@ -20,9 +21,13 @@ def test_a_typescript_sdk_agent_named_by_a_relative_path_passes_a_recovery_task_
     ts_sdk.node()
     task = next(t for t in dev_tasks if t.id == TASK)
     monkeypatch.chdir(PROJECT_ROOT)
+    if folder_refusal(ts_sdk.AGENT.parent) is not None:
+        # a checkout under /tmp or a home: a submitter's program may not live there, the operator declares it
+        monkeypatch.setenv(AGENT_DIR_ENV, str(ts_sdk.AGENT.parent))
     relative = str(ts_sdk.AGENT.relative_to(PROJECT_ROOT))
     agent = parse_agent(f"command:node {relative}")
     assert agent.argv == ("node", str(ts_sdk.AGENT))  # the sandbox's working directory is the agent's home
+    assert agent.folder == str(ts_sdk.AGENT.parent)  # its own folder (with its node_modules), nothing else
     (result,) = run([task], agent)
     run_record = result.run
     assert run_record.passed, (run_record.end_reason, result.outcome.stderr_tail)

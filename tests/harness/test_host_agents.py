@@ -109,23 +109,25 @@ def test_agent_specs_that_name_no_agent_are_refused_clearly():
     assert parse_agent("command:python agent.py --fast").argv == ("python", "agent.py", "--fast")
 
 
-def test_a_command_agents_relative_paths_are_made_absolute_and_nothing_else(tmp_path, monkeypatch):
+def test_a_command_agents_relative_paths_are_made_absolute_and_nothing_else(agent_dir, monkeypatch):
     """The agent starts in its own home inside the sandbox, where ``python my_agent.py`` (the README's
     example) would name nothing: paths relative to the operator's directory are made absolute there."""
-    (tmp_path / "my_agent.py").write_text("")
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "agent").write_text("")
-    (tmp_path / "data").mkdir()
-    (tmp_path / "real").mkdir()
-    (tmp_path / "real" / "agent.mjs").write_text("")
-    (tmp_path / "linked.mjs").symlink_to(tmp_path / "real" / "agent.mjs")
-    monkeypatch.chdir(tmp_path)
-    here = tmp_path.resolve()
+    (agent_dir / "my_agent.py").write_text("")
+    (agent_dir / "bin").mkdir()
+    (agent_dir / "bin" / "agent").write_text("")
+    (agent_dir / "bin" / "data").mkdir()
+    (agent_dir / "real").mkdir()
+    (agent_dir / "real" / "agent.mjs").write_text("")
+    (agent_dir / "linked.mjs").symlink_to(agent_dir / "real" / "agent.mjs")
+    monkeypatch.chdir(agent_dir)
+    here = agent_dir.resolve()
     assert parse_agent("command:python my_agent.py --fast").argv == ("python", str(here / "my_agent.py"), "--fast")
-    assert parse_agent("command:./bin/agent --data data/").argv == (str(here / "bin/agent"), "--data", str(here / "data"))
+    assert parse_agent("command:./bin/agent --data bin/data/").argv == (str(here / "bin/agent"), "--data",
+                                                                         str(here / "bin/data"))
     # symlinks resolved, as Node and Python resolve a script's folder (whose files the agent must read)
-    assert parse_agent("command:node linked.mjs").argv == ("node", str(here / "real/agent.mjs"))
+    linked = parse_agent("command:node linked.mjs")
+    assert linked.argv == ("node", str(here / "real/agent.mjs")) and linked.folder == str(here / "real")
     # a program on PATH, options, module names, a bare folder name and paths that exist nowhere stay
-    assert parse_agent("command:python -m data").argv == ("python", "-m", "data")
+    assert parse_agent("command:python -m bin").argv == ("python", "-m", "bin")
     assert parse_agent("command:node missing/agent.mjs -x").argv == ("node", "missing/agent.mjs", "-x")
     assert parse_agent(f"command:node {here}/real/agent.mjs").argv == ("node", f"{here}/real/agent.mjs")

@@ -11,13 +11,16 @@ from mcpbench.sandbox import AgentProcess, ResourceLimits
 from mcpbench.sandbox.docker import (INSIDE_CLIENT, INSIDE_PYTHON, PROJECT_ROOT, agent_container_spec, image_tags,
                                      in_image, relay_container_spec)
 
+#: An agent's folder: any folder that exists (the backend refuses to mount one that does not).
+AGENT_CODE = str(Path(__file__).resolve().parent)
+
 SPEC = AgentProcess(
     argv=["python", "-m", "my_agent"],
     env={"TASK_BUDGET": "12"},
     gateway_port=8123,
     timeout_s=30,
     limits=ResourceLimits(memory_mb=512, pids=100, cpu_cores=1.5, file_size_mb=10),
-    readonly_paths=("/srv/agent-code",),
+    readonly_paths=(AGENT_CODE,),
 )
 
 
@@ -101,7 +104,7 @@ def test_the_agent_container_carries_the_run_limits_and_a_private_home():
     assert set(agent["tmpfs"]) == {"/home/agent", "/tmp"} and agent["working_dir"] == "/home/agent"
     sizes = [int(options.split("size=")[1].split("m")[0]) for options in agent["tmpfs"].values()]
     assert sum(sizes) == getattr(SPEC.limits, "disk_mb", 320)  # ResourceLimits.disk_mb where the sandbox has it
-    assert agent["volumes"] == {"/srv/agent-code": {"bind": "/srv/agent-code", "mode": "ro"}}
+    assert agent["volumes"] == {AGENT_CODE: {"bind": AGENT_CODE, "mode": "ro"}}
     assert agent["environment"]["TASK_BUDGET"] == "12" and "HOSTNAME" not in agent["environment"]
     assert agent["command"] == ["python", "-m", "my_agent"]
 
