@@ -98,7 +98,7 @@ class RunMeter:
         self.latency_ms += (time.perf_counter() - started) * 1000
         if done.usage is not None:
             prompt, completion = done.usage["prompt_tokens"], done.usage["completion_tokens"]
-        elif error:
+        elif error and not done.chunks:  # an error answer, not billed (a stream that broke was, for what came)
             prompt = completion = 0
         else:
             self.tokens_estimated = True

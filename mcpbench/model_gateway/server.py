@@ -48,6 +48,9 @@ from mcpbench.tls import shared_context
 
 #: the largest request body read from an agent
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
+#: bodies larger than this are read in a worker thread (an 8 MiB body of tiny messages takes over a
+#: second to check, which would otherwise stall every run's traffic on the event loop)
+INLINE_BYTES = 256 * 1024
 RETRYABLE = frozenset({408, 429})
 
 
@@ -86,6 +89,7 @@ class ModelGatewayHost:
         self.port: int | None = None
         self._routes: dict[str, ModelRoute] = {}
         self._client: httpx.AsyncClient | None = None
+        self._readers: anyio.CapacityLimiter | None = None  # worker threads reading large bodies, two at once
         self._headers = {"Content-Type": "application/json"}
         if self.settings.upstream_key:
             self._headers["Authorization"] = f"Bearer {self.settings.upstream_key}"
@@ -111,7 +115,7 @@ class ModelGatewayHost:
         timeout = httpx.Timeout(connect=10.0, read=self.settings.read_timeout_s, write=30.0, pool=30.0)
         async with (httpx.AsyncClient(timeout=timeout, verify=shared_context()) as client,
                     anyio.create_task_group() as tg):
-            self._client = client
+            self._client, self._readers = client, anyio.CapacityLimiter(2)
             tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):
                 while not server.started:
@@ -175,7 +179,10 @@ class ModelGatewayHost:
         in flight when it fits only once they settle), forward it, and settle its hold however it ends."""
         meter, settings = route.meter, self.settings
         try:
-            request, ask = read_request(body, settings)
+            if len(body) <= INLINE_BYTES:
+                request, ask = read_request(body, settings)
+            else:
+                request, ask = await anyio.to_thread.run_sync(read_request, body, settings, limiter=self._readers)
         except RequestError as exc:
             meter.errors += 1
             return await _json(send, 400, _error("invalid_request_error", f"not a chat-completions request: {exc}"))

@@ -216,6 +216,22 @@ def test_an_answer_without_usage_is_counted_no_higher_than_its_hold():
     assert meter.prompt_tokens + meter.completion_tokens <= 2000
 
 
+def test_a_stream_that_broke_mid_answer_is_counted_for_what_came_never_past_its_hold():
+    """The upstream billed the prompt and what it streamed before the connection broke, with no usage
+    block to say so: counted from the text (8,000 characters), at most the cap of 500."""
+    events = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "x" * 4000}}]}] * 2
+    with ScriptedUpstream(lambda body, n: Stream(events, cut=True)) as upstream:
+        async def body(http, route):
+            async with http.stream("POST", "/chat/completions", json=ask(0, "openai-stream", max_tokens=500)) as r:
+                await r.aread()
+            return route.meter
+
+        meter = gateway(api_settings("openai", upstream.url, max_tokens=5000), body)
+    assert "the upstream's stream broke" in meter.unavailable and meter.errors == 1
+    assert meter.tokens_estimated and meter.prompt_tokens > 0 and meter.completion_tokens == 500
+    assert (meter.requests, meter.in_flight, meter.reserved_tokens) == (1, 0, 0)
+
+
 def test_only_the_fields_the_gateway_knows_are_forwarded():
     known = {"tools": [{"type": "function", "function": {"name": "list_channels", "description": "List.",
                                                          "parameters": {"type": "object", "properties": {}}}}],
@@ -285,6 +301,8 @@ USER = [{"role": "user", "content": "hi"}]
     ("anthropic", {"model": "m", "messages": [{"role": "assistant", "tool_calls": ["x"]}]},
      'messages[0].tool_calls[0]: expected an object, got "x"'),
     ("anthropic", {"model": "m", "messages": USER, "stop": 5}, "stop: expected a list, got 5"),
+    ("openai", {"model": "m", "messages": USER * 20_000 + [{"role": "user", "content": [{"type": "input_audio"}]}]},
+     'messages[20000].content[0].type: only text parts are forwarded, got "input_audio"'),  # read in a thread
 ])
 def test_a_hostile_body_is_a_clean_400_naming_what_is_wrong_and_the_next_request_goes_through(api, body, named):
     with ScriptedUpstream(worst_case(api)) as upstream:
