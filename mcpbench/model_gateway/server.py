@@ -161,12 +161,16 @@ class ModelGatewayHost:
             return await _json(send, 200, {"object": "list", "data": [{"id": name, "object": "model"}]})
         if tail != "v1/chat/completions" or scope["method"] != "POST":
             return await _json(send, 404, _error("not_found", "the model gateway serves POST /v1/chat/completions"))
-        body = await _read_body(receive)
-        if body is None:
-            return await _json(send, 413, _error("invalid_request_error", "request body too large"))
         with anyio.CancelScope() as cancel:
+            # Registered before the body is read: a request still arriving when the run ends is cancelled
+            # with the run's others, and never forwarded afterwards on the run's behalf.
             route.scopes.add(cancel)
             try:
+                body = await _read_body(receive)
+                if body is None:  # the agent hung up before its body ended: nothing to answer
+                    return
+                if len(body) > MAX_REQUEST_BYTES:
+                    return await _json(send, 413, _error("invalid_request_error", "request body too large"))
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
                     await self._forward(route, body, send)
@@ -364,15 +368,15 @@ async def _send(send: Any, status: int, body: bytes, content_type: str) -> None:
 
 
 async def _read_body(receive: Any) -> bytes | None:
+    """The request's whole body (read no further than just past ``MAX_REQUEST_BYTES``), or None when
+    the agent hung up before its end."""
     body = bytearray()
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return bytes(body)
-        body += message.get("body", b"")
-        if len(body) > MAX_REQUEST_BYTES:
             return None
-        if not message.get("more_body"):
+        body += message.get("body", b"")
+        if len(body) > MAX_REQUEST_BYTES or not message.get("more_body"):
             return bytes(body)
 
 

@@ -232,6 +232,44 @@ def test_a_stream_that_broke_mid_answer_is_counted_for_what_came_never_past_its_
     assert (meter.requests, meter.in_flight, meter.reserved_tokens) == (1, 0, 0)
 
 
+def test_a_request_still_arriving_when_its_run_ends_is_never_forwarded():
+    """Half a body, then the run ends, then the rest: the request went with its run, so nothing reaches
+    the upstream on the run's behalf after its record was read."""
+    body = json.dumps(ask(0, "openai")).encode()
+    release = anyio.Event()
+
+    async def parts():
+        yield body[:10]
+        await release.wait()
+        yield body[10:]
+
+    with ScriptedUpstream(worst_case("openai")) as upstream:
+        async def go():
+            with anyio.fail_after(60):
+                host = ModelGatewayHost(api_settings("openai", upstream.url))
+                async with host.running(), httpx.AsyncClient(timeout=30) as http, anyio.create_task_group() as tg:
+                    async with host.serve() as route:
+                        answered = []
+
+                        async def post():
+                            try:
+                                answered.append(await http.post(f"{host.url(route)}/chat/completions",
+                                                                content=parts()))
+                            except httpx.TransportError as exc:  # the gateway hung up
+                                answered.append(exc)
+
+                        tg.start_soon(post)
+                        while not route.scopes:  # the gateway is reading the body
+                            await anyio.sleep(0.005)
+                    release.set()
+                return answered, route.meter
+
+        answered, meter = anyio.run(go)
+    assert upstream.requests == [] and meter.requests == 0
+    (answer,) = answered
+    assert isinstance(answer, httpx.TransportError) or answer.status_code >= 500
+
+
 def test_only_the_fields_the_gateway_knows_are_forwarded():
     known = {"tools": [{"type": "function", "function": {"name": "list_channels", "description": "List.",
                                                          "parameters": {"type": "object", "properties": {}}}}],
