@@ -1,13 +1,14 @@
 """A ``command:`` agent that uses a model through MCPBench's model gateway, with the standard
 ``openai`` Python client and the ``mcp`` SDK.
 
-    OPENAI_BASE_URL=http://127.0.0.1:8080/v1 \\
+    OPENAI_BASE_URL=http://127.0.0.1:8080/v1 MCPBENCH_MODEL=local \\
         mcpbench run --agent "command:python examples/openai_agent.py" --tasks slack-announce-release
 
 In the sandbox it can reach two endpoints and nothing else: the run's MCP gateway
 (``MCPBENCH_MCP_URL``) and the run's model gateway (``OPENAI_BASE_URL``, also ``MCPBENCH_MODEL_URL``).
 ``OPENAI_API_KEY`` is a placeholder: the model gateway holds the operator's key and forwards to the
-operator's upstream. The model name is ``MCPBENCH_AGENT_MODEL`` (the operator may pin another).
+operator's upstream. The model is the operator's (``MCPBENCH_MODEL``, which the gateway pins); the name sent,
+``MCPBENCH_AGENT_MODEL``, counts only where the operator lets the agent choose.
 Exit 0 means "I am done"; pass or fail is decided from the server's final state, not from this.
 """
 

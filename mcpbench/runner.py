@@ -268,6 +268,14 @@ def uses_model(agent: Agent, settings: ModelSettings | None = None) -> bool:
             and (settings is not None or ModelSettings.configured()))
 
 
+def model_settings_for(agent: Agent, settings: ModelSettings | None = None) -> ModelSettings:
+    """The model gateway's settings for runs of ``agent`` (``settings``, or the environment's), with the
+    model pinned: the operator's, else the one named in ``openai:<model>`` (``ModelSettings.pinned``).
+    ``ModelSettingsError`` when none is named and the agent may not choose, before any run."""
+    settings = settings or ModelSettings.from_env()
+    return settings.pinned(agent.model if isinstance(agent, OpenAIAgent) else None)
+
+
 async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None,
                     model_port: int | None = None) -> ProcessOutcome:
     if isinstance(agent, ProcessAgent):
@@ -313,7 +321,7 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     limiter = anyio.Semaphore(concurrency_that_fits(concurrency))
     settings = None
     if uses_model(agent, model_settings):
-        settings = model_settings or ModelSettings.from_env()
+        settings = model_settings_for(agent, model_settings)
 
     async def one(task: Task, trial: int) -> None:
         async with limiter:
@@ -347,4 +355,4 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
 
 
 __all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason", "judge_frame",
-           "not_landed", "run_task", "run_tasks", "uses_model"]
+           "model_settings_for", "not_landed", "run_task", "run_tasks", "uses_model"]

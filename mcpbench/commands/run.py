@@ -53,8 +53,8 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     from mcpbench.agents.spec import AgentSpecError, check_agent_reads, parse_agent
     from mcpbench.evaluation import (evaluate, load_folder, load_split, make_submission, open_sandbox,
                                      operator_paths)
-    from mcpbench.model_gateway import ModelSettings, ModelSettingsError
-    from mcpbench.runner import uses_model
+    from mcpbench.model_gateway import ModelSettingsError
+    from mcpbench.runner import model_settings_for, uses_model
     from mcpbench.sandbox import SandboxUnavailable
     from runstore.split import Split, SplitError
     from runstore.store import open_store
@@ -68,7 +68,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         raise click.BadParameter(str(exc), param_hint="--agent") from None
     if uses_model(agent):
         try:
-            ModelSettings.from_env()
+            model_settings_for(agent)
         except ModelSettingsError as exc:
             raise click.ClickException(f"model gateway settings: {exc}") from None
     try:

@@ -1,6 +1,17 @@
-"""What the model gateway counts for one run, and how the model's emitted tool calls reach the trace.
+"""What the model gateway counts for one run, how its budgets admit a request, and how the model's
+emitted tool calls reach the trace.
 
 Counted server-side, like the MCP trace: nothing here comes from the agent's own report.
+
+Admission is atomic (the gateway's requests share one event loop, and nothing waits between the
+check and the hold): a request is admitted only while the requests answered plus those in flight are
+below the request budget, and only while the tokens counted plus the worst case of those in flight plus
+its own worst case (``admission.Ask``) fit the token budget. When it fits only once requests in flight
+settle, it waits for them; when nothing is in flight it is granted the completion that is left (at
+least one token a choice), or refused. On settling, the hold is replaced by what the request cost: the
+upstream's usage block, or, when there is none (a stream cut off, an upstream that reports none), the
+gateway's count, never more than the hold. So the tokens counted never pass the budget, unless the
+upstream bills a request more than its worst case.
 """
 
 from __future__ import annotations
@@ -11,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from mcpbench.model_gateway.admission import Ask, Reservation
 from mcpbench.model_gateway.completion import Completion, EmittedCall, estimate_tokens
 from mcpbench.model_gateway.settings import ModelSettings
 from runstore.records import REDACTED, CallRecord
@@ -37,6 +49,8 @@ class RunMeter:
     malformed_calls: int = 0
     #: why the model stayed unavailable (retries exhausted); set once, the run is then an infra error
     unavailable: str | None = None
+    in_flight: int = 0  # admitted, not yet settled
+    reserved_tokens: int = 0  # the worst case of the requests in flight
 
     @property
     def tokens(self) -> int:
@@ -46,29 +60,54 @@ class RunMeter:
     def budget_exceeded(self) -> bool:
         return self.refused > 0
 
-    def refusal(self, settings: ModelSettings) -> str | None:
-        """Why the next request must be refused, if it must."""
-        if settings.max_requests is not None and self.requests >= settings.max_requests:
+    def admit(self, settings: ModelSettings, ask: Ask) -> Reservation | str | None:
+        """Hold the run's budgets for a request (a ``Reservation``, its completion cap granted), or say
+        why it is refused (a string), or None: it fits only once requests in flight settle."""
+        if settings.max_requests is not None and self.requests + self.in_flight >= settings.max_requests:
             return f"the run's model request budget ({settings.max_requests} requests) is spent"
-        if settings.max_tokens is not None and self.tokens >= settings.max_tokens:
-            return f"the run's model token budget ({settings.max_tokens} tokens) is spent"
-        return None
+        completion = ask.completion
+        if settings.max_tokens is not None:
+            free = settings.max_tokens - self.tokens  # at most what is left once those in flight settle
+            if free < ask.prompt + ask.choices:
+                spent = f"the run's model token budget ({settings.max_tokens} tokens) is spent"
+                return spent if free <= 0 else (f"{spent}: {free} are left, fewer than this request may take "
+                                                f"(its prompt up to {ask.prompt} and a token a choice)")
+            room = free - self.reserved_tokens
+            if ask.tokens > room:
+                if self.in_flight:
+                    return None
+                completion = (room - ask.prompt) // ask.choices
+        reservation = Reservation(ask.prompt, completion, ask.choices)
+        self.in_flight += 1
+        self.reserved_tokens += reservation.tokens
+        return reservation
+
+    def release(self, reservation: Reservation) -> None:
+        """End a request's hold (once; a request that settled is already released)."""
+        if reservation.open:
+            reservation.open = False
+            self.in_flight -= 1
+            self.reserved_tokens -= reservation.tokens
 
     def count(self, request: dict[str, Any], done: Completion, *, model: str, settings: ModelSettings,
-              started: float, error: bool) -> None:
-        """Meter one answered request."""
+              started: float, error: bool, reservation: Reservation) -> None:
+        """Meter one answered request, settling its hold."""
+        self.release(reservation)
         self.requests += 1
         self.errors += int(error or done.malformed is not None)
         self.latency_ms += (time.perf_counter() - started) * 1000
         if done.usage is not None:
             prompt, completion = done.usage["prompt_tokens"], done.usage["completion_tokens"]
-        elif error:
+        elif error and not done.chunks:  # an error answer, not billed (a stream that broke was, for what came)
             prompt = completion = 0
         else:
             self.tokens_estimated = True
             prompt = estimate_tokens(json.dumps(request.get("messages", ""), ensure_ascii=False)
                                      + json.dumps(request.get("tools", ""), ensure_ascii=False))
             completion = estimate_tokens(done.content + "".join(c.name + c.arguments for c in done.calls))
+            # a count, not the upstream's: never more than the request could have been billed
+            prompt = min(prompt, reservation.prompt)
+            completion = min(completion, reservation.completion * reservation.choices)
         self.prompt_tokens += prompt
         self.completion_tokens += completion
         self.cost_nanousd += settings.prices.for_model(model).nanousd(prompt, completion)

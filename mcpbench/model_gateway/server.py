@@ -5,9 +5,14 @@ unguessable path ``/r/<token>/v1`` (so a run's traffic is metered to that run an
 forwards ``POST …/chat/completions`` (tools, streaming and all) to the operator's upstream with the
 operator's key, which the agent never holds, and per run:
 
+- forwards only what it knows (``admission``): the allow-listed fields, checked (a body it cannot
+  forward is a 400 naming the field), the model pinned to the operator's, ``n`` capped, the
+  completion cap written where the upstream reads it;
+- admits each request atomically against the run's request and token budgets, holding its worst case
+  while it is in flight (``RunMeter.admit``): a request past a budget is refused (HTTP 403,
+  ``budget_exceeded``: counted), one that fits only once those in flight settle waits for them;
 - meters requests, prompt and completion tokens (the upstream's usage block, or counted when it has
-  none), latency, errors and cost (``RunMeter``);
-- refuses requests past the run's request or token budget (HTTP 403, ``budget_exceeded``: counted);
+  none, never past the request's hold), latency, errors and cost (``RunMeter``);
 - retries an upstream 429, 5xx or connection error with exponential backoff, honouring
   ``Retry-After``, within the run's retry budget and deadline; when that is spent the request is
   answered 503 ``model_unavailable`` and the run is an infra error, not the agent's failure;
@@ -35,6 +40,7 @@ import anyio
 import httpx
 
 from mcpbench.model_gateway import anthropic
+from mcpbench.model_gateway.admission import RequestError, Reservation, read_request
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls
 from mcpbench.model_gateway.settings import ModelSettings
@@ -42,6 +48,9 @@ from mcpbench.tls import shared_context
 
 #: the largest request body read from an agent
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
+#: bodies larger than this are read in a worker thread (an 8 MiB body of tiny messages takes over a
+#: second to check, which would otherwise stall every run's traffic on the event loop)
+INLINE_BYTES = 256 * 1024
 RETRYABLE = frozenset({408, 429})
 
 
@@ -54,10 +63,19 @@ class ModelRoute:
     gateway: Any = None  # the run's MCP Gateway, where malformed emitted calls are recorded
     deadline: float | None = None  # Unix time; no retry waits past it
     scopes: set[anyio.CancelScope] = field(default_factory=set)
+    #: set when a request in flight settles (then replaced): what a request waiting for room waits on
+    settled: anyio.Event = field(default_factory=anyio.Event)
+    waiting: int = 0  # requests waiting for room in the token budget now
 
     @property
     def path(self) -> str:
         return f"/r/{self.token}/v1"
+
+    def settle(self, reservation: Reservation) -> None:
+        """End a request's hold on the budgets (counted or not) and wake the requests waiting for room."""
+        self.meter.release(reservation)
+        self.settled.set()
+        self.settled = anyio.Event()
 
 
 class ModelGatewayHost:
@@ -65,12 +83,13 @@ class ModelGatewayHost:
 
     def __init__(self, settings: ModelSettings | None = None, host: str = "127.0.0.1",
                  sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
-        self.settings = settings or ModelSettings.from_env()
+        self.settings = (settings or ModelSettings.from_env()).pinned()
         self.host = host
         self.sleep = sleep  # waits between upstream attempts (a test can see the waits without taking them)
         self.port: int | None = None
         self._routes: dict[str, ModelRoute] = {}
         self._client: httpx.AsyncClient | None = None
+        self._readers: anyio.CapacityLimiter | None = None  # worker threads reading large bodies, two at once
         self._headers = {"Content-Type": "application/json"}
         if self.settings.upstream_key:
             self._headers["Authorization"] = f"Bearer {self.settings.upstream_key}"
@@ -96,7 +115,7 @@ class ModelGatewayHost:
         timeout = httpx.Timeout(connect=10.0, read=self.settings.read_timeout_s, write=30.0, pool=30.0)
         async with (httpx.AsyncClient(timeout=timeout, verify=shared_context()) as client,
                     anyio.create_task_group() as tg):
-            self._client = client
+            self._client, self._readers = client, anyio.CapacityLimiter(2)
             tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):
                 while not server.started:
@@ -142,12 +161,16 @@ class ModelGatewayHost:
             return await _json(send, 200, {"object": "list", "data": [{"id": name, "object": "model"}]})
         if tail != "v1/chat/completions" or scope["method"] != "POST":
             return await _json(send, 404, _error("not_found", "the model gateway serves POST /v1/chat/completions"))
-        body = await _read_body(receive)
-        if body is None:
-            return await _json(send, 413, _error("invalid_request_error", "request body too large"))
         with anyio.CancelScope() as cancel:
+            # Registered before the body is read: a request still arriving when the run ends is cancelled
+            # with the run's others, and never forwarded afterwards on the run's behalf.
             route.scopes.add(cancel)
             try:
+                body = await _read_body(receive)
+                if body is None:  # the agent hung up before its body ended: nothing to answer
+                    return
+                if len(body) > MAX_REQUEST_BYTES:
+                    return await _json(send, 413, _error("invalid_request_error", "request body too large"))
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
                     await self._forward(route, body, send)
@@ -156,42 +179,52 @@ class ModelGatewayHost:
                 route.scopes.discard(cancel)
 
     async def _forward(self, route: ModelRoute, body: bytes, send: Any) -> None:
+        """Read the request, admit it against the run's budgets (``RunMeter.admit``; waiting for requests
+        in flight when it fits only once they settle), forward it, and settle its hold however it ends."""
         meter, settings = route.meter, self.settings
         try:
-            request = json.loads(body)
-            if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-                raise ValueError("expected an object with a list of messages")
-        except (ValueError, UnicodeDecodeError) as exc:
+            if len(body) <= INLINE_BYTES:
+                request, ask = read_request(body, settings)
+            else:
+                request, ask = await anyio.to_thread.run_sync(read_request, body, settings, limiter=self._readers)
+        except RequestError as exc:
             meter.errors += 1
             return await _json(send, 400, _error("invalid_request_error", f"not a chat-completions request: {exc}"))
-        if meter.unavailable:
-            return await _json(send, 503, _error("model_unavailable", meter.unavailable))
-        if why := meter.refusal(settings):
-            meter.refused += 1
-            return await _json(send, 403, _error("budget_exceeded", why))
-        if settings.model:
-            request["model"] = settings.model
-        if settings.max_tokens is not None:
-            left = max(1, settings.max_tokens - meter.tokens)
-            asked = request.get("max_tokens")
-            request["max_tokens"] = min(asked, left) if isinstance(asked, int) and asked > 0 else left
-        streaming = request.get("stream") is True
-        if streaming and "stream_options" not in request:
-            request["stream_options"] = {"include_usage": True}
-        started = time.perf_counter()
-        if settings.upstream_api == "anthropic":
-            return await self._forward_translated(route, request, send, started)
+        while True:
+            if meter.unavailable:
+                return await _json(send, 503, _error("model_unavailable", meter.unavailable))
+            decision = meter.admit(settings, ask)
+            if isinstance(decision, str):
+                meter.refused += 1
+                return await _json(send, 403, _error("budget_exceeded", decision))
+            if decision is not None:
+                break
+            route.waiting += 1
+            try:
+                await route.settled.wait()
+            finally:
+                route.waiting -= 1
+        request[settings.tokens_field] = decision.completion
+        try:
+            if settings.upstream_api == "anthropic":
+                await self._forward_translated(route, request, decision, send)
+            else:
+                await self._forward_chat(route, request, decision, send)
+        finally:
+            route.settle(decision)
+
+    async def _forward_chat(self, route: ModelRoute, request: dict[str, Any], reservation: Reservation,
+                            send: Any) -> None:
+        """Forward to an OpenAI-compatible upstream: a whole answer, or a stream relayed as it comes."""
+        meter, count = route.meter, self._counter(route, request, reservation)
         try:
             response = await self._open(route, request)
         except anyio.get_cancelled_exc_class():
-            # dropped before the upstream answered (deadline, agent gone): it still read the prompt
-            meter.count(request, Completion(), model=str(request.get("model", "")), settings=settings,
-                        started=started, error=False)
+            count(Completion())  # dropped before the upstream answered (deadline, agent gone): it read the prompt
             raise
         if response is None:
             return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
-        model = str(request.get("model", ""))
-        done, error, metered = Completion(), False, False
+        done = Completion()
         try:
             is_stream = response.headers.get("content-type", "").startswith("text/event-stream")
             if response.status_code != 200 or not is_stream:
@@ -199,15 +232,14 @@ class ModelGatewayHost:
                 error = response.status_code != 200
                 if not error:
                     done = Completion.from_body(raw)
-                meter.count(request, done, model=model, settings=settings, started=started, error=error)
-                metered = True
+                count(done, error=error)
                 if not error:
                     record_emitted_calls(route.gateway, done.calls, meter)
                 return await _send(send, response.status_code, raw,
                                    response.headers.get("content-type", "application/json"))
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
-            events = EventStream()
+            events, error = EventStream(), False
             try:
                 async for chunk in response.aiter_bytes():
                     for event in events.feed(chunk):
@@ -219,37 +251,35 @@ class ModelGatewayHost:
             except httpx.TransportError as exc:
                 error = True
                 meter.unavailable = f"the upstream's stream broke ({type(exc).__name__}: {exc})"
-            meter.count(request, done, model=model, settings=settings, started=started, error=error)
-            metered = True
+            count(done, error=error)
             if not error:
                 record_emitted_calls(route.gateway, done.calls, meter)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
-            if not metered:  # cancelled mid-answer: the upstream still worked for what streamed so far
-                meter.count(request, done, model=model, settings=settings, started=started, error=False)
+            if reservation.open:  # cancelled mid-answer: the upstream still worked for what streamed so far
+                count(done)
             await _close_quietly(response)
 
-    async def _forward_translated(self, route: ModelRoute, request: dict[str, Any], send: Any, started: float) -> None:
-        """As ``_forward``, for an Anthropic Messages upstream: asked for a whole answer, translated back
-        to a chat completion (an event stream when the agent asked for one), metered the same way."""
-        meter, settings = route.meter, self.settings
-        model = str(request.get("model", ""))
+    async def _forward_translated(self, route: ModelRoute, request: dict[str, Any], reservation: Reservation,
+                                  send: Any) -> None:
+        """As ``_forward_chat``, for an Anthropic Messages upstream: asked for a whole answer, translated
+        back to a chat completion (an event stream when the agent asked for one), metered the same way."""
+        meter, count = route.meter, self._counter(route, request, reservation)
         try:
             response = await self._open(route, request)
         except anyio.get_cancelled_exc_class():
-            meter.count(request, Completion(), model=model, settings=settings, started=started, error=False)
+            count(Completion())
             raise
         if response is None:
             return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
-        done, metered = Completion(), False
+        done = Completion()
         try:
             raw = await response.aread()
             error = response.status_code != 200
-            body = anthropic.to_chat_error(raw) if error else anthropic.to_chat_completion(raw, model)
+            body = anthropic.to_chat_error(raw) if error else anthropic.to_chat_completion(raw, request["model"])
             if not error:
                 done = Completion.from_body(body)
-            meter.count(request, done, model=model, settings=settings, started=started, error=error)
-            metered = True
+            count(done, error=error)
             if error:
                 return await _send(send, response.status_code, body, "application/json")
             record_emitted_calls(route.gateway, done.calls, meter)
@@ -257,9 +287,21 @@ class ModelGatewayHost:
                 return await _send(send, 200, anthropic.as_event_stream(body), "text/event-stream")
             return await _send(send, 200, body, "application/json")
         finally:
-            if not metered:  # cancelled while the answer was read: the upstream still read the prompt
-                meter.count(request, done, model=model, settings=settings, started=started, error=False)
+            if reservation.open:  # cancelled while the answer was read: the upstream still read the prompt
+                count(done)
             await _close_quietly(response)
+
+    def _counter(self, route: ModelRoute, request: dict[str, Any],
+                 reservation: Reservation) -> Callable[..., None]:
+        """``count(done, error=False)``: meter ``request``'s answer once, settling its hold; the clock
+        starts now."""
+        started = time.perf_counter()
+
+        def count(done: Completion, *, error: bool = False) -> None:
+            route.meter.count(request, done, model=request["model"], settings=self.settings, started=started,
+                              error=error, reservation=reservation)
+
+        return count
 
     async def _open(self, route: ModelRoute, request: dict[str, Any]) -> httpx.Response | None:
         """The upstream's response (status below 500 and not 429), retrying within the run's budget;
@@ -326,16 +368,16 @@ async def _send(send: Any, status: int, body: bytes, content_type: str) -> None:
 
 
 async def _read_body(receive: Any) -> bytes | None:
-    body = b""
+    """The request's whole body (read no further than just past ``MAX_REQUEST_BYTES``), or None when
+    the agent hung up before its end."""
+    body = bytearray()
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return body
-        body += message.get("body", b"")
-        if len(body) > MAX_REQUEST_BYTES:
             return None
-        if not message.get("more_body"):
-            return body
+        body += message.get("body", b"")
+        if len(body) > MAX_REQUEST_BYTES or not message.get("more_body"):
+            return bytes(body)
 
 
 async def _cancel_on_disconnect(receive: Any, scope: anyio.CancelScope) -> None:

@@ -34,7 +34,8 @@ def anthropic_settings(url: str, **overrides) -> ModelSettings:
 def serve(upstream_settings, body):
     async def go():
         with anyio.fail_after(60):
-            async with ModelGatewayHost(upstream_settings).running() as host, host.serve() as route:
+            host = ModelGatewayHost(upstream_settings.pinned("claude-test"))
+            async with host.running(), host.serve() as route:
                 client = openai.AsyncOpenAI(base_url=host.url(route), api_key="placeholder", max_retries=0)
                 try:
                     return await body(client, route)
@@ -154,4 +155,4 @@ def test_the_upstream_api_is_chosen_by_name_with_anthropics_defaults():
     assert ModelSettings.configured({"MCPBENCH_MODEL_UPSTREAM_API": "anthropic"})
     with pytest.raises(ModelSettingsError, match="MCPBENCH_MODEL_UPSTREAM_API"):
         ModelSettings.from_env({"MCPBENCH_MODEL_UPSTREAM_API": "gemini"})
-    assert ModelSettings.from_env({}).upstream_api == "openai"
+    assert ModelSettings.from_env({"OPENAI_BASE_URL": "http://a/v1"}).upstream_api == "openai"

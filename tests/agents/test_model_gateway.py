@@ -18,7 +18,8 @@ def serve(upstream_settings, body):
     """Run ``body(client, route)`` against one mounted run, with an openai client pointed at it."""
     async def go():
         with anyio.fail_after(60):
-            async with ModelGatewayHost(upstream_settings).running() as host, host.serve() as route:
+            host = ModelGatewayHost(upstream_settings.pinned("m"))
+            async with host.running(), host.serve() as route:
                 client = openai.AsyncOpenAI(base_url=host.url(route), api_key="placeholder", max_retries=0)
                 try:
                     return await body(client, route, host)
@@ -64,6 +65,7 @@ def test_a_429_storm_reaches_the_client_as_model_unavailable_after_the_retries()
         error, meter = serve(settings(upstream.url, max_attempts=3), body)
     assert error.status_code == 503 and "model_unavailable" in str(error.body)
     assert meter.retries == 2 and meter.unavailable and "HTTP 429" in meter.unavailable
+    assert (meter.requests, meter.in_flight, meter.reserved_tokens) == (0, 0, 0)  # its hold was released
 
 
 def test_retry_after_sets_the_wait_before_the_next_attempt_capped_and_backoff_without_it():

@@ -196,17 +196,21 @@ def test_requests_past_the_runs_model_budget_are_refused_and_counted(task):
 
 
 def test_the_runs_token_budget_caps_each_requests_max_tokens_then_refuses(task):
-    """MCPBENCH_MODEL_MAX_TOKENS=250 with 100 + 10 tokens an answer: the gateway asks the upstream for at
-    most what is left (250, then 140, then 30, below the loop's own 1024), and refuses the fourth
-    request once 330 tokens are spent: counted, over budget."""
+    """MCPBENCH_MODEL_MAX_TOKENS=8000 with 100 + 10 tokens an answer and prompts of about 4.5 KB that grow
+    each turn: the gateway holds each request's worst case (its bytes, the template's overhead and the
+    completion it grants), so it grants the loop's 1024 while they fit, then less, then refuses the
+    request whose prompt alone no longer fits: counted, over budget, well before 8000 tokens were
+    billed."""
     tool = task.available_tools[0]
+    roomy = task.model_copy(update={"max_steps": 50})
     with ScriptedUpstream(lambda b, n: streamed(calls=[(tool, "{}")], usage=(100, 10))) as upstream:
-        (result,) = run([task], "openai:scripted-1", settings(upstream.url, max_tokens=250))
-    assert [r["max_tokens"] for r in upstream.requests] == [250, 140, 30]
-    assert (result.run.model_requests, result.run.model_refused) == (3, 1)
-    assert result.run.model_prompt_tokens + result.run.model_completion_tokens == 330
+        (result,) = run([roomy], "openai:scripted-1", settings(upstream.url, max_tokens=8000))
+    caps = [r["max_tokens"] for r in upstream.requests]
+    assert caps[0] == 1024 and caps == sorted(caps, reverse=True) and caps[-1] < 1024
+    assert (result.run.model_requests, result.run.model_refused) == (len(caps), 1)
+    assert result.run.model_prompt_tokens + result.run.model_completion_tokens == 110 * len(caps)
     assert result.run.over_budget and result.run.end_reason == "over_budget"
-    assert "the run's model token budget (250 tokens) is spent" in result.run.stderr_tail
+    assert "the run's model token budget (8000 tokens) is spent" in result.run.stderr_tail
 
 
 #: A run's deadline in the deadline tests: short, so they do not sit idle for most of their time (on an

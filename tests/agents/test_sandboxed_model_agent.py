@@ -33,7 +33,7 @@ def test_a_sandboxed_openai_client_agent_completes_a_task_through_the_model_gate
                              readonly_paths=(str(EXAMPLE.parent),),
                              extra_env=(("MCPBENCH_EXAMPLE", str(EXAMPLE)),
                                         ("MCPBENCH_PROBE_PORTS", str(upstream_port))))
-        (result,) = run([task], agent, settings(upstream.url), sandbox=box)
+        (result,) = run([task], agent, settings(upstream.url, model="scripted-1"), sandbox=box)
     report = json.loads(result.outcome.stdout_tail.splitlines()[0])
     assert report["model_gateway"] == "connected"
     assert report["probes"] == {str(upstream_port): "ConnectionRefusedError"}

@@ -26,11 +26,13 @@ class Reply:
 @dataclass
 class Stream:
     """A 200 server-sent-event stream of ``events`` (dicts are JSON-serialised), ``delay`` seconds
-    apart; ``forever`` keeps sending the last event until the client goes away."""
+    apart; ``forever`` keeps sending the last event until the client goes away; ``cut`` announces more
+    bytes than it sends, then hangs up (a connection that broke mid-answer)."""
 
     events: list[Any]
     delay: float = 0.0
     forever: bool = False
+    cut: bool = False
 
 
 def completion(content: str | None = None, calls: list[tuple[str, str]] = (), *, finish: str | None = None,
@@ -105,6 +107,8 @@ class ScriptedUpstream:
                         return
                     self.send_response(200)
                     self.send_header("Content-Type", "text/event-stream")
+                    if answer.cut:
+                        self.send_header("Content-Length", str(10**9))
                     self.end_headers()
                     events = list(answer.events)
                     while events:
