@@ -130,8 +130,6 @@ class ModelGatewayHost:
 
     # -- HTTP ---------------------------------------------------------------------------------
     async def _app(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            return
         parts = scope.get("path", "").split("/")
         route = self._routes.get(parts[2]) if len(parts) > 3 and parts[1] == "r" else None
         tail = "/".join(parts[3:])
