@@ -1,5 +1,6 @@
-"""Evaluating a submission: the plain functions ``mcpbench run`` and the Prefect flows all call. Tasks are named by id; a private month's tasks are decrypted in memory here and
-nowhere else, so no task body ever crosses a flow boundary or reaches the store.
+"""Evaluating a submission: the plain functions ``mcpbench run`` and the Prefect flows all call. Tasks
+are named by id; a private month's tasks are decrypted in memory here and nowhere else, so no task body
+ever crosses a flow boundary or reaches the store.
 
 Re-running an evaluation resumes it: runs already landed are skipped, except infra errors (our
 failures), which are run again. A run's id is stable per (submission, task, trial), so a re-landed
