@@ -5,6 +5,7 @@ here, and so does a line for a variable nothing reads any more."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -19,10 +20,9 @@ OUR_PREFIX = re.compile(r"\bMCPBENCH_[A-Z0-9_]*[A-Z0-9]\b")
 
 def code_files() -> list[Path]:
     out = []
-    for path in ROOT.rglob("*"):
-        parts = set(path.relative_to(ROOT).parts[:-1])
-        if path.is_file() and not parts & SKIPPED_DIRS and (path.suffix in CODE_SUFFIXES or path.name in CODE_NAMES):
-            out.append(path)
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        out += [Path(folder) / f for f in files if Path(f).suffix in CODE_SUFFIXES or f in CODE_NAMES]
     return sorted(out)
 
 
