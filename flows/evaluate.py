@@ -41,18 +41,6 @@ def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> 
     return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids)]
 
 
-@task(name="pending-task-ids", **PRIVATE)
-def pending_task_ids(task_ids: list[str], submission: Submission, store: str) -> list[str]:
-    """The task ids whose runs have not landed yet (so a re-run after a crash resumes)."""
-    from mcpbench.evaluation import pending_task_ids as pending
-    from runstore.store import open_store
-
-    todo = pending(task_ids, submission, store=open_store(store))
-    logger().info("%d of %d runs already landed; %d to run", len(task_ids) - len(todo), len(task_ids),
-                          len(todo))
-    return todo
-
-
 @task(name="run-task", task_run_name="run-{task_id}-t{trial}", retries=2, retry_delay_seconds=5,
       retry_condition_fn=retry_only_infra_errors, **PRIVATE)
 def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local",
@@ -123,11 +111,8 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
     submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter)
     ids = list_task_ids(split, root, task_ids)
-    if trials == 1:
-        todo, todo_trials = pending_task_ids(ids, submission, root), None
-    else:
-        pairs = pending_runs(ids, submission, root, trials)
-        todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
+    pairs = pending_runs(ids, submission, root, trials)
+    todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
     outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox,
                                                                                   todo_trials)
     infra = sorted(o["task_id"] for o in outcomes if o["status"] == "infra_error")
@@ -170,5 +155,5 @@ def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
     return {**card["overall"], "trials": card["trials"]["overall"]}
 
 
-__all__ = ["InfraError", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "pending_task_ids", "retry_only_infra_errors",
+__all__ = ["InfraError", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "retry_only_infra_errors",
            "run_all", "run_task", "score_card"]

@@ -7,7 +7,9 @@ square of its size. Here each process instead keeps:
 - each split's tasks, loaded (a private month unsealed, in memory only) once, keyed by split, store,
   tasks folder and a digest of the secret;
 - each sandbox backend, opened once per name;
-- one gateway host, serving every run's gateway, on an event loop in a thread of its own.
+- one gateway host, serving every run's gateway, on an event loop in a thread of its own;
+- for agents that use a model, one model gateway (per model settings) on the same loop, serving every
+  run's model endpoint, each run at its own path and metered apart.
 
 ``stats()`` counts loads, hosts and runs per process, so a test can see that the cost is what it says.
 """
@@ -21,8 +23,16 @@ import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, TypeVar
+
+from mcpbench.agents.spec import Agent, ProcessAgent
+from mcpbench.gateway import GatewayHost
+from mcpbench.model_gateway import ModelGatewayHost
+from mcpbench.runner import model_settings_for, open_sandbox, uses_model
+from mcpbench.sandbox import Sandbox
+from mcpbench.splits import load_split
 
 T = TypeVar("T")
 HOST_START_S = 60.0
@@ -35,7 +45,7 @@ def _process_state() -> dict[str, Any]:
     """This process's caches (a forked child starts with empty ones, never its parent's)."""
     if _state.get("pid") != os.getpid():
         _state.clear()
-        _state.update(pid=os.getpid(), splits={}, sandboxes={}, loop=None, stats=Counter())
+        _state.update(pid=os.getpid(), splits={}, sandboxes={}, loop=None, models=[], stats=Counter())
     return _state
 
 
@@ -46,8 +56,6 @@ def _secret_digest(secret: str | bytes | None) -> str:
 
 def split_tasks(split: str, *, store, secret: str | bytes | None = None, tasks_dir: Path | None = None) -> dict:
     """The split's tasks by id, loaded once per process."""
-    from mcpbench.evaluation import load_split
-
     key = (split, store.url() if store is not None else None, str(tasks_dir) if tasks_dir else None,
            _secret_digest(secret))
     with _lock:
@@ -60,12 +68,9 @@ def split_tasks(split: str, *, store, secret: str | bytes | None = None, tasks_d
         return state["splits"][key]
 
 
-def sandbox_for(agent, name: str):
+def sandbox_for(agent: Agent, name: str) -> Sandbox | None:
     """The sandbox backend ``name`` for ``agent`` (None for agents that run beside the harness), opened
     once per process."""
-    from mcpbench.agents.spec import ProcessAgent
-    from mcpbench.evaluation import open_sandbox
-
     if not isinstance(agent, ProcessAgent):
         return None
     with _lock:
@@ -77,26 +82,29 @@ def sandbox_for(agent, name: str):
 
 
 class GatewayLoop:
-    """One gateway host on an event loop in a daemon thread; ``call`` runs a coroutine there and waits."""
+    """An event loop in a daemon thread holding this process's hosts open: the gateway host (``host``)
+    from the start, a model gateway when one is asked for (``hold``); ``call`` runs a coroutine there and
+    waits for it."""
 
     def __init__(self) -> None:
-        from mcpbench.gateway import GatewayHost
-
-        self.host = GatewayHost()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="mcpbench-gateway-host")
         self._thread.start()
-        self._stop: asyncio.Event | None = None
-        ready: Future = Future()
-        asyncio.run_coroutine_threadsafe(self._serve(ready), self._loop)
-        ready.result(timeout=HOST_START_S)
+        self.host: GatewayHost = self.hold(GatewayHost().running)
 
-    async def _serve(self, ready: Future) -> None:
-        self._stop = asyncio.Event()
+    def hold(self, running: Callable[[], AbstractAsyncContextManager[T]]) -> T:
+        """Enter ``running()`` on the loop and keep it entered for the life of the process; returns what it
+        yields once it is up (its error, if it could not start)."""
+        ready: Future = Future()
+        asyncio.run_coroutine_threadsafe(self._held(running, ready), self._loop)
+        return ready.result(timeout=HOST_START_S)
+
+    @staticmethod
+    async def _held(running: Callable[[], AbstractAsyncContextManager[Any]], ready: Future) -> None:
         try:
-            async with self.host.running():
-                ready.set_result(self.host.port)
-                await self._stop.wait()
+            async with running() as value:
+                ready.set_result(value)
+                await asyncio.Event().wait()  # never set: held until the process ends
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc)
@@ -119,12 +127,32 @@ def gateway_loop() -> GatewayLoop:
         return state["loop"]
 
 
+def model_gateway(agent: Agent) -> ModelGatewayHost | None:
+    """This process's model gateway for the model settings now in the environment (None when ``agent``
+    uses no model), started on the gateway loop on first use: every run of every submission the process
+    is handed gets its own route and meter on it."""
+    if not uses_model(agent):
+        return None
+    settings = model_settings_for(agent)  # the model pinned, as in run_tasks
+    loop = gateway_loop()
+    with _lock:
+        state = _process_state()
+        for held, host in state["models"]:
+            if held == settings:
+                return host
+        host = loop.hold(ModelGatewayHost(settings).running)
+        state["models"].append((settings, host))
+        state["stats"]["model_gateways"] += 1
+        return host
+
+
 def stats() -> dict[str, int]:
-    """This process's counts: ``split_loads``, ``gateway_hosts``, ``sandboxes_opened``, ``runs``; and its pid."""
+    """This process's counts: ``split_loads``, ``gateway_hosts``, ``model_gateways``, ``sandboxes_opened``,
+    ``runs``; and its pid."""
     with _lock:
         state = _process_state()
         return {"pid": os.getpid(), **{k: state["stats"][k] for k in
-                                       ("split_loads", "gateway_hosts", "sandboxes_opened", "runs")}}
+                                       ("split_loads", "gateway_hosts", "model_gateways", "sandboxes_opened", "runs")}}
 
 
-__all__ = ["GatewayLoop", "gateway_loop", "sandbox_for", "split_tasks", "stats"]
+__all__ = ["GatewayLoop", "gateway_loop", "model_gateway", "sandbox_for", "split_tasks", "stats"]

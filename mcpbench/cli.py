@@ -12,6 +12,7 @@ import click
 
 #: command name -> "module:attribute" of a click command or group
 LAZY_COMMANDS: dict[str, str] = {
+    "author": "mcpbench.commands.author:author",
     "servers": "mcpbench.commands.servers:servers",
     "serve": "mcpbench.commands.servers:serve",
     "warehouse": "mcpbench.commands.warehouse:warehouse",

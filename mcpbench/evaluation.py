@@ -1,6 +1,6 @@
-"""Evaluating a submission: the plain functions ``mcpbench run``/``mcpbench evaluate`` and the Prefect
-flows all call. Tasks are named by id; a private month's tasks are decrypted in memory here and
-nowhere else, so no task body ever crosses a flow boundary or reaches the store.
+"""Evaluating a submission: the plain functions ``mcpbench run`` and the Prefect flows all call. Tasks
+are named by id; a private month's tasks are decrypted in memory here and nowhere else, so no task body
+ever crosses a flow boundary or reaches the store.
 
 Re-running an evaluation resumes it: runs already landed are skipped, except infra errors (our
 failures), which are run again. A run's id is stable per (submission, task, trial), so a re-landed
@@ -12,62 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcpbench.agents.spec import Agent, ProcessAgent, check_agent_reads, parse_agent
-from mcpbench.runner import RunResult, Submission, run_tasks
+from mcpbench import _worker
+from mcpbench.agents.spec import Agent, check_agent_reads, parse_agent
+from mcpbench.runner import RunResult, Submission, not_landed, open_sandbox, run_tasks, run_with_requeues
+from mcpbench.splits import load_folder, load_split
 from runstore.split import Split
-from tasks_catalog.loader import DEV_DIR
 from tasks_catalog.schema import Task
-
-if TYPE_CHECKING:
-    from tasks_catalog.loader import TaskError
-
-
-
-def is_private(split: str | Split) -> bool:
-    return Split.parse(split).is_private
-
-
-def load_split(split: str | Split, *, store=None, secret: str | bytes | None = None,
-               task_ids: list[str] | None = None, tasks_dir: Path | None = None) -> list[Task]:
-    """The tasks of ``split`` (see :class:`runstore.split.Split`): ``dev`` (the public dev set), a
-    private month ``YYYY-MM`` (unsealed in memory with the operator's secret), a retired month
-    ``Historical-YYYY-MM`` (its published plaintext, checked against its attestation first), or
-    ``dir:<name>`` with ``tasks_dir``."""
-    from tasks_catalog.loader import TaskLoadError
-
-    parsed = Split.parse(split)
-    if parsed.kind == "folder" and tasks_dir is None:
-        raise ValueError(f"split {parsed.text!r} names a folder of task files: pass tasks_dir (--tasks-dir)")
-    if parsed.kind in ("dev", "folder") or tasks_dir is not None:
-        tasks, errors = load_folder(tasks_dir or DEV_DIR, task_ids)
-        if errors:
-            raise TaskLoadError(errors)
-        return tasks
-    if parsed.kind == "historical":
-        from tasks_catalog.months import load_historical_tasks
-
-        return load_historical_tasks(store, parsed.tag, task_ids)
-    from tasks_catalog.months import load_month_tasks
-
-    return load_month_tasks(store, parsed.text, secret, task_ids)
-
-
-def load_folder(tasks_dir: Path, task_ids: list[str] | None = None) -> tuple[list[Task], list[TaskError]]:
-    """The valid tasks under ``tasks_dir`` (only ``task_ids``, if given) and an error, naming its file and
-    JSON path, for every file that is not one; one bad file never hides the others. ``LookupError``
-    when a requested id is in no valid task."""
-    from tasks_catalog.loader import load_tasks
-
-    tasks, errors = load_tasks([tasks_dir])
-    if task_ids:
-        # an id whose file is refused is reported by its error, not as unknown
-        unknown = sorted(set(task_ids) - {t.id for t in tasks} - {e.task for e in errors})
-        if unknown:
-            raise LookupError(f"no such task: {', '.join(unknown)}")
-        tasks = [t for t in tasks if t.id in set(task_ids)]
-    return tasks, errors
 
 
 @dataclass
@@ -114,16 +66,6 @@ def operator_paths(store, db_path: str | Path | None = None) -> list[tuple[str, 
     if isinstance(store, LocalStore):  # an S3 store has nothing on this host
         paths.insert(0, ("the store", str(store.path)))
     return paths
-
-
-def open_sandbox(agent: Agent, sandbox: str):
-    """The sandbox for ``agent`` (None for agents that run beside the harness). ``none`` is only
-    granted because it was named explicitly."""
-    if not isinstance(agent, ProcessAgent):
-        return None
-    from mcpbench.sandbox import get_sandbox
-
-    return get_sandbox(sandbox, allow_unisolated=sandbox == "none")
 
 
 #: How many times ``evaluate`` requeues a run that ended as an infra error before counting it apart.
@@ -213,12 +155,6 @@ class RunOutcome:
         return {"task_id": self.task_id, "run_id": self.run_id, "status": self.status}
 
 
-def pending_task_ids(task_ids: list[str], submission: Submission, *, store) -> list[str]:
-    """``task_ids`` less those whose run already landed (infra errors excepted): what is left to run."""
-    done = finished_run_ids(store, submission.submission_id)
-    return [i for i in task_ids if submission.run_id(i) not in done]
-
-
 def pending_runs(task_ids: list[str], submission: Submission, *, store, trials: int = 1) -> list[tuple[str, int]]:
     """The ``(task id, trial)`` pairs of ``trials`` trials per task whose run has not landed (infra
     errors excepted): what is left to run."""
@@ -232,25 +168,20 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
     decrypted) here, in memory, so a caller passes and gets back ids only.
 
     A fan-out calls this once per task, from many threads and worker processes: each process loads (and
-    unseals) a split once, opens each sandbox backend once and serves every run's gateway from one
-    gateway host (``mcpbench._worker``), so a month of n tasks costs O(n), not O(n^2). No requeue here:
-    the caller (a Prefect task with retries) retries an infra error itself."""
-    from mcpbench import _worker
-    from mcpbench.runner import not_landed, run_task, uses_model
-
+    unseals) a split once, opens each sandbox backend once, serves every run's gateway from one gateway
+    host and, for agents that use a model, every run's model endpoint from one model gateway
+    (``mcpbench._worker``), so a month of n tasks costs O(n), not O(n^2). A run whose model stayed
+    unavailable is requeued as ``evaluate`` requeues it (the model settings' ``requeues``); no other
+    requeue here: the caller (a Prefect task with retries) retries an infra error itself."""
     tasks = _worker.split_tasks(submission.split, store=store, secret=secret, tasks_dir=tasks_dir)
     if task_id not in tasks:
         raise LookupError(f"no such task in split {submission.split}: {task_id}")
     agent = parse_agent(agent) if isinstance(agent, str) else agent
-    if uses_model(agent):  # the model gateway is per submission: run through the whole path
-        _, results = evaluate([tasks[task_id]], agent, submission, store=store, sandbox=sandbox, concurrency=1,
-                              resume=False, trial_numbers=[trial], infra_retries=0)
-        run = results[0].run
-        return RunOutcome(task_id=task_id, run_id=run.run_id, status=run.status, end_reason=run.end_reason)
     box = _worker.sandbox_for(agent, sandbox) if isinstance(sandbox, str) else sandbox
     loop = _worker.gateway_loop()
-    result = loop.call(lambda: run_task(tasks[task_id], agent, host=loop.host, sandbox=box, submission=submission,
-                                        trial=trial))
+    models = _worker.model_gateway(agent)
+    result = loop.call(lambda: run_with_requeues(tasks[task_id], agent, host=loop.host, sandbox=box,
+                                                 submission=submission, models=models, trial=trial))
     try:
         store.land_run(result.run, result.calls)
     except Exception as exc:  # noqa: BLE001 - as in run_tasks: an infra error of kind store, not landed
@@ -260,5 +191,4 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
 
 
 __all__ = ["INFRA_RETRIES", "EvaluationSummary", "RunOutcome", "evaluate", "evaluate_task", "finished_run_ids",
-           "pending_runs", "pending_task_ids", "is_private", "load_folder", "load_split", "make_submission", "open_sandbox",
-           "operator_paths"]
+           "load_folder", "load_split", "make_submission", "open_sandbox", "operator_paths", "pending_runs"]

@@ -158,13 +158,6 @@ class GatewayHost:
         )
 
     async def _app(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            message = await receive()
-            while message["type"] != "lifespan.shutdown":
-                await send({"type": f"{message['type']}.complete"})
-                message = await receive()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
         parts = scope.get("path", "").split("/")
         manager = self._routes.get(parts[2]) if len(parts) == 4 and parts[1] == "r" and parts[3] == "mcp" else None
         if scope["type"] != "http" or manager is None:

@@ -30,7 +30,7 @@ from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, Proc
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
-from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits,
+from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits, get_sandbox,
                               raise_open_file_limit)
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
@@ -276,6 +276,14 @@ def model_settings_for(agent: Agent, settings: ModelSettings | None = None) -> M
     return settings.pinned(agent.model if isinstance(agent, OpenAIAgent) else None)
 
 
+def open_sandbox(agent: Agent, sandbox: str) -> Sandbox | None:
+    """The sandbox backend ``sandbox`` for ``agent`` (None for agents that run beside the harness). ``none``
+    is only granted because it was named explicitly."""
+    if not isinstance(agent, ProcessAgent):
+        return None
+    return get_sandbox(sandbox, allow_unisolated=sandbox == "none")
+
+
 async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None,
                     model_port: int | None = None) -> ProcessOutcome:
     if isinstance(agent, ProcessAgent):
@@ -302,6 +310,23 @@ def not_landed(result: RunResult, exc: BaseException, *, private: bool) -> RunRe
     return RunResult(record, [], result.outcome)
 
 
+async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sandbox | None,
+                            submission: Submission, models: ModelGatewayHost | None = None,
+                            trial: int = 1) -> RunResult:
+    """``run_task``, run again while the model stays unavailable, up to ``requeues`` times (the model
+    gateway's settings), after a short pause: the upstream's outage is ours, not the agent's."""
+    settings = models.settings if models is not None else None
+    for attempt in range(1 + (settings.requeues if settings else 0)):
+        if attempt:
+            log.warning("model unavailable on %s (trial %d): requeued (%d)", task.id, trial, attempt)
+            await anyio.sleep(min(5.0, settings.backoff_s * 4))
+        result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission, models=models,
+                                trial=trial)
+        if result.run.end_reason != "infra:model_unavailable":
+            break
+    return result
+
+
 async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
                     concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
                     on_result: Callable[[RunResult], None] | None = None, trials: int = 1,
@@ -325,14 +350,8 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
 
     async def one(task: Task, trial: int) -> None:
         async with limiter:
-            for attempt in range(1 + (settings.requeues if settings else 0)):
-                if attempt:
-                    log.warning("model unavailable on %s (trial %d): requeued (%d)", task.id, trial, attempt)
-                    await anyio.sleep(min(5.0, settings.backoff_s * 4))
-                result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission,
-                                        models=models, trial=trial)
-                if result.run.end_reason != "infra:model_unavailable":
-                    break
+            result = await run_with_requeues(task, agent, host=host, sandbox=sandbox, submission=submission,
+                                             models=models, trial=trial)
         if land is not None:
             try:
                 await anyio.to_thread.run_sync(land, result)
@@ -355,4 +374,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
 
 
 __all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason", "judge_frame",
-           "model_settings_for", "not_landed", "run_task", "run_tasks", "uses_model"]
+           "model_settings_for", "not_landed", "open_sandbox", "run_task", "run_tasks", "run_with_requeues",
+           "uses_model"]

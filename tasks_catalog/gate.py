@@ -19,9 +19,8 @@ gate"). Each reason says which rule the task breaks; callers print it after the 
 template check after the template, seed and task id).
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
-``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate".
-
-``python -m tasks_catalog.gate PATHS`` is ``mcpbench tasks validate PATHS``.
+``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate". From the
+command line: ``mcpbench tasks validate PATHS``.
 """
 
 from __future__ import annotations
@@ -384,13 +383,6 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
     return results
 
 
-async def gate_task(task: Task, extra: ExtraVerifier | None = None,
-                    extra_frames: ExtraFrames | None = None) -> GateResult:
-    """Gate one task (:func:`gate_tasks` of one)."""
-    (result,) = await gate_tasks([task], extra, extra_frames)
-    return result
-
-
 def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
                    extra_frames: ExtraFrames | None = None) -> tuple[list[GateResult], int]:
     """Gate every task under ``paths``. Returns one result per task (load failures included) and
@@ -520,5 +512,5 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
 
 
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
-           "acceptance_gate", "apply_calls", "difficulty_problems", "gate_task", "gate_tasks", "literal_problems", "positive_part", "replay",
+           "acceptance_gate", "apply_calls", "difficulty_problems", "gate_tasks", "literal_problems", "positive_part", "replay",
            "validate_paths"]

@@ -3,7 +3,8 @@
 Store layout (keys under the store root)::
 
     private/months/<YYYY-MM>.sealed                     the month, sealed (tasks_catalog.sealed)
-    private/pool.sealed                                 an operator's sealed template pool (optional)
+    private/pool.sealed                                 an operator's sealed template pool (optional;
+                                                        ``mcpbench author seal-pool`` writes it)
     public/attestations/<YYYY-MM>.json                  (task_id, sha256) list, published at the start
     public/historical/Historical-<YYYY-MM>/tasks.json   the full plaintext, published at retirement
     public/historical/Historical-<YYYY-MM>/attestation.json   (task_id, sha256, retired_on)
@@ -19,7 +20,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tasks_catalog.hashing import task_hash
-from tasks_catalog.rotation import Month, build_month
+from tasks_catalog.rotation import Month, RotationError, build_month, check_pool
 from tasks_catalog.schema import Task
 from tasks_catalog.sealed import SealError, check_month, month_seed, operator_secret, seal, unseal
 from tasks_catalog.templates import Template, TemplateError, load_pool
@@ -36,6 +37,10 @@ class ArtefactStore(Protocol):
 
 class MonthError(ValueError):
     pass
+
+
+#: Where an operator's sealed template pool lives in the store.
+POOL_KEY = "private/pool.sealed"
 
 
 def sealed_key(month: str) -> str:
@@ -114,21 +119,35 @@ def load_historical_tasks(store: ArtefactStore, tag: str, task_ids: list[str] | 
 
 def load_operator_pool(store: ArtefactStore | None = None, secret: str | bytes | None = None,
                        pool_dir: str | None = None) -> list[Template]:
-    """The template pool: an operator's sealed pool in the store if there is one, else ``pool_dir``,
-    else the public demonstration pool shipped in the repository."""
+    """The template pool: ``pool_dir`` if given, else the operator's sealed pool in the store if there is
+    one (unsealed in memory; a wrong secret is a ``SealError``, never a fallback), else the public
+    demonstration pool shipped in the repository."""
     from pathlib import Path
 
     if pool_dir is not None:
         return load_pool(Path(pool_dir))
-    if store is not None and store.exists("private/pool.sealed"):
-        docs = unseal(store.get_bytes("private/pool.sealed"), month="pool", secret=secret, label="pool")
+    if store is not None and store.exists(POOL_KEY):
+        docs = unseal(store.get_bytes(POOL_KEY), month="pool", secret=secret, label="pool")
         return sorted((Template.model_validate(d) for d in docs), key=lambda t: t.id)
     return load_pool()
 
 
-def seal_pool(store: ArtefactStore, templates: list[Template], secret: str | bytes | None = None) -> None:
+def seal_pool(store: ArtefactStore, templates: list[Template], secret: str | bytes | None = None, *,
+              replace: bool = False) -> dict[str, int]:
+    """Seal ``templates`` into the store as the operator's pool (``POOL_KEY``), which every later rotation
+    renders from. The pool must be able to fill a month (``rotation.check_pool``); a pool already sealed
+    there is replaced only with ``replace``. Returns the templates per server."""
+    secret = operator_secret(secret)
+    try:
+        counts = check_pool(templates)
+    except RotationError as exc:
+        raise MonthError(f"the pool cannot fill a month: {exc}") from None
+    if store.exists(POOL_KEY) and not replace:
+        raise MonthError(f"the store already holds a sealed pool ({POOL_KEY}); replacing it changes every later "
+                         "month, so ask for it explicitly (--replace)")
     docs = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in templates]
-    store.put_bytes("private/pool.sealed", seal(docs, month="pool", secret=secret, label="pool"))
+    store.put_bytes(POOL_KEY, seal(docs, month="pool", secret=secret, label="pool"))
+    return counts
 
 
 @dataclass
@@ -260,6 +279,6 @@ def verify_historical(store: ArtefactStore, tag: str) -> VerifyReport:
     return VerifyReport(tag, len(published), problems)
 
 
-__all__ = ["MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key", "historical_keys",
+__all__ = ["POOL_KEY", "MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key", "historical_keys",
            "historical_tag", "load_historical_tasks", "load_month", "load_month_tasks", "load_operator_pool", "previous_month", "retire",
            "rotate", "seal_pool", "sealed_key", "verify_historical"]

@@ -79,6 +79,12 @@ def _by_server(pool: list[Template]) -> dict[str, list[Template]]:
     return out
 
 
+def check_pool(pool: list[Template]) -> dict[str, int]:
+    """How many templates ``pool`` holds per server; ``RotationError`` naming the server when it cannot
+    fill a month (fewer than ``PER_SERVER`` templates, or fewer than ``MIN_RECOVERY`` recovery ones)."""
+    return {server: len(templates) for server, templates in sorted(_by_server(pool).items())}
+
+
 def _select_first(templates: list[Template], rng: random.Random) -> list[Template]:
     """16 templates, stratified by difficulty where the pool allows, with enough recovery ones."""
     for _ in range(200):
@@ -161,4 +167,4 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
     return result
 
 
-__all__ = ["MIN_RECOVERY", "Month", "PER_SERVER", "REPLACE_SHARE", "RotationError", "build_month"]
+__all__ = ["MIN_RECOVERY", "Month", "PER_SERVER", "REPLACE_SHARE", "RotationError", "build_month", "check_pool"]

@@ -1,9 +1,9 @@
-"""The task model. Its JSON Schema is exported to ``tasks_catalog/task.schema.json`` and referenced by
-``$schema`` from every task file, so editors validate task files as they are written."""
+"""The task model. Its JSON Schema is exported to ``tasks_catalog/task.schema.json`` (``mcpbench tasks
+schema``) and referenced by ``$schema`` from every task file, so editors validate task files as they are
+written."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -88,7 +88,7 @@ class TemplateRef(_Strict):
 
 
 class Task(BaseModel):
-    """A benchmark task. See DESIGN.md, "Tasks"."""
+    """A benchmark task. See docs/design.md, "Tasks"."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -157,11 +157,3 @@ def json_schema() -> dict[str, Any]:
     schema["$id"] = "https://mcpbench.dev/schema/task.schema.json"
     schema["$comment"] = HASH_RULE
     return schema
-
-
-def write_json_schema(path: Path = SCHEMA_PATH) -> None:
-    path.write_text(json.dumps(json_schema(), indent=2) + "\n", encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write_json_schema()

@@ -1,5 +1,5 @@
 """The harness's model gateway: an OpenAI-compatible, metering, retrying proxy to the operator's
-upstream model, one per submission, mounted per run (see ``server``)."""
+upstream model, one per evaluation (or worker process), mounted per run (see ``server``)."""
 
 from mcpbench.model_gateway.completion import Completion, EmittedCall, EventStream, estimate_tokens
 from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls

@@ -1,6 +1,7 @@
-"""The model gateway: an OpenAI-compatible chat-completions endpoint per submission on loopback.
+"""The model gateway: an OpenAI-compatible chat-completions endpoint on loopback for many runs.
 
-Like the MCP gateway, one ``ModelGatewayHost`` serves every run of a submission, each at its own
+Like the MCP gateway, one ``ModelGatewayHost`` serves every run of an evaluation (a fan-out's worker
+process keeps one for every run it is handed: ``mcpbench/_worker.py``), each at its own
 unguessable path ``/r/<token>/v1`` (so a run's traffic is metered to that run and no other). It
 forwards ``POST …/chat/completions`` (tools, streaming and all) to the operator's upstream with the
 operator's key, which the agent never holds, and per run:
@@ -149,8 +150,6 @@ class ModelGatewayHost:
 
     # -- HTTP ---------------------------------------------------------------------------------
     async def _app(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            return
         parts = scope.get("path", "").split("/")
         route = self._routes.get(parts[2]) if len(parts) > 3 and parts[1] == "r" else None
         tail = "/".join(parts[3:])

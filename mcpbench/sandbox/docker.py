@@ -47,7 +47,7 @@ from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavail
 from .paths import mount_refusal
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-#: What the project's images are built from (``docker/build-image.sh``); their content hash names the images.
+#: What the project's images are built from (``scripts/setup-docker.sh``); their content hash names the images.
 CLIENT_FILES = ("mcpbench/__init__.py", "mcpbench/agents/__init__.py", "mcpbench/agents/_mcp_http.py",
                 "mcpbench/agents/baselines.py")
 RECIPE_FILES = ("docker/rootfs.sh",)

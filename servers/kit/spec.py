@@ -9,6 +9,7 @@ from typing import Any
 
 from servers.kit.state import ServerState
 from servers.kit.tools import Toolset, as_async_tool
+from servers.kit.world import load_world
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,6 @@ class ServerSpec:
     def open(self, state: ServerState | dict[str, Any]) -> Toolset:
         """A fresh live backend over a copy of ``state``; close it when done (it is a context manager)."""
         if isinstance(state, dict) and "world" in state:
-            from servers.kit.world import load_world
-
             state = load_world(self.state_model, state, copy=False)  # the toolset copies it
         elif not isinstance(state, ServerState):
             state = self.load_state(state)

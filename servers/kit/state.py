@@ -15,6 +15,8 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from servers.kit import canonical, safejson
+from servers.kit.errors import StateError, format_validation_error
+from servers.kit.world import load_world
 
 
 class Model(BaseModel):
@@ -138,8 +140,6 @@ class ServerState(Model):
             except json.JSONDecodeError as exc:
                 raise StateError(f"{source}: not valid JSON: {exc}") from exc
         if isinstance(data, dict) and "world" in data:
-            from servers.kit.world import load_world
-
             return load_world(cls, data, copy=copy)
         try:
             return cls.model_validate(data)
@@ -147,25 +147,4 @@ class ServerState(Model):
             raise StateError(format_validation_error(exc, prefix=source)) from exc
 
 
-class StateError(ValueError):
-    """A server state that does not fit its model; the message names the field."""
-
-
-def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
-    """One line per problem: ``prefix.path.to.field: message``."""
-    lines = []
-    for err in exc.errors():
-        path = json_path(err["loc"], prefix)
-        lines.append(f"{path}: {err['msg']}")
-    return "\n".join(lines)
-
-
-def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
-    """Render a location tuple as a JSON path: ``prefix.a.b[2].c``."""
-    out = prefix
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "$"
+__all__ = ["Model", "ServerState"]

@@ -48,7 +48,7 @@ from typing import Any
 
 from servers.kit import canonical
 from servers.kit.recent import Recent
-from servers.kit.state import StateError
+from servers.kit.errors import StateError, format_validation_error
 
 #: The sizes every generator knows. ``small`` is for tests of the generator itself.
 SIZES = ("default", "small")
@@ -200,8 +200,6 @@ _VALIDATED: Recent[Any] = Recent(16)
 
 def _validate(model: type, data: dict[str, Any]):
     from pydantic import ValidationError
-
-    from servers.kit.state import format_validation_error
 
     name, state = resolve(data)
     expected = getattr(model, "world_generator", None)

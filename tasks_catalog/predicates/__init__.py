@@ -2,7 +2,7 @@
 
 ``check`` validates a predicate statically (every problem, each with its JSON path);
 ``evaluate`` decides it against a server's final state. The exact semantics of every primitive
-are in ``docs/predicates.md``, generated from the registry by ``python -m tasks_catalog.predicates``.
+are in ``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ranges; rendering samples the parameters with a seed and substitutes them. See docs/templates.md.
 
 The ``<server>/`` folders beside this file are the PUBLIC DEMONSTRATION POOL: for tests and for
-trying the pipeline. A real operator points the pipeline at their own sealed pool.
+trying the pipeline. A real operator seals their own pool into the store (``mcpbench author seal-pool``).
 """
 
 from __future__ import annotations

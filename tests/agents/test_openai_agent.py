@@ -258,3 +258,44 @@ def test_trials_run_each_task_k_times_on_fresh_backends_with_distinct_run_ids(ta
     assert [r.run.trial for r in results] == [1, 2, 3]
     assert len({r.run.run_id for r in results}) == 3 and results[0].run.run_id == "model-test--" + task.id
     assert all(r.run.passed for r in results)  # each trial started from the task's initial state
+
+
+def test_a_fan_out_of_model_runs_uses_the_processs_gateway_host_and_one_model_gateway(dev_tasks, monkeypatch, tmp_path):
+    """``evaluate_task`` (what each flow task runs) serves a model agent's runs from the process's one gateway
+    host and one model gateway for the operator's model settings, each run metered apart; a model that
+    stays unavailable is requeued as ``evaluate`` requeues it, then lands as ``infra:model_unavailable``."""
+    from mcpbench import _worker
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import evaluate_task, make_submission
+    from runstore.store import open_store
+
+    tasks = [t for t in dev_tasks if t.category == "standard"][:3]
+
+    def by_goal(body, n):
+        goal = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return solving(next(t for t in tasks if t.goal in goal), stream=False)(body, n)
+
+    store = open_store(str(tmp_path / "store"))
+    submission = make_submission(parse_agent("openai:scripted-1"), "dev", submission_id="fan-out", submitter="t")
+    before = _worker.stats()
+    monkeypatch.setenv("MCPBENCH_OPENAI_STREAM", "0")
+    with ScriptedUpstream(by_goal) as upstream:
+        monkeypatch.setenv("MCPBENCH_MODEL_UPSTREAM", upstream.url)
+        outcomes = [evaluate_task(t.id, "openai:scripted-1", submission, store=store) for t in tasks]
+    during = _worker.stats()
+    assert [o.status for o in outcomes] == ["passed"] * 3, outcomes
+    assert during["model_gateways"] - before["model_gateways"] == 1 and during["gateway_hosts"] == 1
+    runs = {r["task_id"]: r for r in store.read_runs("fan-out").to_pylist()}
+    assert [runs[t.id]["model_requests"] for t in tasks] == [len(t.reference_solution) + 1 for t in tasks]
+    assert sum(runs[t.id]["model_requests"] for t in tasks) == len(upstream.requests)
+
+    down = lambda body, n: Reply(503, {"error": {"message": "overloaded"}}, {"Retry-After": "0"})  # noqa: E731
+    monkeypatch.setenv("MCPBENCH_MODEL_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("MCPBENCH_MODEL_REQUEUES", "1")
+    with ScriptedUpstream(down) as upstream:
+        monkeypatch.setenv("MCPBENCH_MODEL_UPSTREAM", upstream.url)
+        outcome = evaluate_task(tasks[0].id, "openai:scripted-1", submission, store=store)
+    assert (outcome.status, outcome.end_reason) == ("infra_error", "infra:model_unavailable")
+    assert len(upstream.requests) == 2 * 2  # two attempts, then the run was requeued once
+    after = _worker.stats()
+    assert after["model_gateways"] - during["model_gateways"] == 1 and after["gateway_hosts"] == 1

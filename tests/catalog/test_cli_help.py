@@ -204,14 +204,14 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
     import os
     import socket
 
-    import mcpbench.evaluation
+    import mcpbench.splits
     import tasks_catalog.rotation
 
     monkeypatch.chdir(workspace)
     monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # months of 16 tasks: fast
     # and a dev set of slack's tasks alone: an example has to run as written, and the whole dev set
     # under the oracle (and its agents) is tests/test_end_to_end.py's, not repeated here four times
-    monkeypatch.setattr(mcpbench.evaluation, "DEV_DIR", workspace / "dev")
+    monkeypatch.setattr(mcpbench.splits, "DEV_DIR", workspace / "dev")
     base = {"MCPBENCH_STORE": str(workspace / "store"), "MCPBENCH_WAREHOUSE": str(workspace / "warehouse.duckdb"),
             "MCPBENCH_GATE_CACHE": str(gate_cache)}
     for name, value in base.items():

@@ -1,6 +1,7 @@
-"""Frame authoring tools: a frame is drafted from the reference solution's diff by stable id, a
-template's draft generalises back to placeholders, file edits keep the rest of a file as written,
-and every committed frame lets its reference solution through while a damaging extra call breaks it."""
+"""Frame authoring tools (tasks_catalog/authoring, ``mcpbench author``): a frame is drafted from the
+reference solution's diff by stable id, a template's draft generalises back to placeholders, file edits
+keep the rest of a file as written, and every committed frame lets its reference solution through while
+a damaging extra call breaks it."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tasks_catalog.authoring.guards import by_id, name_keyed
+from tasks_catalog.authoring.propose import draft, draft_template, final_state, generalise, insert_frame
+from tasks_catalog.authoring.wrongs import append_wrong, collateral, set_kind
 from tasks_catalog.frames import frame_violations
-from tasks_catalog.frames.guards import by_id, name_keyed
-from tasks_catalog.frames.propose import draft, draft_template, final_state, generalise, insert_frame
-from tasks_catalog.frames.wrongs import append_wrong, collateral, set_kind
 from tasks_catalog.loader import DEV_DIR, load_tasks
 from tasks_catalog.templates import load_pool, render, substitute
 

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from pydantic import ValidationError
 
+from mcpbench.cli import main
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.loader import validate_task
 from tasks_catalog.templates import (
@@ -23,7 +25,6 @@ from tasks_catalog.templates import (
     sample_params,
     substitute,
 )
-from tasks_catalog.templates.__main__ import main as templates_main
 
 ROOT = Path(__file__).resolve().parents[2]
 FS_POOL = ROOT / "tasks_catalog" / "templates" / "filesystem"
@@ -231,21 +232,28 @@ def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_siz
     assert {state["world"]["size"] for state in starts.values()} == {"default"}
 
 
-def test_the_filesystem_templates_pass_the_check(capsys):
+def check_templates(*args: str):
+    """``mcpbench author check-templates ARGS``: the exit code and what it printed."""
+    result = CliRunner().invoke(main, ["author", "check-templates", *args])
+    return result.exit_code, result.output
+
+
+def test_the_filesystem_templates_pass_the_check():
     """Two seeds, not the command's five: the suite's months gate more renderings of every server's
     templates (these included), and the check's own behaviour is tested below."""
-    assert templates_main(["check", str(FS_POOL), "--seeds", "2"]) == 0
-    out = capsys.readouterr().out
+    code, out = check_templates(str(FS_POOL), "--seeds", "2")
+    assert code == 0, out
     assert "FAIL" not in out
     assert re.fullmatch(r"(\d+) templates ok, 0 failed, \1 templates x 2 seeds \(verifiers: .+\)", out.strip().splitlines()[-1])
 
 
-def test_the_check_fails_a_template_whose_renderings_fail_the_gate(tmp_path, capsys):
+def test_the_check_fails_a_template_whose_renderings_fail_the_gate(tmp_path):
     doc = _template_doc()
     doc["task"]["wrong_solutions"][0]["calls"] = doc["task"]["reference_solution"]
     (tmp_path / "t.json").write_text(json.dumps(doc), encoding="utf-8")
-    assert templates_main(["check", str(tmp_path), "--seeds", "2", "--no-typescript"]) == 1
-    out = capsys.readouterr().out.splitlines()
+    code, text = check_templates(str(tmp_path), "--seeds", "2", "--no-typescript")
+    assert code == 1
+    out = text.splitlines()
     failing = [line for line in out if line.startswith("FAIL")]
     assert len(failing) == 2, out
     for i, line in enumerate(failing):
@@ -254,17 +262,19 @@ def test_the_check_fails_a_template_whose_renderings_fail_the_gate(tmp_path, cap
     assert out[-1] == "0 templates ok, 1 failed, 1 templates x 2 seeds (verifiers: python only (not asked for))"
 
 
-def test_the_test_template_passes_the_check_at_fresh_seeds(tmp_path, capsys):
+def test_the_test_template_passes_the_check_at_fresh_seeds(tmp_path):
     (tmp_path / "t.json").write_text(json.dumps(_template_doc()), encoding="utf-8")
-    assert templates_main(["check", str(tmp_path), "--seeds", "2", "--salt", "fresh", "--no-typescript"]) == 0
-    assert capsys.readouterr().out.strip() == (
+    code, out = check_templates(str(tmp_path), "--seeds", "2", "--salt", "fresh", "--no-typescript")
+    assert code == 0
+    assert out.strip() == (
         "1 templates ok, 0 failed, 1 templates x 2 seeds (verifiers: python only (not asked for))")
 
 
-def test_a_sweep_renders_other_seeds_than_the_check_and_gates_them(capsys):
+def test_a_sweep_renders_other_seeds_than_the_check_and_gates_them():
     pair = [FS_POOL / "fs-t-guides-index.json", POOL_DIR / "slack" / "sl-t-rename-channel.json"]
-    assert templates_main(["check", *map(str, pair), "--seeds", "2", "--salt", "sweep-test", "--no-typescript"]) == 0
-    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+    code, out = check_templates(*map(str, pair), "--seeds", "2", "--salt", "sweep-test", "--no-typescript")
+    assert code == 0
+    assert out.strip().splitlines()[-1] == (
         "2 templates ok, 0 failed, 2 templates x 2 seeds (verifiers: python only (not asked for))")
     template = load_template(pair[0])
     swept = {render(template, f"sweep-test:{template.id}:{i}".encode()).id for i in range(2)}

@@ -103,7 +103,7 @@ def test_a_run_the_store_refused_is_retried_with_a_message_that_says_it_was_not_
 
 
 def test_landed_runs_are_skipped_on_resume_but_infra_errors_run_again(tmp_path):
-    from flows.evaluate import pending_task_ids
+    from flows.evaluate import pending_runs
     from mcpbench.agents.spec import parse_agent
     from mcpbench.evaluation import evaluate, load_split, make_submission
     from runstore.store import open_store
@@ -116,8 +116,8 @@ def test_landed_runs_are_skipped_on_resume_but_infra_errors_run_again(tmp_path):
     from runstore.records import RunRecord
 
     store.land_run(RunRecord(**infra), [])
-    todo = pending_task_ids.fn(DEV_TASKS, submission, str(tmp_path / "store"))
-    assert todo == [t for t in DEV_TASKS if t in (infra["task_id"], DEV_TASKS[2])]
+    todo = pending_runs.fn(DEV_TASKS, submission, str(tmp_path / "store"), 1)
+    assert todo == [(t, 1) for t in DEV_TASKS if t in (infra["task_id"], DEV_TASKS[2])]
     assert len(store.read_runs("resume")) == 2
 
 

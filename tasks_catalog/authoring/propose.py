@@ -13,17 +13,16 @@ A draft is not a verdict: an author reads it against the goal (would another cor
 more? does the draft allow something the goal does not?). For a template, the draft of one rendering
 is generalised back to placeholders and checked against other renderings.
 
-    python -m tasks_catalog.frames.propose tasks_catalog/dev/slack/slack-announce-release.json
-    python -m tasks_catalog.frames.propose tasks_catalog/templates/slack --seeds 3
+    mcpbench author propose tasks_catalog/dev/slack/slack-announce-release.json
+    mcpbench author propose tasks_catalog/templates/slack --seeds 3
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,10 @@ import anyio
 
 from servers import get_spec
 from tasks_catalog.frames import Change, diff
+from tasks_catalog.gate import apply_calls
+from tasks_catalog.loader import validate_task
 from tasks_catalog.schema import Task, ToolCall
-from tasks_catalog.templates import substitute
+from tasks_catalog.templates import Template, load_template, render, substitute
 
 #: Kinds whose ids the agent chooses (a path, a primary key, a label name): created ones are allowed by id.
 CHOSEN_IDS = {
@@ -73,8 +74,6 @@ NAME_DERIVED_IDS = {"slack"}
 
 async def final_state(task: Task, calls: Iterable[ToolCall]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """The dumped initial state, the dumped state after ``calls`` and the calls' errors."""
-    from tasks_catalog.gate import apply_calls
-
     initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
     state, errors = await apply_calls(task, calls, only_available=False, strict=False)
     return initial, state.dump(), errors
@@ -205,8 +204,6 @@ def generalise_frame(frame: list[dict[str, Any]], params: dict[str, Any], *, bou
 def draft_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, Any]], list[str]]:
     """A template's frame drafted from its first rendering, and the renderings (by seed) where the
     generalised draft, rendered back, differs from that rendering's own draft."""
-    from tasks_catalog.templates import render
-
     seeds = list(seeds)
     tasks = {seed: render(template, seed) for seed in seeds}
     drafts = {seed: draft(t, created_refs=False) for seed, t in tasks.items()}
@@ -238,42 +235,49 @@ def insert_frame(text: str, frame: list[dict[str, Any]]) -> str:
     return text[:m.start()] + block + text[m.start():]
 
 
-def main(argv: list[str] | None = None) -> int:
-    from tasks_catalog.loader import load_tasks
-    from tasks_catalog.templates import load_template
+@dataclass
+class Proposals:
+    """The drafts of a set of files: by task or template id, its frame and the problems found (a template
+    rendering its draft does not reproduce), the files that did not load, and the files written."""
 
-    parser = argparse.ArgumentParser(prog="python -m tasks_catalog.frames.propose", description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="task files, template files or folders of them")
-    parser.add_argument("--seeds", type=int, default=3, help="renderings of each template to cross-check")
-    parser.add_argument("--write", action="store_true",
-                        help="insert the draft into each file that has no frame yet and no problems")
-    args = parser.parse_args(argv)
-    status = 0
-    out: dict[str, Any] = {}
-    for path in args.paths:
+    drafts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not any(d["problems"] for d in self.drafts.values())
+
+
+def propose(paths: Iterable[Path], *, seeds: int = 3, write: bool = False) -> Proposals:
+    """Draft the frame of every task and template file under ``paths`` (a template cross-checked on
+    ``seeds`` renderings). A file without a frame yet is drafted as if its frame were empty (the draft
+    does not depend on it). With ``write``, insert each draft into its file when the file has no frame
+    yet and the draft has no problems."""
+    out = Proposals()
+    for path in paths:
         files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
         for f in files:
             doc = json.loads(f.read_text(encoding="utf-8"))
+            framed = "frame" in doc.get("task", doc)
             frame, problems = [], ["not drafted"]
             if "params" in doc:
-                frame, problems = draft_template(load_template(f), [b"propose-%d" % i for i in range(args.seeds)])
-                out[doc["id"]] = {"frame": frame, "problems": problems}
-                status |= bool(problems)
+                template = load_template(f) if framed else Template.model_validate(
+                    {**doc, "task": {**doc["task"], "frame": []}})
+                frame, problems = draft_template(template, [b"propose-%d" % i for i in range(seeds)])
+                out.drafts[doc["id"]] = {"frame": frame, "problems": problems}
             else:
-                tasks, errors = load_tasks([f])
-                if errors:
-                    print(f"{f}: {errors[0].message}", file=sys.stderr)
-                    status = 1
-                for t in tasks:
-                    frame, problems = draft(t), []
-                    out[t.id] = {"frame": frame, "problems": problems}
-            if args.write and not problems and "frame" not in doc.get("task", doc):
+                task, errors = validate_task(doc if framed else {**doc, "frame": []}, str(f))
+                if task is None or errors:
+                    out.errors += [f"{f}: {e.path}: {e.message}" for e in errors[:1]]
+                else:
+                    frame, problems = draft(task), []
+                    out.drafts[task.id] = {"frame": frame, "problems": problems}
+            if write and not problems and not framed:
                 f.write_text(insert_frame(f.read_text(encoding="utf-8"), frame), encoding="utf-8")
-    print(json.dumps(out, indent=1, ensure_ascii=False))
-    return status
+                out.written.append(f)
+    return out
 
 
-__all__ = ["ANCHORS", "CHOSEN_IDS", "allowances", "canonical", "draft", "draft_template", "final_state", "generalise", "generalise_frame", "insert_frame", "main"]
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["ANCHORS", "CHOSEN_IDS", "Proposals", "allowances", "canonical", "draft", "draft_template", "final_state",
+           "generalise", "generalise_frame", "insert_frame", "propose"]

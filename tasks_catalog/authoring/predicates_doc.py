@@ -1,25 +1,22 @@
-"""``python -m tasks_catalog.predicates docs [--check]``: write ``docs/predicates.md``, the one
-description of predicate semantics that the Python and the TypeScript verifier both follow.
+"""``docs/predicates.md``, generated: the one description of predicate semantics that the Python and
+the TypeScript verifier both follow.
 
 The common rules are written here once; every primitive's key, arguments and meaning are generated
 from the registry (each argument model's JSON Schema and docstring), so the document never drifts from
-the code. ``--check`` exits 1 when the committed document is stale.
+the code. ``mcpbench author docs`` writes it; ``--check`` says when it is stale.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import inspect
-import sys
-from pathlib import Path
 from typing import Any
 
 from servers import SERVER_NAMES
 from tasks_catalog.predicates import Primitive, primitives
 
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "predicates.md"
-COMMAND = "python -m tasks_catalog.predicates docs"
+DOC_NAME = "predicates.md"
+COMMAND = "mcpbench author docs"
 
 COMMON = """\
 # Success predicates
@@ -184,7 +181,7 @@ def _server_intro(server: str) -> str:
     return inspect.cleandoc(module.__doc__ or "")
 
 
-def render_docs() -> str:
+def render() -> str:
     """The full text of ``docs/predicates.md`` for the primitives registered now."""
     by_server: dict[str, list[Primitive]] = {s: [] for s in SERVER_NAMES}
     for prim in primitives().values():
@@ -211,28 +208,4 @@ def render_docs() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tasks_catalog.predicates",
-                                 description="Generate the predicate reference from the registry.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    docs = sub.add_parser("docs", help=f"write {DOC_PATH.name} (example: {COMMAND} --check)")
-    docs.add_argument("--check", action="store_true", help="exit 1 if the committed document is stale")
-    docs.add_argument("--output", type=Path, default=DOC_PATH, help="where to write (default: docs/predicates.md)")
-    args = ap.parse_args(argv)
-
-    text = render_docs()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            print(f"{args.output} is out of date; run `{COMMAND}`", file=sys.stderr)
-            return 1
-        print(f"{args.output} is up to date")
-        return 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["COMMAND", "DOC_NAME", "render"]

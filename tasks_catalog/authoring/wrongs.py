@@ -6,23 +6,27 @@
 - a **lookalike**: found among the task's existing wrong solutions (the right kind of change, on an
   entity the frame does not name).
 
-    python -m tasks_catalog.frames.wrongs tasks_catalog/dev/slack/slack-announce-release.json
+    mcpbench author wrongs tasks_catalog/dev/slack/slack-announce-release.json --plan plan.json
+    mcpbench author wrongs --apply plan.json
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from servers import get_spec
+from tasks_catalog.authoring.propose import _as_text, _texts, final_state, generalise
 from tasks_catalog.frames import frame_violations
-from tasks_catalog.frames.propose import final_state
+from tasks_catalog.loader import load_tasks
 from tasks_catalog.predicates import evaluate
 from tasks_catalog.schema import Task, ToolCall
+from tasks_catalog.templates import PLACEHOLDER, load_template, render, substitute
 
 Candidate = tuple[str, list[dict[str, Any]]]  # (why, damaging calls)
 
@@ -188,8 +192,6 @@ def _stripe(state: dict, touched: set[str]) -> Iterator[Candidate]:
 def _browser(task: Task, final_url: str) -> Iterator[Candidate]:
     """Submit a form the frame does not allow (typically the newsletter), then go back to where the
     reference solution ended, so a predicate on the final page still holds."""
-    from servers import get_spec
-
     allowed = {(a.where or {}).get("form") for a in task.frame or []}
     spec = get_spec("browser")
     for page in task.initial_state["pages"]:
@@ -230,14 +232,11 @@ async def _judge(task: Task, calls: list[ToolCall]) -> tuple[bool, list, list[st
 
 
 def task_state(task: Task, dumped: dict[str, Any]):
-    from servers import get_spec
     return get_spec(task.server).state_model.load(dumped)
 
 
 def damages(task: Task) -> Iterator[Candidate]:
     """Damage candidates for ``task``: calls that change an entity its frame does not allow."""
-    from servers import get_spec
-
     initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
     if task.server == "browser":
         _, final, _ = anyio.run(final_state, task, task.reference_solution)
@@ -266,9 +265,6 @@ def collateral(task: Task) -> dict[str, Any] | None:
 def leftovers(generic: Any, params: dict[str, Any]) -> list[str]:
     """Rendered parameter texts (4+ characters) still in ``generic`` after generalisation: a value
     that stuck to its neighbours (``cus_Vb5rYe1NA1``) and would be wrong in other renderings."""
-    from tasks_catalog.frames.propose import _texts, _as_text
-    from tasks_catalog.templates import PLACEHOLDER
-
     text = PLACEHOLDER.sub("", json.dumps(generic, ensure_ascii=False))
     return [t for t in (_as_text(v) for v, _ in _texts(params)) if len(t) >= 4 and t in text]
 
@@ -276,9 +272,6 @@ def leftovers(generic: Any, params: dict[str, Any]) -> list[str]:
 def template_collateral(template, seeds: list[bytes]) -> dict[str, Any] | None:
     """A collateral wrong solution for a template: its own reference solution, then a damage found on
     one rendering and generalised back to placeholders, that is collateral on every rendering."""
-    from tasks_catalog.frames.propose import generalise
-    from tasks_catalog.templates import render, substitute
-
     tasks = [render(template, seed) for seed in seeds]
     first = tasks[0]
     for why, damage in damages(first):
@@ -376,9 +369,6 @@ def lookalikes(task: Task) -> list[int]:
 def plan_file(path: Path, seeds: list[bytes]) -> dict[str, Any]:
     """What ``--write`` would do to one task or template file: the collateral to append (or None),
     and the kind of each existing wrong solution (``lookalike`` by ``lookalikes``, else ``other``)."""
-    from tasks_catalog.loader import load_tasks
-    from tasks_catalog.templates import load_template, render
-
     doc = json.loads(path.read_text(encoding="utf-8"))
     if "params" in doc:
         template = load_template(path)
@@ -409,37 +399,28 @@ def write_plan(path: Path, plan: dict[str, Any], raw_whys: list[str]) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m tasks_catalog.frames.wrongs", description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", type=Path)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--plan", type=Path, help="write the plan (JSON) here")
-    parser.add_argument("--apply", type=Path, help="apply a plan written by --plan to the files")
-    args = parser.parse_args(argv)
-    if args.apply:
-        plans = json.loads(args.apply.read_text(encoding="utf-8"))
-        for f, plan in plans.items():
-            doc = json.loads(Path(f).read_text(encoding="utf-8"))
-            whys = [w["why"] for w in doc.get("task", doc)["wrong_solutions"]]
-            write_plan(Path(f), plan, whys)
-        return 0
+def plan_paths(paths: Iterable[Path], *, seeds: int = 3, echo: Callable[[str], None] = print) -> dict[str, dict[str, Any]]:
+    """The plan (``plan_file``) of every task and template file under ``paths``, by file; ``echo`` gets one
+    line per file as it is planned (its collateral and its lookalikes)."""
     plans = {}
-    for root in args.paths:
+    for root in paths:
         for f in sorted(root.rglob("*.json")) if root.is_dir() else [root]:
-            plan = plan_file(f, [b"wrongs-%d" % i for i in range(args.seeds)])
+            plan = plan_file(f, [b"wrongs-%d" % i for i in range(seeds)])
             plans[str(f)] = plan
             c = plan["collateral"]
-            print(f"{plan['id']}: collateral {c['why'] if c else None!r}; "
-                  f"lookalikes {[w for w, k in plan['kinds'].items() if k == 'lookalike']}", flush=True)
-    if args.plan:
-        args.plan.write_text(json.dumps(plans, indent=1, ensure_ascii=False), encoding="utf-8")
-    return 0
+            echo(f"{plan['id']}: collateral {c['why'] if c else None!r}; "
+                 f"lookalikes {[w for w, k in plan['kinds'].items() if k == 'lookalike']}")
+    return plans
 
 
-__all__ = ["CANDIDATES", "CONTAINERS", "append_wrong", "collateral", "damages", "is_collateral", "is_lookalike", "lookalikes", "main", "plan_file", "remove_wrong",
-           "set_kind", "template_collateral", "write_plan"]
+def apply_plans(plans: dict[str, dict[str, Any]]) -> None:
+    """Apply plans written by ``plan_paths`` (after an author reviewed them) to their files."""
+    for f, plan in plans.items():
+        doc = json.loads(Path(f).read_text(encoding="utf-8"))
+        whys = [w["why"] for w in doc.get("task", doc)["wrong_solutions"]]
+        write_plan(Path(f), plan, whys)
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+
+__all__ = ["CANDIDATES", "CONTAINERS", "append_wrong", "apply_plans", "collateral", "damages", "is_collateral",
+           "is_lookalike", "lookalikes", "plan_file", "plan_paths", "remove_wrong", "set_kind", "template_collateral",
+           "write_plan"]

@@ -8,19 +8,20 @@ its state is inline: the names and ids are then the template's strings, placehol
 template on a world is checked on a rendering (its patch has placeholders); ``--write`` leaves such
 templates alone and says so.
 
-    python -m tasks_catalog.frames.guards tasks_catalog/dev tasks_catalog/templates [--write]
+    mcpbench author guards tasks_catalog/dev tasks_catalog/templates [--write]
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from servers.kit.world import is_world_reference, resolve
+from tasks_catalog.templates import load_template, render
 
 #: primitive -> {argument: which name table resolves it}
 ARGS: dict[str, dict[str, str]] = {
@@ -134,33 +135,30 @@ def replace_value(text: str, key: str, value: Any) -> str:
     return text[:m.end()] + new + text[end:]
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    write = "--write" in args
+def find_guards(paths: Iterable[Path], *, write: bool = False, echo: Callable[[str], None] = print) -> int:
+    """List (through ``echo``) every name-keyed guard argument in the task and template files under
+    ``paths``, as ``<file>: <JSON path> = <name> -> <id>``; with ``write``, rewrite them to ids in files
+    whose state is inline (a template on a world is only listed: its patch has placeholders). Returns
+    how many were found."""
     found = 0
-    for root in [Path(a) for a in args if a != "--write"]:
+    for root in paths:
         for f in sorted(root.rglob("*.json")) if root.is_dir() else [root]:
             doc = json.loads(f.read_text(encoding="utf-8"))
             task = doc.get("task", doc)
             rendered = "task" in doc and is_world_reference(task["initial_state"])
             if rendered:  # a template on a world: its patch has placeholders, a rendering has none
-                from tasks_catalog.templates import load_template, render
-
                 task = render(load_template(f), b"guards").model_dump(mode="json", by_alias=True, exclude_none=True)
             hits = name_keyed(doc["server"], task["initial_state"], task["success"])
             for path, _, name, ident in hits:
-                print(f"{f}: {path} = {name!r} -> {ident!r}")
+                echo(f"{f}: {path} = {name!r} -> {ident!r}")
             found += len(hits)
             if hits and write and rendered:
-                print(f"{f}: a template on a world: rewrite its guards by hand (--write edits inline states only)")
+                echo(f"{f}: a template on a world: rewrite its guards by hand (--write edits inline states only)")
             elif hits and write:
                 new = by_id(doc["server"], task["initial_state"], task["success"])
                 f.write_text(replace_value(f.read_text(encoding="utf-8"), "success", new), encoding="utf-8")
-    print(f"{found} name-keyed guard arguments")
-    return 0
+    echo(f"{found} name-keyed guard arguments")
+    return found
 
 
-__all__ = ["ARGS", "by_id", "main", "name_keyed", "names", "replace_value"]
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["ARGS", "by_id", "find_guards", "name_keyed", "names", "replace_value"]

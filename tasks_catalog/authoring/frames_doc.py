@@ -1,17 +1,15 @@
-"""``python -m tasks_catalog.frames docs [--check]``: write ``docs/frames.md``, the frame grammar and
-every server's entity kinds (generated from ``entities.json``, so the document never drifts from the
-declaration both verifiers read). ``--check`` exits 1 when the committed document is stale."""
+"""``docs/frames.md``, generated: the frame grammar (the prose of ``frames.md.in``) and every server's
+entity kinds (from ``tasks_catalog/frames/entities.json``), so the document never drifts from the
+declaration both verifiers read. ``mcpbench author docs`` writes it; ``--check`` says when it is stale."""
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from tasks_catalog.frames import declaration
 
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "frames.md"
-COMMAND = "python -m tasks_catalog.frames docs"
+DOC_NAME = "frames.md"
+COMMAND = "mcpbench author docs"
 PROSE = Path(__file__).with_name("frames.md.in")
 
 
@@ -36,25 +34,9 @@ def kinds_section() -> str:
 
 
 def render() -> str:
+    """The full text of ``docs/frames.md``."""
     prose = PROSE.read_text(encoding="utf-8").replace("{command}", COMMAND)
     return prose.rstrip("\n") + "\n\n" + kinds_section().rstrip("\n") + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tasks_catalog.frames", description=__doc__)
-    parser.add_argument("what", choices=["docs"])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/frames.md is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.exists() else ""
-        if current != text:
-            print(f"{DOC_PATH} is stale; run `{COMMAND}`", file=sys.stderr)
-            return 1
-        return 0
-    DOC_PATH.write_text(text, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["COMMAND", "DOC_NAME", "kinds_section", "render"]

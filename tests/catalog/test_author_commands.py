@@ -1,0 +1,99 @@
+"""``mcpbench author``: the authoring tools behind one command group edit an author's files as they say
+(a drafted frame, a collateral wrong solution, guards rewritten by id) and leave the rest as written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mcpbench.cli import main
+from tasks_catalog.authoring.propose import draft
+from tasks_catalog.loader import load_task_file
+
+INLINE = Path(__file__).resolve().parent / "inline_tasks"
+
+
+def author(*args: str):
+    return CliRunner().invoke(main, ["author", *args])
+
+
+def test_propose_writes_the_drafted_frame_into_a_task_file_that_has_none(tmp_path):
+    task, _ = load_task_file(INLINE / "fs-set-log-level.json")
+    doc = json.loads((INLINE / "fs-set-log-level.json").read_text(encoding="utf-8"))
+    del doc["frame"]
+    f = tmp_path / "new-task.json"
+    f.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+    result = author("propose", str(f), "--write")
+    assert result.exit_code == 0, result.output
+    assert f"wrote the frame into {f}" in result.stderr
+    _, errors = load_task_file(f)
+    assert errors == []
+    now = json.loads(f.read_text(encoding="utf-8"))
+    assert now["frame"] == draft(task) == json.loads(result.stdout)[task.id]["frame"]
+    assert {k: v for k, v in now.items() if k != "frame"} == doc
+
+    before = f.read_text(encoding="utf-8")
+    again = author("propose", str(f), "--write")
+    assert again.exit_code == 0 and "wrote the frame" not in again.output
+    assert f.read_text(encoding="utf-8") == before  # a file with a frame is never rewritten
+
+
+def test_propose_names_a_file_that_does_not_load_and_exits_1(tmp_path):
+    f = tmp_path / "broken.json"
+    f.write_text(json.dumps({"id": "broken", "server": "slack"}), encoding="utf-8")
+    result = author("propose", str(f))
+    assert result.exit_code == 1
+    assert f"{f}: $." in result.output and "Field required" in result.output
+
+
+def test_guards_lists_a_name_keyed_guard_and_write_rewrites_it_by_id(tmp_path):
+    doc = {"id": "slack-archive-2041", "server": "slack",
+           "initial_state": {"channels": [{"id": "C05INC2047", "name": "incident-2047"},
+                                          {"id": "C02INC2041", "name": "incident-2041"}]},
+           "success": {"all": [{"slack.channelArchived": {"channel": "incident-2041"}},
+                               {"not": {"slack.channelArchived": {"channel": "incident-2047"}}}]}}
+    f = tmp_path / "task.json"
+    f.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+    listed = author("guards", str(tmp_path))
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.splitlines() == [
+        f"{f}: $.success.all[1].not[\"slack.channelArchived\"].channel = 'incident-2047' -> 'C05INC2047'",
+        "1 name-keyed guard arguments"]
+    assert json.loads(f.read_text(encoding="utf-8")) == doc  # listing changes nothing
+
+    assert author("guards", str(f), "--write").exit_code == 0
+    rewritten = json.loads(f.read_text(encoding="utf-8"))
+    assert rewritten["success"]["all"][1] == {"not": {"slack.channelArchived": {"channel": "C05INC2047"}}}
+    assert {k: v for k, v in rewritten.items() if k != "success"} == {k: v for k, v in doc.items() if k != "success"}
+    assert author("guards", str(f)).output.splitlines() == ["0 name-keyed guard arguments"]
+
+
+def test_wrongs_plans_a_collateral_and_applying_the_plan_appends_it(tmp_path, monkeypatch):
+    f = tmp_path / "fs-set-log-level.json"
+    doc = json.loads((INLINE / "fs-set-log-level.json").read_text(encoding="utf-8"))
+    doc["wrong_solutions"] = [w for w in doc["wrong_solutions"] if w["kind"] != "collateral"]
+    f.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    planned = author("wrongs", str(f), "--plan", "plan.json")
+    assert planned.exit_code == 0, planned.output
+    plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))[str(f)]
+    assert plan["collateral"]["kind"] == "collateral" and plan["collateral"]["why"].startswith("does the task, then")
+    assert planned.output.startswith(f"{doc['id']}: collateral {plan['collateral']['why']!r}; lookalikes ")
+    assert json.loads(f.read_text(encoding="utf-8")) == doc  # planning edits nothing
+
+    assert author("wrongs", "--apply", "plan.json").exit_code == 0
+    wrongs = json.loads(f.read_text(encoding="utf-8"))["wrong_solutions"]
+    assert wrongs[:-1] == [{**w, "kind": plan["kinds"][w["why"]]} for w in doc["wrong_solutions"]]
+    assert wrongs[-1] == plan["collateral"]
+    written, errors = load_task_file(f)
+    assert errors == [] and written.wrong_solutions[-1].kind == "collateral"
+
+
+def test_wrongs_needs_files_to_plan_or_a_plan_to_apply():
+    assert author("wrongs").exit_code == 2
+    assert "give the task or template files" in author("wrongs").output
