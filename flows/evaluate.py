@@ -117,7 +117,7 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     from mcpbench.evaluation import make_submission
 
     log = logger()
-    root, db = store_root(store), db_location(db_path)
+    root, db = store_root(store, "write"), db_location(db_path)  # refused before any agent runs
     submission = make_submission(parse_agent(agent), split, submission_id=submission_id, submitter=submitter)
     ids = list_task_ids(split, root, task_ids)
     if trials == 1:
