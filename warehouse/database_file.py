@@ -44,6 +44,8 @@ def check_database_path(path: str | os.PathLike[str]) -> Path:
 
 def _not_a_warehouse(path: Path) -> str | None:
     """Why the file at ``path`` is not a warehouse, or None when it is one."""
+    if path.exists() and not path.is_file():  # a pipe or a device: opening it could block, or read forever
+        return "it is not a regular file"
     try:
         with open(path, "rb") as f:
             header = f.read(12)

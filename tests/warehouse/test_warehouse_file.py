@@ -4,6 +4,8 @@ table every build writes, not by the file's name."""
 
 from __future__ import annotations
 
+import os
+
 import duckdb
 import pytest
 from click.testing import CliRunner
@@ -31,18 +33,26 @@ def _others(tmp_path):
         con.execute("create table customers as select 1 as id, 'Ada' as name")
     empty = tmp_path / "empty.duckdb"
     empty.touch()
+    pipe = tmp_path / "pipe.duckdb"
+    os.mkfifo(pipe)  # opening it for reading would wait for a writer forever
     return [(text, "it is not a DuckDB database"),
             (foreign, f"a DuckDB database without the {MARK_TABLE} table"),
-            (empty, "it is an empty file")]
+            (empty, "it is an empty file"),
+            (pipe, "it is not a regular file")]
+
+
+def _content(path):
+    """What a path holds: a regular file's bytes, or what kind of file it is (a pipe is not read)."""
+    return path.read_bytes() if path.is_file() else os.stat(path).st_mode
 
 
 def test_build_refuses_to_replace_a_file_that_is_not_a_warehouse_and_leaves_it_as_it_was(landed, tmp_path):
     for path, why in _others(tmp_path):
-        before = path.read_bytes()
+        before = _content(path)
         result = CliRunner().invoke(main, ["warehouse", "build", "--store", landed.root, "--db", str(path)])
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (path, result.output)
         assert f"{path} is not a warehouse this project built ({why}" in result.output
-        assert path.read_bytes() == before
+        assert _content(path) == before
         assert not any(p.name.endswith(".building") for p in tmp_path.iterdir())
 
 
@@ -51,11 +61,11 @@ def test_build_refuses_to_replace_a_file_that_is_not_a_warehouse_and_leaves_it_a
 def test_the_readers_never_open_or_rebuild_over_a_file_that_is_not_a_warehouse(reader, landed, tmp_path):
     args = [a.replace("{tmp}", str(tmp_path)) for a in reader]
     for path, why in _others(tmp_path):
-        before = path.read_bytes()
+        before = _content(path)
         result = CliRunner().invoke(main, [*args, "--store", landed.root, "--db", str(path)])
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (path, repr(result.exception))
         assert f"{path} is not a warehouse this project built ({why}" in result.output
-        assert path.read_bytes() == before
+        assert _content(path) == before
     assert not (tmp_path / "report.html").exists()
 
 
