@@ -25,19 +25,26 @@ def logger():
         return logging.getLogger("mcpbench.flows")
 
 
-def store_root(store: str | None) -> str:
+def store_root(store: str | None, usage: str) -> str:
     """The store as a location another process can open: an ``s3://`` URL, or an absolute folder
-    (default ``MCPBENCH_STORE`` or ``.mcpbench/store``)."""
-    from runstore.store import default_root
+    (default ``MCPBENCH_STORE`` or ``.mcpbench/store``), after checking that it can serve ``usage``
+    (``write`` or ``read``: ``runstore.store.Store.check_usable``), so a flow refuses an unusable store
+    before any of its tasks runs; ``StoreError`` says why."""
+    from runstore.store import default_root, open_store
 
     root = store or default_root()
+    open_store(root, usage=usage)
     return root if "://" in root else os.path.abspath(root)
 
 
 def db_location(db_path: str | None) -> str:
+    """The warehouse database file as an absolute path, after checking that it holds nothing but a
+    warehouse a build made (``warehouse.database_file.check_database_path``): a flow refuses any other
+    file before any of its tasks runs, rather than replace it at the end."""
     from warehouse.build import default_db_path
+    from warehouse.database_file import check_database_path
 
-    return os.path.abspath(db_path) if db_path else os.path.abspath(default_db_path())
+    return os.path.abspath(check_database_path(db_path or default_db_path()))
 
 
 __all__ = ["PRIVATE", "db_location", "logger", "store_root"]

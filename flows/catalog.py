@@ -54,7 +54,7 @@ def validate_catalog(store: str | None = None, month: str | None = None, dev: bo
     if dev:
         report["dev"] = gate_dev(tasks_dir)
     if month:
-        report["month"] = gate_month(month, store_root(store))
+        report["month"] = gate_month(month, store_root(store, "read"))
     bad = sorted(report.get("dev", {}).get("failed", {})) + report.get("month", {}).get("failed", [])
     if bad:
         raise CatalogInvalid(f"{len(bad)} tasks failed the acceptance gate: {', '.join(bad)}")

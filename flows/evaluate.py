@@ -106,7 +106,7 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     from runstore.store import open_store
 
     log = logger()
-    root, db = store_root(store), db_location(db_path)
+    root, db = store_root(store, "write"), db_location(db_path)  # refused before any agent runs
     parsed = parse_agent(agent)
     check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
     submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter)

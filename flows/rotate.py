@@ -71,8 +71,9 @@ def rotate_month(month: str | None = None, store: str | None = None, leaked_task
     from tasks_catalog.sealed import check_month
 
     month = check_month(month or f"{datetime.now(UTC):%Y-%m}")
-    leaked = set(leaked_task_ids or []) | set(flagged_task_ids(db_location(db_path), previous_month(month)))
-    return rotate(month, store_root(store), sorted(leaked), pool_dir, retire_previous)
+    root, db = store_root(store, "write"), db_location(db_path)  # refused before the gate starts
+    leaked = set(leaked_task_ids or []) | set(flagged_task_ids(db, previous_month(month)))
+    return rotate(month, root, sorted(leaked), pool_dir, retire_previous)
 
 
 __all__ = ["GateFailed", "flagged_task_ids", "rotate", "rotate_month"]

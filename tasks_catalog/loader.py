@@ -16,7 +16,7 @@ from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
-from servers.kit.safejson import NestingError, loads
+from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 
@@ -140,28 +140,35 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     return problems
 
 
+def _read_document(path: Path) -> tuple[Any, tuple[str, str] | None]:
+    """A task file's JSON document, or the JSON path and message of why it cannot be had: refused by
+    size before it is read whole (``MAX_BYTES``), by nesting before it is parsed, or not JSON."""
+    try:
+        return loads(read_document(path)), None
+    except TooLargeError as exc:
+        return None, ("$", exc.reason)
+    except NestingError as exc:
+        return None, (exc.path, str(exc))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, ("$", f"cannot read: {exc}")
+    except json.JSONDecodeError as exc:
+        return None, ("$", f"not valid JSON: {exc}")
+
+
 def read_task_json(path: Path) -> Any:
     """A task file's JSON document; ``ValueError`` naming the file (and the JSON path of a document
-    nested too deeply to judge) when it cannot be read or parsed."""
-    try:
-        return loads(path.read_text(encoding="utf-8"))
-    except NestingError as exc:
-        raise ValueError(f"{path}: {exc.path}: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc}") from None
+    nested too deeply to judge) when it cannot be read or parsed, or is larger than ``MAX_BYTES``."""
+    doc, problem = _read_document(path)
+    if problem is not None:
+        where, message = problem
+        raise ValueError(f"{path}: {message}" if where == "$" else f"{path}: {where}: {message}")
+    return doc
 
 
 def load_task_file(path: Path) -> tuple[Task | None, list[TaskError]]:
-    try:
-        doc = loads(path.read_text(encoding="utf-8"))
-    except NestingError as exc:
-        return None, [TaskError(str(path), exc.path, str(exc))]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [TaskError(str(path), "$", f"cannot read: {exc}")]
-    except json.JSONDecodeError as exc:
-        return None, [TaskError(str(path), "$", f"not valid JSON: {exc}")]
+    doc, problem = _read_document(path)
+    if problem is not None:
+        return None, [TaskError(str(path), *problem)]
     return validate_task(doc, str(path))
 
 

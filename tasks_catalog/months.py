@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from runstore.store import PUBLISHED_MAX_BYTES, StoreError
+from servers.kit.safejson import NestingError, loads
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.rotation import Month, RotationError, build_month, check_pool
 from tasks_catalog.schema import Task
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 class ArtefactStore(Protocol):
     def put_bytes(self, key: str, data: bytes) -> None: ...
-    def get_bytes(self, key: str) -> bytes: ...
+    def get_bytes(self, key: str, *, limit: int | None = None) -> bytes: ...
     def exists(self, key: str) -> bool: ...
 
 
@@ -60,6 +62,20 @@ def historical_keys(tag: str) -> tuple[str, str]:
         raise MonthError(f"a historical tag looks like Historical-YYYY-MM, got {tag!r}")
     check_month(tag.removeprefix("Historical-"))
     return f"public/historical/{tag}/tasks.json", f"public/historical/{tag}/attestation.json"
+
+
+def published_json(store: ArtefactStore, key: str) -> Any:
+    """A published JSON artefact (anyone may hand one to ``mcpbench attest verify``), read as untrusted
+    input: refused by size (``runstore.store.PUBLISHED_MAX_BYTES``) before it is read whole and by
+    nesting before it is parsed; ``MonthError`` naming the key otherwise."""
+    try:
+        return loads(store.get_bytes(key, limit=PUBLISHED_MAX_BYTES).decode("utf-8"))
+    except StoreError as exc:
+        raise MonthError(str(exc)) from None
+    except NestingError as exc:
+        raise MonthError(f"{key}: {exc.path}: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MonthError(f"{key}: not valid JSON: {exc}") from None
 
 
 def previous_month(month: str) -> str:
@@ -102,7 +118,7 @@ def load_historical_tasks(store: ArtefactStore, tag: str, task_ids: list[str] | 
         raise MonthError(f"{tag}: the published plaintext does not match its attestation, so it is not run: "
                          + "; ".join(report.problems[:5]) if report.problems else f"{tag}: nothing published")
     tasks, errors = [], []
-    for i, doc in enumerate(json.loads(store.get_bytes(historical_keys(tag)[0]))):
+    for i, doc in enumerate(published_json(store, historical_keys(tag)[0])):
         task, problems = validate_task(doc, f"{tag}/tasks.json[{i}]")
         errors += problems
         if task is not None:
@@ -260,8 +276,13 @@ def verify_historical(store: ArtefactStore, tag: str) -> VerifyReport:
     for key in (tasks_key, attestation_key(month)):
         if not store.exists(key):
             raise MonthError(f"{tag}: nothing published at {key}")
-    committed = {e["task_id"]: e["sha256"] for e in json.loads(store.get_bytes(attestation_key(month)))["tasks"]}
-    published = json.loads(store.get_bytes(tasks_key))
+    try:
+        committed = {e["task_id"]: e["sha256"] for e in published_json(store, attestation_key(month))["tasks"]}
+    except (KeyError, TypeError) as exc:
+        raise MonthError(f"{attestation_key(month)} is not an attestation list: {exc!r}") from None
+    published = published_json(store, tasks_key)
+    if not isinstance(published, list):
+        raise MonthError(f"{tasks_key} is not a list of tasks")
     problems = []
     seen = set()
     for i, doc in enumerate(published):
@@ -279,6 +300,7 @@ def verify_historical(store: ArtefactStore, tag: str) -> VerifyReport:
     return VerifyReport(tag, len(published), problems)
 
 
-__all__ = ["POOL_KEY", "MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key", "historical_keys",
-           "historical_tag", "load_historical_tasks", "load_month", "load_month_tasks", "load_operator_pool", "previous_month", "retire",
-           "rotate", "seal_pool", "sealed_key", "verify_historical"]
+__all__ = ["POOL_KEY", "MonthError", "RotationReport", "SealError", "VerifyReport", "attestation_key",
+           "historical_keys", "historical_tag", "load_historical_tasks", "load_month", "load_month_tasks",
+           "load_operator_pool", "previous_month", "published_json", "retire", "rotate", "seal_pool", "sealed_key",
+           "verify_historical"]

@@ -30,8 +30,9 @@ from pathlib import Path
 
 import duckdb
 
-from runstore.store import DEFAULT_WAREHOUSE, LocalStore, Store, default_warehouse, open_store
-from runstore.store._base import schema_of
+from runstore.store import DEFAULT_WAREHOUSE, PUBLISHED_MAX_BYTES, LocalStore, Store, default_warehouse, open_store
+from runstore.store._base import read_parquet_bytes, schema_of
+from warehouse.database_file import WarehouseFileError, check_database_path
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "marts")
@@ -109,8 +110,10 @@ def load_views() -> list[View]:
     return ordered
 
 
-def _resolve_store(store: Store | str | None) -> Store:
-    return store if isinstance(store, Store) else open_store(store)
+def _resolve_store(store: Store | str | None, usage: str | None = "read") -> Store:
+    """``store`` itself, or the store at that root (default ``MCPBENCH_STORE``), refused unless it exists:
+    the warehouse only reads a store and never makes one at a mistyped path."""
+    return store if isinstance(store, Store) else open_store(store, usage=usage)
 
 
 def _quote(text: str) -> str:
@@ -161,10 +164,10 @@ def month_tasks(store: Store) -> list[tuple[str, str]]:
     for key in store.list("public/attestations/"):
         if not key.endswith(".json"):
             continue
-        try:
-            doc = json.loads(store.get_bytes(key))
+        try:  # a published list is untrusted input: bounded by size (StoreError past it) and nesting
+            doc = json.loads(store.get_bytes(key, limit=PUBLISHED_MAX_BYTES))
             rows += [(str(doc["month"]), str(e["task_id"])) for e in doc["tasks"]]
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise ValueError(f"{store.url(key)} is not an attestation list: {exc}") from None
     return rows
 
@@ -210,13 +213,13 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> lis
 class CorruptFileError(ValueError):
     """Landed Parquet that cannot be read: the files, why, and how to recover. Nothing was deleted."""
 
-    def __init__(self, store: Store, bad: list[tuple[str, str]]) -> None:
+    def __init__(self, store: Store, bad: list[tuple[str, str]],
+                 stopped: str = "The warehouse was not built (a previous database file is kept)") -> None:
         self.files = [key for key, _ in bad]
         lines = [f"{store.url(key)}: not a readable Parquet file ({why})" for key, why in bad]
         runs = sorted({key.rsplit("/", 1)[1].removesuffix(".parquet") for key in self.files})
         super().__init__(
-            "\n".join(lines) + "\nThe warehouse was not built (a previous database file is kept) and nothing in the store was "
-            "changed. To recover, "
+            "\n".join(lines) + f"\n{stopped} and nothing in the store was changed. To recover, "
             "restore the file from a backup, or delete it (and its run's other file under runs/ or calls/) and "
             "run that submission's evaluation again with the same --submission-id: it runs exactly the "
             f"missing runs ({', '.join(runs)}).")
@@ -225,7 +228,6 @@ class CorruptFileError(ValueError):
 def unreadable_files(store: Store) -> list[tuple[str, str]]:
     """Every landed Parquet file of ``store`` that does not read back whole, with the reason."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     bad = []
     for kind in KINDS:
@@ -233,20 +235,20 @@ def unreadable_files(store: Store) -> list[tuple[str, str]]:
             if not key.endswith(".parquet"):
                 continue
             try:
-                pq.read_table(pa.BufferReader(store.get_bytes(key)))
+                read_parquet_bytes(store.get_bytes(key))
             except (pa.ArrowException, OSError) as exc:
                 bad.append((key, str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
     return bad
 
 
-def _name_corrupt_files(store: Store, exc: BaseException) -> None:
+def _name_corrupt_files(store: Store, exc: BaseException, **stopped: str) -> None:
     """When reading the store failed, raise ``CorruptFileError`` if unreadable files are the cause."""
     import pyarrow as pa
 
     if isinstance(exc, ValueError | duckdb.Error | pa.ArrowException | OSError):
         bad = unreadable_files(store)
         if bad:
-            raise CorruptFileError(store, bad) from None
+            raise CorruptFileError(store, bad, **stopped) from None
 
 
 def connect(store: Store | str | None = None, *, submission_id: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -257,7 +259,8 @@ def connect(store: Store | str | None = None, *, submission_id: str | None = Non
     try:
         create_views(con, attach_sources(con, store, submission_id=submission_id, copy=False))
     except Exception as exc:
-        _name_corrupt_files(store, exc)
+        con.close()
+        _name_corrupt_files(store, exc, stopped="Nothing was scored")
         raise
     return con
 
@@ -303,10 +306,14 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
     imported); if a suite fails, :class:`warehouse.quality.QualityError` is raised with the report, the
     store is left untouched and the previous database file, if any, stays in place. Without ``check``
     the build records which runs are unchecked. The file is written beside the target and renamed over
-    it, so a reader never opens a half-built warehouse."""
+    it, so a reader never opens a half-built warehouse.
+
+    Refused before anything is read or written: a ``db_path`` holding anything but a warehouse a build
+    made (:class:`warehouse.database_file.WarehouseFileError`), and a ``store`` root where there is
+    no store (``runstore.store.StoreError``)."""
     started = time.perf_counter()
+    target = check_database_path(db_path or default_db_path())
     store = _resolve_store(store)
-    target = Path(db_path) if db_path else default_db_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
@@ -388,13 +395,19 @@ def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Stor
     The rebuild checks what landed since the last checked build, so a failing suite raises
     :class:`warehouse.quality.QualityError` and a build that is not checked raises
     :class:`UncheckedWarehouse`, unless ``allow_unchecked`` (then nothing is checked; label what you
-    print with :func:`build_status`). Nothing new landed: Great Expectations is not imported."""
-    path = Path(db_path) if db_path else default_db_path()
+    print with :func:`build_status`). Nothing new landed: Great Expectations is not imported.
+
+    A path holding anything but a warehouse raises :class:`warehouse.database_file.WarehouseFileError`,
+    and a store that is about to be read but does not exist ``runstore.store.StoreError``: neither is
+    created, replaced or changed."""
+    path = check_database_path(db_path or default_db_path())
     if path.exists():
         with duckdb.connect(str(path), read_only=True) as con:
             built_over, built_version = con.execute("select store, store_version from warehouse_build").fetchone()
             status = build_status(con)
-        current = _resolve_store(store if store is not None else built_over)
+        current = _resolve_store(store if store is not None else built_over, usage=None)
+        if current.root != built_over or built_version is not None:
+            current.check_usable("read")  # about to be read: compared with the build, or built over
         if current.root != built_over or (built_version is not None and current.version() != built_version):
             status = _rebuild(current, path, allow_unchecked)  # another store, or runs landed since the build
     else:
@@ -413,5 +426,6 @@ def _rebuild(store: Store, path: Path, allow_unchecked: bool) -> BuildStatus:
 
 
 __all__ = ["DEFAULT_DB", "BuildResult", "BuildStatus", "CorruptFileError", "UncheckedWarehouse", "View",
+           "WarehouseFileError",
            "attach_sources", "build", "build_status", "connect", "create_views", "default_db_path", "load_views",
            "month_tasks", "open_warehouse", "unreadable_files"]

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from mcpbench.commands._store import open_store_for, store_option
+
 
 def print_rotation(report: dict, as_json: bool) -> None:
     """Print a rotation's public report (``RotationReport.public()``: ids and counts only)."""
@@ -34,7 +36,7 @@ def print_rotation(report: dict, as_json: bool) -> None:
 
 @click.command()
 @click.option("--month", required=True, help="The month to build, YYYY-MM.")
-@click.option("--store", "store_root", default=None, help="Store root (default: $MCPBENCH_STORE or .mcpbench/store).")
+@store_option()
 @click.option("--pool", "pool_dir", default=None, type=click.Path(exists=True, file_okay=False),
               help="Template folder (default: the operator's sealed pool in the store, else the public demo pool).")
 @click.option("--leaked", multiple=True, help="Task id flagged as possibly leaked: its template is replaced first.")
@@ -66,19 +68,19 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
     """
     import os
 
-    from runstore.store import open_store
+    from runstore.store import StoreError
     from tasks_catalog.gate import GateUnavailable, acceptance_gate
     from tasks_catalog.months import MonthError, load_operator_pool, rotate as rotate_month
     from tasks_catalog.sealed import SealError
     from tasks_catalog.templates import TemplateError
 
-    store = open_store(store_root)
+    store = open_store_for(store_root, "write")  # before the gate starts
     try:
         gate = acceptance_gate(typescript)
         pool = load_operator_pool(store, pool_dir=pool_dir)
         report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous,
                               gate=gate, gate_processes=gate_processes or min(os.cpu_count() or 1, 4))
-    except (GateUnavailable, MonthError, SealError, TemplateError, ValueError) as exc:
+    except (GateUnavailable, MonthError, SealError, StoreError, TemplateError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     if gate.missing and not as_json:
         click.echo(f"warning: the gate ran with the Python verifier alone: {gate.missing}", err=True)
@@ -102,7 +104,7 @@ def attest() -> None:
 
 @attest.command()
 @click.argument("tag")
-@click.option("--store", "store_root", default=None, help="Store root (default: $MCPBENCH_STORE or .mcpbench/store).")
+@store_option()
 @click.option("--json", "as_json", is_flag=True)
 def verify(tag: str, store_root: str | None, as_json: bool) -> None:
     """Check a retired month's published plaintext against the hashes committed at its start.
@@ -114,12 +116,13 @@ def verify(tag: str, store_root: str | None, as_json: bool) -> None:
     Example:
       mcpbench attest verify Historical-2026-11
     """
-    from runstore.store import open_store
+    from runstore.store import StoreError
     from tasks_catalog.months import MonthError, verify_historical
 
+    store = open_store_for(store_root, "read")
     try:
-        report = verify_historical(open_store(store_root), tag)
-    except (MonthError, ValueError) as exc:
+        report = verify_historical(store, tag)
+    except (MonthError, StoreError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps({"tag": tag, "ok": report.ok, "checked": report.checked, "problems": report.problems}))

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from mcpbench.commands._store import open_store_for, store_option
+
 
 @click.command()
 @click.option("--agent", "agent_spec", required=True,
@@ -25,8 +27,7 @@ import click
               help="Run every task this many times, each on a fresh backend (pass@1, pass^k, pass@k).")
 @click.option("--sandbox", "sandbox_name", type=click.Choice(["local", "docker", "none"]), default="local",
               show_default=True, help="'none' runs the agent unisolated (trusted agents only).")
-@click.option("--store", "store_root", default=None, help="Store root: a folder or s3://bucket/prefix "
-              "(default: $MCPBENCH_STORE or .mcpbench/store).")
+@store_option()
 @click.option("--submission-id", default=None, help="Default: local-<agent>-<UTC timestamp>.")
 @click.option("--submitter", default=None, help="Default: $USER or 'local'.")
 @click.option("--publish-goals", is_flag=True, help="Store goal text in the trace (redacted by default).")
@@ -57,7 +58,6 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     from mcpbench.runner import model_settings_for, uses_model
     from mcpbench.sandbox import SandboxUnavailable
     from runstore.split import Split, SplitError
-    from runstore.store import open_store
     from tasks_catalog.loader import TaskLoadError
     from tasks_catalog.months import MonthError
     from tasks_catalog.sealed import SealError
@@ -78,10 +78,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     split = parsed.text
     from runstore.store import StoreError
 
-    try:
-        store = open_store(store_root)
-    except StoreError as exc:
-        raise click.BadParameter(str(exc), param_hint="--store") from None
+    store = open_store_for(store_root, "write")  # before any task loads or agent runs
     try:
         check_agent_reads(agent, operator_paths(store))
     except AgentSpecError as exc:
@@ -123,12 +120,15 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
                    f"({why.removeprefix('store: the run did not land: ')}); the same command with "
                    f"--submission-id {submission.submission_id} runs exactly those again", err=True)
 
+    from warehouse.build import CorruptFileError
     from warehouse.scorecard import format_scorecard, scorecard
 
     import duckdb
 
     try:
         card = scorecard(submission.submission_id, store=store)
+    except CorruptFileError as exc:  # which files, and how to recover
+        raise click.ClickException(str(exc)) from None
     except (StoreError, OSError, LookupError, duckdb.Error) as exc:
         if summary.not_landed:
             sys.exit(1)  # said above, in one line

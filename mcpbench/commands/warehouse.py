@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import click
 
-_store_option = click.option("--store", metavar="ROOT", default=None,
-                             help="Store root: a folder or s3://bucket/prefix [default: $MCPBENCH_STORE or "
-                                  ".mcpbench/store].")
+from mcpbench.commands._store import store_option
+
 _db_option = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                           help="Warehouse database file [default: $MCPBENCH_WAREHOUSE or .mcpbench/warehouse.duckdb]; "
-                               "built if missing.")
+                               "built if missing. A file that is not a warehouse a build made is never replaced.")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON rows instead of a table.")
 _unchecked_option = click.option(
     "--unchecked", is_flag=True,
@@ -66,6 +66,19 @@ def _print_table(table: _Rows, as_json: bool, *, limit: int | None = None) -> No
         console.print(f"({table.num_rows} rows, {len(shown)} shown; use --json or LIMIT for the rest)")
 
 
+@contextmanager
+def _refusals():
+    """Turn what the warehouse refuses (a file that is not a warehouse, a store that is not there,
+    unreadable Parquet) into a click error saying why, with no traceback."""
+    from runstore.store import StoreError
+    from warehouse.build import CorruptFileError, WarehouseFileError
+
+    try:
+        yield
+    except (CorruptFileError, StoreError, WarehouseFileError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _open(db_path: Path | None, store: str | None, unchecked: bool):
     """The warehouse, refused (exit 1 with why) when its data failed or skipped the quality suites,
     unless ``unchecked``; then a loud label goes to stderr."""
@@ -73,7 +86,8 @@ def _open(db_path: Path | None, store: str | None, unchecked: bool):
     from warehouse.quality import QualityError
 
     try:
-        con = open_warehouse(db_path, store=store, allow_unchecked=unchecked)
+        with _refusals():
+            con = open_warehouse(db_path, store=store, allow_unchecked=unchecked)
     except QualityError as exc:
         raise click.ClickException(f"{exc}\nNothing is scored from data that failed its checks; "
                                    "--unchecked reads it anyway, labelled.") from None
@@ -101,11 +115,11 @@ def warehouse() -> None:
 
 
 @warehouse.command()
-@_store_option
+@store_option()
 @_db_option
 @click.option("--check/--no-check", default=True, show_default=True,
               help="Validate the landed data with the Great Expectations suites first.")
-def build(store: str | None, db_path: Path | None, check: bool) -> None:
+def build(store_root: str | None, db_path: Path | None, check: bool) -> None:
     """Build the warehouse database file from the store's Parquet.
 
     Only runs that landed (or changed) since the last checked build are validated; with nothing new,
@@ -118,13 +132,13 @@ def build(store: str | None, db_path: Path | None, check: bool) -> None:
       mcpbench warehouse build
       mcpbench warehouse build --db warehouse.duckdb
     """
-    from warehouse.build import CorruptFileError
     from warehouse.build import build as build_warehouse
     from warehouse.quality import QualityError
 
     try:
-        result = build_warehouse(store, db_path, check=check)
-    except (QualityError, CorruptFileError) as exc:
+        with _refusals():
+            result = build_warehouse(store_root, db_path, check=check)
+    except QualityError as exc:
         raise click.ClickException(str(exc)) from None
     state = (f"checked ({result.runs_validated} new runs validated)" if result.checked
              else "UNCHECKED (readers refuse it without --unchecked)")
@@ -134,13 +148,13 @@ def build(store: str | None, db_path: Path | None, check: bool) -> None:
 
 @warehouse.command()
 @click.argument("sql")
-@_store_option
+@store_option()
 @_db_option
 @_json_option
 @_unchecked_option
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True,
               help="Rows shown in a table (JSON prints every row).")
-def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, unchecked: bool, limit: int) -> None:
+def query(sql: str, store_root: str | None, db_path: Path | None, as_json: bool, unchecked: bool, limit: int) -> None:
     """Run one SQL query on the warehouse and print the result.
 
     \b
@@ -150,7 +164,7 @@ def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, unch
     """
     import duckdb
 
-    con, _ = _open(db_path, store, unchecked)
+    con, _ = _open(db_path, store_root, unchecked)
     try:
         table = _Rows(con, sql)
     except duckdb.Error as exc:
@@ -162,11 +176,11 @@ def query(sql: str, store: str | None, db_path: Path | None, as_json: bool, unch
 
 @click.command()
 @click.option("--historical", is_flag=True, help="Rank the retired public months instead of the current one.")
-@_store_option
+@store_option()
 @_db_option
 @_json_option
 @_unchecked_option
-def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_json: bool, unchecked: bool) -> None:
+def leaderboard(historical: bool, store_root: str | None, db_path: Path | None, as_json: bool, unchecked: bool) -> None:
     """Print the leaderboard: the current private month, or --historical for retired public months.
 
     Only submissions that covered their month (an attempted run on every task) get a rank; the
@@ -178,7 +192,7 @@ def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_js
       mcpbench leaderboard --historical --json
     """
     view = "leaderboard_historical" if historical else "leaderboard_contemporary"
-    con, _ = _open(db_path, store, unchecked)
+    con, _ = _open(db_path, store_root, unchecked)
     try:
         table = _Rows(con, f"select * from {view}")
     finally:
@@ -192,10 +206,10 @@ def leaderboard(historical: bool, store: str | None, db_path: Path | None, as_js
 @click.command()
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the page.")
-@_store_option
+@store_option()
 @_db_option
 @_unchecked_option
-def report(html_path: Path, store: str | None, db_path: Path | None, unchecked: bool) -> None:
+def report(html_path: Path, store_root: str | None, db_path: Path | None, unchecked: bool) -> None:
     """Write a static HTML report: leaderboards, per-server charts, anomaly flags.
 
     The page is self-contained (inline CSS and SVG, no scripts) and opens in a browser with no server.
@@ -206,7 +220,7 @@ def report(html_path: Path, store: str | None, db_path: Path | None, unchecked: 
     """
     from warehouse.report import write_report
 
-    con, label = _open(db_path, store, unchecked)
+    con, label = _open(db_path, store_root, unchecked)
     try:
         path = write_report(html_path, con, warning=label)
     finally:

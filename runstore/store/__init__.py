@@ -11,17 +11,26 @@ A run counts as landed once its index entry exists; the entry is written last, a
 files. A landing that fails (after bounded retries) removes what it wrote and raises ``StoreError``;
 a kill between a run's Parquet and its index entry leaves a complete run without its entry, which
 ``Store.repair_landings`` (called when an evaluation resumes) indexes, so the run is not run again.
+
+Every command that takes a store opens it with ``open_store(root, usage=...)``, which decides once,
+before anything runs, whether the store can serve what the command is about to do
+(``Store.check_usable``): runs land only where a store folder is or can be made, and a command that
+only reads never creates a store at a mistyped path.
 """
 
 from __future__ import annotations
 
 import os
 
-from runstore.store._base import LandingRepair, Store, StoreError
+from runstore.store._base import LAYOUT, USAGES, LandingRepair, Store, StoreError
 from runstore.store._local import LocalStore
 
 #: The store used when neither an argument nor ``MCPBENCH_STORE`` names one.
 DEFAULT_ROOT = ".mcpbench/store"
+#: The most read of an artefact published in a store (a retired month's plaintext, an attestation list),
+#: which anyone may have handed us: read with ``Store.get_bytes(key, limit=PUBLISHED_MAX_BYTES)``, so a
+#: larger one is refused before it is read whole. A month of the public pool (160 tasks) is about 1.3 MB.
+PUBLISHED_MAX_BYTES = 16 * 1024 * 1024
 
 
 #: The warehouse database used when neither an argument nor ``MCPBENCH_WAREHOUSE`` names one.
@@ -39,22 +48,33 @@ def default_warehouse() -> str:
     return os.environ.get("MCPBENCH_WAREHOUSE") or DEFAULT_WAREHOUSE
 
 
-def open_store(root: str | None = None, **options) -> Store:
+def open_store(root: str | None = None, *, usage: str | None = None, **options) -> Store:
     """Open the store at ``root``: a local folder, or ``s3://bucket/prefix``.
+
+    ``usage`` is what the caller is about to do: ``"write"`` (land runs, seal months) or ``"read"``
+    (score, rank, verify); the store is checked for it first (``Store.check_usable``) and a
+    ``StoreError`` says why it cannot serve it, before anything else happens. Without ``usage``
+    nothing is checked: for a caller whose command already decided (a flow's tasks, tests).
 
     S3 endpoint, region and credentials come from the standard AWS settings (``AWS_ENDPOINT_URL``,
     ``AWS_ACCESS_KEY_ID``, profiles, ...), so MinIO or moto work as well as AWS. ``options`` go to the
     store's constructor (for S3: ``attempts``, ``backoff_s``, ``timeout_s``).
     """
+    if usage is not None and usage not in USAGES:
+        raise ValueError(f"usage must be one of {USAGES}, got {usage!r}")
     root = root or default_root()
     if root.startswith("s3://"):
         from runstore.store._s3 import S3Store
 
-        return S3Store(root, **options)
-    if "://" in root:
+        store: Store = S3Store(root, **options)
+    elif "://" in root:
         raise StoreError(f"unsupported store root {root!r}: use a local folder or s3://bucket/prefix")
-    return LocalStore(root, **options)
+    else:
+        store = LocalStore(root, **options)
+    if usage is not None:
+        store.check_usable(usage)
+    return store
 
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_WAREHOUSE", "LandingRepair", "LocalStore", "Store", "StoreError", "default_root",
-           "default_warehouse", "open_store"]
+__all__ = ["DEFAULT_ROOT", "DEFAULT_WAREHOUSE", "LAYOUT", "PUBLISHED_MAX_BYTES", "USAGES", "LandingRepair", "LocalStore",
+           "Store", "StoreError", "default_root", "default_warehouse", "open_store"]

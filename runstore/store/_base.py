@@ -22,6 +22,11 @@ if TYPE_CHECKING:  # the records (pydantic) and pyarrow are imported on first us
     import pyarrow.dataset as ds
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+#: The folders a store's writes make at its root: runs and calls land in ``runs/`` and ``calls/``, ``index/``
+#: marks them landed, ``private/`` and ``public/`` hold the months. A root holding none of them is no store.
+LAYOUT = ("runs", "calls", "index", "private", "public")
+#: What a command is about to do with a store (see ``Store.check_usable``).
+USAGES = ("read", "write")
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 
 
@@ -47,6 +52,19 @@ def partition(month: str, submission_id: str) -> str:
         raise StoreError(f"month {month!r} is not YYYY-MM")
     _check_id("submission_id", submission_id)
     return f"month={month}/submission={submission_id}"
+
+
+def read_parquet_bytes(data: bytes) -> pa.Table:
+    """The table in one Parquet file's bytes, read on this thread alone; ``pyarrow.ArrowException`` or
+    ``OSError`` when the bytes are not a whole Parquet file.
+
+    Not ``pq.read_table``: that scans through pyarrow's dataset machinery, whose worker threads can
+    still hold ``data`` after it returns and release it later; at interpreter exit such a release
+    (which needs the GIL) aborts the process (SIGABRT) after whatever it printed last."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
 
 
 def parquet_bytes(rows: list[dict], schema: pa.Schema) -> bytes:
@@ -100,6 +118,19 @@ class Store(ABC):
     def _delete(self, key: str) -> None: ...
 
     @abstractmethod
+    def _head(self, key: str, size: int) -> bytes | None:
+        """At most the first ``size`` bytes at ``key`` (all of a smaller object), or None if there is no
+        such key: what a bounded read needs to know, without reading an object of any size whole."""
+
+    @abstractmethod
+    def _check_writable(self) -> None:
+        """Raise ``StoreError`` saying why runs cannot land here (creating nothing)."""
+
+    def _why_absent(self) -> str:
+        """Why there is no store at the root (for ``check_usable``'s message)."""
+        return f"nothing is there (none of {', '.join(f'{name}/' for name in LAYOUT)})"
+
+    @abstractmethod
     def dataset(self, kind: str, submission_id: str | None = None) -> ds.Dataset | None:
         """A pyarrow dataset over the landed ``runs`` or ``calls`` (optionally one submission's), or
         None when nothing has landed."""
@@ -113,10 +144,17 @@ class Store(ABC):
         """Write an artefact (e.g. a published attestation list) atomically at ``key``."""
         self._put(self._check_key(key), data)
 
-    def get_bytes(self, key: str) -> bytes:
-        data = self._get(self._check_key(key))
+    def get_bytes(self, key: str, *, limit: int | None = None) -> bytes:
+        """The object at ``key``; with ``limit``, a ``StoreError`` naming the key and the limit for an
+        object larger than ``limit`` bytes, which is never read whole (an artefact someone else
+        published is read as untrusted input)."""
+        self._check_key(key)
+        data = self._get(key) if limit is None else self._head(key, limit + 1)
         if data is None:
             raise KeyError(f"no object at {self.url(key)}")
+        if limit is not None and len(data) > limit:
+            raise StoreError(f"{self.url(key)} is larger than {limit:,} bytes, the most read from it; "
+                             "refused before reading it whole")
         return data
 
     def exists(self, key: str) -> bool:
@@ -131,6 +169,24 @@ class Store(ABC):
 
     def url(self, key: str = "") -> str:
         return f"{self.root.rstrip('/')}/{key}"
+
+    def check_usable(self, usage: str) -> None:
+        """Refuse, with a ``StoreError`` that says why, a store that cannot serve ``usage``, before a
+        command does anything with it:
+
+        * ``write`` (runs land, months are sealed): an existing folder or one that can be made (never a
+          file, nor a path under a file); on S3 a bucket that exists (a store never makes buckets);
+        * ``read`` (scores, leaderboards, attestations): a store that exists, i.e. holds at least one
+          of ``LAYOUT``; a mistyped path is an error, and nothing is created there.
+
+        Nothing is written either way."""
+        if usage == "write":
+            self._check_writable()
+        elif usage == "read":
+            if not set(self._children("")) & set(LAYOUT):
+                raise StoreError(f"there is no store at {self.root}: {self._why_absent()}")
+        else:
+            raise ValueError(f"usage must be one of {USAGES}, got {usage!r}")
 
     @staticmethod
     def _check_key(key: str) -> str:
@@ -249,11 +305,10 @@ class Store(ABC):
 
     def _landing_reads_back(self, run_id: str, where: str, submission_id: str) -> bool:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         try:
-            run = pq.read_table(pa.BufferReader(self._get(f"runs/{where}/{run_id}.parquet") or b""))
-            calls = pq.read_table(pa.BufferReader(self._get(f"calls/{where}/{run_id}.parquet") or b""))
+            run = read_parquet_bytes(self._get(f"runs/{where}/{run_id}.parquet") or b"")
+            calls = read_parquet_bytes(self._get(f"calls/{where}/{run_id}.parquet") or b"")
         except (pa.ArrowException, OSError):
             return False
         return (run.num_rows == 1 and run.column("run_id").to_pylist() == [run_id]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from runstore.store._base import Store, StoreError, schema_of
+from runstore.store._base import LAYOUT, Store, StoreError, schema_of
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -51,8 +51,42 @@ class LocalStore(Store):
         except OSError as exc:
             raise StoreError(f"could not read {self.path / key}: {exc}") from exc
 
+    def _head(self, key: str, size: int) -> bytes | None:
+        try:
+            with open(self.path / key, "rb") as f:
+                return f.read(size)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise StoreError(f"could not read {self.path / key}: {exc}") from exc
+
     def _exists(self, key: str) -> bool:
         return (self.path / key).is_file()
+
+    def _nearest(self) -> Path:
+        """The root, or its nearest ancestor that exists."""
+        path = self.path
+        while not path.exists() and path != path.parent:
+            path = path.parent
+        return path
+
+    def _check_writable(self) -> None:
+        found = self._nearest()
+        if found == self.path and not found.is_dir():
+            raise StoreError(f"the store {self.path} is a file, not a folder: nothing can be stored in it")
+        if not found.is_dir():
+            raise StoreError(f"the store {self.path} cannot be made: {found} is a file, not a folder")
+        if not os.access(found, os.W_OK | os.X_OK):
+            raise StoreError(f"the store {self.path} cannot be written: {found} is not writable")
+
+    def _why_absent(self) -> str:
+        found = self._nearest()
+        if found == self.path and found.is_dir():
+            return (f"the folder holds none of {', '.join(f'{name}/' for name in LAYOUT)}, so nothing has been "
+                    "written to it")
+        if found == self.path or not found.is_dir():
+            return f"{found} is a file, not a store folder"
+        return "no such folder (a store is made by `mcpbench run` or `mcpbench rotate`)"
 
     def _list(self, prefix: str) -> list[str]:
         base = self.path / prefix
@@ -73,7 +107,10 @@ class LocalStore(Store):
         folder = self.path / prefix
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_TMP_PREFIX))
+        try:
+            return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_TMP_PREFIX))
+        except OSError as exc:  # a folder this process may not list
+            raise StoreError(f"could not list {folder}: {exc}") from exc
 
     def version(self) -> str | None:
         """The index folder's modification time: every landing renames a file into it."""

@@ -97,6 +97,41 @@ class S3Store(Store):
 
         return self._retry("read", key, get)
 
+    def _head(self, key: str, size: int) -> bytes | None:
+        def get() -> bytes | None:
+            try:
+                return self.client.get_object(Bucket=self.bucket, Key=self._key(key),
+                                              Range=f"bytes=0-{max(0, size - 1)}")["Body"].read(size)
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code")
+                if code in ("NoSuchKey", "404"):
+                    return None
+                if code == "InvalidRange":  # an empty object has no byte 0
+                    return b""
+                raise
+
+        return self._retry("read", key, get)
+
+    def _check_writable(self) -> None:
+        def head() -> None:
+            try:
+                self.client.head_bucket(Bucket=self.bucket)
+            except ClientError as exc:
+                status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+                if status == 404:
+                    raise StoreError(f"the store {self.root} has no bucket: there is no bucket {self.bucket!r} at "
+                                     f"{_endpoint() or 'AWS'} (a store never makes buckets; create it first)") from None
+                if status == 403:
+                    raise StoreError(f"the store {self.root} cannot be used: access to bucket {self.bucket!r} "
+                                     "is denied with these credentials") from None
+                raise
+
+        self._retry("look up the bucket of", "", head)
+
+    def _why_absent(self) -> str:
+        self._check_writable()  # a missing bucket says so
+        return "nothing is stored under that prefix"
+
     def _exists(self, key: str) -> bool:
         def head() -> bool:
             try:

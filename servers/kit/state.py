@@ -127,7 +127,9 @@ class ServerState(Model):
         if isinstance(data, Path):
             source = str(data)
             try:
-                data = data.read_text(encoding="utf-8")
+                data = safejson.read_document(data)  # refused by size before it is parsed
+            except safejson.TooLargeError as exc:
+                raise StateError(str(exc)) from None
             except OSError as exc:
                 raise StateError(f"{source}: cannot read: {exc.strerror}") from exc
             except UnicodeDecodeError as exc:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from servers import SERVER_NAMES
 from servers.kit import json_path
-from servers.kit.safejson import NestingError, loads
+from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from tasks_catalog.hashing import canonical_json
 from tasks_catalog.schema import Task
 
@@ -109,7 +109,11 @@ class TemplateError(ValueError):
 
 def load_template(path: Path) -> Template:
     try:
-        return Template.model_validate(loads(path.read_text(encoding="utf-8")))
+        return Template.model_validate(loads(read_document(path)))
+    except TooLargeError as exc:
+        raise TemplateError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TemplateError(f"{path}: cannot read: {exc}") from None
     except NestingError as exc:
         raise TemplateError(f"{path}: {exc.path}: {exc}") from None
     except json.JSONDecodeError as exc:
