@@ -44,7 +44,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     \b
     Examples:
       mcpbench run --agent oracle --split dev
-      mcpbench run --agent "command:python my_agent.py" --tasks slack-announce-release --json
+      mcpbench run --agent "command:python agent/my_agent.py" --tasks slack-announce-release --json
       mcpbench run --agent oracle --split Historical-2026-11
       OPENAI_BASE_URL=http://127.0.0.1:8080/v1 mcpbench run --agent openai:my-model --trials 3
 

@@ -108,7 +108,8 @@ def workspace(tmp_path_factory, gate_cache):
     root = tmp_path_factory.mktemp("examples")
     (root / "tasks_catalog").symlink_to(ROOT / "tasks_catalog")
     shutil.copytree(ROOT / "tasks_catalog" / "dev" / "slack", root / "dev" / "slack")  # the examples' dev set
-    (root / "my_agent.py").write_text("import sys\nsys.stdin.read()\n")  # a (lazy) agent that finishes at once
+    (root / "agent").mkdir(mode=0o755)
+    (root / "agent" / "my_agent.py").write_text("import sys\nsys.stdin.read()\n")  # a (lazy) agent that finishes at once
     (root / "state.json").write_text(_json.dumps({}))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
@@ -213,7 +214,9 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
     # under the oracle (and its agents) is tests/test_end_to_end.py's, not repeated here four times
     monkeypatch.setattr(mcpbench.splits, "DEV_DIR", workspace / "dev")
     base = {"MCPBENCH_STORE": str(workspace / "store"), "MCPBENCH_WAREHOUSE": str(workspace / "warehouse.duckdb"),
-            "MCPBENCH_GATE_CACHE": str(gate_cache)}
+            "MCPBENCH_GATE_CACHE": str(gate_cache),
+            # the workspace lies under /tmp, where a submitter's program may not: the operator declares it
+            "MCPBENCH_AGENT_DIR": str(workspace / "agent")}
     for name, value in base.items():
         monkeypatch.setenv(name, value)
     # rotate first: later examples read the month it retires
