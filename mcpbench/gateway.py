@@ -13,14 +13,24 @@ It sits in front of a fresh backend built from the task's initial state and:
 Every run's gateway is served by one shared ``GatewayHost``: a single loopback HTTP server on which
 each run has its own unguessable path ``/r/<token>/mcp`` (streamable HTTP), so a run costs no new
 server, socket or process.
+
+The host's event loop carries every run at once, so nothing of one run's may hold it: a call's work
+runs in a worker thread (``servers.kit.calls``), within the call time limit. A run's calls are decided,
+executed and recorded one at a time, in the order they arrive, so the same calls give the same state
+and trace at any concurrency. The time the agent spends waiting on the harness (``HarnessWait``: its
+calls in the gateway, and any stall of the host's event loop) is measured, and not charged to its
+deadline (``mcpbench.sandbox.interface.AgentProcess.waited``): a run slowed by the harness does not
+run out of time for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import secrets
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -34,7 +44,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from runstore.records import REDACTED, CallRecord
-from servers.kit import bind_toolset, shared_mcp_server, unbind_toolset
+from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
 
@@ -42,6 +52,49 @@ from tasks_catalog.schema import Task
 ARGUMENTS_KEPT = 4096
 #: The largest HTTP request body the gateway reads; larger requests are refused by the transport.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+#: How long an idle keep-alive connection stays open. uvicorn's default (5 s) turned any stall of the
+#: event loop longer than that into lost calls: when the loop resumed, the idle timer closed the
+#: connection on which the agent's next request was already waiting, and the agent failed.
+KEEP_ALIVE_S = 120.0
+#: How often the host looks at its event loop, and how late a wake-up must be to count as a stall.
+LOOP_TICK_S = 0.1
+LOOP_LATE_S = 0.05
+
+
+class HarnessWait:
+    """How long, so far, one run's agent has waited on the harness: the time in which at least one of
+    its calls was in the gateway (queued, executing, being recorded), plus the stalls of the host's
+    event loop while none was (during a stall the agent's requests, and its link, wait on the loop).
+    Safe to read from any thread (the docker backend's deadline is kept in one)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._since = 0.0  # when the calls in flight began to be
+        self._done = 0.0  # seconds accounted for
+
+    def begin(self) -> None:
+        with self._lock:
+            if self._in_flight == 0:
+                self._since = time.perf_counter()
+            self._in_flight += 1
+
+    def end(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._done += time.perf_counter() - self._since
+
+    def stalled(self, seconds: float) -> None:
+        """The host's event loop was stalled for ``seconds`` (counted only while no call is in flight:
+        a call in flight counts already)."""
+        with self._lock:
+            if self._in_flight == 0:
+                self._done += seconds
+
+    def seconds(self) -> float:
+        with self._lock:
+            return self._done + (time.perf_counter() - self._since if self._in_flight else 0.0)
 
 
 
@@ -68,6 +121,9 @@ class Gateway:
         self.faults_injected = 0
         self._faults = FaultPlan(task.faults)
         self._tool_list: list[types.Tool] | None = None
+        self._order: asyncio.Lock | None = None  # the run's calls, one at a time, in arrival order (FIFO)
+        #: what the agent waited on the harness (not charged to its deadline)
+        self.waits = HarnessWait()
         self.server = Server(f"mcpbench-gateway-{task.server}", on_list_tools=self._list_tools,
                              on_call_tool=self._call_tool)
 
@@ -82,9 +138,20 @@ class Gateway:
         return await self.call(params.name, params.arguments or {})
 
     async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Decide, execute (or not) and record one call."""
+        """Decide, execute (or not) and record one call, after every call of the run that came before it."""
         started = time.perf_counter()
         arrived = datetime.now(UTC)
+        self.waits.begin()
+        try:
+            if self._order is None:
+                self._order = asyncio.Lock()
+            async with self._order:
+                return await self._decide(name, arguments, arrived, started)
+        finally:
+            self.waits.end()
+
+    async def _decide(self, name: str, arguments: dict[str, Any], arrived: datetime,
+                      started: float) -> types.CallToolResult:
         seq = len(self.calls) + 1
         listed = name in self.listed
         kind: str | None = None
@@ -102,14 +169,15 @@ class Gateway:
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
                 token = bind_toolset(self.tools)
+                timed_out = False
                 try:
                     result = await self.backend.call_tool(name, arguments)
                 except ToolError as exc:
-                    result = _error(str(exc))
+                    result, timed_out = _error(str(exc)), isinstance(exc.__cause__, CallTimeout)
                 finally:
                     unbind_toolset(token)
                 if result.is_error:
-                    kind = "tool_error"
+                    kind = "call_timeout" if timed_out else "tool_error"
                 elif fault is not None:  # committed, but the answer is lost: the agent sees an error
                     self.faults_injected += 1
                     kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
@@ -137,6 +205,11 @@ class Gateway:
             latency_ms=(time.perf_counter() - started) * 1000, result_bytes=len(text.encode()),
         ))
 
+    async def settled(self, timeout_s: float = CALL_WALL_LIMIT_S) -> bool:
+        """Wait, at most ``timeout_s``, until no call of the run is still executing (one answered at its
+        time limit may run on); whether none is. The final state is read only then."""
+        return await self.tools.calls.settled(timeout_s)
+
     @property
     def counted_calls(self) -> int:
         """Calls counted against ``max_steps`` (calls past the budget are refused, not counted)."""
@@ -150,6 +223,7 @@ class GatewayHost:
         self.host = host
         self.port: int | None = None
         self._routes: dict[str, StreamableHTTPSessionManager] = {}
+        self._gateways: set[Gateway] = set()  # mounted now: told of the loop's stalls
         self._server = None
         self._security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -188,18 +262,31 @@ class GatewayHost:
         sock.bind((self.host, 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=1)
+                                timeout_graceful_shutdown=1, timeout_keep_alive=KEEP_ALIVE_S)
         self._server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._server.serve, [sock])
             with anyio.fail_after(10):
                 while not self._server.started:
                     await anyio.sleep(0.001)
+            tg.start_soon(self._watch_loop)
             try:
                 yield self
             finally:
                 self._server.should_exit = True
         sock.close()
+
+    async def _watch_loop(self) -> None:
+        """Tell every mounted gateway how long the event loop was stalled, each time it was: a wake-up
+        ``LOOP_TICK_S`` after the last comes more than ``LOOP_LATE_S`` late. Ends with the host."""
+        assert self._server is not None
+        while not self._server.should_exit:
+            before = time.perf_counter()
+            await anyio.sleep(LOOP_TICK_S)
+            late = time.perf_counter() - before - LOOP_TICK_S
+            if late > LOOP_LATE_S:
+                for gateway in list(self._gateways):
+                    gateway.waits.stalled(late)
 
     @contextlib.asynccontextmanager
     async def serve(self, gateway: Gateway) -> AsyncIterator[str]:
@@ -212,10 +299,12 @@ class GatewayHost:
                                                max_request_body_size=MAX_REQUEST_BYTES)
         async with manager.run():
             self._routes[token] = manager
+            self._gateways.add(gateway)
             try:
                 yield f"/r/{token}/mcp"
             finally:
                 del self._routes[token]
+                self._gateways.discard(gateway)
 
 
-__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost"]
+__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait"]
