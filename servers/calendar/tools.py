@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationError
 
-from servers.kit import ToolError, Toolset, format_validation_error, tool
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, format_validation_error, tool
 from servers.kit.pages import Cursor, page
 from servers.kit.values import next_id
 from servers.calendar import recur
@@ -246,7 +246,8 @@ class CalendarTools(Toolset[CalendarState]):
         calendarId: CalendarId,
         timeMin: Annotated[str | None, Field(description="Only events ending after this time")] = None,
         timeMax: Annotated[str | None, Field(description="Only events starting before this time")] = None,
-        query: Annotated[str | None, Field(description="Words to find in title, description, location or attendees")] = None,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                           description="Words to find in title, description, location or attendees")] = None,
         maxResults: Annotated[int, Field(ge=1, le=250, description="Events per page")] = 25,
         pageToken: Cursor | None = None,
         singleEvents: Annotated[bool, Field(description=(
@@ -272,7 +273,8 @@ class CalendarTools(Toolset[CalendarState]):
     @tool(read_only=True)
     def search_events(
         self,
-        query: Annotated[str, Field(min_length=1, description="Words to find in title, description, location or attendees")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="Words to find in title, description, location or attendees")],
         timeMin: str | None = None,
         timeMax: str | None = None,
         maxResults: Annotated[int, Field(ge=1, le=250, description="Events per page")] = 25,

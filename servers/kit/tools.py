@@ -19,6 +19,14 @@ S = TypeVar("S", bound=ServerState)
 
 #: The largest string (or JSON-encoded argument) a tool accepts, in characters.
 MAX_ARGUMENT_CHARS = 200_000
+#: The longest answer a call gives, in characters (about 500,000 tokens: more than any model reads). An
+#: answer is built in the harness's memory and encoded again for the trace and the transport: without a
+#: bound, repeated reads of a grown file made answers of hundreds of megabytes.
+MAX_RESULT_CHARS = 2_000_000
+#: The longest free-text search query a tool accepts, in characters: each of its words is looked for in
+#: every entity searched, so a query of 100,000 words searched a mailbox for 20 s. (Servers that follow a
+#: real service's own limit keep it: GitHub 256, Slack 500, Stripe 1,000.)
+MAX_QUERY_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -111,11 +119,14 @@ def check_argument_sizes(tool_name: str, arguments: dict[str, Any]) -> None:
 
 
 def _invoke(tools: Toolset, name: str, arguments: dict[str, Any]) -> Any:
-    """One call's work (in a worker thread): the size check, the method, its answer as text."""
+    """One call's work (in a worker thread): the size checks, the method, its answer as text."""
     check_argument_sizes(name, arguments)
     result = getattr(tools, name)(**arguments)
     if isinstance(result, (dict, list)):
-        return json.dumps(result, default=str)  # compact, as the real services' servers answer
+        result = json.dumps(result, default=str)  # compact, as the real services' servers answer
+    if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
+        raise ToolError(f"the answer of {name} would be {len(result)} characters long; a call answers at most "
+                        f"{MAX_RESULT_CHARS}: ask for less at once")
     return result
 
 
@@ -155,4 +166,4 @@ def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None
     return run
 
 
-__all__ = ["MAX_ARGUMENT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]
+__all__ = ["MAX_ARGUMENT_CHARS", "MAX_QUERY_CHARS", "MAX_RESULT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]
