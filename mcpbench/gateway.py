@@ -61,17 +61,56 @@ LOOP_TICK_S = 0.1
 LOOP_LATE_S = 0.05
 
 
+class LoopWatch:
+    """How long the gateway host's event loop has been stalled, in all: the host's watch wakes every
+    ``LOOP_TICK_S`` (``beat()``), and a wake-up more than ``LOOP_LATE_S`` late ends a stall. Readable
+    from any thread, during a stall too (the docker backend keeps its deadline in a thread of its own),
+    and only ever growing: a stall going on counts as far as it has gone."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = time.perf_counter()  # the last beat
+        self._stalled = 0.0  # the stalls that ended
+
+    def _going_on(self, now: float) -> float:
+        late = now - self._last - LOOP_TICK_S
+        return late if late > LOOP_LATE_S else 0.0
+
+    def beat(self) -> None:
+        """The watch woke: a stall before it, if any, has ended."""
+        with self._lock:
+            now = time.perf_counter()
+            self._stalled += self._going_on(now)
+            self._last = now
+
+    def stalled(self) -> float:
+        """Seconds the loop has been stalled so far, the stall going on included."""
+        with self._lock:
+            return self._stalled + self._going_on(time.perf_counter())
+
+
 class HarnessWait:
     """How long, so far, one run's agent has waited on the harness: the time in which at least one of
-    its calls was in the gateway (queued, executing, being recorded), plus the stalls of the host's
-    event loop while none was (during a stall the agent's requests, and its link, wait on the loop).
-    Safe to read from any thread (the docker backend's deadline is kept in one)."""
+    its calls within its step budget was in the gateway (queued, executing, being recorded), plus the stalls of the host's
+    event loop while the gateway was mounted (during a stall the agent's requests, its link and its
+    model traffic wait on the loop; a stall during a call counts twice, in the agent's favour). Safe to
+    read from any thread, and only ever growing."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._since = 0.0  # when the calls in flight began to be
-        self._done = 0.0  # seconds accounted for
+        self._calls = 0.0  # seconds with a call in flight, of the calls that ended
+        self._loop: LoopWatch | None = None  # the host's, while the gateway is mounted
+        self._stalls = 0.0  # the loop's stalls: the total when mounted, then what they came to by unmounting
+
+    def mounted(self, loop: LoopWatch | None) -> None:
+        """Count ``loop``'s stalls from now on; ``None``: stop counting (the gateway was unmounted)."""
+        with self._lock:
+            if loop is not None:
+                self._loop, self._stalls = loop, loop.stalled()
+            elif self._loop is not None:
+                self._loop, self._stalls = None, self._loop.stalled() - self._stalls
 
     def begin(self) -> None:
         with self._lock:
@@ -83,19 +122,18 @@ class HarnessWait:
         with self._lock:
             self._in_flight -= 1
             if self._in_flight == 0:
-                self._done += time.perf_counter() - self._since
+                self._calls += time.perf_counter() - self._since
 
-    def stalled(self, seconds: float) -> None:
-        """The host's event loop was stalled for ``seconds`` (counted only while no call is in flight:
-        a call in flight counts already)."""
-        with self._lock:
-            if self._in_flight == 0:
-                self._done += seconds
+    @property
+    def in_flight(self) -> int:
+        """The run's calls in the gateway now (queued or executing)."""
+        return self._in_flight
 
     def seconds(self) -> float:
         with self._lock:
-            return self._done + (time.perf_counter() - self._since if self._in_flight else 0.0)
-
+            calls = self._calls + (time.perf_counter() - self._since if self._in_flight else 0.0)
+            stalls = self._loop.stalled() - self._stalls if self._loop is not None else self._stalls
+            return calls + stalls
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -122,6 +160,7 @@ class Gateway:
         self._faults = FaultPlan(task.faults)
         self._tool_list: list[types.Tool] | None = None
         self._order: asyncio.Lock | None = None  # the run's calls, one at a time, in arrival order (FIFO)
+        self._arrivals = 0
         #: what the agent waited on the harness (not charged to its deadline)
         self.waits = HarnessWait()
         self.server = Server(f"mcpbench-gateway-{task.server}", on_list_tools=self._list_tools,
@@ -141,14 +180,21 @@ class Gateway:
         """Decide, execute (or not) and record one call, after every call of the run that came before it."""
         started = time.perf_counter()
         arrived = datetime.now(UTC)
-        self.waits.begin()
+        self._arrivals += 1
+        # Calls are decided in arrival order, so this one is counted against the budget exactly when it
+        # arrives within it: only such calls' time is the harness's (past the budget, a flood of refused
+        # calls is the agent's own time, or it could make its run last as long as it liked).
+        counted = self._arrivals <= self.task.max_steps
+        if counted:
+            self.waits.begin()
         try:
             if self._order is None:
                 self._order = asyncio.Lock()
             async with self._order:
                 return await self._decide(name, arguments, arrived, started)
         finally:
-            self.waits.end()
+            if counted:
+                self.waits.end()
 
     async def _decide(self, name: str, arguments: dict[str, Any], arrived: datetime,
                       started: float) -> types.CallToolResult:
@@ -223,7 +269,7 @@ class GatewayHost:
         self.host = host
         self.port: int | None = None
         self._routes: dict[str, StreamableHTTPSessionManager] = {}
-        self._gateways: set[Gateway] = set()  # mounted now: told of the loop's stalls
+        self.loop = LoopWatch()
         self._server = None
         self._security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -269,6 +315,7 @@ class GatewayHost:
             with anyio.fail_after(10):
                 while not self._server.started:
                     await anyio.sleep(0.001)
+            self.loop = LoopWatch()
             tg.start_soon(self._watch_loop)
             try:
                 yield self
@@ -277,16 +324,11 @@ class GatewayHost:
         sock.close()
 
     async def _watch_loop(self) -> None:
-        """Tell every mounted gateway how long the event loop was stalled, each time it was: a wake-up
-        ``LOOP_TICK_S`` after the last comes more than ``LOOP_LATE_S`` late. Ends with the host."""
+        """Beat the loop watch every ``LOOP_TICK_S`` until the host ends."""
         assert self._server is not None
         while not self._server.should_exit:
-            before = time.perf_counter()
             await anyio.sleep(LOOP_TICK_S)
-            late = time.perf_counter() - before - LOOP_TICK_S
-            if late > LOOP_LATE_S:
-                for gateway in list(self._gateways):
-                    gateway.waits.stalled(late)
+            self.loop.beat()
 
     @contextlib.asynccontextmanager
     async def serve(self, gateway: Gateway) -> AsyncIterator[str]:
@@ -299,12 +341,12 @@ class GatewayHost:
                                                max_request_body_size=MAX_REQUEST_BYTES)
         async with manager.run():
             self._routes[token] = manager
-            self._gateways.add(gateway)
+            gateway.waits.mounted(self.loop)
             try:
                 yield f"/r/{token}/mcp"
             finally:
                 del self._routes[token]
-                self._gateways.discard(gateway)
+                gateway.waits.mounted(None)
 
 
-__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait"]
+__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch"]

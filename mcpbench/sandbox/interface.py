@@ -109,15 +109,10 @@ class AgentProcess:
         return f"http://127.0.0.1:{self.gateway_port}/mcp"
 
 
-#: How long a deadline that has passed is waited on once more before the agent is killed: the gateway
-#: host looks at its event loop every 0.1 s, and a stall that has just ended may not be counted yet.
-DEADLINE_CONFIRM_S = 0.25
-
-
 class Deadline:
     """When an agent's time is up: ``timeout_s`` of its own time after it started at ``began``
     (``time.perf_counter()``), that is, later by what ``waited()`` has grown since (its time waiting on
-    the harness, see ``AgentProcess``). It only ever moves later."""
+    the harness, see ``AgentProcess``, which only ever grows). It only ever moves later."""
 
     def __init__(self, began: float, timeout_s: float, waited: Callable[[], float] | None = None) -> None:
         self.began, self.timeout_s, self.waited = began, timeout_s, waited
@@ -130,19 +125,9 @@ class Deadline:
 
     def waits(self) -> Iterator[float]:
         """How long to wait, again and again, until the deadline has passed: it is asked anew after each
-        wait (waiting until it and asking again never overshoots, since it only moves later), and one that
-        has passed is confirmed once more after ``DEADLINE_CONFIRM_S`` when it can move."""
-        confirmed = False
-        while True:
-            left = self.at() - time.perf_counter()
-            if left > 0:
-                confirmed = False
-                yield left
-            elif confirmed or self.waited is None:
-                return
-            else:
-                confirmed = True
-                yield DEADLINE_CONFIRM_S
+        wait (waiting until it and asking again never overshoots, since it only moves later)."""
+        while (left := self.at() - time.perf_counter()) > 0:
+            yield left
 
 
 @dataclass(frozen=True)
