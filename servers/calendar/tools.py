@@ -33,7 +33,11 @@ Time = Annotated[
     str,
     Field(description="Local time '2026-03-18T10:00', with an offset '2026-03-18T10:00:00Z', or a date '2026-03-18' (all-day)"),
 ]
-Emails = Annotated[list[str], Field(description="Attendee email addresses, e.g. ['priya.raman@kestrelfreight.com']")]
+#: The most attendees an event may have: every occurrence of a series shows them all, so a daily series
+#: of 9,000 attendees made one page of list_events 42 MB.
+MAX_ATTENDEES = 250
+Emails = Annotated[list[str], Field(max_length=MAX_ATTENDEES,
+                                    description="Attendee email addresses, e.g. ['priya.raman@kestrelfreight.com']")]
 Recurrence = Annotated[list[str], Field(description=(
     "RRULE/EXDATE lines of a recurring series, e.g. ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=10']"))]
 PageSize = Annotated[int, Field(ge=1, le=100, description="Results per page")]
@@ -346,7 +350,8 @@ class CalendarTools(Toolset[CalendarState]):
         location: str | None = None,
         attendees: Annotated[
             list[str] | None,
-            Field(description="The complete new attendee list: it REPLACES the current one (include everyone to keep)"),
+            Field(max_length=MAX_ATTENDEES,
+                  description="The complete new attendee list: it REPLACES the current one (include everyone to keep)"),
         ] = None,
         recurrence: Recurrence | None = None,
     ) -> str:
