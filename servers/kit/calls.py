@@ -36,8 +36,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 T = TypeVar("T")
 
 #: The longest a call may run, in wall-clock seconds, before it is answered with ``CallTimeout``
-#: (the postgres engine interrupts its statements long before: see the module's docstring).
-CALL_WALL_LIMIT_S = 30.0
+#: (the postgres engine interrupts its statements before: see the module's docstring).
+CALL_WALL_LIMIT_S = 90.0
 #: Worker threads at most. A backend uses one at a time; they are made as calls need them and reused.
 CALL_THREADS = 256
 
@@ -62,22 +62,25 @@ class CallQueue:
         if self._order is None:
             self._order = asyncio.Lock()
         async with self._order:
-            await self._wait_idle()  # a call answered at its limit may still be running
+            if not self._idle.is_set():
+                await self._wait_idle()  # a call answered at its limit may still be running
             idle = threading.Event()
             self._idle = idle
-            future = _pool().submit(_signalling, work, idle)
             loop = asyncio.get_running_loop()
-            done = loop.create_future()
+            done = loop.create_future()  # resolved when the work ends, or when its time is up
+            future = _pool().submit(_signalling, work, idle)
             future.add_done_callback(lambda _: _call_soon(loop, _resolve, done))
+            timer = loop.call_later(limit_s, _resolve, done)
             try:
-                await asyncio.wait_for(asyncio.shield(done), limit_s)
-            except TimeoutError:
-                raise CallTimeout(
-                    f"{what} did not finish within {limit_s:g} s and was abandoned; it may or may not have "
-                    "been applied, and the next call waits until it has finished") from None
+                await done
             finally:
+                timer.cancel()
                 if future.cancel():  # never started (every worker busy): it never will
                     idle.set()
+            if not future.done():
+                raise CallTimeout(
+                    f"{what} did not finish within {limit_s:g} s and was abandoned; it may or may not have "
+                    "been applied, and the next call waits until it has finished")
             return future.result()
 
     @property
