@@ -21,7 +21,6 @@ from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.sandbox._gateway_link import GatewayLink
 from servers import get_spec
 from servers.filesystem.tools import FilesystemTools
-from servers.kit import calls
 from servers.postgres import _engine
 from tests.harness.conftest import run, script_agent
 from tests.harness.test_gateway import make_task
@@ -98,7 +97,7 @@ def test_a_call_blocked_in_one_run_holds_up_no_other_run_and_its_own_next_call_w
 def test_a_call_past_the_time_limit_is_answered_as_a_call_timeout_and_the_next_call_waits_for_it(monkeypatch):
     """Python work cannot be interrupted: the call is answered at the limit, saying it may have been
     applied; the run's next call runs only once that work is over, and sees what it did."""
-    monkeypatch.setattr(calls, "CALL_WALL_LIMIT_S", 0.2)
+    monkeypatch.setattr("servers.kit.calls.CALL_WALL_LIMIT_S", 0.2)
     finish, log = threading.Event(), []
     original = FilesystemTools.write_file
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import tracemalloc
 
-from servers.filesystem.tools import MAX_PATH_CHARS, MAX_PATH_DEPTH
-from servers.kit import MAX_QUERY_CHARS, MAX_RESULT_CHARS
+import servers.calendar.tools
+import servers.filesystem.tools
+import servers.kit
+
+#: The bounds, as servers/filesystem/tools.py and servers/kit/tools.py set them (written out: each is
+#: part of what an agent is told when it passes one).
+MAX_PATH_CHARS, MAX_PATH_DEPTH, MAX_QUERY_CHARS, MAX_RESULT_CHARS, MAX_ATTENDEES = 1024, 64, 500, 2_000_000, 250
 
 FILES = {"files": {"notes/plan.md": "ship on Friday\n"}, "directories": ["archive"]}
 
@@ -53,21 +58,18 @@ def test_reading_more_than_a_call_may_answer_is_refused_before_it_is_all_read(li
 def test_search_queries_longer_than_the_limit_are_refused_naming_it(live):
     gm = live("gmail", {"world": {"generator": "gmail", "version": 1, "seed": 1, "size": "default"}})
     assert f"at most {MAX_QUERY_CHARS} characters" in gm.error("search_emails", query="a " * MAX_QUERY_CHARS)
+    # within the bound, each message's text is put together once per search, not once per word (100,000
+    # words took 20 s), and every word still counts
+    every = gm.ok_json("search_emails", query="the", maxResults=100)["resultSizeEstimate"]
+    repeated = gm.ok_json("search_emails", query=" ".join(["the"] * 120), maxResults=100)["resultSizeEstimate"]
+    negated = gm.ok_json("search_emails", query="the -the", maxResults=100)["resultSizeEstimate"]
+    assert every > 0 and repeated == every and negated == 0
     cal = live("calendar", {"world": {"generator": "calendar", "version": 1, "seed": 1, "size": "default"}})
     assert f"at most {MAX_QUERY_CHARS} characters" in cal.error("search_events", query="a " * MAX_QUERY_CHARS)
     ln = live("linear", {"world": {"generator": "linear", "version": 1, "seed": 1, "size": "default"}})
     assert f"at most {MAX_QUERY_CHARS} characters" in ln.error("list_users", query="a" * (MAX_QUERY_CHARS + 1))
     nt = live("notion", {"world": {"generator": "notion", "version": 1, "seed": 1, "size": "default"}})
     assert f"at most {MAX_QUERY_CHARS} characters" in nt.error("search", query="a" * (MAX_QUERY_CHARS + 1))
-
-
-def test_a_mailbox_search_of_many_words_finds_what_all_of_them_match(live):
-    """Each message's text is put together once per search, not once per word (100,000 words took 20 s)."""
-    gm = live("gmail", {"world": {"generator": "gmail", "version": 1, "seed": 1, "size": "default"}})
-    every = gm.ok_json("search_emails", query="the", maxResults=100)["resultSizeEstimate"]
-    repeated = gm.ok_json("search_emails", query=" ".join(["the"] * 120), maxResults=100)["resultSizeEstimate"]
-    negated = gm.ok_json("search_emails", query="the -the", maxResults=100)["resultSizeEstimate"]
-    assert every > 0 and repeated == every and negated == 0
 
 
 BROWSER = {"world": {"generator": "browser", "version": 1, "seed": 1, "size": "default"}}
@@ -101,8 +103,6 @@ def test_a_select_of_millions_of_rows_answers_its_first_rows_and_count_in_bounde
 def test_an_event_takes_at_most_its_limit_of_attendees(live):
     """Every occurrence of a series shows all its attendees: a daily series with 9,000 made a page of
     list_events 42 MB before the answer's own bound refused it."""
-    from servers.calendar.tools import MAX_ATTENDEES
-
     cal = live("calendar", {"world": {"generator": "calendar", "version": 1, "seed": 1, "size": "default"}})
     calendar = cal.ok_json("list_calendars")["items"][0]["id"]
     guests = [f"guest{i}@example.com" for i in range(MAX_ATTENDEES + 1)]
@@ -111,3 +111,9 @@ def test_an_event_takes_at_most_its_limit_of_attendees(live):
     assert f"at most {MAX_ATTENDEES} items" in message
     cal.ok("create_event", calendarId=calendar, summary="All hands", start="2026-01-05T10:00",
            end="2026-01-05T11:00", attendees=guests[:MAX_ATTENDEES])
+
+
+def test_the_bounds_written_here_are_the_servers_own():
+    assert (servers.filesystem.tools.MAX_PATH_CHARS, servers.filesystem.tools.MAX_PATH_DEPTH) == (MAX_PATH_CHARS, MAX_PATH_DEPTH)
+    assert (servers.kit.MAX_QUERY_CHARS, servers.kit.MAX_RESULT_CHARS) == (MAX_QUERY_CHARS, MAX_RESULT_CHARS)
+    assert servers.calendar.tools.MAX_ATTENDEES == MAX_ATTENDEES
