@@ -11,6 +11,7 @@ import functools
 import socket
 import threading
 import time
+from pathlib import Path
 
 import anyio
 import pytest
@@ -29,9 +30,10 @@ from tests.harness.test_gateway import make_task
 BOUND_S = 20.0
 
 
-def serve(tasks, body):
+def serve(tasks, body, link: Path | None = None):
     """Serve a gateway for each of ``tasks`` on one host and run ``body(urls, gateways)`` in a thread;
-    returns ``(what body returned, the gateways, each backend's final state)``."""
+    returns ``(what body returned, the gateways, each backend's final state)``. ``link``: a socket path
+    where a link (as a sandbox's) leads to the host as well."""
 
     async def go():
         with anyio.fail_after(120):
@@ -41,6 +43,8 @@ def serve(tasks, body):
                             for i, (t, tools) in enumerate(zip(tasks, opened))]
                 async with contextlib.AsyncExitStack() as mounted:
                     paths = [await mounted.enter_async_context(host.serve(g)) for g in gateways]
+                    if link is not None:
+                        await mounted.enter_async_context(GatewayLink(link, host.port))
                     out = await anyio.to_thread.run_sync(body, [f"http://127.0.0.1:{host.port}{p}" for p in paths],
                                                          gateways)
                 for g in gateways:
@@ -195,32 +199,21 @@ def test_a_stall_of_the_event_loop_loses_no_call_waiting_on_a_kept_alive_connect
     loop is stalled, and reach the gateway only after the loop has looked at its timers."""
     socket_path = tmp_path / "link.sock"
 
-    async def go():
-        with anyio.fail_after(120):
-            async with GatewayHost().running() as host:
-                task = make_task()
-                with get_spec("filesystem").open(task.initial_state) as tools:
-                    gw = Gateway(task, tools, run_id="r", submission_id="s")
-                    async with host.serve(gw) as path, GatewayLink(socket_path, host.port):
-                        loop = asyncio.get_running_loop()
-                        url = f"http://127.0.0.1:{host.port}{path}"
-                        return await anyio.to_thread.run_sync(body, loop, url), gw.waits.seconds()
-
-    def body(loop, url):
+    def body(urls, gateways):
         stalled = threading.Event()
 
         def stall():  # the loop blocked, as by work of the harness that should not be on it
             stalled.set()
             time.sleep(STALL_S)
 
-        with _LinkClient(str(socket_path), url) as client:
+        with _LinkClient(str(socket_path), urls[0]) as client:
             first = client.call_tool("list_directory", {"path": "notes"})
-            loop.call_soon_threadsafe(stall)
+            anyio.from_thread.run_sync(lambda: asyncio.get_running_loop().call_soon(stall))
             assert stalled.wait(BOUND_S)
             second = client.call_tool("read_text_file", {"path": "notes/plan.md"})
-        return first, second
+        return first, second, gateways[0].waits.seconds()
 
-    (first, second), waited = anyio.run(go)
+    (first, second, waited), _, _ = serve([make_task()], body, link=socket_path)
     assert not first[0] and second == (False, "ship on Friday\n")
     assert waited >= STALL_S * 0.9, "the stall is counted as the agent's time waiting on the harness"
 
