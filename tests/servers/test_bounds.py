@@ -85,19 +85,19 @@ def test_a_search_too_long_for_the_site_is_a_clear_error_not_a_crash(live):
     assert "this browser opens URLs of at most 2000" in br.error("browser_type", ref=ref, text="a" * 3000, submit=True)
 
 
-def test_a_select_of_millions_of_rows_answers_its_first_rows_and_count_in_bounded_memory(live):
+def test_a_select_of_many_rows_answers_its_first_rows_and_count_in_bounded_memory(live):
     """Every row was fetched into the harness's memory before all but 500 were dropped: 5 million rows
     took 544 MB, 50 million would take the process (and every run in it) down."""
     pg = live("postgres", {"tables": [{"name": "t", "columns": [{"name": "a", "type": "INTEGER"}], "rows": [[1]]}]})
-    tracemalloc.start()
+    tracemalloc.start()  # slows every allocation down: the tool is called directly, not under the MCP client's bound
     try:
-        result = pg.ok_json("query", sql="SELECT range AS n FROM range(2000000)")
+        result = pg.tools.query(sql="SELECT range AS n FROM range(300000)")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert result["row_count"] == 2_000_000 and len(result["rows"]) == 500 and result["rows"][499] == [499]
+    assert result["row_count"] == 300_000 and len(result["rows"]) == 500 and result["rows"][499] == [499]
     assert "only the first 500 rows" in result["truncated"]
-    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB traced for one query"
+    assert peak < 16 * 2**20, f"{peak / 2**20:.0f} MiB traced for one query"
 
 
 def test_an_event_takes_at_most_its_limit_of_attendees(live):
