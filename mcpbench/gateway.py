@@ -13,14 +13,24 @@ It sits in front of a fresh backend built from the task's initial state and:
 Every run's gateway is served by one shared ``GatewayHost``: a single loopback HTTP server on which
 each run has its own unguessable path ``/r/<token>/mcp`` (streamable HTTP), so a run costs no new
 server, socket or process.
+
+The host's event loop carries every run at once, so nothing of one run's may hold it: a call's work
+runs in a worker thread (``servers.kit.calls``), within the call time limit. A run's calls are decided,
+executed and recorded one at a time, in the order they arrive, so the same calls give the same state
+and trace at any concurrency. The time the agent spends waiting on the harness (``HarnessWait``: its
+calls in the gateway, and any stall of the host's event loop) is measured, and not charged to its
+deadline (``mcpbench.sandbox.interface.AgentProcess.waited``): a run slowed by the harness does not
+run out of time for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import secrets
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -34,7 +44,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from runstore.records import REDACTED, CallRecord
-from servers.kit import bind_toolset, shared_mcp_server, unbind_toolset
+from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
 
@@ -42,7 +52,88 @@ from tasks_catalog.schema import Task
 ARGUMENTS_KEPT = 4096
 #: The largest HTTP request body the gateway reads; larger requests are refused by the transport.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+#: How long an idle keep-alive connection stays open. uvicorn's default (5 s) turned any stall of the
+#: event loop longer than that into lost calls: when the loop resumed, the idle timer closed the
+#: connection on which the agent's next request was already waiting, and the agent failed.
+KEEP_ALIVE_S = 120.0
+#: How often the host looks at its event loop, and how late a wake-up must be to count as a stall.
+LOOP_TICK_S = 0.1
+LOOP_LATE_S = 0.05
 
+
+class LoopWatch:
+    """How long the gateway host's event loop has been stalled, in all: the host's watch wakes every
+    ``LOOP_TICK_S`` (``beat()``), and a wake-up more than ``LOOP_LATE_S`` late ends a stall. Readable
+    from any thread, during a stall too (the docker backend keeps its deadline in a thread of its own),
+    and only ever growing: a stall going on counts as far as it has gone."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = time.perf_counter()  # the last beat
+        self._stalled = 0.0  # the stalls that ended
+
+    def _going_on(self, now: float) -> float:
+        late = now - self._last - LOOP_TICK_S
+        return late if late > LOOP_LATE_S else 0.0
+
+    def beat(self) -> None:
+        """The watch woke: a stall before it, if any, has ended."""
+        with self._lock:
+            now = time.perf_counter()
+            self._stalled += self._going_on(now)
+            self._last = now
+
+    def stalled(self) -> float:
+        """Seconds the loop has been stalled so far, the stall going on included."""
+        with self._lock:
+            return self._stalled + self._going_on(time.perf_counter())
+
+
+class HarnessWait:
+    """How long, so far, one run's agent has waited on the harness: the time in which at least one of
+    its calls within its step budget was in the gateway (queued, executing, being recorded), plus the stalls of the host's
+    event loop while the gateway was mounted (during a stall the agent's requests, its link and its
+    model traffic wait on the loop; a stall during a call counts twice, in the agent's favour). Safe to
+    read from any thread, and only ever growing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._since = 0.0  # when the calls in flight began to be
+        self._calls = 0.0  # seconds with a call in flight, of the calls that ended
+        self._loop: LoopWatch | None = None  # the host's, while the gateway is mounted
+        self._stalls = 0.0  # the loop's stalls: the total when mounted, then what they came to by unmounting
+
+    def mounted(self, loop: LoopWatch | None) -> None:
+        """Count ``loop``'s stalls from now on; ``None``: stop counting (the gateway was unmounted)."""
+        with self._lock:
+            if loop is not None:
+                self._loop, self._stalls = loop, loop.stalled()
+            elif self._loop is not None:
+                self._loop, self._stalls = None, self._loop.stalled() - self._stalls
+
+    def begin(self) -> None:
+        with self._lock:
+            if self._in_flight == 0:
+                self._since = time.perf_counter()
+            self._in_flight += 1
+
+    def end(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._calls += time.perf_counter() - self._since
+
+    @property
+    def in_flight(self) -> int:
+        """The run's calls in the gateway now (queued or executing)."""
+        return self._in_flight
+
+    def seconds(self) -> float:
+        with self._lock:
+            calls = self._calls + (time.perf_counter() - self._since if self._in_flight else 0.0)
+            stalls = self._loop.stalled() - self._stalls if self._loop is not None else self._stalls
+            return calls + stalls
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -68,6 +159,10 @@ class Gateway:
         self.faults_injected = 0
         self._faults = FaultPlan(task.faults)
         self._tool_list: list[types.Tool] | None = None
+        self._order: asyncio.Lock | None = None  # the run's calls, one at a time, in arrival order (FIFO)
+        self._arrivals = 0
+        #: what the agent waited on the harness (not charged to its deadline)
+        self.waits = HarnessWait()
         self.server = Server(f"mcpbench-gateway-{task.server}", on_list_tools=self._list_tools,
                              on_call_tool=self._call_tool)
 
@@ -82,9 +177,27 @@ class Gateway:
         return await self.call(params.name, params.arguments or {})
 
     async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Decide, execute (or not) and record one call."""
+        """Decide, execute (or not) and record one call, after every call of the run that came before it."""
         started = time.perf_counter()
         arrived = datetime.now(UTC)
+        self._arrivals += 1
+        # Calls are decided in arrival order, so this one is counted against the budget exactly when it
+        # arrives within it: only such calls' time is the harness's (past the budget, a flood of refused
+        # calls is the agent's own time, or it could make its run last as long as it liked).
+        counted = self._arrivals <= self.task.max_steps
+        if counted:
+            self.waits.begin()
+        try:
+            if self._order is None:
+                self._order = asyncio.Lock()
+            async with self._order:
+                return await self._decide(name, arguments, arrived, started)
+        finally:
+            if counted:
+                self.waits.end()
+
+    async def _decide(self, name: str, arguments: dict[str, Any], arrived: datetime,
+                      started: float) -> types.CallToolResult:
         seq = len(self.calls) + 1
         listed = name in self.listed
         kind: str | None = None
@@ -102,14 +215,15 @@ class Gateway:
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
                 token = bind_toolset(self.tools)
+                timed_out = False
                 try:
                     result = await self.backend.call_tool(name, arguments)
                 except ToolError as exc:
-                    result = _error(str(exc))
+                    result, timed_out = _error(str(exc)), isinstance(exc.__cause__, CallTimeout)
                 finally:
                     unbind_toolset(token)
                 if result.is_error:
-                    kind = "tool_error"
+                    kind = "call_timeout" if timed_out else "tool_error"
                 elif fault is not None:  # committed, but the answer is lost: the agent sees an error
                     self.faults_injected += 1
                     kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
@@ -137,6 +251,11 @@ class Gateway:
             latency_ms=(time.perf_counter() - started) * 1000, result_bytes=len(text.encode()),
         ))
 
+    async def settled(self, timeout_s: float = CALL_WALL_LIMIT_S) -> bool:
+        """Wait, at most ``timeout_s``, until no call of the run is still executing (one answered at its
+        time limit may run on); whether none is. The final state is read only then."""
+        return await self.tools.calls.settled(timeout_s)
+
     @property
     def counted_calls(self) -> int:
         """Calls counted against ``max_steps`` (calls past the budget are refused, not counted)."""
@@ -150,6 +269,7 @@ class GatewayHost:
         self.host = host
         self.port: int | None = None
         self._routes: dict[str, StreamableHTTPSessionManager] = {}
+        self.loop = LoopWatch()
         self._server = None
         self._security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -181,18 +301,27 @@ class GatewayHost:
         sock.bind((self.host, 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=1)
+                                timeout_graceful_shutdown=1, timeout_keep_alive=KEEP_ALIVE_S)
         self._server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._server.serve, [sock])
             with anyio.fail_after(10):
                 while not self._server.started:
                     await anyio.sleep(0.001)
+            self.loop = LoopWatch()
+            tg.start_soon(self._watch_loop)
             try:
                 yield self
             finally:
                 self._server.should_exit = True
         sock.close()
+
+    async def _watch_loop(self) -> None:
+        """Beat the loop watch every ``LOOP_TICK_S`` until the host ends."""
+        assert self._server is not None
+        while not self._server.should_exit:
+            await anyio.sleep(LOOP_TICK_S)
+            self.loop.beat()
 
     @contextlib.asynccontextmanager
     async def serve(self, gateway: Gateway) -> AsyncIterator[str]:
@@ -205,10 +334,12 @@ class GatewayHost:
                                                max_request_body_size=MAX_REQUEST_BYTES)
         async with manager.run():
             self._routes[token] = manager
+            gateway.waits.mounted(self.loop)
             try:
                 yield f"/r/{token}/mcp"
             finally:
                 del self._routes[token]
+                gateway.waits.mounted(None)
 
 
-__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost"]
+__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch"]

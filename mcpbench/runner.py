@@ -14,6 +14,7 @@ record. Under ``trials`` K each task runs K times, each on a fresh backend, with
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import traceback
@@ -112,11 +113,12 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
 
     spec = get_spec(task.server)
     try:
-        tools = spec.open(task.initial_state)
-        initial = tools.snapshot(copy=False).dump()  # before any call: the frame is judged against it
+        # In a worker thread, as every piece of a run's work that takes more than a moment: the event loop
+        # carries the other runs' calls, links and deadlines (a world's backend takes tens of milliseconds).
+        tools, initial = await anyio.to_thread.run_sync(_open_backend, spec, task)
     except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
         return infra(f"backend {task.server} could not be built", exc, kind="backend")
-    with tools:
+    try:
         gateway = Gateway(task, tools, run_id=run_id, submission_id=submission.submission_id,
                           redact=submission.private)
         deadline = time.time() + task.timeout_s
@@ -130,7 +132,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                                deadline=deadline, seed=run_id,
                                model_url=models.url(route) if route is not None else None)
                 outcome = await _dispatch(agent, job, host.port, sandbox,
-                                          models.port if route is not None else None)
+                                          models.port if route is not None else None, gateway.waits.seconds)
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
             # The gateway's task group wraps what is raised inside it: look through the group.
             unavailable = _first_of(exc, SandboxUnavailable)
@@ -149,13 +151,18 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
                          f"(exit {outcome.exit_code}{announced})", RuntimeError(_last_line(outcome.stderr_tail)),
                          kind="sandbox")
-        final = tools.snapshot(copy=False)  # the agent and the gateway are done with the tools
-    try:
-        verdict = evaluate(task.success, final)
-        final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
-        frame_held, violations = judge_frame(task, initial, final_dump, private=submission.private)
-    except Exception as exc:  # noqa: BLE001 - a verifier bug is ours: this run is requeued, the others go on
-        return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
+        if not await gateway.settled():
+            # A call answered at the time limit still runs (a bound of ours missed it): its state is not final.
+            return infra("backend call did not finish", RuntimeError(
+                f"a call to {task.server} ran past the call time limit and did not finish"), kind="backend")
+        try:  # the agent and the gateway are done with the tools
+            final, verdict, final_dump, frame_held, violations = await anyio.to_thread.run_sync(
+                _judge, task, tools, initial, submission.private)
+        except Exception as exc:  # noqa: BLE001 - a verifier bug is ours: this run is requeued, the others go on
+            return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(tools.close)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
     meter = route.meter if route is not None else None
     over_budget = gateway.over_budget or bool(meter and meter.budget_exceeded)
@@ -165,6 +172,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         return infra("the model stayed unavailable", RuntimeError(meter.unavailable), kind="model_unavailable")
     reason = end_reason(timed_out=outcome.timed_out, agent_ok=agent_ok, over_budget=over_budget,
                         frame_held=frame_held is not False, predicate=verdict)
+    detail = end_reason_detail(outcome) if reason in ("timeout", "agent_exit") else None
     record = _record(
         task, submission, started=started, t0=t0, status="passed" if passed else "failed", trial=trial,
         **(meter.as_record_fields() if meter is not None else {}),
@@ -172,10 +180,30 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         agent_error=not agent_ok, exit_code=outcome.exit_code, tool_calls=gateway.counted_calls,
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
         sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final_dump), end_reason=reason,
-        frame_held=frame_held, frame_violations=violations,
+        frame_held=frame_held, frame_violations=violations, end_reason_detail=detail,
+        harness_wait_s=gateway.waits.seconds(),
         stderr_tail=None if submission.private else (_agent_stderr(agent, outcome)[-STDERR_TAIL_BYTES:] or None),
     )
     return RunResult(record, gateway.calls, outcome)
+
+
+def _open_backend(spec, task: Task):
+    """A fresh backend for ``task`` and its initial state as JSON data (the frame is judged against it)."""
+    tools = spec.open(task.initial_state)
+    try:
+        return tools, tools.snapshot(copy=False).dump()
+    except BaseException:
+        tools.close()
+        raise
+
+
+def _judge(task: Task, tools, initial: dict, private: bool):
+    """``(final state, predicate verdict, final state as JSON data, frame held, violations)`` of a finished run."""
+    final = tools.snapshot(copy=False)
+    verdict = evaluate(task.success, final)
+    final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
+    frame_held, violations = judge_frame(task, initial, final_dump, private=private)
+    return final, verdict, final_dump, frame_held, violations
 
 
 def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
@@ -258,6 +286,23 @@ def end_reason(*, timed_out: bool, agent_ok: bool, over_budget: bool, frame_held
     return "passed"
 
 
+def end_reason_detail(outcome: ProcessOutcome) -> str:
+    """Why the agent's process ended, for a run that ended ``timeout`` or ``agent_exit``
+    (``runstore.records.END_REASON_DETAILS``): the limit that ended or held it, by precedence, else how it
+    exited."""
+    if outcome.killed_reason == "connection limit":
+        return "connection limit"
+    if outcome.oom:
+        return "memory limit"
+    if outcome.pids_limited:
+        return "pids limit"
+    if outcome.timed_out:
+        return "deadline"
+    if outcome.exit_code is None:
+        return outcome.killed_reason or "killed"
+    return f"signal {-outcome.exit_code}" if outcome.exit_code < 0 else f"exit {outcome.exit_code}"
+
+
 def uses_model(agent: Agent, settings: ModelSettings | None = None) -> bool:
     """Whether runs of ``agent`` get the model gateway: the ``openai`` loop always, a process agent
     when it is not a built-in baseline and the operator configured an upstream (``settings`` given,
@@ -285,17 +330,18 @@ def open_sandbox(agent: Agent, sandbox: str) -> Sandbox | None:
 
 
 async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | None,
-                    model_port: int | None = None) -> ProcessOutcome:
+                    model_port: int | None = None, waited: Callable[[], float] | None = None) -> ProcessOutcome:
+    """Run the agent; ``waited()`` is its time spent waiting on the harness, which its deadline does not charge."""
     if isinstance(agent, ProcessAgent):
         if sandbox is None:
             raise SandboxUnavailable("no sandbox was given for a process agent")
-        return await sandbox.run(agent.process(job, port, model_port))
+        return await sandbox.run(dataclasses.replace(agent.process(job, port, model_port), waited=waited))
     from mcpbench.agents.hosted import run_hosted, run_openai
 
     if isinstance(agent, HostedAgent):
-        return await run_hosted(agent, job)
+        return await run_hosted(agent, job, waited)
     if isinstance(agent, OpenAIAgent):
-        return await run_openai(agent, job)
+        return await run_openai(agent, job, waited)
     raise TypeError(f"not an agent: {agent!r}")
 
 
@@ -373,6 +419,6 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     return sorted(results, key=lambda r: (order[r.run.task_id], r.run.trial))
 
 
-__all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason", "judge_frame",
-           "model_settings_for", "not_landed", "open_sandbox", "run_task", "run_tasks", "run_with_requeues",
-           "uses_model"]
+__all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason",
+           "end_reason_detail", "judge_frame", "model_settings_for", "not_landed", "open_sandbox", "run_task",
+           "run_tasks", "run_with_requeues", "uses_model"]

@@ -31,7 +31,16 @@ END_REASONS = ("passed", "timeout", "agent_exit", "over_budget", "frame_violated
 STDERR_TAIL_BYTES = 2000
 #: ``malformed_call``: a tool call the model emitted whose arguments are not a JSON object, recorded
 #: by the model gateway (it could never reach the MCP gateway); a step and an error like any other call.
-ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call"]
+#: ``call_timeout``: a call that ran into the call time limit (servers/kit/calls.py): a statement
+#: interrupted and rolled back, or work abandoned at the wall-clock backstop.
+ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call", "call_timeout"]
+#: Why the agent's process ended, for a run that ended ``timeout`` or ``agent_exit`` (``end_reason_detail``):
+#: a limit of the sandbox that ended or held it, by precedence ``connection limit`` (it held more
+#: connections than its link may: ended), ``memory limit`` (killed by it), ``pids limit`` (it ran into
+#: its process limit, then failed or was killed at the deadline: a fork bomb), ``deadline`` (killed at
+#: timeout_s of its own time); else ``exit <code>``, ``signal <number>`` or, for a hosted agent's
+#: answer or a loop's failure, ``error``.
+END_REASON_DETAILS = ("connection limit", "memory limit", "pids limit", "deadline")
 
 #: What stands in for the goal text in stored records unless the submitter publishes full traces.
 REDACTED = "[redacted]"
@@ -102,6 +111,8 @@ class RunRecord(BaseModel):
     goals_published: bool  # the goal text is stored in clear (the submitter opted in); never on private months
     frame_held: bool | None = None  # the run changed only what the task's frame allows; None: no frame / not judged
     frame_violations: str | None = None  # the entities outside the frame (kind, id, change); kinds only on private months
+    end_reason_detail: str | None = None  # timeout / agent_exit: why the process ended (END_REASON_DETAILS, exit <code>, ...)
+    harness_wait_s: float = 0.0  # the agent's time waiting on the harness (its calls, loop stalls): not charged to timeout_s
     # Repeated trials and the model gateway's meter (zero for agents that used no model through it).
     trial: int = 1  # 1..K under --trials K; the run id carries it from trial 2 on
     model_requests: int = 0  # chat requests the upstream answered
@@ -166,4 +177,4 @@ def __getattr__(name: str) -> Any:
         return _schemas()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["CALL_SCHEMA", "END_REASONS", "REDACTED", "STDERR_TAIL_BYTES", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]
+__all__ = ["CALL_SCHEMA", "END_REASON_DETAILS", "END_REASONS", "REDACTED", "STDERR_TAIL_BYTES", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]

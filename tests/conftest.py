@@ -40,6 +40,7 @@ COSTS = {
     "tests/months/test_months_store.py": 100,
     "tests/months/test_rotation.py": 100,
     "tests/test_end_to_end.py": 60,
+    "tests/harness/test_slow_calls.py::test_a_slow_query": 35,  # five statements of 5 s of CPU time, per backend
     "tests/harness/test_baselines.py": 15,
     "tests/harness/test_hostile_agents.py::test_ten_thousand_calls": 25,
     "tests/catalog/test_gate.py::test_the_whole_dev_set_passes_the_gate": 20,
@@ -63,6 +64,9 @@ WAITS = (
     "tests/agents/test_ts_sdk_agent.py",
     "tests/harness/test_containment.py",
     "tests/harness/test_host_agents.py",
+    # a loop stalled on purpose for 6 s
+    "tests/harness/test_slow_calls.py::test_a_stall",
+    "tests/harness/test_slow_calls.py::test_a_stalled",
     # all but test_ten_thousand_calls, which computes (a core for seconds)
     "tests/harness/test_hostile_agents.py::test_a",
     "tests/harness/test_hostile_agents.py::test_hostile",

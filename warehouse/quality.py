@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import duckdb
 
+from runstore.records import ErrorKind
 from runstore.split import SPLIT_KINDS
 
 
@@ -167,8 +168,7 @@ def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, A
             gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
             gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
             gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
-            gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=[
-                "tool_error", "injected_fault", "unlisted_tool", "over_budget", "malformed_call"]),
+            gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=list(get_args(ErrorKind))),
             between(column="seq", min_value=1),
             *(between(column=c, min_value=0) for c in ("latency_ms", "result_bytes", "arguments_bytes")),
         ]),

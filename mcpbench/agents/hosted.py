@@ -5,27 +5,33 @@ the gateway, so the trace is the harness's own observation either way."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
-import anyio
 import httpx
 
 from mcpbench.agents.openai_loop import mcp_tool_to_function, run_openai
 from mcpbench.agents.openai_loop import outcome as _outcome
 from mcpbench.agents.spec import AgentJob, HostedAgent
+from mcpbench.sandbox._supervise import in_own_time
 from mcpbench.sandbox.interface import ProcessOutcome
 from mcpbench.tls import shared_context
 
 
-async def run_hosted(agent: HostedAgent, job: AgentJob) -> ProcessOutcome:
-    """POST the job to the hosted agent and wait (at most ``timeout_s``) for its answer."""
+async def run_hosted(agent: HostedAgent, job: AgentJob,
+                     waited: Callable[[], float] | None = None) -> ProcessOutcome:
+    """POST the job to the hosted agent and wait (at most ``timeout_s`` of the agent's own time: what
+    ``waited()`` says it waited on the harness is not charged) for its answer."""
     started, t0 = datetime.now(UTC), time.perf_counter()
     body = {"run_id": job.run_id, "goal": job.task.goal, "mcp_url": job.mcp_url,
             "max_steps": job.task.max_steps, "timeout_s": job.task.timeout_s, "deadline": job.deadline}
+
+    async def post() -> httpx.Response:
+        async with httpx.AsyncClient(timeout=None, verify=shared_context()) as client:
+            return await client.post(agent.url, json=body)
+
     try:
-        with anyio.fail_after(job.task.timeout_s):
-            async with httpx.AsyncClient(timeout=job.task.timeout_s, verify=shared_context()) as client:
-                resp = await client.post(agent.url, json=body)
+        resp = await in_own_time(post, job.task.timeout_s, waited)
     except TimeoutError:
         return _outcome(started, t0, exit_code=None, timed_out=True, reason="timeout")
     except httpx.HTTPError as exc:

@@ -24,14 +24,15 @@ the run record keeps (``stderr_tail``) whatever the run's end. Nothing escapes a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import anyio
 import httpx
 
 from mcpbench.agents.spec import AgentJob, OpenAIAgent
 from mcpbench.model_gateway.completion import Completion, EventStream
+from mcpbench.sandbox._supervise import in_own_time
 from mcpbench.sandbox.interface import ProcessOutcome
 from mcpbench.tls import shared_context
 
@@ -71,16 +72,17 @@ def mcp_tool_to_function(tool: Any) -> dict[str, Any]:
             "function": {"name": tool.name, "description": tool.description or "", "parameters": schema}}
 
 
-async def run_openai(agent: OpenAIAgent, job: AgentJob) -> ProcessOutcome:
-    """Run the loop for ``job``; never raises for anything the model or the endpoint does."""
+async def run_openai(agent: OpenAIAgent, job: AgentJob, waited: Callable[[], float] | None = None) -> ProcessOutcome:
+    """Run the loop for ``job`` within ``timeout_s`` of its own time (what ``waited()`` says it waited on
+    the harness is not charged); never raises for anything the model or the endpoint does."""
     started, t0 = datetime.now(UTC), time.perf_counter()
     log: list[str] = []  # stdout: what the loop did
     notes: list[str] = []  # stderr (kept by the run record): what went wrong without ending the run
     if not job.model_url:
         return outcome(started, t0, exit_code=1, stderr="openai agent: the run has no model gateway")
     try:
-        with anyio.fail_after(max(0.001, job.deadline - time.time())):
-            final = await _loop(agent, job, log, notes)
+        final = await in_own_time(lambda: _loop(agent, job, log, notes),
+                                  max(0.001, job.deadline - time.time()), waited)
     except TimeoutError:
         return outcome(started, t0, exit_code=None, timed_out=True, reason="timeout", stdout="\n".join(log),
                        stderr="\n".join(notes))
@@ -120,10 +122,12 @@ async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str], notes: list[s
 
     budget = job.task.max_steps
     steps = 0
-    timeout = httpx.Timeout(connect=10.0, read=job.task.timeout_s, write=30.0, pool=30.0)
+    # No read timeout of their own: the run's deadline (``in_own_time``) bounds every wait, and moves later
+    # by what the agent waited on the harness, which a fixed read timeout would not.
+    timeout = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=30.0)
     # The client the MCP SDK would make (its httpx), with the process's TLS context (see mcpbench/tls.py); the
     # run's deadline bounds every wait anyway.
-    mcp_http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=job.task.timeout_s), verify=shared_context())
+    mcp_http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=None), verify=shared_context())
     async with (mcp_http, Client(streamable_http_client(job.mcp_url, http_client=mcp_http)) as mcp,
                 httpx.AsyncClient(base_url=job.model_url, timeout=timeout, verify=shared_context()) as http):
         tools = [mcp_tool_to_function(t) for t in (await mcp.list_tools()).tools]

@@ -161,9 +161,10 @@ def _first_line(exc: BaseException) -> str:
 
 
 def failure_line(run) -> str:
-    """One line on why a run did not pass: its end reason, exit code, and the last line the agent (or, for
-    an infra error, our side) wrote on stderr."""
-    parts = [f"{run.task_id}: {run.end_reason}"]
+    """One line on why a run did not pass: its end reason (with the limit that ended the agent, if one
+    did), exit code, and the last line the agent (or, for an infra error, our side) wrote on stderr."""
+    limit = run.end_reason_detail if run.end_reason_detail in ("connection limit", "memory limit", "pids limit") else None
+    parts = [f"{run.task_id}: {run.end_reason}" + (f" ({limit})" if limit else "")]
     if run.exit_code is not None:
         parts.append(f"exit {run.exit_code}")
     detail = run.infra_error if run.status == "infra_error" else run.stderr_tail

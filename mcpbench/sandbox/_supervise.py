@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from .interface import HEAD_BYTES, TAIL_BYTES
+T = TypeVar("T")
+
+from .interface import HEAD_BYTES, TAIL_BYTES, Deadline
 
 READ_CHUNK = 65536
 KILL_GRACE_S = 5.0  # how long a SIGKILLed tree may take to be reaped
@@ -80,10 +83,13 @@ async def watch(
     timeout_s: float,
     kill_tree: Callable[[], None],
     abort: asyncio.Event | None = None,
+    waited: Callable[[], float] | None = None,
 ) -> Watched:
     """Run ``proc`` to its end, its deadline, or until ``abort`` is set (then it is killed); afterwards
-    ``kill_tree`` sweeps anything it left behind."""
+    ``kill_tree`` sweeps anything it left behind. The deadline is ``timeout_s`` of the agent's own time:
+    it moves later by what ``waited()`` grows (``interface.Deadline``)."""
     began = time.perf_counter()
+    deadline = Deadline(began, timeout_s, waited)
     stdout, stderr = OutputTail(), OutputTail()
     readers = [
         asyncio.create_task(_collect(proc.stdout, stdout)),
@@ -94,8 +100,12 @@ async def watch(
     ended = asyncio.create_task(proc.wait())
     stop = asyncio.create_task(abort.wait()) if abort is not None else None
     try:
-        done, _ = await asyncio.wait([t for t in (ended, stop) if t is not None], timeout=timeout_s,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        waiting = [t for t in (ended, stop) if t is not None]
+        done: set = set()
+        for left in deadline.waits():
+            done, _ = await asyncio.wait(waiting, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            if done:
+                break
         if ended not in done:
             timed_out, aborted = stop not in done, stop in done
             kill_tree()
@@ -123,3 +133,37 @@ async def watch(
         stdout=stdout,
         stderr=stderr,
     )
+
+
+async def in_own_time(work: Callable[[], Awaitable[T]], timeout_s: float,
+                      waited: Callable[[], float] | None = None) -> T:
+    """``await work()``, cancelled and ``TimeoutError`` raised once ``timeout_s`` of the agent's own time
+    has passed (``interface.Deadline``): the deadline of the agents that run beside the harness
+    (hosted endpoints, the built-in model loop), kept as the sandboxes keep theirs."""
+    import anyio
+
+    deadline = Deadline(time.perf_counter(), timeout_s, waited)
+    result: list[T] = []
+    failed: list[Exception] = []
+    async with anyio.create_task_group() as group:
+
+        async def run() -> None:
+            try:
+                result.append(await work())
+            except Exception as exc:  # noqa: BLE001 - raised below, as itself rather than in a group
+                failed.append(exc)
+            finally:
+                group.cancel_scope.cancel()
+
+        async def watch() -> None:
+            for left in deadline.waits():
+                await anyio.sleep(left)
+            group.cancel_scope.cancel()
+
+        group.start_soon(run)
+        group.start_soon(watch)
+    if failed:
+        raise failed[0]
+    if not result:
+        raise TimeoutError(f"the agent's {timeout_s:g} s were up")
+    return result[0]

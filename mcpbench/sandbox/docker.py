@@ -386,10 +386,12 @@ class DockerSandbox:
             reader = _pump_output(stream, spec.stdin, stdout, stderr, wake)
             # The attach stream ends when the agent's output closes, normally because it exited; then the
             # engine says whether it did (an agent may close its output and run on to the deadline).
-            deadline = began + spec.timeout_s
-            wake.wait(timeout=spec.timeout_s)
+            deadline = spec.deadline(began)  # the agent's own time: it moves later by what it waited on us
+            for left in deadline.waits():
+                if wake.wait(timeout=left):
+                    break
             try:
-                state = _state_by(agent, deadline, give_up=flooded)
+                state = _state_by(agent, deadline.at, give_up=flooded)
                 aborted = flooded()  # a flood ends the run as the agent's failure, even in its last instant
                 timed_out = state is None and not aborted
                 if state is None:
@@ -452,17 +454,19 @@ class _PidsWatch:
         return self.hits > 0
 
 
-def _state_by(container, deadline: float, give_up: Callable[[], bool] | None = None) -> dict | None:
-    """The container's state once it has exited, or None if it still runs at ``deadline`` (perf_counter)
-    or when ``give_up()`` turns true."""
+def _state_by(container, deadline: Callable[[], float] | float,
+              give_up: Callable[[], bool] | None = None) -> dict | None:
+    """The container's state once it has exited, or None if it still runs at ``deadline`` (perf_counter;
+    a callable for one that moves) or when ``give_up()`` turns true."""
+    due = deadline if callable(deadline) else (lambda: deadline)
     while True:
         container.reload()
         state = container.attrs.get("State", {})
         if state.get("Status") in ("exited", "dead"):
             return state
-        if time.perf_counter() >= deadline or (give_up is not None and give_up()):
+        if time.perf_counter() >= due() or (give_up is not None and give_up()):
             return None
-        time.sleep(min(0.05, max(0.0, deadline - time.perf_counter())))
+        time.sleep(min(0.05, max(0.0, due() - time.perf_counter())))
 
 
 def forwarded_ports(spec: AgentProcess) -> list[int]:

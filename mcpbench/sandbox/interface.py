@@ -7,6 +7,8 @@ outcome means.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -60,6 +62,11 @@ class AgentProcess:
     of the harness's own environment leaks in. Its HOME and cwd is a private writable directory,
     deleted when the run ends. ``readonly_paths`` are extra host paths it may read (e.g. the project
     directory); the Python installation running the harness is always readable.
+
+    ``timeout_s`` is the agent's own time. ``waited()``, when given, says how many seconds of the run so
+    far the agent spent waiting on the harness (its calls in the gateway, a stalled event loop: see
+    ``mcpbench.gateway.HarnessWait``); they are not charged: the deadline moves later by as much, so a
+    run slowed by the harness never times out for it. Every backend keeps the deadline this way.
     """
 
     argv: list[str]
@@ -70,6 +77,7 @@ class AgentProcess:
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     readonly_paths: tuple[str, ...] = ()
     extra_ports: tuple[int, ...] = ()
+    waited: Callable[[], float] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -89,12 +97,37 @@ class AgentProcess:
         """Every host loopback port the agent may reach: the gateway's first, then ``extra_ports``."""
         return ((self.gateway_port,) if self.gateway_port is not None else ()) + tuple(self.extra_ports)
 
+    def deadline(self, began: float) -> Deadline:
+        """The deadline of this process, spawned at ``began`` (``time.perf_counter()``)."""
+        return Deadline(began, self.timeout_s, self.waited)
+
     @property
     def mcp_url(self) -> str | None:
         """The gateway URL as the agent sees it (the same in every backend)."""
         if self.gateway_port is None:
             return None
         return f"http://127.0.0.1:{self.gateway_port}/mcp"
+
+
+class Deadline:
+    """When an agent's time is up: ``timeout_s`` of its own time after it started at ``began``
+    (``time.perf_counter()``), that is, later by what ``waited()`` has grown since (its time waiting on
+    the harness, see ``AgentProcess``, which only ever grows). It only ever moves later."""
+
+    def __init__(self, began: float, timeout_s: float, waited: Callable[[], float] | None = None) -> None:
+        self.began, self.timeout_s, self.waited = began, timeout_s, waited
+        self._before = waited() if waited is not None else 0.0
+
+    def at(self) -> float:
+        """The deadline as it stands now (``time.perf_counter()`` time)."""
+        extra = max(0.0, self.waited() - self._before) if self.waited is not None else 0.0
+        return self.began + self.timeout_s + extra
+
+    def waits(self) -> Iterator[float]:
+        """How long to wait, again and again, until the deadline has passed: it is asked anew after each
+        wait (waiting until it and asking again never overshoots, since it only moves later)."""
+        while (left := self.at() - time.perf_counter()) > 0:
+            yield left
 
 
 @dataclass(frozen=True)

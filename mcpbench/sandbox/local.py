@@ -291,7 +291,7 @@ class LocalSandbox:
                             await asyncio.wait_for(proc.wait(), 5)
                         raise
                 startup_ms = (time.perf_counter() - t0) * 1000
-                watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree,
+                watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, waited=spec.waited, kill_tree=kill_tree,
                                       abort=abort)
                 if any(link.flooded for link in links) and not watched.timed_out:
                     # ended for a flood, even if it exited in the same instant: the agent's failure

@@ -77,7 +77,7 @@ class UnisolatedSandbox:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
 
-            watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, kill_tree=kill_tree)
+            watched = await watch(proc, stdin=spec.stdin, timeout_s=spec.timeout_s, waited=spec.waited, kill_tree=kill_tree)
         finally:
             shutil.rmtree(home, ignore_errors=True)
         return _limits.outcome(

@@ -23,7 +23,9 @@ from pydantic import Field, field_validator, model_validator
 from servers.kit import Model, ServerState
 
 FieldType = Literal["text", "email", "number", "date", "textarea", "select", "checkbox", "password", "hidden"]
-Url = Annotated[str, Field(min_length=1, max_length=2000)]
+#: The longest URL a page, link or history entry may have.
+MAX_URL_CHARS = 2000
+Url = Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS)]
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 
 

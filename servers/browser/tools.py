@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, urlencode
 
 from pydantic import BaseModel, Field
 
-from servers.kit import ToolError, Toolset, tool
-from servers.browser.state import BrowserState, Form, FormField, Link, Page, Submission, resolve
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
+from servers.browser.state import MAX_URL_CHARS, BrowserState, Form, FormField, Link, Page, Submission, resolve
 
 Ref = Annotated[str, Field(min_length=1, description="Exact element reference from the page snapshot, e.g. 'e3'")]
 Element = Annotated[str | None, Field(description="Human-readable element description (for the log)")]
@@ -76,6 +76,8 @@ class BrowserTools(Toolset[BrowserState]):
         """The search page ``search`` answering the query string of ``url``."""
         query = parse_qs(url.partition("?")[2])
         q = " ".join(query.get("q", [])).strip()
+        if len(q) > MAX_QUERY_CHARS:
+            raise ToolError(f"the search query is {len(q)} characters long; this site searches at most {MAX_QUERY_CHARS}")
         number = query.get("page", ["1"])[-1]
         if not number.isdigit() or int(number) < 1:
             raise ToolError(f"page not found (404): {url} (page must be a positive number)")
@@ -156,6 +158,8 @@ class BrowserTools(Toolset[BrowserState]):
 
     # -- session changes ---------------------------------------------------------------------
     def _load(self, url: str, *, push: bool = True) -> str:
+        if len(url) > MAX_URL_CHARS:
+            raise ToolError(f"the URL is {len(url)} characters long; this browser opens URLs of at most {MAX_URL_CHARS}")
         page = self._page_at(url)
         back = list(self.state.back)
         if push and self.state.current_url is not None:

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationError
 
-from servers.kit import ToolError, Toolset, format_validation_error, tool
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, format_validation_error, tool
 from servers.kit.pages import Cursor, page
 from servers.kit.values import next_id
 from servers.calendar import recur
@@ -33,7 +33,11 @@ Time = Annotated[
     str,
     Field(description="Local time '2026-03-18T10:00', with an offset '2026-03-18T10:00:00Z', or a date '2026-03-18' (all-day)"),
 ]
-Emails = Annotated[list[str], Field(description="Attendee email addresses, e.g. ['priya.raman@kestrelfreight.com']")]
+#: The most attendees an event may have: every occurrence of a series shows them all, so a daily series
+#: of 9,000 attendees made one page of list_events 42 MB.
+MAX_ATTENDEES = 250
+Emails = Annotated[list[str], Field(max_length=MAX_ATTENDEES,
+                                    description="Attendee email addresses, e.g. ['priya.raman@kestrelfreight.com']")]
 Recurrence = Annotated[list[str], Field(description=(
     "RRULE/EXDATE lines of a recurring series, e.g. ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=10']"))]
 PageSize = Annotated[int, Field(ge=1, le=100, description="Results per page")]
@@ -246,7 +250,8 @@ class CalendarTools(Toolset[CalendarState]):
         calendarId: CalendarId,
         timeMin: Annotated[str | None, Field(description="Only events ending after this time")] = None,
         timeMax: Annotated[str | None, Field(description="Only events starting before this time")] = None,
-        query: Annotated[str | None, Field(description="Words to find in title, description, location or attendees")] = None,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                           description="Words to find in title, description, location or attendees")] = None,
         maxResults: Annotated[int, Field(ge=1, le=250, description="Events per page")] = 25,
         pageToken: Cursor | None = None,
         singleEvents: Annotated[bool, Field(description=(
@@ -272,7 +277,8 @@ class CalendarTools(Toolset[CalendarState]):
     @tool(read_only=True)
     def search_events(
         self,
-        query: Annotated[str, Field(min_length=1, description="Words to find in title, description, location or attendees")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="Words to find in title, description, location or attendees")],
         timeMin: str | None = None,
         timeMax: str | None = None,
         maxResults: Annotated[int, Field(ge=1, le=250, description="Events per page")] = 25,
@@ -344,7 +350,8 @@ class CalendarTools(Toolset[CalendarState]):
         location: str | None = None,
         attendees: Annotated[
             list[str] | None,
-            Field(description="The complete new attendee list: it REPLACES the current one (include everyone to keep)"),
+            Field(max_length=MAX_ATTENDEES,
+                  description="The complete new attendee list: it REPLACES the current one (include everyone to keep)"),
         ] = None,
         recurrence: Recurrence | None = None,
     ) -> str:

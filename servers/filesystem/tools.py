@@ -17,11 +17,19 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from servers.kit import ToolError, Toolset, tool
+from servers.kit import MAX_RESULT_CHARS, ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
 
 WORKSPACE_PREFIX = "mcpbench-fs-"
 _swept: set[str] = set()
+#: The longest workspace path, in characters, and the most levels deep, that a tool accepts or creates.
+#: Resolving a path looks up every prefix of it: a path of 100,000 levels took 15 s of one call. And the
+#: tree must stay walkable: the state is read back by walking it, one level of recursion per directory.
+MAX_PATH_CHARS = 1024
+MAX_PATH_DEPTH = 64
+#: The most patterns ``search_files`` excludes. A glob is at most ``MAX_PATH_CHARS`` long: turning one
+#: of 200,000 characters into a regular expression ran for minutes (unbracketed ``[`` scan ahead).
+MAX_EXCLUDES = 50
 
 
 def _memory_dir() -> str | None:
@@ -70,10 +78,13 @@ class FilesystemTools(Toolset[FilesystemState]):
 
     # -- confinement -------------------------------------------------------------------------
     def _resolve(self, path: str, *, must_exist: bool = True) -> Path:
+        if len(path) > MAX_PATH_CHARS:
+            raise ToolError(f"path is {len(path)} characters long; the longest accepted is {MAX_PATH_CHARS}")
         try:
             rel = normalise_path(path)
         except ValueError as exc:
             raise ToolError(f"access denied: {exc}") from None
+        _check_size(rel, path)
         target = (self.root / rel) if rel != "." else self.root
         real = Path(os.path.realpath(target))
         if real != self.root and self.root not in real.parents:
@@ -114,12 +125,16 @@ class FilesystemTools(Toolset[FilesystemState]):
     @tool(read_only=True)
     def read_multiple_files(self, paths: Annotated[list[str], Field(min_length=1, max_length=50)]) -> str:
         """Read several text files at once; a file that cannot be read is reported in place."""
-        parts = []
+        parts, size = [], 0
         for path in paths:
             try:
                 parts.append(f"{path}:\n{self._text(self._resolve(path), path)}")
             except ToolError as exc:
                 parts.append(f"{path}: error: {exc}")
+            size += len(parts[-1])
+            if size > MAX_RESULT_CHARS:  # before the rest is read into memory
+                raise ToolError(f"these files hold more than {MAX_RESULT_CHARS} characters, the most a call "
+                                "answers: read fewer at once, or parts of them with read_text_file's head or tail")
         return "\n---\n".join(parts)
 
     @tool(destructive=True)
@@ -202,15 +217,20 @@ class FilesystemTools(Toolset[FilesystemState]):
             raise ToolError(f"parent directory of {destination!r} does not exist")
         if src.is_dir() and (dst == src or src in dst.parents):
             raise ToolError("cannot move a directory into itself")
+        if src.is_dir():  # everything under it moves too: each of its paths must fit at the destination
+            for below in _deepest(src):
+                _check_size(f"{self._rel(dst)}/{below}", destination)
         shutil.move(src, dst)
         return f"Successfully moved {normalise_path(source)} to {normalise_path(destination)}"
 
     @tool(read_only=True)
     def search_files(
         self,
-        pattern: Annotated[str, Field(description="Glob matched against names, e.g. '*.md' or 'report*'")],
+        pattern: Annotated[str, Field(max_length=MAX_PATH_CHARS,
+                                      description="Glob matched against names, e.g. '*.md' or 'report*'")],
         path: PathArg = ".",
-        excludePatterns: list[str] | None = None,
+        excludePatterns: Annotated[list[Annotated[str, Field(max_length=MAX_PATH_CHARS)]] | None,
+                                   Field(max_length=MAX_EXCLUDES)] = None,
     ) -> str:
         """Recursively find files and directories whose name matches a glob pattern."""
         target = self._resolve(path)
@@ -253,6 +273,22 @@ class FilesystemTools(Toolset[FilesystemState]):
                 except UnicodeDecodeError:
                     files[self._rel(p)] = p.read_bytes().decode("utf-8", errors="replace")
         return FilesystemState(files=files, directories=dirs)
+
+
+def _check_size(rel: str, given: str) -> None:
+    """Refuse the workspace path ``rel`` (canonical; ``given`` as the agent wrote it) if it is too long or too deep."""
+    if len(rel) > MAX_PATH_CHARS or rel.count("/") + 1 > MAX_PATH_DEPTH:
+        raise ToolError(f"{given[:200]!r} would be {rel.count('/') + 1} levels deep and {len(rel)} characters long; "
+                        f"paths may be at most {MAX_PATH_DEPTH} levels deep and {MAX_PATH_CHARS} characters long")
+
+
+def _deepest(directory: Path) -> list[str]:
+    """The longest and the deepest path below ``directory``, relative to it (none for an empty one)."""
+    paths = [Path(d, e).relative_to(directory).as_posix()
+             for d, dirs, files in os.walk(directory) for e in dirs + files]
+    if not paths:
+        return []
+    return [max(paths, key=len), max(paths, key=lambda p: p.count("/"))]
 
 
 @functools.lru_cache(maxsize=256)

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers.kit import ToolError, Toolset, tool
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 from servers.kit.pages import page
 from servers.kit.values import next_id
 from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
@@ -101,6 +101,7 @@ class GmailTools(Toolset[GmailState]):
             raise ToolError(f"cannot parse query {query!r}: {exc}") from None
         names = self._label_names()
         tests = []
+        words: list[tuple[str, bool]] = []  # free words, each with whether it is negated
         scope: set[str | None] = set()
         for term in terms:
             negate = term.startswith("-") and len(term) > 1
@@ -114,12 +115,19 @@ class GmailTools(Toolset[GmailState]):
             elif sep and key.isalpha() and key not in _OPERATORS:
                 raise ToolError(f"unsupported search operator {key}:; use from:, to:, subject:, label:, is:, in:, after:, before:")
             else:
-                word = term.lower()
-                test = lambda m, w=word: w in " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower()
+                words.append((term.lower(), negate))
+                continue
             tests.append((lambda m, t=test: not t(m)) if negate else test)
         if not scope:
             tests.append(lambda m: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids)
-        return lambda m: all(t(m) for t in tests)
+
+        def match(m) -> bool:
+            if not all(t(m) for t in tests):
+                return False
+            text = " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower() if words else ""  # once a message
+            return all((w in text) is not negate for w, negate in words)
+
+        return match
 
     def _operator(self, key: str, value: str, names: dict[str, str], scope: set) -> Any:
         low = value.lower()
@@ -156,7 +164,8 @@ class GmailTools(Toolset[GmailState]):
     @tool(read_only=True)
     def search_emails(
         self,
-        query: Annotated[str, Field(description="Gmail search syntax, e.g. 'from:dana is:unread subject:invoice'")],
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
+                                    description="Gmail search syntax, e.g. 'from:dana is:unread subject:invoice'")],
         maxResults: Annotated[int, Field(ge=1, le=100, description="Results per page")] = 10,
         pageToken: Annotated[str | None, Field(max_length=200, description="nextPageToken of the previous page")] = None,
     ) -> dict:

@@ -12,12 +12,21 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
+from servers.kit.calls import CallQueue
 from servers.kit.state import ServerState
 
 S = TypeVar("S", bound=ServerState)
 
 #: The largest string (or JSON-encoded argument) a tool accepts, in characters.
 MAX_ARGUMENT_CHARS = 200_000
+#: The longest answer a call gives, in characters (about 500,000 tokens: more than any model reads). An
+#: answer is built in the harness's memory and encoded again for the trace and the transport: without a
+#: bound, repeated reads of a grown file made answers of hundreds of megabytes.
+MAX_RESULT_CHARS = 2_000_000
+#: The longest free-text search query a tool accepts, in characters: each of its words is looked for in
+#: every entity searched, so a query of 100,000 words searched a mailbox for 20 s. (Servers that follow a
+#: real service's own limit keep it: GitHub 256, Slack 500, Stripe 1,000.)
+MAX_QUERY_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,14 @@ class Toolset(Generic[S]):
     def close(self) -> None:
         """Release external resources (temporary directories, database connections)."""
 
+    @property
+    def calls(self) -> CallQueue:
+        """The queue this backend's MCP tool calls run through (``servers.kit.calls``), made on first use."""
+        queue = self.__dict__.get("_calls")
+        if queue is None:
+            queue = self.__dict__["_calls"] = CallQueue()
+        return queue
+
     def __enter__(self):
         return self
 
@@ -101,6 +118,18 @@ def check_argument_sizes(tool_name: str, arguments: dict[str, Any]) -> None:
             )
 
 
+def _invoke(tools: Toolset, name: str, arguments: dict[str, Any]) -> Any:
+    """One call's work (in a worker thread): the size checks, the method, its answer as text."""
+    check_argument_sizes(name, arguments)
+    result = getattr(tools, name)(**arguments)
+    if isinstance(result, (dict, list)):
+        result = json.dumps(result, default=str)  # compact, as the real services' servers answer
+    if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
+        raise ToolError(f"the answer of {name} would be {len(result)} characters long; a call answers at most "
+                        f"{MAX_RESULT_CHARS}: ask for less at once")
+    return result
+
+
 #: The toolset a shared server's tools act on during the current call (see ``bind_toolset``).
 _CURRENT: ContextVar[Toolset | None] = ContextVar("mcpbench_toolset", default=None)
 
@@ -115,10 +144,11 @@ def unbind_toolset(token: Token) -> None:
 
 
 def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None = None) -> Callable:
-    """An MCP tool function for method ``name``: it runs inline (no worker thread), refuses
-    oversized input, and acts on the toolset bound to the current call (``bind_toolset``), else on
-    ``default``. One server can so serve many backends: its tool definitions (schemas, validation
-    models) are built once per server kind instead of once per run.
+    """An MCP tool function for method ``name``: it acts on the toolset bound to the current call
+    (``bind_toolset``), else on ``default``, through that toolset's ``CallQueue`` (in a worker thread,
+    after its earlier calls, within the call time limit), and refuses oversized input. One server can
+    so serve many backends: its tool definitions (schemas, validation models) are built once per
+    server kind instead of once per run.
     """
     method = getattr(toolset_cls, name)
     signature = inspect.signature(method, eval_str=True)
@@ -129,15 +159,11 @@ def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None
         tools = _CURRENT.get() or default
         if tools is None:
             raise ToolError(f"{name}: no backend is bound to this server")
-        check_argument_sizes(name, kwargs)
-        result = getattr(tools, name)(**kwargs)
-        if isinstance(result, (dict, list)):
-            return json.dumps(result, default=str)  # compact, as the real services' servers answer
-        return result
+        return await tools.calls.run(functools.partial(_invoke, tools, name, kwargs), name)
 
     run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     del run.__wrapped__
     return run
 
 
-__all__ = ["MAX_ARGUMENT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]
+__all__ = ["MAX_ARGUMENT_CHARS", "MAX_QUERY_CHARS", "MAX_RESULT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers.kit import ToolError, Toolset, tool
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 from servers.kit.pages import Cursor, page
 from servers.linear.state import PRIORITY_NAMES, Comment, Cycle, Issue, Label, LinearState, Project, Team, User
 
@@ -191,7 +191,8 @@ class LinearTools(Toolset[LinearState]):
         return [{"key": t.key, "name": t.name} for t in self.state.teams]
 
     @tool(read_only=True)
-    def list_users(self, query: Annotated[str | None, Field(description="Filter by name or email substring")] = None) -> list:
+    def list_users(self, query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                                            description="Filter by name or email substring")] = None) -> list:
         """List the workspace's users (id, name, email, active), optionally filtered by name or email."""
         q = (query or "").casefold()
         return [
@@ -218,7 +219,8 @@ class LinearTools(Toolset[LinearState]):
         state: Annotated[str | None, Field(description="Workflow state name or type")] = None,
         label: Annotated[str | None, Field(description="Label name")] = None,
         priority: Priority | None = None,
-        query: Annotated[str | None, Field(description="Case-insensitive text to find in title or description")] = None,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                           description="Case-insensitive text to find in title or description")] = None,
         project: Annotated[str | None, Field(description="Project name or id")] = None,
         cycle: Annotated[str | None, Field(description="Cycle number, id, or current/next/previous (needs team)")] = None,
         limit: Limit = 25,
@@ -276,7 +278,8 @@ class LinearTools(Toolset[LinearState]):
     @tool(read_only=True)
     def list_projects(
         self,
-        query: Annotated[str | None, Field(description="Text to find in the project's name or description")] = None,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                           description="Text to find in the project's name or description")] = None,
         team: TeamRef | None = None,
     ) -> list:
         """The workspace's projects: id, name, state, lead, teams, target date and issue count."""

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from servers.kit import ToolError, Toolset, tool
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 from servers.kit.pages import Cursor, page
 from servers.notion import props
 from servers.notion.state import (
@@ -204,7 +204,8 @@ class NotionTools(Toolset[NotionState]):
     @tool(read_only=True)
     def search(
         self,
-        query: Annotated[str, Field(description="Text to find in titles (case-insensitive); empty lists everything")] = "",
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
+                                    description="Text to find in titles (case-insensitive); empty lists everything")] = "",
         filter: Annotated[Literal["page", "database"] | None, Field(description="Only pages or only databases")] = None,
         include_archived: Annotated[bool, Field(description="Also list archived (trashed) objects")] = False,
         start_cursor: StartCursor = None,

@@ -31,7 +31,8 @@ def query_state(state: PostgresState, sql: str) -> tuple[list[str], list[tuple]]
         named = None  # let the full database report the problem as it always has
     conn = _engine.open_database(state, named, conn)
     try:
-        return _engine.run_read_only(conn, sql)
+        columns, rows, _ = _engine.run_read_only(conn, sql)
+        return columns, rows
     finally:
         _engine.release(conn, ran_ddl=False, tables=_engine.loaded_tables(state, named))  # one SELECT ran
 

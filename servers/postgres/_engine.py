@@ -2,13 +2,15 @@
 
 The connection cannot reach the host: external access is disabled (no file reads or writes, no
 ``COPY``, no ``ATTACH`` of files, no extension installs) and the configuration is locked so SQL
-cannot turn it back on. Every statement batch runs under a wall-clock deadline.
+cannot turn it back on. Every statement batch runs under a deadline of CPU time (``STATEMENT_CPU_S``), with a
+wall-clock backstop.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import itertools
 import math
 import os
@@ -30,8 +32,13 @@ from servers.postgres.state import PostgresState, Table, fold, is_supported_type
 
 V = TypeVar("V")
 
-#: Wall-clock budget of one tool call's SQL, in seconds.
-STATEMENT_TIMEOUT_S = 5.0
+#: CPU time one tool call's SQL may use, in seconds (see ``_Watchdog``); then the statement is
+#: interrupted and the call rolled back.
+STATEMENT_CPU_S = 5.0
+#: The wall-clock backstop, as a multiple of the CPU budget: a statement that got less than a twelfth of
+#: a core for 60 s is interrupted all the same. (A quarter was too little: two runs of five such statements
+#: beside the test suite on two cores, load average 8, hit a 20 s backstop before the CPU budget.)
+WALL_FACTOR = 12.0
 #: The most rows the whole database may hold (every row is read back into the state).
 MAX_TOTAL_ROWS = 50_000
 
@@ -349,14 +356,30 @@ def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-class _Watchdog:
-    """One thread that interrupts each connection whose deadline has passed. A tool call arms it and
-    disarms it when done, instead of starting (and stopping) a timer thread of its own on every call.
+class _Armed(NamedTuple):
+    conn: duckdb.DuckDBPyConnection
+    cpu: Callable[[], float]  # the armed thread's CPU time, in seconds
+    cpu_due: float  # ... at which the statement is interrupted
+    wall_due: float  # time.monotonic() at which it is interrupted all the same
 
-    The watch is woken only by a deadline sooner than the time it sleeps until: arming a call's 5 s
-    deadline while an earlier one is pending (or one already disarmed, which the watch notices when it
-    wakes) costs a lock and no thread switch. Waking it on every arm cost about 0.1-0.15 ms a call, the
-    watch taking the interpreter lock while the engine ran the call's statement."""
+
+class _Watchdog:
+    """One thread that interrupts each connection whose time is up: once the thread that armed it has
+    used its CPU time budget (``STATEMENT_CPU_S``), or, as a backstop, once its wall-clock budget has
+    passed. A tool call arms it and disarms it when done, instead of starting (and stopping) a timer
+    thread of its own on every call.
+
+    CPU time, not wall time: the engine runs a statement on the calling thread (``threads = 1``), so
+    its CPU clock counts the statement's work and nothing else, and the same statement is cut at the
+    same point however many runs share the machine. Wall time would cut it sooner the busier the
+    machine, and the same calls would give another trace at another concurrency. A thread's CPU time
+    grows at most as fast as the wall clock, so the watch sleeps until the earliest moment a budget
+    could be spent and looks again then.
+
+    The watch is woken only by a deadline sooner than the time it sleeps until: arming a call while an
+    earlier one is pending (or one already disarmed, which the watch notices when it wakes) costs a
+    lock and no thread switch. Waking it on every arm cost about 0.1-0.15 ms a call, the watch taking
+    the interpreter lock while the engine ran the call's statement."""
 
     def __init__(self) -> None:
         self._tokens = itertools.count()
@@ -366,40 +389,52 @@ class _Watchdog:
 
     def _reset(self) -> None:
         self._changed = threading.Condition()
-        self._armed: dict[int, tuple[float, duckdb.DuckDBPyConnection]] = {}
+        self._armed: dict[int, _Armed] = {}
+        self._fired: dict[int, str] = {}  # token -> which budget ran out ("cpu" or "wall")
         self._thread: threading.Thread | None = None
         self._wakes_at = math.inf  # when the watch wakes next on its own (inf: only when notified)
 
-    def arm(self, conn: duckdb.DuckDBPyConnection, seconds: float) -> int:
+    def arm(self, conn: duckdb.DuckDBPyConnection, cpu_s: float, wall_s: float) -> int:
+        """Watch ``conn`` for the calling thread, which must disarm before it ends (the watch reads its
+        CPU clock only while it is armed)."""
+        clock = time.pthread_getcpuclockid(threading.get_ident())
+        cpu = functools.partial(time.clock_gettime, clock)
+        now = time.monotonic()
+        entry = _Armed(conn, cpu, cpu() + cpu_s, now + wall_s)
         with self._changed:
             token = next(self._tokens)
-            self._armed[token] = (time.monotonic() + seconds, conn)
+            self._armed[token] = entry
             if self._thread is None or not self._thread.is_alive():  # none yet
                 self._thread = threading.Thread(target=self._watch, name="sql-deadlines", daemon=True)
                 self._wakes_at = -math.inf  # it looks at what is armed before it first sleeps
                 self._thread.start()
-            elif self._armed[token][0] < self._wakes_at:
+            elif now + min(cpu_s, wall_s) < self._wakes_at:
                 self._wakes_at = -math.inf  # woken: it recomputes before it sleeps again
                 self._changed.notify()
         return token
 
-    def disarm(self, token: int) -> bool:
-        """Forget ``token``'s deadline; False when it had passed already (the watch interrupted it)."""
+    def disarm(self, token: int) -> str | None:
+        """Forget ``token``; which budget had run out if the watch interrupted it ("cpu" or "wall"), else None."""
         with self._changed:
-            return self._armed.pop(token, None) is not None
+            self._armed.pop(token, None)
+            return self._fired.pop(token, None)
 
     def _watch(self) -> None:
         with self._changed:
             while True:
                 now = time.monotonic()
-                for token, (due, conn) in list(self._armed.items()):
-                    if due <= now:
+                soonest = math.inf
+                for token, armed in list(self._armed.items()):
+                    cpu_left = armed.cpu_due - armed.cpu()
+                    if cpu_left <= 0 or armed.wall_due <= now:
                         del self._armed[token]
+                        self._fired[token] = "cpu" if cpu_left <= 0 else "wall"
                         try:
-                            conn.interrupt()
+                            armed.conn.interrupt()
                         except duckdb.Error:  # closed while armed: nothing left to interrupt
                             pass
-                soonest = min((due for due, _ in self._armed.values()), default=math.inf)
+                    else:
+                        soonest = min(soonest, now + cpu_left, armed.wall_due)
                 self._wakes_at = soonest
                 self._changed.wait(None if soonest == math.inf else soonest - now)
 
@@ -407,21 +442,46 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+class StatementTimeout(SQLError):
+    """A statement was interrupted because its time was up (the call is rolled back)."""
+
+
 @contextmanager
 def deadline(conn: duckdb.DuckDBPyConnection, seconds: float | None = None) -> Iterator[None]:
-    """Interrupt whatever ``conn`` runs once ``seconds`` (default ``STATEMENT_TIMEOUT_S``) have passed;
-    the interruption is reported as an ``SQLError``, which says whether the time was up or something
-    else interrupted the statement (the database closed under it)."""
-    seconds = STATEMENT_TIMEOUT_S if seconds is None else seconds
-    token = _WATCHDOG.arm(conn, seconds)
+    """Interrupt whatever ``conn`` runs once the calling thread has used ``seconds`` of CPU time (default
+    ``STATEMENT_CPU_S``), or ``WALL_FACTOR`` times as long has passed on the wall clock. The interruption
+    is reported as a ``StatementTimeout``, or, when something else interrupted the statement (the
+    database closed under it), an ``SQLError`` saying so."""
+    seconds = STATEMENT_CPU_S if seconds is None else seconds
+    wall = seconds * WALL_FACTOR
+    token = _WATCHDOG.arm(conn, seconds, wall)
     try:
         yield
     except duckdb.InterruptException:
-        if _WATCHDOG.disarm(token):
+        fired = _WATCHDOG.disarm(token)
+        if fired is None:
             raise SQLError("cancelled: the database was closed while the statement ran") from None
-        raise SQLError(f"cancelled: the statement ran longer than {seconds:g} s") from None
+        if fired == "cpu":
+            raise StatementTimeout(f"cancelled: the statement ran longer than {seconds:g} s of CPU time") from None
+        raise StatementTimeout(f"cancelled: the statement ran longer than {wall:g} s") from None
     finally:
         _WATCHDOG.disarm(token)
+
+
+def fetch_bounded(result: duckdb.DuckDBPyConnection, keep: int) -> tuple[list[tuple], int]:
+    """The first ``keep`` rows of ``result`` and how many rows it has in all. The rest are counted in
+    chunks and dropped: fetching them all took the harness about 100 bytes a row (a SELECT of 50 million
+    rows, gigabytes), whatever the engine's own memory limit; counting is bounded by the deadline."""
+    rows = result.fetchmany(keep)
+    total = len(rows)
+    if total == keep:
+        while chunk := result.fetchmany(_COUNT_CHUNK):
+            total += len(chunk)
+    return rows, total
+
+
+#: Rows fetched at once while counting what ``fetch_bounded`` drops.
+_COUNT_CHUNK = 65536
 
 
 def split(conn: duckdb.DuckDBPyConnection, sql: str) -> list[Any]:
@@ -439,8 +499,10 @@ def statement_kind(statement: Any) -> str:
     return statement.type.name
 
 
-def run_read_only(conn: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run one SELECT, changing nothing: ``(column names, rows)``.
+def run_read_only(conn: duckdb.DuckDBPyConnection, sql: str,
+                  keep: int | None = None) -> tuple[list[str], list[tuple], int]:
+    """Run one SELECT, changing nothing: ``(column names, rows, how many rows in all)``; with ``keep``, only
+    the first ``keep`` rows are fetched (``fetch_bounded``).
 
     A SELECT writes only through DML in its WITH clause (``WITH gone AS (DELETE ...) SELECT ...``),
     which the engine accepts at the statement's top level alone (not in a subquery, nor in the text a
@@ -460,7 +522,10 @@ def run_read_only(conn: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str],
         with deadline(conn):
             result = conn.execute(statements[0])
             columns = [d[0] for d in result.description or []]
-            return columns, result.fetchall()
+            if keep is None:
+                rows = result.fetchall()
+                return columns, rows, len(rows)
+            return columns, *fetch_bounded(result, keep)
     except duckdb.Error as exc:
         raise SQLError(str(exc).strip()) from None
     finally:
@@ -509,9 +574,11 @@ class RowIndex(NamedTuple):
         return np.array_equal(self.rowids, other.rowids) and np.array_equal(self.hashes, other.hashes)
 
 
-def row_index(conn: duckdb.DuckDBPyConnection, name: str) -> RowIndex:
-    """The rowids and row hashes of table ``name``, in rowid order (the order a dump gives its rows)."""
-    found = conn.execute(f"select rowid as i, hash(t) as h from {quote(name)} t").fetchnumpy()
+def row_index(conn: duckdb.DuckDBPyConnection, name: str, limit: int | None = None) -> RowIndex:
+    """The rowids and row hashes of table ``name``, in rowid order (the order a dump gives its rows); with
+    ``limit``, of at most that many rows (which, then, only tells that the table holds as many)."""
+    cap = "" if limit is None else f" limit {int(limit)}"
+    found = conn.execute(f"select rowid as i, hash(t) as h from {quote(name)} t{cap}").fetchnumpy()
     rowids, hashes = found["i"], found["h"]
     if len(rowids) > 1 and not (rowids[1:] > rowids[:-1]).all():  # a scan gives rowid order; make sure
         order = np.argsort(rowids, kind="stable")
@@ -578,7 +645,9 @@ def refresh(conn: duckdb.DuckDBPyConnection, table: Table, before: RowIndex) -> 
     hash is unchanged is taken from ``table`` as it is, and only new or changed rows are read back and
     checked (an update of one order reads one row, not 2,200). ``before`` is ``table``'s index; the
     ``SQLError`` for a row the state cannot hold says ``rows[i] of 'name', column ...``."""
-    after = row_index(conn, table.name)
+    after = row_index(conn, table.name, limit=MAX_TOTAL_ROWS + 1)
+    if len(after.rowids) > MAX_TOTAL_ROWS:  # refused before its rows are read into the harness's memory
+        raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
     if after.same(before):
         return table
     rows: list[list[Any] | None]

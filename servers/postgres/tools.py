@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import duckdb
 from pydantic import Field
 
-from servers.kit import ToolError, Toolset, tool
+from servers.kit import CallTimeout, ToolError, Toolset, tool
 from servers.postgres import _engine
 from servers.postgres._engine import SQLError
 from servers.postgres.state import PostgresState, Table, fold
@@ -66,13 +66,15 @@ class PostgresTools(Toolset[PostgresState]):
         return table
 
     @staticmethod
-    def _rows(columns: list[str], rows: list[tuple]) -> dict[str, Any]:
+    def _rows(columns: list[str], rows: list[tuple], total: int) -> dict[str, Any]:
+        """A result as the tools answer it: its first ``MAX_RESULT_ROWS`` rows (of ``rows``, fetched with
+        ``_engine.fetch_bounded``) and its ``total`` row count."""
         out: dict[str, Any] = {
             "columns": columns,
             "rows": [[_engine.to_json(v) for v in row] for row in rows[:MAX_RESULT_ROWS]],
-            "row_count": len(rows),
+            "row_count": total,
         }
-        if len(rows) > MAX_RESULT_ROWS:
+        if total > MAX_RESULT_ROWS:
             out["truncated"] = f"only the first {MAX_RESULT_ROWS} rows are shown; add LIMIT/OFFSET or a WHERE"
         return out
 
@@ -102,10 +104,10 @@ class PostgresTools(Toolset[PostgresState]):
         """Run one read-only SELECT (WITH ... SELECT allowed) and return its columns and rows as JSON.
         Writes are refused here; use execute for INSERT/UPDATE/DELETE/CREATE/ALTER/DROP."""
         try:
-            columns, rows = _engine.run_read_only(self.conn, sql)
+            columns, rows, total = _engine.run_read_only(self.conn, sql, keep=MAX_RESULT_ROWS)
         except SQLError as exc:
-            raise ToolError(f"SQL error: {exc}") from None
-        return self._rows(columns, rows)
+            raise _sql_error(exc) from None
+        return self._rows(columns, rows, total)
 
     @tool(destructive=True)
     def execute(self, sql: Sql) -> dict:
@@ -152,11 +154,11 @@ class PostgresTools(Toolset[PostgresState]):
                     kind = _engine.statement_kind(statement)
                     result = self.conn.execute(statement)
                     columns = [d[0] for d in result.description or []]
-                    rows = result.fetchall() if columns else []
-                    if kind in _engine.DML_KINDS and columns == ["Count"] and len(rows) == 1:
+                    rows, total = _engine.fetch_bounded(result, MAX_RESULT_ROWS) if columns else ([], 0)
+                    if kind in _engine.DML_KINDS and columns == ["Count"] and total == 1:
                         report.append({"statement": kind, "rows_affected": rows[0][0]})
                     elif kind == "SELECT" or kind in _engine.DML_KINDS:  # DML with RETURNING gives rows
-                        report.append({"statement": kind, **self._rows(columns, rows)})
+                        report.append({"statement": kind, **self._rows(columns, rows, total)})
                     else:
                         report.append({"statement": kind, "status": "ok"})
                 if ddl:
@@ -166,8 +168,7 @@ class PostgresTools(Toolset[PostgresState]):
                     new_state = self._refreshed(tuple(written), tuple(before))
         except (duckdb.Error, SQLError) as exc:
             self.conn.execute("ROLLBACK")
-            message = str(exc).strip() if isinstance(exc, duckdb.Error) else str(exc)
-            raise ToolError(f"SQL error: {message}; the transaction was rolled back, nothing changed") from None
+            raise _sql_error(exc, "; the transaction was rolled back, nothing changed") from None
         self.conn.execute("COMMIT")
         if deferred:
             self._unread.update((fold(t.name), (t, index)) for t, index in zip(tables, before))
@@ -216,6 +217,13 @@ class PostgresTools(Toolset[PostgresState]):
             with _engine.deadline(self.conn):
                 rows = self.conn.execute("EXPLAIN " + statements[0].query.rstrip().rstrip(";")).fetchall()
         except (duckdb.Error, SQLError) as exc:
-            raise ToolError(f"SQL error: {str(exc).strip()}") from None
+            raise _sql_error(exc) from None
         return "\n".join(str(r[1]) for r in rows)
 
+
+
+def _sql_error(exc: Exception, after: str = "") -> ToolError:
+    """The tool error for ``exc`` (the engine's error or ours): a ``CallTimeout`` when the statement ran
+    out of time, so that the gateway records it as such."""
+    kind = CallTimeout if isinstance(exc, _engine.StatementTimeout) else ToolError
+    return kind(f"SQL error: {str(exc).strip()}{after}")

@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 from mcpbench.agents.spec import PROJECT_ROOT, ProcessAgent
-from mcpbench.sandbox import ResourceLimits, connection_budget
+from mcpbench.sandbox import ResourceLimits, _gateway_link, connection_budget
 from mcpbench.sandbox._gateway_link import MAX_CONNECTIONS
 from tests.harness.conftest import AGENTS, run, script_agent
 
@@ -27,9 +27,22 @@ def test_a_flood_of_link_connections_ends_only_its_own_run(dev_tasks):
     bad, good = results[flooded.id], results[other.id]
     assert bad.run.status == "failed" and bad.run.agent_error and not bad.run.timed_out
     assert bad.outcome.killed_reason == "connection limit" and bad.run.end_reason == "agent_exit"
+    assert bad.run.end_reason_detail == "connection limit"
     assert "flooding" in bad.outcome.stdout_tail
     assert good.run.passed, good.outcome.stderr_tail
     assert len(landed) == 2
+
+
+def test_a_run_ended_for_holding_too_many_connections_records_the_connection_limit(dev_tasks, backend,
+                                                                                  monkeypatch):
+    """Through the forwarder (local) or the relay (docker), up to 40 connections held at once: with the
+    budget across runs made small, the link holding the most is ended, and the record says why."""
+    monkeypatch.setattr(_gateway_link, "connection_budget", lambda soft=None: _gateway_link.HANDFUL + 4)
+    task = dev_tasks[0].model_copy(update={"timeout_s": 60.0})
+    (result,) = run([task], script_agent("hold_connections"), sandbox=backend)
+    assert result.run.status == "failed" and not result.run.timed_out, result.outcome.stderr_tail
+    assert result.run.end_reason == "agent_exit" and result.run.end_reason_detail == "connection limit"
+    assert any("across all runs were spent" in note for note in result.outcome.notes), result.outcome.notes
 
 
 def test_filling_the_disk_is_refused_and_is_the_agents_failure(dev_tasks, backend):

@@ -17,13 +17,14 @@ def test_a_hanging_agent_is_killed_at_its_deadline_and_fails(dev_tasks, backend)
     (result,) = run([short(dev_tasks[0], timeout_s=HANG_S)], script_agent("hang"), sandbox=backend)
     assert result.run.status == "failed" and result.run.timed_out and result.run.agent_error
     assert result.run.end_reason == "timeout"  # the deadline ended it (a hang would outlive the test's timeout)
+    assert result.run.end_reason_detail == "deadline"
 
 
 def test_a_crashing_agent_fails_with_its_exit_code(dev_tasks, backend):
     (result,) = run([short(dev_tasks[0])], script_agent("crash"), sandbox=backend)
     assert result.run.status == "failed" and result.run.exit_code == 1 and result.run.agent_error
     assert "agent crashed on purpose" in result.outcome.stderr_tail
-    assert result.run.end_reason == "agent_exit"
+    assert result.run.end_reason == "agent_exit" and result.run.end_reason_detail == "exit 1"
     assert "agent crashed on purpose" in result.run.stderr_tail, "outside private months the record keeps the tail"
 
 
@@ -39,6 +40,7 @@ def test_a_fork_bomb_is_contained_and_the_next_run_is_unaffected(dev_tasks, back
     bomb, oracle_task = short(dev_tasks[0], timeout_s=3.0), dev_tasks[1]
     (result,) = run([bomb], script_agent("forkbomb", pids=32), sandbox=backend)
     assert result.run.status == "failed" and result.run.agent_error
+    assert result.run.end_reason == "timeout" and result.run.end_reason_detail == "pids limit"
     (after,) = run([oracle_task], "oracle", sandbox=backend)
     assert after.run.passed
 
@@ -47,6 +49,7 @@ def test_a_memory_hog_is_stopped_by_the_memory_limit(dev_tasks, backend):
     (result,) = run([short(dev_tasks[0], timeout_s=20.0)], script_agent("memhog", memory_mb=128), sandbox=backend)
     assert result.run.status == "failed" and result.run.agent_error
     assert not result.run.timed_out, "the limit, not the deadline, must stop it"
+    assert result.run.end_reason == "agent_exit" and result.run.end_reason_detail == "memory limit"
 
 
 def test_a_ten_megabyte_argument_is_refused_and_the_harness_carries_on(dev_tasks, backend):

@@ -167,7 +167,7 @@ def test_objects_the_state_cannot_hold_are_refused_and_rolled_back(live):
 def test_a_runaway_statement_is_cancelled(live, monkeypatch):
     from servers.postgres import _engine
 
-    monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(_engine, "STATEMENT_CPU_S", 0.2)
     pg = live("postgres", STATE)
     assert "cancelled" in pg.error("query", sql="SELECT count(*) FROM range(100000000000) a, range(1000) b")
 

@@ -255,7 +255,7 @@ def test_the_deadline_interrupts_only_the_connection_whose_time_is_up():
         while time.monotonic() - started < 0.6:  # keeps running past the other's deadline, untouched
             quick.execute("SELECT count(*) FROM range(100000)").fetchall()
     thread.join(10)
-    assert outcome["slow"] == "cancelled: the statement ran longer than 0.3 s"
+    assert outcome["slow"] == "cancelled: the statement ran longer than 0.3 s of CPU time"
     with _engine.deadline(quick, 0.1):
         pass
     time.sleep(0.2)  # a deadline disarmed in time never fires later
@@ -281,7 +281,7 @@ def test_a_deadline_armed_after_a_later_one_still_fires_at_its_own_time():
 
 
 def test_an_interrupted_write_leaves_the_state_and_the_database_as_they_were(monkeypatch, tools):
-    monkeypatch.setattr(_engine, "STATEMENT_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(_engine, "STATEMENT_CPU_S", 0.2)
     before = tools.state
     with pytest.raises(ToolError, match="ran longer than 0.2 s"):
         tools.execute("UPDATE orders SET status = 'x'; "

@@ -18,6 +18,9 @@ def test_clean_data_passes_and_a_dev_run_that_published_its_goal_may_keep_it(sto
          [ok()])
     land(make_run("r3", submission_id="sub-folder", split="dir:my-tasks"), [ok()])
     land(make_run("r4", submission_id="sub-hist", split="Historical-2026-01"), [ok()])
+    slow = make_run("r5", submission_id="sub-slow", status="failed", tool_calls=1, errors_observed=1)
+    (call,) = make_calls(slow, [("query", True, True)])
+    store.land_run(slow, [call.model_copy(update={"error_kind": "call_timeout"})])  # every error kind is known
     with connect(store) as con:
         report = validate(con)
     assert report.ok, report.render()

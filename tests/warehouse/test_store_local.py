@@ -125,3 +125,22 @@ def test_runs_and_a_schema_file_from_before_the_frame_columns_still_build_with_t
     assert everything.execute("select run_id, frame_held, frame_violations from stg_runs order by run_id").fetchall() == [
         ("r-new", False, "slack.channel C1 updated (topic)"), ("r-old", None, None)]
     assert "frame_held" in pq.read_schema(store.path / "runs" / "_schema.parquet").names
+
+
+def test_why_the_agent_ended_lands_and_runs_from_before_that_column_read_it_as_null(store, land):
+    from warehouse.build import connect
+
+    land(make_run("r-old", submission_id="sub-old"), [ok()])
+    store.ensure_schema_file("runs")
+    for path in (store.path / "runs").rglob("*.parquet"):
+        table = pq.read_table(path)
+        pq.write_table(table.drop_columns(["end_reason_detail", "harness_wait_s"]), path)
+    land(make_run("r-new", submission_id="sub-new", status="failed", end_reason="agent_exit",
+                  end_reason_detail="memory limit", harness_wait_s=25.5, agent_error=True), [ok()])
+
+    old_only = connect(store, submission_id="sub-old")
+    assert old_only.execute("select end_reason_detail, harness_wait_s from stg_runs").fetchall() == [(None, None)]
+    everything = connect(store)
+    assert everything.execute("select run_id, end_reason, end_reason_detail, harness_wait_s from stg_runs "
+                              "order by run_id").fetchall() == [("r-new", "agent_exit", "memory limit", 25.5),
+                                                                ("r-old", "passed", None, None)]

@@ -45,6 +45,8 @@ renamed as (
         goals_published,
         frame_held,
         frame_violations,
+        end_reason_detail,
+        harness_wait_s,
         trial,
         model_requests,
         model_errors,
