@@ -27,7 +27,7 @@ import contextlib
 import anyio
 
 from mcpbench.agents.baselines import STARTED
-from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
+from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, InteractiveAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
@@ -342,6 +342,10 @@ async def _dispatch(agent: Agent, job: AgentJob, port: int, sandbox: Sandbox | N
         return await run_hosted(agent, job, waited)
     if isinstance(agent, OpenAIAgent):
         return await run_openai(agent, job, waited)
+    if isinstance(agent, InteractiveAgent):
+        from mcpbench.agents.interactive import run_interactive
+
+        return await run_interactive(agent, job, waited=waited)
     raise TypeError(f"not an agent: {agent!r}")
 
 
@@ -388,6 +392,8 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
     if trials < 1:
         raise ValueError("trials must be at least 1")
     pairs = runs if runs is not None else [(t, k) for t in tasks for k in range(1, trials + 1)]
+    if isinstance(agent, InteractiveAgent):
+        concurrency = 1  # one person, one terminal: runs are worked one at a time
     results: list[RunResult] = []
     limiter = anyio.Semaphore(concurrency_that_fits(concurrency))
     settings = None

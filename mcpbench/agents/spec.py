@@ -13,6 +13,9 @@
   ``OPENAI_API_KEY``; model from the spec or ``MCPBENCH_OPENAI_MODEL``; per-turn ``max_tokens`` from
   ``MCPBENCH_OPENAI_MAX_TOKENS``, default 1024; ``MCPBENCH_OPENAI_STREAM=0`` for servers that cannot
   stream tool calls).
+- ``interactive[:<path>]``  a person, or a model acting as an independent solver, makes each call by
+  hand: the goal and tools are printed, calls are read as JSON lines from stdin or from a file or FIFO
+  (``mcpbench.agents.interactive``). Runs one at a time, beside the harness.
 - ``oracle``, ``noop``, ``liar``, ``random``  the built-in baselines (``mcpbench.agents.baselines``),
   each a real MCP client run in the sandbox.
 """
@@ -139,7 +142,18 @@ class OpenAIAgent:
     stream: bool = True
 
 
-Agent = ProcessAgent | HostedAgent | OpenAIAgent
+@dataclass(frozen=True)
+class InteractiveAgent:
+    """A person, or a model acting as a solver, working each run by hand (``interactive[:<path>]``,
+    ``mcpbench.agents.interactive``): calls read from stdin, or from the file or FIFO at ``source``."""
+
+    name: str = "interactive"
+    source: str | None = None
+    #: per run, instead of the task's ``timeout_s`` (``MCPBENCH_INTERACTIVE_TIMEOUT_S``)
+    timeout_s: float | None = None
+
+
+Agent = ProcessAgent | HostedAgent | OpenAIAgent | InteractiveAgent
 
 
 #: What every refusal adds: the rule and the way out.
@@ -239,6 +253,17 @@ def parse_agent(spec: str) -> Agent:
         if stream not in ("1", "0", "true", "false", "yes", "no"):
             raise AgentSpecError(f"MCPBENCH_OPENAI_STREAM: expected 1 or 0, got {stream!r}")
         return OpenAIAgent(f"openai:{model}", model, max_tokens=int(raw), stream=stream in ("1", "true", "yes"))
+    if kind == "interactive":
+        raw = os.environ.get("MCPBENCH_INTERACTIVE_TIMEOUT_S", "").strip()
+        try:
+            timeout = float(raw) if raw else None
+        except ValueError:
+            timeout = -1.0
+        if timeout is not None and not 0 < timeout <= 86400:
+            raise AgentSpecError(f"MCPBENCH_INTERACTIVE_TIMEOUT_S: expected seconds between 1 and 86400, got {raw!r}")
+        source = str(Path(rest).expanduser().resolve()) if rest else None
+        return InteractiveAgent(source=source, timeout_s=timeout)
     raise AgentSpecError(
-        f"--agent {spec!r} is not an agent; use one of {', '.join(BASELINES)}, command:<argv>, http:<url>, openai[:model]"
+        f"--agent {spec!r} is not an agent; use one of {', '.join(BASELINES)}, command:<argv>, http:<url>, "
+        "openai[:model], interactive[:<file or fifo>]"
     )

@@ -13,7 +13,8 @@ from mcpbench.commands._store import open_store_for, store_option
 
 @click.command()
 @click.option("--agent", "agent_spec", required=True,
-              help="oracle | noop | liar | random | command:<argv> | http:<url> | openai[:model]")
+              help="oracle | noop | liar | random | command:<argv> | http:<url> | openai[:model] | "
+                   "interactive[:<file or fifo>]")
 @click.option("--split", default="dev", show_default=True,
               help="'dev' (the public dev set), a private month YYYY-MM (needs MCPBENCH_SECRET), or a "
                    "retired month Historical-YYYY-MM (its published plaintext, checked against its attestation).")
@@ -107,7 +108,8 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     submission = make_submission(agent, split, submission_id=submission_id, submitter=submitter,
                                  publish_goals=publish_goals)
     try:
-        with _progress(len(tasks) * trials, quiet=as_json) as advance:
+        # an interactive agent prints the goal and results on stdout: no progress bar beside it
+        with _progress(len(tasks) * trials, quiet=as_json or agent.name == "interactive") as advance:
             summary, results = evaluate(tasks, agent, submission, store=store, sandbox=sandbox,
                                         concurrency=concurrency, on_result=advance, trials=trials)
     except StoreError as exc:
