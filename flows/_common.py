@@ -34,7 +34,7 @@ def store_root(store: str | None, usage: str) -> str:
 
     root = store or default_root()
     open_store(root, usage=usage)
-    return root if "://" in root else os.path.abspath(root)
+    return root if "://" in root else os.path.abspath(root)  # noqa: PTH100 - abspath, not resolve: a store reached through a symlink keeps the path given
 
 
 def db_location(db_path: str | None) -> str:
@@ -44,7 +44,7 @@ def db_location(db_path: str | None) -> str:
     from warehouse.build import default_db_path
     from warehouse.database_file import check_database_path
 
-    return os.path.abspath(check_database_path(db_path or default_db_path()))
+    return os.path.abspath(check_database_path(db_path or default_db_path()))  # noqa: PTH100 - abspath, not resolve: the database file keeps the path given
 
 
 __all__ = ["PRIVATE", "db_location", "logger", "store_root"]

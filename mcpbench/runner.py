@@ -14,6 +14,7 @@ record. Under ``trials`` K each task runs K times, each on a fresh backend, with
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import traceback
@@ -21,17 +22,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import contextlib
-
 import anyio
 
 from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
+from mcpbench.sandbox import (
+    ProcessOutcome,
+    Sandbox,
+    SandboxUnavailable,
+    concurrency_that_fits,
+    get_sandbox,
+    raise_open_file_limit,
+)
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
-from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits, get_sandbox,
-                              raise_open_file_limit)
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
@@ -327,7 +332,7 @@ async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sand
     return result
 
 
-async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
+async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,  # noqa: PLR0913 - past the second, keyword-only options
                     concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
                     on_result: Callable[[RunResult], None] | None = None, trials: int = 1,
                     runs: list[tuple[Task, int]] | None = None,

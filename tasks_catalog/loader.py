@@ -14,9 +14,9 @@ from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
+from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
-from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 

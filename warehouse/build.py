@@ -25,7 +25,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -195,10 +195,10 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> lis
     for view in load_views():
         def fill(match: re.Match) -> str:
             kind = match.group(1)
-            if view.layer != "staging":
-                raise ValueError(f"{view.path}: only staging may name a source, found source('{kind}')")
+            if view.layer != "staging":  # noqa: B023 - re.sub calls it before the loop moves on
+                raise ValueError(f"{view.path}: only staging may name a source, found source('{kind}')")  # noqa: B023 - re.sub calls it before the loop moves on
             if kind not in sources:
-                raise ValueError(f"{view.path}: unknown source('{kind}'); known: {sorted(sources)}")
+                raise ValueError(f"{view.path}: unknown source('{kind}'); known: {sorted(sources)}")  # noqa: B023 - re.sub calls it before the loop moves on
             return sources[kind]
 
         sql = _SOURCE.sub(fill, view.sql).strip().rstrip(";")
@@ -347,7 +347,7 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
         con.execute("drop table run_fingerprints")
         con.execute("create or replace table warehouse_build as select ? as store, ? as store_version, "
                     "? as built_at, ? as runs, ? as calls, ? as checked, ? as unchecked_runs",
-                    [store.root, version, datetime.now(timezone.utc), runs, calls, checked,
+                    [store.root, version, datetime.now(UTC), runs, calls, checked,
                      0 if checked else new + orphans])
         con.close()
         os.replace(tmp, target)

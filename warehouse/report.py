@@ -4,7 +4,7 @@ scripts) with the leaderboards, per-server success and efficiency charts and the
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +174,7 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
         con, "select *, wilson_low(passes, attempts) as success_rate_ci_low, "
              "wilson_high(passes, attempts) as success_rate_ci_high from anomaly_task_flags "
              "order by month desc, jump desc"), "success_rate")
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     sections = [
         "<h1>MCPBench leaderboard</h1>",

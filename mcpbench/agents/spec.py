@@ -27,8 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpbench.sandbox.interface import AgentProcess, ResourceLimits, SandboxUnavailable
-from mcpbench.sandbox.paths import (AGENT_DIR_ENV, declared_folder, folder_refusal, python_installations,
-                                    sandbox_own, system_visible)
+from mcpbench.sandbox.paths import (
+    AGENT_DIR_ENV,
+    declared_folder,
+    folder_refusal,
+    python_installations,
+    sandbox_own,
+    system_visible,
+)
 from tasks_catalog.schema import Task
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runstore.leftovers import owner_tag, sweep
+
 from .interface import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")

@@ -289,7 +289,7 @@ class DockerSandbox:
         for image_name in (self.image, self.relay_image):
             try:
                 self.client.images.get(image_name)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - missing, refused or unreachable: any failure means the image cannot be used
                 self.client.close()
                 raise SandboxUnavailable(
                     f"the docker sandbox's image {image_name!r} is not on this engine ({exc}); build the project's "

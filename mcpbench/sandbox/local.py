@@ -37,11 +37,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from runstore.leftovers import owner_tag, sweep
+
 from . import _limits, _userns
 from ._cgroup import CgroupError, RunCgroup, sweep_dead_groups
 from ._forwarder_build import compiled_forwarder
 from ._gateway_link import GatewayLink, flood_notes
-from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from ._userns import AGENT_UID
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
@@ -144,7 +145,7 @@ class LocalSandbox:
             _swept = True
             sweep_leftovers()
 
-    def command(self, spec: AgentProcess, *, link_dir: Path | None, etc_dir: Path,
+    def command(self, spec: AgentProcess, *, link_dir: Path | None, etc_dir: Path,  # noqa: C901, PLR0912 - bwrap's argv, one branch per kind of mount
                 sync_fds: tuple[int, int] | None = None) -> list[str]:
         """The full bwrap argv for ``spec`` (exposed for tests and for reading what a run gets).
         ``sync_fds`` (info, block) are the user-namespace handshake pipes of a privileged run."""

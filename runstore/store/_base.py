@@ -11,15 +11,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:  # the records (pydantic) and pyarrow are imported on first use
-    from runstore.records import CallRecord, RunRecord
     # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
     import pyarrow as pa
     import pyarrow.dataset as ds
+
+    from runstore.records import CallRecord, RunRecord
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 #: The folders a store's writes make at its root: runs and calls land in ``runs/`` and ``calls/``, ``index/``

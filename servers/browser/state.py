@@ -48,7 +48,7 @@ class FormField(Model):
     value: str = ""
 
     @model_validator(mode="after")
-    def _value_fits(self) -> "FormField":
+    def _value_fits(self) -> FormField:
         if self.type == "select":
             if not self.options:
                 raise ValueError(f"select {self.name!r} needs options")
@@ -80,7 +80,7 @@ class Form(Model):
         return value
 
     @model_validator(mode="after")
-    def _unique_fields(self) -> "Form":
+    def _unique_fields(self) -> Form:
         names = [f.name for f in self.fields]
         if len(set(names)) != len(names):
             raise ValueError(f"form {self.id!r} has two fields with the same name")
@@ -137,7 +137,7 @@ class BrowserState(ServerState):
     world_generator: ClassVar[str] = "browser"
 
     @model_validator(mode="after")
-    def _consistent(self) -> "BrowserState":
+    def _consistent(self) -> BrowserState:
         urls = [p.url for p in self.pages]
         if len(set(urls)) != len(urls):
             raise ValueError("two pages have the same url")

@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, urlencode
 
 from pydantic import BaseModel, Field
 
-from servers.kit import ToolError, Toolset, tool
 from servers.browser.state import BrowserState, Form, FormField, Link, Page, Submission, resolve
+from servers.kit import ToolError, Toolset, tool
 
 Ref = Annotated[str, Field(min_length=1, description="Exact element reference from the page snapshot, e.g. 'e3'")]
 Element = Annotated[str | None, Field(description="Human-readable element description (for the log)")]

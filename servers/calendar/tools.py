@@ -21,11 +21,11 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationError
 
+from servers.calendar import recur
+from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 from servers.kit import ToolError, Toolset, format_validation_error, tool
 from servers.kit.pages import Cursor, page
 from servers.kit.values import next_id
-from servers.calendar import recur
-from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 
 CalendarId = Annotated[str, Field(min_length=1, description="A calendar id from list_calendars, or 'primary'")]
 EventId = Annotated[str, Field(min_length=1, description="An event id from list_events or search_events")]
@@ -90,7 +90,7 @@ class CalendarTools(Toolset[CalendarState]):
         moment = as_datetime(value).replace(tzinfo=ZoneInfo(self.state.time_zone))
         return {"dateTime": moment.isoformat(), "timeZone": self.state.time_zone}
 
-    def _show(self, view: "View") -> dict[str, Any]:
+    def _show(self, view: View) -> dict[str, Any]:
         """An event resource shaped like Google Calendar's (plus calendarId and allDay)."""
         event, start, end, ident, original = view
         out: dict[str, Any] = {
@@ -117,7 +117,7 @@ class CalendarTools(Toolset[CalendarState]):
         return out
 
     def _views(self, events: list[Event], low: datetime | None = None, high: datetime | None = None,
-               single: bool = True) -> list["View"]:
+               single: bool = True) -> list[View]:
         """What a listing shows, earliest first: single events, stored exceptions and (``single``) every
         occurrence of a series not replaced by an exception; cancelled ones left out."""
         stored = {e.id for e in self.state.events}
@@ -173,7 +173,7 @@ class CalendarTools(Toolset[CalendarState]):
                 return None, series, original
         raise ToolError(f"unknown event id {event_id!r} in calendar {calendar.id!r}")
 
-    def _view_of(self, stored: Event | None, shown: Event, original: str | None, event_id: str) -> "View":
+    def _view_of(self, stored: Event | None, shown: Event, original: str | None, event_id: str) -> View:
         if stored is not None:
             return (stored, stored.start, stored.end, stored.id, stored.original_start)
         duration = as_datetime(shown.end) - as_datetime(shown.start)

@@ -102,7 +102,7 @@ def _guests(rng: random.Random, emails: list[str], lo: int, hi: int, accepted: f
     return out
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:
+def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
     staff = [p for p in people(rng, 41) if p.email != OWNER][:40]
     directory = [{"email": OWNER, "name": "Priya Raman", "title": "Operations manager", "department": "Operations"}]
     directory += [{"email": p.email, "name": p.full_name, "title": p.title, "department": p.department} for p in staff]

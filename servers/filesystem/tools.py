@@ -17,8 +17,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from servers.kit import ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
+from servers.kit import ToolError, Toolset, tool
 
 WORKSPACE_PREFIX = "mcpbench-fs-"
 _swept: set[str] = set()

@@ -14,10 +14,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 from servers.kit import ToolError, Toolset, tool
 from servers.kit.pages import page
 from servers.kit.values import next_id
-from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 
 MessageId = Annotated[str, Field(min_length=1, description="A message id, as search_emails returns it")]
 DraftId = Annotated[str, Field(min_length=1, description="A draft id, as list_drafts or draft_email returns it")]
@@ -115,7 +115,7 @@ class GmailTools(Toolset[GmailState]):
                 raise ToolError(f"unsupported search operator {key}:; use from:, to:, subject:, label:, is:, in:, after:, before:")
             else:
                 word = term.lower()
-                test = lambda m, w=word: w in " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower()
+                test = lambda m, w=word: w in " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower()  # noqa: E731 - one of the predicates this function composes, all lambdas
             tests.append((lambda m, t=test: not t(m)) if negate else test)
         if not scope:
             tests.append(lambda m: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids)

@@ -47,8 +47,8 @@ from functools import lru_cache
 from typing import Any
 
 from servers.kit import canonical
-from servers.kit.recent import Recent
 from servers.kit.errors import StateError, format_validation_error
+from servers.kit.recent import Recent
 
 #: The sizes every generator knows. ``small`` is for tests of the generator itself.
 SIZES = ("default", "small")
@@ -220,7 +220,7 @@ def digest(data: dict[str, Any]) -> str:
 
 # -- the patch ---------------------------------------------------------------------------------
 
-def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:
+def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:  # noqa: C901, PLR0912, PLR0915 - to split: one function per patch op
     if not isinstance(op, dict) or not isinstance(op.get("op"), str):
         raise WorldError(": must be an object with an 'op' (add, replace, update, remove, set)")
     kind = op["op"]

@@ -117,7 +117,7 @@ class LinearState(ServerState):
     issues: list[Issue] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "LinearState":
+    def _references_resolve(self) -> LinearState:  # noqa: C901, PLR0912 - one flat check per kind of reference the state holds
         teams: dict[str, Team] = {}
         for t in self.teams:
             if not _TEAM_KEY.match(t.key):

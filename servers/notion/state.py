@@ -41,7 +41,7 @@ def empty_value(ptype: str) -> Value:
     return [] if ptype in _LIST_TYPES else False if ptype == "checkbox" else None
 
 
-def check_value(name: str, ptype: str, value: Value) -> Value:
+def check_value(name: str, ptype: str, value: Value) -> Value:  # noqa: C901 - one branch per Notion property type
     """``value`` if it fits a property of type ``ptype``; else ``ValueError`` saying why."""
 
     def bad(kind: str) -> ValueError:
@@ -89,7 +89,7 @@ class PropertySchema(Model):
     database_id: str | None = None
 
     @model_validator(mode="after")
-    def _options_fit_the_type(self) -> "PropertySchema":
+    def _options_fit_the_type(self) -> PropertySchema:
         if self.options and self.type not in _OPTION_TYPES:
             raise ValueError(f"a {self.type} property has no options")
         if (self.type == "relation") != (self.database_id is not None):
@@ -132,7 +132,7 @@ class Block(Model):
     checked: bool | None = None
 
     @model_validator(mode="after")
-    def _checked_only_on_todos(self) -> "Block":
+    def _checked_only_on_todos(self) -> Block:
         if (self.type == "to_do") != (self.checked is not None):
             raise ValueError("'checked' is set on to_do blocks (true/false) and only on them")
         return self
@@ -182,7 +182,7 @@ class NotionState(ServerState):
     comments: list[Comment] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_hold(self) -> "NotionState":
+    def _references_hold(self) -> NotionState:  # noqa: C901, PLR0912 - one flat check per kind of reference the state holds
         ids: set[str] = set()
 
         def claim(kind: str, oid: str) -> None:

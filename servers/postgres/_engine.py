@@ -505,7 +505,7 @@ class RowIndex(NamedTuple):
     rowids: np.ndarray
     hashes: np.ndarray
 
-    def same(self, other: "RowIndex") -> bool:
+    def same(self, other: RowIndex) -> bool:
         return np.array_equal(self.rowids, other.rowids) and np.array_equal(self.hashes, other.hashes)
 
 

@@ -155,9 +155,9 @@ def _texts(params: dict[str, Any]) -> list[tuple[Any, str]]:
     """(rendered value, placeholder) pairs, longest text first, so a longer value wins over a part of it."""
     pairs: list[tuple[Any, str]] = []
     for name, value in params.items():
-        pairs.append((value, "{{%s}}" % name))
+        pairs.append((value, "{{%s}}" % name))  # noqa: UP031 - % keeps the placeholder's literal braces readable
         if isinstance(value, list):
-            pairs += [(v, "{{%s.%d}}" % (name, i)) for i, v in enumerate(value)]
+            pairs += [(v, "{{%s.%d}}" % (name, i)) for i, v in enumerate(value)]  # noqa: UP031 - % keeps the placeholder's literal braces readable
     return sorted(pairs, key=lambda p: -len(_as_text(p[0])))
 
 
@@ -181,7 +181,7 @@ def generalise(value: Any, params: dict[str, Any], *, bounded: bool = True, whol
         text = _as_text(rendered)
         if isinstance(rendered, (str, int, float)) and not isinstance(rendered, bool) and len(text) >= (2 if bounded else 3):
             edge = r"(?<![A-Za-z0-9]){}(?![A-Za-z0-9])" if bounded else "{}"
-            out = re.sub(edge.format(re.escape(text)), lambda _m: placeholder, out)
+            out = re.sub(edge.format(re.escape(text)), lambda _m: placeholder, out)  # noqa: B023 - re.sub calls it before the loop moves on
     return out
 
 

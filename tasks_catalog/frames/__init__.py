@@ -7,10 +7,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tasks_catalog.frames._entities import (DECLARATION_PATH, DeclarationError, Kind, ServerEntities, declaration,
-                                            extract, render_scalar, server_entities)
-from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, diff, exact_form, frame_violations,
-                                         json_equal, judge, summarize, summarize_counts)
+from tasks_catalog.frames._entities import (
+    DECLARATION_PATH,
+    DeclarationError,
+    Kind,
+    ServerEntities,
+    declaration,
+    extract,
+    render_scalar,
+    server_entities,
+)
+from tasks_catalog.frames._judge import (
+    CHANGES,
+    Change,
+    Extracted,
+    Violation,
+    diff,
+    exact_form,
+    frame_violations,
+    json_equal,
+    judge,
+    summarize,
+    summarize_counts,
+)
 
 
 def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> list[tuple[str, str]]:

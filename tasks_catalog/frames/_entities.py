@@ -13,8 +13,8 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any

@@ -7,8 +7,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, render_scalar, row_ids,
-                                            rows_match_by_key, server_entities)
+from tasks_catalog.frames._entities import (
+    Kind,
+    Only,
+    extract,
+    is_local,
+    item_key,
+    render_scalar,
+    row_ids,
+    rows_match_by_key,
+    server_entities,
+)
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -156,7 +165,7 @@ class Extracted:
             return forms[i]
 
         return {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, items))
-                if k == k2 and _equal_given_form(a, lambda: form(i), b)}
+                if k == k2 and _equal_given_form(a, lambda: form(i), b)}  # noqa: B023 - called, if at all, inside this comprehension
 
     def _form_of(self, top: str) -> bytes | None:
         if top not in self._forms:
@@ -230,7 +239,7 @@ def _changed_rows(kind: Kind, field: str, before: Extracted, olds: list[tuple[An
         old_rows, new_rows = old.get(rows_field), new.get(rows_field)
         if type(old_rows) is not list or type(new_rows) is not list:
             continue
-        old_ids = before.row_ids(kind, i, lambda: row_ids(kind, old, old_rows))
+        old_ids = before.row_ids(kind, i, lambda: row_ids(kind, old, old_rows))  # noqa: B023 - row_ids calls it, if at all, before the loop moves on
         new_ids = row_ids(kind, new, new_rows) if old_ids is not None else None
         if new_ids is None:
             continue
@@ -300,7 +309,7 @@ def _matches(a: dict[str, Any], c: Change) -> bool:
         values = c.before if c.change == "delete" else c.after
         if not all(k in values and json_equal(values[k], v) for k, v in a["where"].items()):
             return False
-    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):
+    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):  # noqa: SIM103 - one guard among the parallel guards above
         return False
     return True
 

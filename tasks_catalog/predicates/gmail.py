@@ -9,7 +9,6 @@ from servers.gmail import GmailState
 from servers.gmail.state import SYSTEM_LABELS
 from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
 
-
 #: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
 #: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
 OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})

@@ -47,7 +47,7 @@ class IntRange(_Strict):
     distinct_from: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _wide_enough(self) -> "IntRange":
+    def _wide_enough(self) -> IntRange:
         lo, hi = self.int
         if hi - lo + 1 < MIN_VARIETY:
             raise ValueError(f"range [{lo}, {hi}] has fewer than {MIN_VARIETY} values")
@@ -85,7 +85,7 @@ class Template(BaseModel):
     task: dict[str, Any]
 
     @model_validator(mode="after")
-    def _placeholders_match_params(self) -> "Template":
+    def _placeholders_match_params(self) -> Template:
         used = {m.group(1) for m in PLACEHOLDER.finditer(json.dumps(self.task))}
         unknown = used - set(self.params)
         if unknown:
