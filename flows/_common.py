@@ -4,12 +4,13 @@ anything a task touches out of Prefect's result storage and caches."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prefect.cache_policies import NO_CACHE
 
 #: Options for every task: nothing is cached or persisted by Prefect. Tasks return ids and counts, and
 #: the ones that decrypt a private month must never have anything of it serialised.
-PRIVATE = {"persist_result": False, "cache_policy": NO_CACHE}
+PRIVATE: dict[str, Any] = {"persist_result": False, "cache_policy": NO_CACHE}
 
 
 def logger():

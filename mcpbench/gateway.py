@@ -24,7 +24,7 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp import types
@@ -33,10 +33,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from runstore.records import REDACTED, CallRecord
+from runstore.records import REDACTED, CallRecord, ErrorKind
 from servers.kit import bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
+
+if TYPE_CHECKING:
+    import uvicorn
 
 #: Arguments kept in a call record, in characters (the size is always recorded in full).
 ARGUMENTS_KEPT = 4096
@@ -87,7 +90,7 @@ class Gateway:
         arrived = datetime.now(UTC)
         seq = len(self.calls) + 1
         listed = name in self.listed
-        kind: str | None = None
+        kind: ErrorKind | None = None
         if seq > self.task.max_steps:
             self.over_budget = True
             kind, result = "over_budget", _error(
@@ -97,7 +100,7 @@ class Gateway:
                 f"unknown tool {name!r}: it is not one of this server's tools ({', '.join(sorted(self.listed))})")
         else:
             fault = self._faults.next(name)
-            if not executes(fault):
+            if fault is not None and not executes(fault):
                 self.faults_injected += 1
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
@@ -117,7 +120,7 @@ class Gateway:
         return result
 
     def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,
-                kind: str | None, result: types.CallToolResult, started: float) -> None:
+                kind: ErrorKind | None, result: types.CallToolResult, started: float) -> None:
         args_json = json.dumps(arguments, ensure_ascii=False, default=str)
         text = "".join(getattr(c, "text", "") for c in result.content)
         error_message = text[:500] if result.is_error else None
@@ -150,7 +153,7 @@ class GatewayHost:
         self.host = host
         self.port: int | None = None
         self._routes: dict[str, StreamableHTTPSessionManager] = {}
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=["127.0.0.1:*", "localhost:*"],
@@ -182,16 +185,16 @@ class GatewayHost:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off", access_log=False,
                                 timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
+        self._server = server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._server.serve, [sock])
+            tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):
-                while not self._server.started:
+                while not server.started:
                     await anyio.sleep(0.001)
             try:
                 yield self
             finally:
-                self._server.should_exit = True
+                server.should_exit = True
         sock.close()
 
     @contextlib.asynccontextmanager

@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeGuard
 
 import anyio
 
@@ -133,9 +134,10 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
                 job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
                                deadline=deadline, seed=run_id,
-                               model_url=models.url(route) if route is not None else None)
+                               model_url=models.url(route) if models is not None and route is not None else None)
+                assert host.port is not None  # host.serve() serves only on a running host
                 outcome = await _dispatch(agent, job, host.port, sandbox,
-                                          models.port if route is not None else None)
+                                          models.port if models is not None and route is not None else None)
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
             # The gateway's task group wraps what is raised inside it: look through the group.
             unavailable = _first_of(exc, SandboxUnavailable)
@@ -209,7 +211,7 @@ def _first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | 
 NOT_EXECUTED = (126, 127)
 
 
-def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> bool:
+def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> TypeGuard[ProcessAgent]:
     """True when one of our built-in baselines could not start at all: an infra error of the sandbox.
 
     It made no call, was not timed out, and either could not be executed (``NOT_EXECUTED``) or exited
@@ -323,6 +325,7 @@ async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sand
     settings = models.settings if models is not None else None
     for attempt in range(1 + (settings.requeues if settings else 0)):
         if attempt:
+            assert settings is not None  # only the model gateway's settings allow a requeue
             log.warning("model unavailable on %s (trial %d): requeued (%d)", task.id, trial, attempt)
             await anyio.sleep(min(5.0, settings.backoff_s * 4))
         result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission, models=models,

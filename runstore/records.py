@@ -139,7 +139,7 @@ def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
     }
     fields = []
     for name, info in model.model_fields.items():
-        ann = info.annotation
+        ann: Any = info.annotation  # a type, a union or a Literal
         nullable = False
         args = getattr(ann, "__args__", ())
         if type(None) in args:

@@ -93,7 +93,7 @@ def check_tool_calls(server: str, calls: list[Any], allowed: set[str], path: str
 
 def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[TaskError]]:
     """Validate one task document; returns the task (None if the model itself failed) and every error."""
-    task_id = doc.get("id") if isinstance(doc, dict) and isinstance(doc.get("id"), str) and doc["id"] else source
+    task_id = doc["id"] if isinstance(doc, dict) and isinstance(doc.get("id"), str) and doc["id"] else source
     try:
         task = Task.model_validate(doc)
     except ValidationError as exc:

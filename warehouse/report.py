@@ -155,8 +155,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
                                "(select unnest(?::varchar[])) order by server", [leaders])
     servers = sorted({r["server"] for r in per_server})
     label = {r["submission_id"]: f'{r["agent"]} ({r["submission_id"]})' for r in per_server}
-    success = {label[s]: {} for s in leaders if s in label}
-    efficiency = {label[s]: {} for s in leaders if s in label}
+    success: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
+    efficiency: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
     for r in per_server:
         success[label[r["submission_id"]]][r["server"]] = None if r["success_rate"] is None else 100 * r["success_rate"]
         efficiency[label[r["submission_id"]]][r["server"]] = r["efficiency"]
@@ -223,7 +223,11 @@ def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, A
     for row in rows:
         for rate in rates:
             value, low, high = row.get(rate), row.get(f"{rate}_ci_low"), row.get(f"{rate}_ci_high")
-            row[f"{rate}_95ci"] = None if value is None else f"{100 * value:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
+            if value is None:
+                row[f"{rate}_95ci"] = None
+                continue
+            assert low is not None and high is not None  # a rate has its interval (sql/macros/metrics.sql)
+            row[f"{rate}_95ci"] = f"{100 * value:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
     return rows
 
 

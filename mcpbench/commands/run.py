@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from mcpbench.commands._store import open_store_for, store_option
+
+if TYPE_CHECKING:
+    from tasks_catalog.loader import TaskError
 
 
 @click.command()
@@ -82,7 +86,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         check_agent_reads(agent, operator_paths(store))
     except AgentSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--agent") from None
-    refused = []  # task files under --tasks-dir that do not load: each reported, the others still judged
+    refused: list[TaskError] = []  # task files under --tasks-dir that do not load: each reported, the others still judged
     try:
         if tasks_dir is not None:
             tasks, refused = load_folder(tasks_dir, list(task_ids) or None)
@@ -115,6 +119,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         click.echo(f"resumed: {summary.skipped} runs had already landed", err=True)
     if summary.not_landed:
         why = next(r.run.infra_error for r in results if r.run.end_reason == "infra:store")
+        assert why is not None  # an infra error's record always says what failed
         click.echo(f"error: {len(summary.not_landed)} of {summary.ran} runs did not land in {store.url()} "
                    f"({why.removeprefix('store: the run did not land: ')}); the same command with "
                    f"--submission-id {submission.submission_id} runs exactly those again", err=True)

@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .interface import HEAD_BYTES, TAIL_BYTES
 
@@ -106,7 +107,7 @@ async def watch(
         for task in pending:
             task.cancel()
     finally:
-        tasks = [t for t in (*readers, feeder, ended, stop) if t is not None]
+        tasks: list[asyncio.Task[Any]] = [t for t in (*readers, feeder, ended, stop) if t is not None]
         for task in tasks:
             if not task.done():
                 task.cancel()

@@ -483,7 +483,7 @@ def _wait_for_relay(relay, n_ports: int) -> None:
     raise SandboxUnavailable(f"the gateway relay container did not start listening within {RELAY_READY_S} s")
 
 
-def _drop_frames(exc: BaseException) -> None:
+def _drop_frames(exc: BaseException | None) -> None:
     """Free what a failed engine call's frames hold, now rather than at some later garbage collection.
 
     docker-py's unix-socket connection leaves its socket open when ``connect()`` fails (the engine went

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import io
 import json
 import random
@@ -195,7 +196,7 @@ class Store(ABC):
         return key
 
     # -- runs and calls --------------------------------------------------------------------------
-    def land_run(self, run: RunRecord, calls: list[CallRecord]) -> None:
+    def land_run(self, run: RunRecord, calls: builtins.list[CallRecord]) -> None:  # list: the method below
         """Land one run and its calls. Atomic per file and idempotent: re-landing a ``run_id`` replaces
         its files (also when it moves to another month or submission), never duplicates rows.
 
@@ -314,7 +315,7 @@ class Store(ABC):
                 and run.column("submission_id").to_pylist() == [submission_id]
                 and set(calls.column("run_id").to_pylist()) <= {run_id})
 
-    def land_runs(self, batch: Iterable[tuple[RunRecord, list[CallRecord]]], *, workers: int = 8) -> list[str]:
+    def land_runs(self, batch: Iterable[tuple[RunRecord, builtins.list[CallRecord]]], *, workers: int = 8) -> builtins.list[str]:
         """Land many runs, ``workers`` at a time (worth it on S3, where each write is a round trip).
 
         Every run that can land does; if any fail, a :class:`StoreError` lists them after the rest

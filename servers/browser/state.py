@@ -155,11 +155,11 @@ class BrowserState(ServerState):
             raise ValueError("a back stack needs a current page")
         current = self.page(self.current_url) if self.current_url else None
         for form_id, values in self.drafts.items():
-            form = next((f for f in current.forms if f.id == form_id), None) if current else None
-            if form is None:
+            drafted = next((f for f in current.forms if f.id == form_id), None) if current else None
+            if drafted is None:
                 raise ValueError(f"drafts: form {form_id!r} is not on the current page")
             for name in values:
-                if form.field(name) is None:
+                if drafted.field(name) is None:
                     raise ValueError(f"drafts: form {form_id!r} has no field {name!r}")
         return self
 

@@ -135,11 +135,11 @@ def _candidates(start: datetime, rule: Rule):
             yield start + timedelta(days=k * rule.interval)
             k += 1
     else:
-        days = rule.byday or (start.weekday(),)
+        weekdays = rule.byday or (start.weekday(),)
         step = 7 * rule.interval if rule.freq == "WEEKLY" else 7
         week = start - timedelta(days=start.weekday())
         while True:
-            for d in days:
+            for d in weekdays:
                 moment = week + timedelta(days=d)
                 if moment >= start:
                     yield moment

@@ -113,7 +113,9 @@ class CalendarTools(Toolset[CalendarState]):
         series = event.recurring_event_id or (event.id if original is not None else None)
         if series is not None:
             out["recurringEventId"] = series
-            out["originalStartTime"] = self._zoned(original or event.original_start)
+            original_start = original or event.original_start
+            assert original_start is not None  # an exception has both (Event._ends_after_start), an occurrence its own
+            out["originalStartTime"] = self._zoned(original_start)
         return out
 
     def _views(self, events: list[Event], low: datetime | None = None, high: datetime | None = None,
@@ -176,6 +178,7 @@ class CalendarTools(Toolset[CalendarState]):
     def _view_of(self, stored: Event | None, shown: Event, original: str | None, event_id: str) -> View:
         if stored is not None:
             return (stored, stored.start, stored.end, stored.id, stored.original_start)
+        assert original is not None  # an occurrence that is not stored is known by its original start
         duration = as_datetime(shown.end) - as_datetime(shown.start)
         end = recur.as_text(as_datetime(original) + duration, is_all_day(original))
         return (shown, original, end, event_id, original)
@@ -450,7 +453,9 @@ View = tuple[Event, str, str, str, str | None]
 @lru_cache(maxsize=256)
 def _starts(start: str, recurrence: tuple[str, ...]) -> tuple[datetime, ...]:
     """The original starts of a series' occurrences (pure, so shared by every backend of a world)."""
-    return tuple(recur.occurrences(as_datetime(start), recur.parse(list(recurrence))))
+    rule = recur.parse(list(recurrence))
+    assert rule is not None  # called for a series only: it has a rule
+    return tuple(recur.occurrences(as_datetime(start), rule))
 
 
 def _overlaps(view: View, low: datetime | None, high: datetime | None) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -34,6 +35,16 @@ _IS = {"unread": ("UNREAD", True), "read": ("UNREAD", False), "starred": ("STARR
        "important": ("IMPORTANT", True)}
 _IN = {"inbox": "INBOX", "sent": "SENT", "trash": "TRASH", "spam": "SPAM", "anywhere": None}
 _DAY = re.compile(r"^(\d{4})[/-](\d{2})[/-](\d{2})$")
+
+
+def _has_word(word: str) -> Callable[[Message], bool]:
+    """A search term without an operator: ``word`` in the subject, body or an address."""
+    return lambda m: word in " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower()
+
+
+def _negated(test: Callable[[Message], bool]) -> Callable[[Message], bool]:
+    """A term with a leading '-'."""
+    return lambda m: not test(m)
 
 
 class GmailTools(Toolset[GmailState]):
@@ -100,7 +111,7 @@ class GmailTools(Toolset[GmailState]):
         except ValueError as exc:
             raise ToolError(f"cannot parse query {query!r}: {exc}") from None
         names = self._label_names()
-        tests = []
+        tests: list[Callable[[Message], bool]] = []
         scope: set[str | None] = set()
         for term in terms:
             negate = term.startswith("-") and len(term) > 1
@@ -114,9 +125,8 @@ class GmailTools(Toolset[GmailState]):
             elif sep and key.isalpha() and key not in _OPERATORS:
                 raise ToolError(f"unsupported search operator {key}:; use from:, to:, subject:, label:, is:, in:, after:, before:")
             else:
-                word = term.lower()
-                test = lambda m, w=word: w in " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower()  # noqa: E731 - one of the predicates this function composes, all lambdas
-            tests.append((lambda m, t=test: not t(m)) if negate else test)
+                test = _has_word(term.lower())
+            tests.append(_negated(test) if negate else test)
         if not scope:
             tests.append(lambda m: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids)
         return lambda m: all(t(m) for t in tests)
@@ -143,8 +153,8 @@ class GmailTools(Toolset[GmailState]):
             if low not in _IN:
                 raise ToolError(f"unsupported in:{value}; use in:inbox, in:sent, in:trash, in:spam or in:anywhere")
             scope.add(_IN[low])
-            label_id = _IN[low]
-            return lambda m: label_id is None or label_id in m.label_ids
+            in_label = _IN[low]
+            return lambda m: in_label is None or in_label in m.label_ids
         day = _DAY.match(value)
         if not day:
             raise ToolError(f"{key}: takes a date like 2026/03/14, not {value!r}")

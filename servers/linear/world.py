@@ -161,7 +161,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
     active = [u["id"] for u in users if u["active"]]
     engineers = [u["id"] for u, p in zip(users[1:], staff) if p.department in ("Engineering", "Platform", "Product")
                  and u["active"]] or active
-    teams, cycles = [], []
+    teams: list[dict[str, Any]] = []
+    cycles: list[dict[str, Any]] = []
     today = NOW[:10]
     for key, name, first, triage in TEAMS:
         teams.append({"key": key, "name": name, "states": _team_states(triage)})
@@ -169,7 +170,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
             starts = FIRST_CYCLE + timedelta(days=14 * k)
             cycles.append({"id": f"cyc_{key.lower()}_{first + k}", "team": key, "number": first + k,
                            "name": "", "starts_at": starts.isoformat(), "ends_at": (starts + timedelta(days=14)).isoformat()})
-    projects = []
+    projects: list[dict[str, Any]] = []
     for name, about, keys, state, target in PROJECTS:
         projects.append({"id": f"prj_{name.split(':')[0].lower()}", "name": name, "description": about, "state": state,
                          "lead": rng.choice(engineers), "teams": list(keys), "target_date": target})
@@ -236,8 +237,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
                 issue["comments"].append({"id": f"{issue['id']}-c{c + 1}", "author": rng.choice(active),
                                           "body": fill(rng, rng.choice(COMMENTS)), "created_at": _stamp(moment)})
             issues.append(issue)
-    labels = [{"name": n, "color": c} for n, c in LABELS]
-    return {"viewer": viewer["id"], "now": NOW, "teams": teams, "users": users, "labels": labels, "cycles": cycles,
+    label_rows = [{"name": n, "color": c} for n, c in LABELS]
+    return {"viewer": viewer["id"], "now": NOW, "teams": teams, "users": users, "labels": label_rows, "cycles": cycles,
             "projects": projects, "issues": issues}
 
 

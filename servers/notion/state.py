@@ -31,6 +31,11 @@ BlockType = Literal[
 #: A property value: text, a number, a boolean (checkbox), null (empty), or a list of option names.
 Value = str | int | float | bool | None | list[str]
 
+
+def list_value(value: Value) -> list[str]:
+    """A multi_select, people or relation value as its list (``check_value`` makes it one; empty: none)."""
+    return value if isinstance(value, list) else []
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?)?$")
 _OPTION_TYPES = ("select", "multi_select", "status")
 _LIST_TYPES = ("multi_select", "people", "relation")
@@ -215,14 +220,14 @@ class NotionState(ServerState):
             if db is None:
                 raise ValueError(f"page {p.id!r}: parent_id {p.parent_id!r} is neither a page nor a database")
             for name, value in p.properties.items():
-                schema = db.properties.get(name)
-                if schema is None or schema.type == "title":
+                declared = db.properties.get(name)
+                if declared is None or declared.type == "title":
                     raise ValueError(f"page {p.id!r}: database {db.id!r} has no property {name!r} besides its title")
-                check_value(name, schema.type, value)
-                if schema.type == "people" and not set(value or []) <= user_ids:
-                    raise ValueError(f"page {p.id!r}: {name!r} names unknown users {sorted(set(value) - user_ids)}")
-                if schema.type == "relation" and any(parents.get(v) != schema.database_id for v in value or []):
-                    raise ValueError(f"page {p.id!r}: {name!r} links pages that are not rows of {schema.database_id!r}")
+                check_value(name, declared.type, value)
+                if declared.type == "people" and not set(list_value(value)) <= user_ids:
+                    raise ValueError(f"page {p.id!r}: {name!r} names unknown users {sorted(set(list_value(value)) - user_ids)}")
+                if declared.type == "relation" and any(parents.get(v) != declared.database_id for v in list_value(value)):
+                    raise ValueError(f"page {p.id!r}: {name!r} links pages that are not rows of {declared.database_id!r}")
         for c in self.comments:
             claim("comment", c.id)
             if c.page_id not in page_ids:

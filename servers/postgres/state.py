@@ -203,7 +203,7 @@ class PostgresState(ServerState):
         checks (unique names, foreign keys, the order) run as ``model_validate`` runs them; a
         ``ValueError`` says what is wrong."""
         state = cls.model_construct(tables=cls._unique_and_sorted(list(tables)))
-        return state._foreign_keys_resolve()
+        return state._foreign_keys_resolve()  # type: ignore[operator]  # a model_validator is a plain method once the class is built
 
     def table(self, name: str) -> Table | None:
         """The table called ``name`` (matched case-insensitively), or None."""

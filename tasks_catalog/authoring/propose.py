@@ -125,6 +125,7 @@ def allowances(server: str, changes: list[Change], *, created_refs: bool = True)
 
 def _matches(a: dict[str, Any], c: Change) -> bool:
     values = c.before if c.change == "delete" else c.after
+    assert values is not None  # a deleted entity has its before, any other its after
     return (a["entity"] == c.entity and c.change in a.get("change", ["update"])
             and (a.get("ids") is None or c.id in a["ids"])
             and all(k in values and values[k] == v for k, v in a.get("where", {}).items()))
@@ -210,11 +211,11 @@ def draft_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, Any
     best: tuple[list[dict[str, Any]], list[str]] | None = None
     for bounded in (True, False):
         for seed in seeds:  # a rendering where a parameter happens to equal a fixed text misleads: try each
-            generic = generalise_frame(drafts[seed], tasks[seed].template.params, bounded=bounded)
-            problems = [f"seed {other!r}: the generalised frame renders to {substitute(generic, tasks[other].template.params)}, "
+            generic = generalise_frame(drafts[seed], tasks[seed].rendered_from().params, bounded=bounded)
+            problems = [f"seed {other!r}: the generalised frame renders to {substitute(generic, tasks[other].rendered_from().params)}, "
                         f"its own draft is {drafts[other]}"
                         for other in seeds
-                        if canonical(substitute(generic, tasks[other].template.params)) != canonical(drafts[other])]
+                        if canonical(substitute(generic, tasks[other].rendered_from().params)) != canonical(drafts[other])]
             if not problems:
                 return generic, []
             if best is None or len(problems) < len(best[1]):
@@ -260,7 +261,8 @@ def propose(paths: Iterable[Path], *, seeds: int = 3, write: bool = False) -> Pr
         for f in files:
             doc = json.loads(f.read_text(encoding="utf-8"))
             framed = "frame" in doc.get("task", doc)
-            frame, problems = [], ["not drafted"]
+            frame: list[dict[str, Any]] = []
+            problems = ["not drafted"]
             if "params" in doc:
                 template = load_template(f) if framed else Template.model_validate(
                     {**doc, "task": {**doc["task"], "frame": []}})

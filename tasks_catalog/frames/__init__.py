@@ -55,7 +55,7 @@ def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> lis
             for field in names:
                 if fields is not None and field not in fields:
                     problems.append((f"{here}.{key}.{field}" if key == "where" else f"{here}.{key}",
-                                     f"{kind.qualified} has no field {field!r}; fields: {', '.join(kind.fields)}"))
+                                     f"{kind.qualified} has no field {field!r}; fields: {', '.join(kind.fields or ())}"))
         if a.get("fields") is not None and "update" not in a.get("change", ["update"]):
             problems.append((f"{here}.fields", "fields limits updates, but this allowance allows no update"))
     return problems

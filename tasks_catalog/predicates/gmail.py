@@ -67,6 +67,7 @@ def draft_exists(state: GmailState, args: DraftExists) -> bool:
 
 @primitive("gmail", "messageLabelApplied", MessageLabelApplied)
 def message_label_applied(state: GmailState, args: MessageLabelApplied) -> bool:
+    label_id: str | None
     if args.label in SYSTEM_LABELS:
         label_id = args.label
     else:

@@ -170,9 +170,9 @@ def _draw(name: str, p: Param, rng: random.Random, taken: list[Any]) -> Any:
         raise TemplateError(f"parameter {name}: no value distinct from {taken}")
     if isinstance(p, NumberRange):
         for _ in range(1000):
-            v = round(rng.uniform(*p.number), p.decimals)
-            if v not in taken:
-                return v if p.decimals else int(v)
+            x = round(rng.uniform(*p.number), p.decimals)
+            if x not in taken:
+                return x if p.decimals else int(x)
         raise TemplateError(f"parameter {name}: no value distinct from {taken}")
     pool = [v for v in p.sample if v not in taken]
     if len(pool) < p.k:
