@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def land_runs(store_root: Path, n: int, start: int = 0) -> None:
     from runstore.store import open_store
 
     store = open_store(str(store_root))
-    t0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 5, 1, tzinfo=UTC)
     batch = []
     for i in range(start, start + n):
         sub = f"sub-{i // 10:02d}"

@@ -48,7 +48,7 @@ def _wait_until_it_answers(proc: subprocess.Popen, url: str, within_s: float, wh
             return
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"{what} did not answer {url} within {within_s:.0f} s")
+                raise SystemExit(f"{what} did not answer {url} within {within_s:.0f} s") from None
             time.sleep(0.3)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mcpbench.sandbox import AgentProcess, get_sandbox  # noqa: E402
+from mcpbench.sandbox import AgentProcess, get_sandbox
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 

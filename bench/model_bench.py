@@ -75,7 +75,7 @@ def free_port() -> int:
 @contextlib.contextmanager
 def llama_server(python: Path, model: str, *, n_ctx: int, threads: int, chat_format: str | None):
     port = free_port()
-    log = open(cache_dir() / "server.log", "w")
+    log = open(cache_dir() / "server.log", "w")  # noqa: SIM115 - the server writes its log until the bench stops; closed in the finally below
     extra = ["--chat_format", chat_format] if chat_format else []
     proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
@@ -115,7 +115,7 @@ def run_bench(url: str, *, trials: int, per_server: int | None, max_tokens: int)
     store = open_store(tempfile.mkdtemp(prefix="model-bench-store-"))
     submission = make_submission(agent, "dev", submission_id=f"model-bench-{time.strftime('%Y%m%dT%H%M%S')}")
     t0 = time.perf_counter()
-    progress = open(cache_dir() / "progress.jsonl", "w")
+    progress = open(cache_dir() / "progress.jsonl", "w")  # noqa: SIM115 - runs append to it as they land, until the bench ends
 
     def on_result(result) -> None:  # each run as it lands, so an interrupted bench still shows its runs
         run = result.run

@@ -45,7 +45,7 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> None:
+def main() -> None:  # noqa: PLR0915 - a benchmark script's options and report, top to bottom
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8],
                         help="oracle evaluations of the month to time (none: time the rotation alone)")

@@ -18,7 +18,7 @@ import resource
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -137,8 +137,9 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
 
 # -- the two engines ------------------------------------------------------------------------------
 def bench_duckdb(root: Path, work: Path) -> dict:
-    from warehouse.build import build
     import duckdb
+
+    from warehouse.build import build
 
     t0 = time.perf_counter()
     result = build(str(root), work / "warehouse.duckdb", check=False)
@@ -310,7 +311,7 @@ def main() -> None:
                          f"{best['marts_s']:.2f} | **{total:.2f}** | {best['peak_rss_mb']:.0f} | "
                          f"{best['start_rss_mb']:.0f} | {best['rows']['anomaly_submitter_flags']} / "
                          f"{best['rows']['anomaly_task_flags']} |")
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     text = f"""{SECTION} ({when})
 
 Machine: {machine()}.

@@ -4,12 +4,13 @@ anything a task touches out of Prefect's result storage and caches."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prefect.cache_policies import NO_CACHE
 
 #: Options for every task: nothing is cached or persisted by Prefect. Tasks return ids and counts, and
 #: the ones that decrypt a private month must never have anything of it serialised.
-PRIVATE = {"persist_result": False, "cache_policy": NO_CACHE}
+PRIVATE: dict[str, Any] = {"persist_result": False, "cache_policy": NO_CACHE}
 
 
 def logger():
@@ -34,7 +35,7 @@ def store_root(store: str | None, usage: str) -> str:
 
     root = store or default_root()
     open_store(root, usage=usage)
-    return root if "://" in root else os.path.abspath(root)
+    return root if "://" in root else os.path.abspath(root)  # noqa: PTH100 - abspath, not resolve: a store reached through a symlink keeps the path given
 
 
 def db_location(db_path: str | None) -> str:
@@ -44,7 +45,7 @@ def db_location(db_path: str | None) -> str:
     from warehouse.build import default_db_path
     from warehouse.database_file import check_database_path
 
-    return os.path.abspath(check_database_path(db_path or default_db_path()))
+    return os.path.abspath(check_database_path(db_path or default_db_path()))  # noqa: PTH100 - abspath, not resolve: the database file keeps the path given
 
 
 __all__ = ["PRIVATE", "db_location", "logger", "store_root"]

@@ -3,8 +3,8 @@ monthly (``prefect.yaml``); only ids and counts leave the task that renders the 
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
@@ -19,7 +19,7 @@ class GateFailed(RuntimeError):
 @task(name="leaked-task-ids", **PRIVATE)
 def flagged_task_ids(db_path: str, month: str) -> list[str]:
     """Tasks of ``month`` the warehouse flags as possibly leaked (none if there is no warehouse yet)."""
-    if not os.path.exists(db_path):
+    if not Path(db_path).exists():
         return []
     import duckdb
 
@@ -37,7 +37,8 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
     the gate, in which case nothing is written."""
     from runstore.store import open_store
     from tasks_catalog.gate import acceptance_gate
-    from tasks_catalog.months import load_operator_pool, rotate as rotate_store
+    from tasks_catalog.months import load_operator_pool
+    from tasks_catalog.months import rotate as rotate_store
 
     opened = open_store(store)
     gate = acceptance_gate()  # the one policy: both verifiers when the TypeScript one is built

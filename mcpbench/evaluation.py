@@ -98,7 +98,7 @@ def finished_run_ids(store, submission_id: str) -> set[str]:
     return landed - {r["run_id"] for r in runs if r["status"] == "infra_error"}
 
 
-def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",
+def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, store, sandbox="local",  # noqa: PLR0913 - past the third, keyword-only options
              concurrency: int = 2, resume: bool = True, on_result=None, trials: int = 1,
              trial_numbers: list[int] | None = None,
              infra_retries: int = INFRA_RETRIES) -> tuple[EvaluationSummary, list[RunResult]]:
@@ -126,8 +126,8 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
             break
         final = attempt == infra_retries
         ran = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
-                                          land=lambda r: store.land_run(r.run, r.calls),
-                                          on_result=on_result if final else _unless_infra(on_result), runs=queue))
+                                          land=lambda r: store.land_run(r.run, r.calls),  # noqa: B023 - anyio.run runs it to the end inside this iteration
+                                          on_result=on_result if final else _unless_infra(on_result), runs=queue))  # noqa: B023 - anyio.run runs it to the end inside this iteration
         by_id.update((r.run.run_id, r) for r in ran)
     results = [by_id[submission.run_id(t, k)] for t, k in todo]
     summary = EvaluationSummary(

@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp import types
@@ -43,10 +43,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from runstore.records import REDACTED, CallRecord
+from runstore.records import REDACTED, CallRecord, ErrorKind
 from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
+
+if TYPE_CHECKING:
+    import uvicorn
+
+if TYPE_CHECKING:
+    pass
 
 #: Arguments kept in a call record, in characters (the size is always recorded in full).
 ARGUMENTS_KEPT = 4096
@@ -110,7 +116,8 @@ class HarnessWait:
             if loop is not None:
                 self._loop, self._stalls = loop, loop.stalled()
             elif self._loop is not None:
-                self._loop, self._stalls = None, self._loop.stalled() - self._stalls
+                watched = self._loop
+                self._loop, self._stalls = None, watched.stalled() - self._stalls
 
     def begin(self) -> None:
         with self._lock:
@@ -200,7 +207,7 @@ class Gateway:
                       started: float) -> types.CallToolResult:
         seq = len(self.calls) + 1
         listed = name in self.listed
-        kind: str | None = None
+        kind: ErrorKind | None = None
         if seq > self.task.max_steps:
             self.over_budget = True
             kind, result = "over_budget", _error(
@@ -210,7 +217,7 @@ class Gateway:
                 f"unknown tool {name!r}: it is not one of this server's tools ({', '.join(sorted(self.listed))})")
         else:
             fault = self._faults.next(name)
-            if not executes(fault):
+            if fault is not None and not executes(fault):
                 self.faults_injected += 1
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
@@ -231,7 +238,7 @@ class Gateway:
         return result
 
     def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,
-                kind: str | None, result: types.CallToolResult, started: float) -> None:
+                kind: ErrorKind | None, result: types.CallToolResult, started: float) -> None:
         args_json = json.dumps(arguments, ensure_ascii=False, default=str)
         text = "".join(getattr(c, "text", "") for c in result.content)
         error_message = text[:500] if result.is_error else None
@@ -270,7 +277,7 @@ class GatewayHost:
         self.port: int | None = None
         self._routes: dict[str, StreamableHTTPSessionManager] = {}
         self.loop = LoopWatch()
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=["127.0.0.1:*", "localhost:*"],
@@ -301,19 +308,19 @@ class GatewayHost:
         sock.bind((self.host, 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=1, timeout_keep_alive=KEEP_ALIVE_S)
-        self._server = uvicorn.Server(config)
+                                timeout_graceful_shutdown=1, timeout_keep_alive=int(KEEP_ALIVE_S))
+        self._server = server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._server.serve, [sock])
+            tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):
-                while not self._server.started:
+                while not server.started:
                     await anyio.sleep(0.001)
             self.loop = LoopWatch()
             tg.start_soon(self._watch_loop)
             try:
                 yield self
             finally:
-                self._server.should_exit = True
+                server.should_exit = True
         sock.close()
 
     async def _watch_loop(self) -> None:

@@ -14,6 +14,7 @@ record. Under ``trials`` K each task runs K times, each on a fresh backend, with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -21,8 +22,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-
-import contextlib
+from typing import TypeGuard
 
 import anyio
 
@@ -30,9 +30,15 @@ from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, InteractiveAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
+from mcpbench.sandbox import (
+    ProcessOutcome,
+    Sandbox,
+    SandboxUnavailable,
+    concurrency_that_fits,
+    get_sandbox,
+    raise_open_file_limit,
+)
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
-from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits, get_sandbox,
-                              raise_open_file_limit)
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
@@ -130,9 +136,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
                 job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
                                deadline=deadline, seed=run_id,
-                               model_url=models.url(route) if route is not None else None)
+                               model_url=models.url(route) if models is not None and route is not None else None)
+                assert host.port is not None  # host.serve() serves only on a running host
                 outcome = await _dispatch(agent, job, host.port, sandbox,
-                                          models.port if route is not None else None, gateway.waits.seconds)
+                                          models.port if models is not None and route is not None else None,
+                                          gateway.waits.seconds)
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
             # The gateway's task group wraps what is raised inside it: look through the group.
             unavailable = _first_of(exc, SandboxUnavailable)
@@ -232,7 +240,7 @@ def _first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | 
 NOT_EXECUTED = (126, 127)
 
 
-def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> bool:
+def baseline_did_not_start(agent: Agent, outcome: ProcessOutcome, calls: int) -> TypeGuard[ProcessAgent]:
     """True when one of our built-in baselines could not start at all: an infra error of the sandbox.
 
     It made no call, was not timed out, and either could not be executed (``NOT_EXECUTED``) or exited
@@ -368,6 +376,7 @@ async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sand
     settings = models.settings if models is not None else None
     for attempt in range(1 + (settings.requeues if settings else 0)):
         if attempt:
+            assert settings is not None  # only the model gateway's settings allow a requeue
             log.warning("model unavailable on %s (trial %d): requeued (%d)", task.id, trial, attempt)
             await anyio.sleep(min(5.0, settings.backoff_s * 4))
         result = await run_task(task, agent, host=host, sandbox=sandbox, submission=submission, models=models,
@@ -377,7 +386,7 @@ async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sand
     return result
 
 
-async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,
+async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None, submission: Submission,  # noqa: PLR0913 - past the second, keyword-only options
                     concurrency: int = 1, land: Callable[[RunResult], None] | None = None,
                     on_result: Callable[[RunResult], None] | None = None, trials: int = 1,
                     runs: list[tuple[Task, int]] | None = None,

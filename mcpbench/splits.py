@@ -36,6 +36,7 @@ def load_split(split: str | Split, *, store=None, secret: str | bytes | None = N
     if parsed.kind == "historical":
         from tasks_catalog.months import load_historical_tasks
 
+        assert parsed.tag is not None  # a historical split has its tag
         return load_historical_tasks(store, parsed.tag, task_ids)
     from tasks_catalog.months import load_month_tasks
 

@@ -49,7 +49,7 @@ def owner_alive(name: str) -> bool | None:
 
 def sweep(parent: Path, prefix: str, remove: Callable[[Path], None] | None = None) -> list[Path]:
     """Remove every ``parent/<prefix><tag>...`` whose owner is dead; returns what was removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(parent.iterdir())
     except OSError:

@@ -8,10 +8,8 @@ Parquet schemas; change a field here and in ``warehouse/sql/staging`` together.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
-
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -152,7 +150,7 @@ def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
     }
     fields = []
     for name, info in model.model_fields.items():
-        ann = info.annotation
+        ann: Any = info.annotation  # a type, a union or a Literal
         nullable = False
         args = getattr(ann, "__args__", ())
         if type(None) in args:
@@ -177,4 +175,4 @@ def __getattr__(name: str) -> Any:
         return _schemas()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["CALL_SCHEMA", "END_REASON_DETAILS", "END_REASONS", "REDACTED", "STDERR_TAIL_BYTES", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]
+__all__ = ["CALL_SCHEMA", "END_REASON_DETAILS", "END_REASONS", "REDACTED", "STDERR_TAIL_BYTES", "RUN_SCHEMA", "CallRecord", "ErrorKind", "RunRecord", "RunStatus"]  # noqa: F822 - the two schemas are built on first use by __getattr__ above

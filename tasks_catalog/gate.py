@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import anyio
 
@@ -48,16 +48,20 @@ from tasks_catalog.predicates import evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
 from tasks_catalog.stats import budget_limit, measure, shortfalls
 
+if TYPE_CHECKING:
+    from tasks_catalog.ts_verifier import NoVerdict
+
 #: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
-ExtraVerifier = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool]]
+#: (A string: ``NoVerdict`` is imported for the type checker only, ts_verifier itself when it is used.)
+ExtraVerifier: TypeAlias = "Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool | NoVerdict]]"
 #: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case.
 ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
 #: Both second verifiers in one call, ``(verdict cases, frame cases) -> (verdicts, frame violations)``, each
 #: state shipped once however many cases name it (``ts_verifier.judge_many``); used instead of the two
 #: separate calls when set.
-ExtraJudge = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]],
-                       list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]],
-                      tuple[list[bool], list[list[dict]]]]
+ExtraJudge: TypeAlias = ("Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]], "
+                          "list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], "
+                          "tuple[list[bool | NoVerdict], list[list[dict]]]]")
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
 
@@ -116,7 +120,7 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
                 for _ in range(ATTEMPTS):
                     steps += 1
                     fault = plan.next(call.tool)
-                    if not executes(fault):
+                    if fault is not None and not executes(fault):
                         failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
                         continue
                     result = await client.call_tool(call.tool, call.arguments)
@@ -144,7 +148,8 @@ class _WhenAsked:
     state's entity ids nor its strings, and making those means walking a whole world."""
 
     def __init__(self, make: Callable[[], set[str]]) -> None:
-        self._make, self._made = make, None
+        self._make = make
+        self._made: set[str] | None = None
 
     def _set(self) -> set[str]:
         if self._made is None:
@@ -161,6 +166,7 @@ class _WhenAsked:
 def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = None) -> list[str]:
     """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py). ``initial``
     may be given ``Extracted`` (its entities are then not extracted again)."""
+    extracted: Extracted | None
     if isinstance(initial, Extracted):
         extracted, initial = initial, initial.state
     else:
@@ -325,15 +331,17 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
     """Ask the second verifiers about every judged state of ``judged`` (one call each, or one ``joint``
     call for both when both are asked) and add each disagreement, then the task's remaining reasons, to
     its result."""
-    verdict_cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _ in j.verdicts] if extra else []
+    # a dump is None only when no second verifier is asked (_Judged.verdicts)
+    verdict_cases = [(j.server, cast("dict[str, Any]", dump), j.predicate)
+                     for j in judged for _, dump, _ in j.verdicts] if extra else []
     frame_cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames] if extra_frames else []
     if not verdict_cases and not frame_cases:
         verdicts, frames = [], []
     elif joint is not None and extra is not None and extra_frames is not None:
         verdicts, frames = (list(x) for x in joint(verdict_cases, frame_cases))
     else:
-        verdicts = list(extra(verdict_cases)) if verdict_cases else []
-        frames = list(extra_frames(frame_cases)) if frame_cases else []
+        verdicts = list(extra(verdict_cases)) if extra is not None and verdict_cases else []
+        frames = list(extra_frames(frame_cases)) if extra_frames is not None and frame_cases else []
     if len(verdicts) != len(verdict_cases):
         raise ValueError(f"the second verifier answered {len(verdicts)} times to {len(verdict_cases)} cases")
     if len(frames) != len(frame_cases):
@@ -346,10 +354,10 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
                 j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
     at = iter(frames)
     for j in judged if extra_frames is not None else ():
-        for what, _, _, _, mine in j.frames:
+        for what, _, _, _, violations in j.frames:
             other = next(at)
-            if other != mine:
-                j.result.reasons.append(f"verifiers disagree on the frame {what}: python {mine}, typescript {other}")
+            if other != violations:
+                j.result.reasons.append(f"verifiers disagree on the frame {what}: python {violations}, typescript {other}")
     for j in judged:
         j.result.reasons.extend(j.tail)
 
@@ -458,7 +466,9 @@ class Gate:
                     else:
                         busy.append(i)  # another gate is judging it, or this chunk is full: look again later
                 if not chunk and busy:  # all that is left is being judged elsewhere: wait for the first of it
-                    claims.append(self.cache.claim(keys[busy[0]][1], wait=True))
+                    waited = self.cache.claim(keys[busy[0]][1], wait=True)
+                    assert waited is not None  # a claim waited for is had
+                    claims.append(waited)
                     chunk.append(busy.pop(0))
                 todo = []
                 for i in chunk:

@@ -58,6 +58,7 @@ def check(gate: Gate, tasks: list[Task], processes: int) -> list[GateResult]:
                     [sys.executable, "-m", "tasks_catalog.gate_pool", str(cache.root), ",".join(cache.verifiers)],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
                 helpers.append(helper)
+                assert helper.stdin is not None  # stdin=PIPE
                 helper.stdin.write(payload)
                 helper.stdin.close()
             results = gate.check(tasks)

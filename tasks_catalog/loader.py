@@ -14,9 +14,9 @@ from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
 from servers.kit import StateError, json_path
+from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
-from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from tasks_catalog.predicates import check as check_predicate
 from tasks_catalog.schema import Task
 
@@ -93,7 +93,7 @@ def check_tool_calls(server: str, calls: list[Any], allowed: set[str], path: str
 
 def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[TaskError]]:
     """Validate one task document; returns the task (None if the model itself failed) and every error."""
-    task_id = doc.get("id") if isinstance(doc, dict) and isinstance(doc.get("id"), str) and doc["id"] else source
+    task_id = doc["id"] if isinstance(doc, dict) and isinstance(doc.get("id"), str) and doc["id"] else source
     try:
         task = Task.model_validate(doc)
     except ValidationError as exc:

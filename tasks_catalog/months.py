@@ -191,7 +191,7 @@ class RotationReport:
         return self.public()
 
 
-def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,
+def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,  # noqa: PLR0913 - past the second, keyword-only options
            pool: list[Template] | None = None, leaked_task_ids: set[str] | frozenset[str] = frozenset(),
            retire_previous: bool = True, gate: Gate | bool = True, today: date | None = None,
            gate_processes: int = 1) -> RotationReport:

@@ -45,7 +45,7 @@ class Month:
     leaked_replaced: list[str] = field(default_factory=list)
 
     def template_ids(self, server: str | None = None) -> list[str]:
-        return [t.template.id for t in self.tasks if server is None or t.server == server]
+        return [t.rendered_from().id for t in self.tasks if server is None or t.server == server]
 
     def attestation(self) -> list[dict[str, str]]:
         return [{"task_id": t.id, "sha256": task_hash(t)} for t in self.tasks]
@@ -140,7 +140,7 @@ def _render(template: Template, seed: bytes, month: str, avoid: dict[str, Any] |
     """Render for this month; a carried-over template must get parameters unlike last month's."""
     for attempt in range(50):
         task = render(template, seed + f"|{month}|{template.id}|{attempt}".encode())
-        if avoid is None or task.template.params != avoid:
+        if avoid is None or task.rendered_from().params != avoid:
             return task
     raise TemplateError(f"template {template.id} cannot be rendered with parameters unlike last month's")
 
@@ -149,8 +149,8 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
                 leaked_task_ids: set[str] | frozenset[str] = frozenset()) -> Month:
     """Render ``month`` from ``pool`` with ``seed`` (derived from the operator's secret and the month)."""
     by_server = _by_server(pool)
-    prev_params = {t.template.id: t.template.params for t in previous.tasks} if previous else {}
-    leaked = {t.template.id for t in previous.tasks if t.id in leaked_task_ids} if previous else set()
+    prev_params = {t.rendered_from().id: t.rendered_from().params for t in previous.tasks} if previous else {}
+    leaked = {t.rendered_from().id for t in previous.tasks if t.id in leaked_task_ids} if previous else set()
     tasks: list[Task] = []
     result = Month(month=month, tasks=tasks, previous=previous.month if previous else None)
     for server in SERVER_NAMES:

@@ -75,7 +75,7 @@ class Allowance(_Strict):
     entity: str = Field(pattern=r"^[a-z]+\.[a-z_]+$", description="'<server>.<kind>', e.g. 'slack.message'")
     ids: list[str] | None = Field(default=None, min_length=1, description="Only these entities (stable ids, never names)")
     where: dict[str, Any] | None = Field(default=None, description="Field values the entity must have")
-    change: list[Literal["create", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)
+    change: list[Literal["create", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)  # type: ignore[arg-type]  # mypy reads the lambda's list as list[str]
     fields: list[str] | None = Field(default=None, min_length=1, description="For an update: only these fields may differ")
     max: int | None = Field(default=None, ge=1, description="At most this many entities may match")
 
@@ -122,6 +122,12 @@ class Task(BaseModel):
                              "make a fresh one with secrets.token_hex(16)")
         return v
 
+    def rendered_from(self) -> TemplateRef:
+        """The template this task was rendered from (``ValueError`` for a task written by hand)."""
+        if self.template is None:
+            raise ValueError(f"task {self.id!r} was not rendered from a template")
+        return self.template
+
     def to_json(self) -> dict[str, Any]:
         """The task as a JSON document (``$schema`` first, unset template left out)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -147,7 +153,7 @@ def _export_default_factories(schema: dict[str, Any]) -> None:
         for name, field in model.model_fields.items():
             key = field.alias or name
             if field.default_factory is not None and key in node.get("properties", {}):
-                node["properties"][key]["default"] = field.default_factory()
+                node["properties"][key]["default"] = field.get_default(call_default_factory=True)
 
 
 def json_schema() -> dict[str, Any]:

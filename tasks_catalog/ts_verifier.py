@@ -111,7 +111,8 @@ def _verdicts(answers: list[Any]) -> list[bool | NoVerdict]:
         if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
             raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
         verdict = item["verdict"] if isinstance(item, dict) else item
-        out.append(verdict if isinstance(verdict, bool) else NoVerdict(i, str(item.get("error", "no verdict"))))
+        out.append(verdict if isinstance(verdict, bool) or not isinstance(item, dict)
+                   else NoVerdict(i, str(item.get("error", "no verdict"))))
     return out
 
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 from servers import get_spec

@@ -25,7 +25,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -195,10 +195,10 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str]) -> lis
     for view in load_views():
         def fill(match: re.Match) -> str:
             kind = match.group(1)
-            if view.layer != "staging":
-                raise ValueError(f"{view.path}: only staging may name a source, found source('{kind}')")
+            if view.layer != "staging":  # noqa: B023 - re.sub calls it before the loop moves on
+                raise ValueError(f"{view.path}: only staging may name a source, found source('{kind}')")  # noqa: B023 - re.sub calls it before the loop moves on
             if kind not in sources:
-                raise ValueError(f"{view.path}: unknown source('{kind}'); known: {sorted(sources)}")
+                raise ValueError(f"{view.path}: unknown source('{kind}'); known: {sorted(sources)}")  # noqa: B023 - re.sub calls it before the loop moves on
             return sources[kind]
 
         sql = _SOURCE.sub(fill, view.sql).strip().rstrip(";")
@@ -343,11 +343,13 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
             con.execute("create table checked_runs as select run_id, fingerprint from run_fingerprints "
                         "semi join previously_checked p using (run_id, fingerprint)")
         checked = check or (new == 0 and orphans == 0)
-        runs, calls = con.execute("select count(*), coalesce(sum(calls), 0)::bigint from run_facts").fetchone()
+        counted = con.execute("select count(*), coalesce(sum(calls), 0)::bigint from run_facts").fetchone()
+        assert counted is not None  # an aggregate has its row
+        runs, calls = counted
         con.execute("drop table run_fingerprints")
         con.execute("create or replace table warehouse_build as select ? as store, ? as store_version, "
                     "? as built_at, ? as runs, ? as calls, ? as checked, ? as unchecked_runs",
-                    [store.root, version, datetime.now(timezone.utc), runs, calls, checked,
+                    [store.root, version, datetime.now(UTC), runs, calls, checked,
                      0 if checked else new + orphans])
         con.close()
         os.replace(tmp, target)
@@ -403,7 +405,9 @@ def open_warehouse(db_path: str | os.PathLike[str] | None = None, *, store: Stor
     path = check_database_path(db_path or default_db_path())
     if path.exists():
         with duckdb.connect(str(path), read_only=True) as con:
-            built_over, built_version = con.execute("select store, store_version from warehouse_build").fetchone()
+            build = con.execute("select store, store_version from warehouse_build").fetchone()
+            assert build is not None  # check_database_path: a build wrote its row
+            built_over, built_version = build
             status = build_status(con)
         current = _resolve_store(store if store is not None else built_over, usage=None)
         if current.root != built_over or built_version is not None:

@@ -57,8 +57,10 @@ def _not_a_warehouse(path: Path) -> str | None:
 
     try:
         with duckdb.connect(str(path), read_only=True) as con:
-            found = con.execute("select count(*) from duckdb_tables() where database_name = current_database() "
-                                "and schema_name = 'main' and table_name = ?", [MARK_TABLE]).fetchone()[0]
+            counted = con.execute("select count(*) from duckdb_tables() where database_name = current_database() "
+                                  "and schema_name = 'main' and table_name = ?", [MARK_TABLE]).fetchone()
+            assert counted is not None  # a count has its row
+            found = counted[0]
     except duckdb.Error as exc:
         return f"DuckDB cannot open it: {str(exc).splitlines()[0]}"
     return None if found else f"a DuckDB database without the {MARK_TABLE} table every build writes"

@@ -92,7 +92,7 @@ def _import_great_expectations():
         warnings.filterwarnings("ignore", message=r"module 'sre_(constants|parse)' is deprecated",
                                 category=DeprecationWarning)
         import great_expectations as gx
-        import great_expectations.expectations  # noqa: F401
+        import great_expectations.expectations
     return gx
 
 

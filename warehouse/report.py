@@ -4,7 +4,7 @@ scripts) with the leaderboards, per-server success and efficiency charts and the
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -155,8 +155,8 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
                                "(select unnest(?::varchar[])) order by server", [leaders])
     servers = sorted({r["server"] for r in per_server})
     label = {r["submission_id"]: f'{r["agent"]} ({r["submission_id"]})' for r in per_server}
-    success = {label[s]: {} for s in leaders if s in label}
-    efficiency = {label[s]: {} for s in leaders if s in label}
+    success: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
+    efficiency: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
     for r in per_server:
         success[label[r["submission_id"]]][r["server"]] = None if r["success_rate"] is None else 100 * r["success_rate"]
         efficiency[label[r["submission_id"]]][r["server"]] = r["efficiency"]
@@ -174,7 +174,7 @@ def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | 
         con, "select *, wilson_low(passes, attempts) as success_rate_ci_low, "
              "wilson_high(passes, attempts) as success_rate_ci_high from anomaly_task_flags "
              "order by month desc, jump desc"), "success_rate")
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     sections = [
         "<h1>MCPBench leaderboard</h1>",
@@ -223,7 +223,11 @@ def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, A
     for row in rows:
         for rate in rates:
             value, low, high = row.get(rate), row.get(f"{rate}_ci_low"), row.get(f"{rate}_ci_high")
-            row[f"{rate}_95ci"] = None if value is None else f"{100 * value:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
+            if value is None:
+                row[f"{rate}_95ci"] = None
+                continue
+            assert low is not None and high is not None  # a rate has its interval (sql/macros/metrics.sql)
+            row[f"{rate}_95ci"] = f"{100 * value:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
     return rows
 
 

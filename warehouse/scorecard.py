@@ -50,7 +50,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
     Reads ``con`` (an open warehouse) if given, else only this submission's files in ``store`` (default:
     ``MCPBENCH_STORE`` or ``.mcpbench/store``). Raises LookupError if nothing of it has landed."""
     own = con is None
-    if own:
+    if con is None:
         from warehouse.build import connect
 
         con = connect(store, submission_id=submission_id)
@@ -117,7 +117,7 @@ def format_scorecard(card: dict[str, Any]) -> str:
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
     if trials:
         out.append(_format_trials(trials))
-    repeated = bool(trials) and trials["overall"]["k"] > 1
+    repeated = trials is not None and bool(trials) and trials["overall"]["k"] > 1
     for row in card.get("frame_violations", []):
         trial = f" (trial {row['trial']})" if repeated else ""  # with repeated trials, say which one broke it
         out.append(f"frame violated in {row['task_id']}{trial}: {row['entities']}")
@@ -130,6 +130,7 @@ def interval(rate: float | None, low: float | None, high: float | None) -> str:
     """``62.5% [48.1-75.0]``: a rate and its 95% interval, in percent."""
     if rate is None:
         return "-"
+    assert low is not None and high is not None  # a rate has its interval (sql/macros/metrics.sql)
     return f"{100 * rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
 
 

@@ -20,6 +20,7 @@ import os
 import random
 import sys
 import time
+from typing import Any
 
 from mcpbench.agents._mcp_http import MCPHttpClient
 
@@ -76,7 +77,7 @@ def random_agent(client: MCPHttpClient, job: dict) -> int:
 
 
 def _random_arguments(schema: dict, rng: random.Random) -> dict:
-    out = {}
+    out: dict[str, Any] = {}
     for key, prop in (schema.get("properties") or {}).items():
         kind = prop.get("type")
         if kind == "integer":

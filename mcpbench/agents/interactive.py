@@ -19,13 +19,13 @@ program: ``MCPBENCH_INTERACTIVE_TIMEOUT_S`` replaces every task's ``timeout_s`` 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import sys
 import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
@@ -120,10 +120,8 @@ def source_for(path: str | None) -> LineSource:
 
 
 def _is_fifo(path: str) -> bool:
-    import stat
-
     try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
+        return Path(path).is_fifo()
     except OSError:
         return False
 
@@ -143,7 +141,7 @@ def parse_call(line: str) -> tuple[str, dict[str, Any]] | str:
     """A call ``(tool, arguments)`` from one line of input, or why the line is not one."""
     try:
         data = json.loads(line)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return f"not JSON ({exc.msg} at column {exc.colno}); expected {{\"tool\": ..., \"arguments\": {{...}}}}"
     if not isinstance(data, dict) or not isinstance(data.get("tool"), str) or not data["tool"]:
         return "a call needs a \"tool\" (a tool's name from the list)"

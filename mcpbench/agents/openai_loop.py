@@ -116,6 +116,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 async def _loop(agent: OpenAIAgent, job: AgentJob, log: list[str], notes: list[str]) -> str:
+    assert job.model_url  # run_openai answers a run without one before the loop
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client

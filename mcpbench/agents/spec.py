@@ -30,8 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpbench.sandbox.interface import AgentProcess, ResourceLimits, SandboxUnavailable
-from mcpbench.sandbox.paths import (AGENT_DIR_ENV, declared_folder, folder_refusal, python_installations,
-                                    sandbox_own, system_visible)
+from mcpbench.sandbox.paths import (
+    AGENT_DIR_ENV,
+    declared_folder,
+    folder_refusal,
+    python_installations,
+    sandbox_own,
+    system_visible,
+)
 from tasks_catalog.schema import Task
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -115,10 +121,10 @@ class ProcessAgent:
                 why = folder_refusal(self.folder, declared=self.folder_declared)
                 if why is not None:
                     raise SandboxUnavailable(f"the agent's folder {why}")
-        extra = {"extra_ports": (model_port,)} if model_port is not None else {}
         return AgentProcess(argv=list(self.argv), env={**env, **dict(self.extra_env)}, stdin=stdin,
                             gateway_port=gateway_port, timeout_s=job.task.timeout_s, limits=self.limits,
-                            readonly_paths=readonly + self.readonly_paths, **extra)
+                            readonly_paths=readonly + self.readonly_paths,
+                            extra_ports=(model_port,) if model_port is not None else ())
 
 
 @dataclass(frozen=True)

@@ -177,7 +177,8 @@ def seal_pool(pool_dir: Path, store_root: str | None, replace: bool) -> None:
       MCPBENCH_SECRET=... mcpbench author seal-pool tasks_catalog/templates
     """
     from runstore.store import open_store
-    from tasks_catalog.months import POOL_KEY, MonthError, seal_pool as seal
+    from tasks_catalog.months import POOL_KEY, MonthError
+    from tasks_catalog.months import seal_pool as seal
     from tasks_catalog.sealed import SealError
     from tasks_catalog.templates import TemplateError, load_pool
 

@@ -70,7 +70,8 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
 
     from runstore.store import StoreError
     from tasks_catalog.gate import GateUnavailable, acceptance_gate
-    from tasks_catalog.months import MonthError, load_operator_pool, rotate as rotate_month
+    from tasks_catalog.months import MonthError, load_operator_pool
+    from tasks_catalog.months import rotate as rotate_month
     from tasks_catalog.sealed import SealError
     from tasks_catalog.templates import TemplateError
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from mcpbench.commands._store import open_store_for, store_option
+
+if TYPE_CHECKING:
+    from tasks_catalog.loader import TaskError
 
 
 @click.command()
@@ -33,7 +37,7 @@ from mcpbench.commands._store import open_store_for, store_option
 @click.option("--submitter", default=None, help="Default: $USER or 'local'.")
 @click.option("--publish-goals", is_flag=True, help="Store goal text in the trace (redacted by default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the score card as one JSON object.")
-def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str, ...], concurrency: int,
+def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str, ...], concurrency: int,  # noqa: C901, PLR0912, PLR0915 - to split: checking the options apart from running (docs/design.md)
         trials: int, sandbox_name: str, store_root: str | None, submission_id: str | None, submitter: str | None,
         publish_goals: bool, as_json: bool) -> None:
     """Run an agent on every task of a split, land the trace, print the score card.
@@ -53,8 +57,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     MCPBENCH_MODEL_UPSTREAM or OPENAI_BASE_URL, its key MCPBENCH_MODEL_UPSTREAM_KEY or OPENAI_API_KEY.
     """
     from mcpbench.agents.spec import AgentSpecError, check_agent_reads, parse_agent
-    from mcpbench.evaluation import (evaluate, load_folder, load_split, make_submission, open_sandbox,
-                                     operator_paths)
+    from mcpbench.evaluation import evaluate, load_folder, load_split, make_submission, open_sandbox, operator_paths
     from mcpbench.model_gateway import ModelSettingsError
     from mcpbench.runner import model_settings_for, uses_model
     from mcpbench.sandbox import SandboxUnavailable
@@ -84,7 +87,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         check_agent_reads(agent, operator_paths(store))
     except AgentSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--agent") from None
-    refused = []  # task files under --tasks-dir that do not load: each reported, the others still judged
+    refused: list[TaskError] = []  # task files under --tasks-dir that do not load: each reported, the others still judged
     try:
         if tasks_dir is not None:
             tasks, refused = load_folder(tasks_dir, list(task_ids) or None)
@@ -118,14 +121,15 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         click.echo(f"resumed: {summary.skipped} runs had already landed", err=True)
     if summary.not_landed:
         why = next(r.run.infra_error for r in results if r.run.end_reason == "infra:store")
+        assert why is not None  # an infra error's record always says what failed
         click.echo(f"error: {len(summary.not_landed)} of {summary.ran} runs did not land in {store.url()} "
                    f"({why.removeprefix('store: the run did not land: ')}); the same command with "
                    f"--submission-id {submission.submission_id} runs exactly those again", err=True)
 
+    import duckdb
+
     from warehouse.build import CorruptFileError
     from warehouse.scorecard import format_scorecard, scorecard
-
-    import duckdb
 
     try:
         card = scorecard(submission.submission_id, store=store)
@@ -185,9 +189,8 @@ class _progress:
     def __enter__(self):
         if self.quiet:
             return lambda result: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
         from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TimeElapsedColumn(), console=Console(stderr=True), transient=not sys.stderr.isatty())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,7 +23,7 @@ def servers(as_json: bool) -> None:
     """
     from servers import all_specs
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec in all_specs():
         marks = dict(spec.toolset.tool_marks())
         rows.append(

@@ -183,7 +183,7 @@ def _function(value: Any, path: str) -> dict[str, Any]:
     """A function's declaration (``tools[].function``, ``functions[]``): its name, description, JSON
     schema and ``strict``."""
     fn = _object(value, path)
-    out = {"name": _string(fn.get("name"), f"{path}.name")}
+    out: dict[str, Any] = {"name": _string(fn.get("name"), f"{path}.name")}
     for key, check in (("description", _string), ("parameters", _object), ("strict", _boolean)):
         if fn.get(key) is not None:
             out[key] = check(fn[key], f"{path}.{key}")

@@ -61,7 +61,7 @@ class Completion:
         try:
             message = data["choices"][0]["message"]
             done.content = message.get("content") or ""
-            for i, call in enumerate(message.get("tool_calls") or []):
+            for call in message.get("tool_calls") or []:
                 fn = call.get("function") or {}
                 args = fn.get("arguments")
                 done.calls.append(EmittedCall(id=call.get("id") or "", name=str(fn.get("name") or ""),

@@ -25,7 +25,7 @@ from typing import Any
 from mcpbench.model_gateway.admission import Ask, Reservation
 from mcpbench.model_gateway.completion import Completion, EmittedCall, estimate_tokens
 from mcpbench.model_gateway.settings import ModelSettings
-from runstore.records import REDACTED, CallRecord
+from runstore.records import REDACTED, CallRecord, ErrorKind
 
 #: how much of a malformed call's raw arguments a call record keeps (as for MCP calls)
 ARGUMENTS_KEPT = 4096
@@ -137,7 +137,8 @@ def record_emitted_calls(gateway: Any, calls: list[EmittedCall], meter: RunMeter
             continue
         seq = len(gateway.calls) + 1
         listed = call.name in gateway.listed
-        kind, message = "malformed_call", f"malformed tool call: {why}"
+        kind: ErrorKind = "malformed_call"
+        message = f"malformed tool call: {why}"
         if seq > gateway.task.max_steps:
             gateway.over_budget = True
             kind, message = "over_budget", f"step budget exhausted: this task allows {gateway.task.max_steps} tool calls"

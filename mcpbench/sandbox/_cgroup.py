@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runstore.leftovers import owner_tag, sweep
+
 from .interface import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -154,7 +155,8 @@ class RunCgroup:
 def sweep_dead_groups(root: Path = CGROUP_ROOT) -> list[Path]:
     """Kill the processes of, and delete, every run group whose harness is no longer running."""
     version = detect_version(root)
-    parents = {2: [root / GROUP_PARENT], 1: [root / c / GROUP_PARENT for c in V1_CONTROLLERS]}.get(version, [])
+    by_version: dict[int | None, list[Path]] = {2: [root / GROUP_PARENT], 1: [root / c / GROUP_PARENT for c in V1_CONTROLLERS]}
+    parents = by_version.get(version, [])
 
     def remove(group: Path) -> None:
         RunCgroup(1, [group]).remove()  # v1 semantics per directory: kill its members one by one, rmdir

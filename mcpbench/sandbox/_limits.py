@@ -55,7 +55,7 @@ def entry_failure(watched: Watched) -> str | None:
     return None
 
 
-def outcome(
+def outcome(  # noqa: PLR0913 - past the second, keyword-only facts of one finished process
     sandbox: str,
     watched: Watched,
     *,

@@ -12,11 +12,11 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
-
-T = TypeVar("T")
+from typing import Any, TypeVar
 
 from .interface import HEAD_BYTES, TAIL_BYTES, Deadline
+
+T = TypeVar("T")
 
 READ_CHUNK = 65536
 KILL_GRACE_S = 5.0  # how long a SIGKILLed tree may take to be reaped
@@ -116,7 +116,7 @@ async def watch(
         for task in pending:
             task.cancel()
     finally:
-        tasks = [t for t in (*readers, feeder, ended, stop) if t is not None]
+        tasks: list[asyncio.Task[Any]] = [t for t in (*readers, feeder, ended, stop) if t is not None]
         for task in tasks:
             if not task.done():
                 task.cancel()

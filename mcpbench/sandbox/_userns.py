@@ -71,7 +71,7 @@ class Handshake:
     def __init__(self) -> None:
         self._info_r, self._info_w = os.pipe()
         self._block_r, self._block_w = os.pipe()
-        self.child_fds = (self._info_w, self._block_r)
+        self.child_fds: tuple[int, ...] = (self._info_w, self._block_r)
 
     async def complete(self, host_uid: int, timeout_s: float = HANDSHAKE_TIMEOUT_S) -> None:
         """Wait for bubblewrap's child, write its maps, let it go on. If bubblewrap exited before

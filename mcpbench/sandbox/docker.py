@@ -289,7 +289,7 @@ class DockerSandbox:
         for image_name in (self.image, self.relay_image):
             try:
                 self.client.images.get(image_name)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - missing, refused or unreachable: any failure means the image cannot be used
                 self.client.close()
                 raise SandboxUnavailable(
                     f"the docker sandbox's image {image_name!r} is not on this engine ({exc}); build the project's "
@@ -487,7 +487,7 @@ def _wait_for_relay(relay, n_ports: int) -> None:
     raise SandboxUnavailable(f"the gateway relay container did not start listening within {RELAY_READY_S} s")
 
 
-def _drop_frames(exc: BaseException) -> None:
+def _drop_frames(exc: BaseException | None) -> None:
     """Free what a failed engine call's frames hold, now rather than at some later garbage collection.
 
     docker-py's unix-socket connection leaves its socket open when ``connect()`` fails (the engine went

@@ -37,11 +37,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from runstore.leftovers import owner_tag, sweep
+
 from . import _limits, _userns
 from ._cgroup import CgroupError, RunCgroup, sweep_dead_groups
 from ._forwarder_build import compiled_forwarder
 from ._gateway_link import GatewayLink, flood_notes
-from runstore.leftovers import owner_tag, sweep
 from ._supervise import watch
 from ._userns import AGENT_UID
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome, SandboxUnavailable
@@ -144,8 +145,8 @@ class LocalSandbox:
             _swept = True
             sweep_leftovers()
 
-    def command(self, spec: AgentProcess, *, link_dir: Path | None, etc_dir: Path,
-                sync_fds: tuple[int, int] | None = None) -> list[str]:
+    def command(self, spec: AgentProcess, *, link_dir: Path | None, etc_dir: Path,  # noqa: C901, PLR0912 - bwrap's argv, one branch per kind of mount
+                sync_fds: tuple[int, ...] | None = None) -> list[str]:
         """The full bwrap argv for ``spec`` (exposed for tests and for reading what a run gets).
         ``sync_fds`` (info, block) are the user-namespace handshake pipes of a privileged run."""
         args = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"]
@@ -207,7 +208,7 @@ class LocalSandbox:
         args += m.args + ["--chdir", INSIDE_HOME]
         for key, value in self._environment(spec).items():
             args += ["--setenv", key, value]
-        stage = _userns.first_stage(self.setpriv) if self.privileged else []
+        stage = _userns.first_stage(self.setpriv) if self.setpriv is not None else []  # set when privileged
         return [*args, "--", *stage, *program, *spec.argv]
 
     def _environment(self, spec: AgentProcess) -> dict[str, str]:
@@ -263,6 +264,7 @@ class LocalSandbox:
                                 sync_fds=sync.child_fds if sync is not None else None)
             async with contextlib.AsyncExitStack() as stack:
                 for port in spec.ports if link_dir is not None else ():
+                    assert link_dir is not None
                     link = GatewayLink(link_dir / f"{port}.sock", port, on_flood=abort.set, owner=self._agent_owner)
                     links.append(await stack.enter_async_context(link))
                 proc = await asyncio.create_subprocess_exec(

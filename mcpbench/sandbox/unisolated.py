@@ -21,8 +21,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import _limits
 from runstore.leftovers import owner_tag, sweep
+
+from . import _limits
 from ._supervise import watch
 from .interface import MCP_URL_ENV, AgentProcess, ProcessOutcome
 

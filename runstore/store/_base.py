@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import io
 import json
 import random
@@ -11,15 +12,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:  # the records (pydantic) and pyarrow are imported on first use
-    from runstore.records import CallRecord, RunRecord
     # pyarrow is imported on first use: it costs ~0.3 s, and opening a store should not
     import pyarrow as pa
     import pyarrow.dataset as ds
+
+    from runstore.records import CallRecord, RunRecord
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 #: The folders a store's writes make at its root: runs and calls land in ``runs/`` and ``calls/``, ``index/``
@@ -196,7 +196,7 @@ class Store(ABC):
         return key
 
     # -- runs and calls --------------------------------------------------------------------------
-    def land_run(self, run: RunRecord, calls: list[CallRecord]) -> None:
+    def land_run(self, run: RunRecord, calls: builtins.list[CallRecord]) -> None:  # list: the method below
         """Land one run and its calls. Atomic per file and idempotent: re-landing a ``run_id`` replaces
         its files (also when it moves to another month or submission), never duplicates rows.
 
@@ -315,7 +315,7 @@ class Store(ABC):
                 and run.column("submission_id").to_pylist() == [submission_id]
                 and set(calls.column("run_id").to_pylist()) <= {run_id})
 
-    def land_runs(self, batch: Iterable[tuple[RunRecord, list[CallRecord]]], *, workers: int = 8) -> list[str]:
+    def land_runs(self, batch: Iterable[tuple[RunRecord, builtins.list[CallRecord]]], *, workers: int = 8) -> builtins.list[str]:
         """Land many runs, ``workers`` at a time (worth it on S3, where each write is a round trip).
 
         Every run that can land does; if any fail, a :class:`StoreError` lists them after the rest

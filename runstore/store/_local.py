@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from runstore.store._base import LAYOUT, Store, StoreError, schema_of

@@ -1,8 +1,8 @@
 """The browser server: a simulated website browsed through Playwright-style tools."""
 
-from servers.kit import ServerSpec
 from servers.browser.state import BrowserState
 from servers.browser.tools import BrowserTools
+from servers.kit import ServerSpec
 
 SPEC = ServerSpec(
     name="browser",

@@ -50,7 +50,7 @@ class FormField(Model):
     value: str = ""
 
     @model_validator(mode="after")
-    def _value_fits(self) -> "FormField":
+    def _value_fits(self) -> FormField:
         if self.type == "select":
             if not self.options:
                 raise ValueError(f"select {self.name!r} needs options")
@@ -82,7 +82,7 @@ class Form(Model):
         return value
 
     @model_validator(mode="after")
-    def _unique_fields(self) -> "Form":
+    def _unique_fields(self) -> Form:
         names = [f.name for f in self.fields]
         if len(set(names)) != len(names):
             raise ValueError(f"form {self.id!r} has two fields with the same name")
@@ -139,7 +139,7 @@ class BrowserState(ServerState):
     world_generator: ClassVar[str] = "browser"
 
     @model_validator(mode="after")
-    def _consistent(self) -> "BrowserState":
+    def _consistent(self) -> BrowserState:
         urls = [p.url for p in self.pages]
         if len(set(urls)) != len(urls):
             raise ValueError("two pages have the same url")
@@ -157,11 +157,11 @@ class BrowserState(ServerState):
             raise ValueError("a back stack needs a current page")
         current = self.page(self.current_url) if self.current_url else None
         for form_id, values in self.drafts.items():
-            form = next((f for f in current.forms if f.id == form_id), None) if current else None
-            if form is None:
+            drafted = next((f for f in current.forms if f.id == form_id), None) if current else None
+            if drafted is None:
                 raise ValueError(f"drafts: form {form_id!r} is not on the current page")
             for name in values:
-                if form.field(name) is None:
+                if drafted.field(name) is None:
                     raise ValueError(f"drafts: form {form_id!r} has no field {name!r}")
         return self
 

@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, urlencode
 
 from pydantic import BaseModel, Field
 
-from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 from servers.browser.state import MAX_URL_CHARS, BrowserState, Form, FormField, Link, Page, Submission, resolve
+from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 
 Ref = Annotated[str, Field(min_length=1, description="Exact element reference from the page snapshot, e.g. 'e3'")]
 Element = Annotated[str | None, Field(description="Human-readable element description (for the log)")]
@@ -31,12 +31,29 @@ PAGE_SIZE = 10
 
 
 @dataclass(frozen=True)
-class _Target:
+class _LinkTarget:
     ref: str
-    kind: Literal["link", "field", "button"]
-    link: Link | None = None
-    form: Form | None = None
-    field: FormField | None = None
+    link: Link
+    kind: Literal["link"] = "link"
+
+
+@dataclass(frozen=True)
+class _FieldTarget:
+    ref: str
+    form: Form
+    field: FormField
+    kind: Literal["field"] = "field"
+
+
+@dataclass(frozen=True)
+class _ButtonTarget:
+    ref: str
+    form: Form
+    kind: Literal["button"] = "button"
+
+
+#: What a ref points at on a page: a link, a form's field or a form's button.
+_Target = _LinkTarget | _FieldTarget | _ButtonTarget
 
 
 class FillField(BaseModel):
@@ -109,12 +126,12 @@ class BrowserTools(Toolset[BrowserState]):
     def _targets(page: Page) -> list[_Target]:
         out: list[_Target] = []
         for link in page.links:
-            out.append(_Target(f"e{len(out) + 1}", "link", link=link))
+            out.append(_LinkTarget(f"e{len(out) + 1}", link))
         for form in page.forms:
             for field in form.fields:
                 if field.type != "hidden":
-                    out.append(_Target(f"e{len(out) + 1}", "field", form=form, field=field))
-            out.append(_Target(f"e{len(out) + 1}", "button", form=form))
+                    out.append(_FieldTarget(f"e{len(out) + 1}", form, field))
+            out.append(_ButtonTarget(f"e{len(out) + 1}", form))
         return out
 
     def _target(self, ref: str) -> _Target:
@@ -137,7 +154,7 @@ class BrowserTools(Toolset[BrowserState]):
         for form in page.forms:
             lines.append(f'  - form "{form.title or form.id}" (id: {form.id}):')
             for target in self._targets(page):
-                if target.form is not form:
+                if target.kind == "link" or target.form is not form:
                     continue
                 if target.kind == "button":
                     lines.append(f'    - button "{form.submit_label}" [ref={target.ref}]')

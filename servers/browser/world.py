@@ -73,7 +73,7 @@ NEWS = (
 
 
 def _page(path: str, title: str, text: str = "", links=(), forms=(), search: bool = False) -> dict[str, Any]:
-    page = {"url": HOST + path, "title": title, "text": text,
+    page: dict[str, Any] = {"url": HOST + path, "title": title, "text": text,
             "links": [{"text": t, "href": h} for t, h in MENU] + [{"text": t, "href": h} for t, h in links],
             "forms": list(forms)}
     if search:
@@ -226,7 +226,7 @@ def _rooms(rng: random.Random, per_office: int) -> list[dict]:
         for name in names[:per_office]:
             slug = _slug(name)
             capacity, video = rng.choice((4, 6, 8, 10, 12, 14, 16, 20)), rng.random() < 0.6
-            bookings = []
+            bookings: list[tuple[str, int, int, str]] = []  # day, first and last slot, who
             for day in WEEK:
                 for _ in range(rng.choice((0, 1, 1, 2))):
                     start = rng.randrange(0, len(SLOTS) - 4)
@@ -234,9 +234,9 @@ def _rooms(rng: random.Random, per_office: int) -> list[dict]:
                     who = rng.choice(CUSTOMERS)
                     if all(d != day or start + length <= a or b <= start for d, a, b, _ in bookings):
                         bookings.append((day, start, start + length, f"{who} call"))  # a room is never double-booked
-            bookings = [(d, SLOTS[a], SLOTS[b], t) for d, a, b, t in sorted(bookings)]
+            shown = [(d, SLOTS[a], SLOTS[b], t) for d, a, b, t in sorted(bookings)]
             text = (f"{name}, {city} office. Seats {capacity}. Video conferencing: {'yes' if video else 'no'}.\n"
-                    "Bookings this week:" + "".join(f"\n{d} {a}-{b} {t}" for d, a, b, t in bookings))
+                    "Bookings this week:" + "".join(f"\n{d} {a}-{b} {t}" for d, a, b, t in shown))
             listing.append((name, slug, capacity, video))
             pages.append(_page(f"/facilities/rooms/{key}/{slug}", f"{name} ({city})", text,
                                [(f"All {city} rooms", f"/facilities/rooms/{key}")],

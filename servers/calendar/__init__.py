@@ -1,8 +1,8 @@
 """The calendar server: one account's calendars and events, after Google Calendar."""
 
-from servers.kit import ServerSpec
 from servers.calendar.state import CalendarState
 from servers.calendar.tools import CalendarTools
+from servers.kit import ServerSpec
 
 SPEC = ServerSpec(
     name="calendar",

@@ -43,7 +43,7 @@ def _stamp(text: str, field: str) -> datetime:
     raise ValueError(f"{field} {text!r} must look like 20260406T100000 (or 20260406)")
 
 
-def parse(lines: list[str]) -> Rule | None:
+def parse(lines: list[str]) -> Rule | None:  # noqa: C901, PLR0912 - one branch per RRULE part
     """The rule of ``lines`` (None for no lines), or ``ValueError`` saying what is not supported."""
     if not lines:
         return None
@@ -104,11 +104,10 @@ def occurrences(start: datetime, rule: Rule) -> list[datetime]:
     """The original starts of every occurrence of a series starting at ``start``, EXDATEs left out."""
     out: list[datetime] = []
     limit = rule.until or start + timedelta(days=HORIZON_DAYS)
-    n = 0  # occurrences generated (COUNT counts EXDATEd ones too, as RFC 5545 does)
-    for moment in _candidates(start, rule):
+    # n: occurrences generated before this one (COUNT counts EXDATEd ones too, as RFC 5545 does)
+    for n, moment in enumerate(_candidates(start, rule)):
         if moment > limit or len(out) >= MAX_OCCURRENCES or (rule.count is not None and n >= rule.count):
             break
-        n += 1
         if moment not in rule.exdates and moment.replace(hour=0, minute=0) not in rule.exdates:
             out.append(moment)
     return out
@@ -136,11 +135,11 @@ def _candidates(start: datetime, rule: Rule):
             yield start + timedelta(days=k * rule.interval)
             k += 1
     else:
-        days = rule.byday or (start.weekday(),)
+        weekdays = rule.byday or (start.weekday(),)
         step = 7 * rule.interval if rule.freq == "WEEKLY" else 7
         week = start - timedelta(days=start.weekday())
         while True:
-            for d in days:
+            for d in weekdays:
                 moment = week + timedelta(days=d)
                 if moment >= start:
                     yield moment

@@ -20,9 +20,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator, model_validator
 
+from servers.calendar import recur
 from servers.kit import Model, ServerState
 from servers.kit.values import check_address
-from servers.calendar import recur
 
 _TIMED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -107,7 +107,7 @@ class Event(Model):
         return value
 
     @model_validator(mode="after")
-    def _ends_after_start(self) -> "Event":
+    def _ends_after_start(self) -> Event:
         if is_all_day(self.start) != is_all_day(self.end):
             raise ValueError(f"event {self.id!r}: start and end must both be all-day dates or both times")
         if self.end <= self.start:
@@ -180,7 +180,7 @@ class CalendarState(ServerState):
         return value
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "CalendarState":
+    def _references_resolve(self) -> CalendarState:
         for what, values in (
             ("calendar id", [c.id for c in self.calendars]),
             ("calendar name", [c.name for c in self.calendars]),

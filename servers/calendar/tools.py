@@ -21,11 +21,11 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationError
 
+from servers.calendar import recur
+from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, format_validation_error, tool
 from servers.kit.pages import Cursor, page
 from servers.kit.values import next_id
-from servers.calendar import recur
-from servers.calendar.state import Attendee, Calendar, CalendarState, Event, as_datetime, check_address, is_all_day
 
 CalendarId = Annotated[str, Field(min_length=1, description="A calendar id from list_calendars, or 'primary'")]
 EventId = Annotated[str, Field(min_length=1, description="An event id from list_events or search_events")]
@@ -94,7 +94,7 @@ class CalendarTools(Toolset[CalendarState]):
         moment = as_datetime(value).replace(tzinfo=ZoneInfo(self.state.time_zone))
         return {"dateTime": moment.isoformat(), "timeZone": self.state.time_zone}
 
-    def _show(self, view: "View") -> dict[str, Any]:
+    def _show(self, view: View) -> dict[str, Any]:
         """An event resource shaped like Google Calendar's (plus calendarId and allDay)."""
         event, start, end, ident, original = view
         out: dict[str, Any] = {
@@ -117,11 +117,13 @@ class CalendarTools(Toolset[CalendarState]):
         series = event.recurring_event_id or (event.id if original is not None else None)
         if series is not None:
             out["recurringEventId"] = series
-            out["originalStartTime"] = self._zoned(original or event.original_start)
+            original_start = original or event.original_start
+            assert original_start is not None  # an exception has both (Event._ends_after_start), an occurrence its own
+            out["originalStartTime"] = self._zoned(original_start)
         return out
 
     def _views(self, events: list[Event], low: datetime | None = None, high: datetime | None = None,
-               single: bool = True) -> list["View"]:
+               single: bool = True) -> list[View]:
         """What a listing shows, earliest first: single events, stored exceptions and (``single``) every
         occurrence of a series not replaced by an exception; cancelled ones left out."""
         stored = {e.id for e in self.state.events}
@@ -177,9 +179,10 @@ class CalendarTools(Toolset[CalendarState]):
                 return None, series, original
         raise ToolError(f"unknown event id {event_id!r} in calendar {calendar.id!r}")
 
-    def _view_of(self, stored: Event | None, shown: Event, original: str | None, event_id: str) -> "View":
+    def _view_of(self, stored: Event | None, shown: Event, original: str | None, event_id: str) -> View:
         if stored is not None:
             return (stored, stored.start, stored.end, stored.id, stored.original_start)
+        assert original is not None  # an occurrence that is not stored is known by its original start
         duration = as_datetime(shown.end) - as_datetime(shown.start)
         end = recur.as_text(as_datetime(original) + duration, is_all_day(original))
         return (shown, original, end, event_id, original)
@@ -457,7 +460,9 @@ View = tuple[Event, str, str, str, str | None]
 @lru_cache(maxsize=256)
 def _starts(start: str, recurrence: tuple[str, ...]) -> tuple[datetime, ...]:
     """The original starts of a series' occurrences (pure, so shared by every backend of a world)."""
-    return tuple(recur.occurrences(as_datetime(start), recur.parse(list(recurrence))))
+    rule = recur.parse(list(recurrence))
+    assert rule is not None  # called for a series only: it has a rule
+    return tuple(recur.occurrences(as_datetime(start), rule))
 
 
 def _overlaps(view: View, low: datetime | None, high: datetime | None) -> bool:

@@ -102,7 +102,7 @@ def _guests(rng: random.Random, emails: list[str], lo: int, hi: int, accepted: f
     return out
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:
+def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
     staff = [p for p in people(rng, 41) if p.email != OWNER][:40]
     directory = [{"email": OWNER, "name": "Priya Raman", "title": "Operations manager", "department": "Operations"}]
     directory += [{"email": p.email, "name": p.full_name, "title": p.title, "department": p.department} for p in staff]
@@ -127,8 +127,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         event["attendees"].append({"email": which["email"], "response_status": "accepted", "resource": True})
 
     # Public holidays (all-day, on the holidays calendar).
-    for name, day in HOLIDAY_DAYS[: len(HOLIDAY_DAYS) if size == "default" else 5]:
-        add(HOLIDAYS, name, day, (date.fromisoformat(day) + timedelta(days=1)).isoformat(),
+    for name, iso_day in HOLIDAY_DAYS[: len(HOLIDAY_DAYS) if size == "default" else 5]:
+        add(HOLIDAYS, name, iso_day, (date.fromisoformat(iso_day) + timedelta(days=1)).isoformat(),
             description="Public holiday in Portugal")
 
     # Recurring series, each with a few exceptions.
@@ -166,7 +166,9 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
                                 for g in guests])
         if where:
             room(series, next(r for r in rooms if r["name"] == where))
-        starts = recur.occurrences(datetime.fromisoformat(start), recur.parse(lines))
+        rrule = recur.parse(lines)
+        assert rrule is not None  # lines holds the series' RRULE
+        starts = recur.occurrences(datetime.fromisoformat(start), rrule)
         skipped = [s for s in starts if s.date().isoformat() in holidays]
         if skipped:
             lines.append("EXDATE:" + ",".join(s.strftime("%Y%m%dT%H%M%S") for s in skipped))
@@ -187,17 +189,17 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             taken.add(exception["id"])
 
     # Trips on the travel calendar: flights, hotel, a site visit with the local team.
-    for city, first, days, visit in TRIPS[: len(TRIPS) if size == "default" else 2]:
+    for city, first, length, visit in TRIPS[: len(TRIPS) if size == "default" else 2]:
         day = date.fromisoformat(first)
-        back = day + timedelta(days=days - 1)
+        back = day + timedelta(days=length - 1)
         code = AIRPORTS[city]
         add(TRAVEL, f"Flight LIS → {code} TP {rng.randint(500, 1999)}", _t(day, "07:05"), _t(day, "10:40"),
             location="Lisbon Airport (LIS)", description=f"Booking ref {rng.choice('BCDFGHJKLMNPQRSTVWXZ')}"
             f"{rng.randint(10000, 99999)}, seat {rng.randint(3, 30)}C")
         add(TRAVEL, f"Hotel: {city}", day.isoformat(), (back + timedelta(days=1)).isoformat(),
-            description=f"{days - 1} night(s), confirmation {rng.randint(100000, 999999)}")
-        site = add(TRAVEL, visit, _t(day + timedelta(days=1 if days > 2 else 0), "13:00"),
-                   _t(day + timedelta(days=1 if days > 2 else 0), "17:00"),
+            description=f"{length - 1} night(s), confirmation {rng.randint(100000, 999999)}")
+        site = add(TRAVEL, visit, _t(day + timedelta(days=1 if length > 2 else 0), "13:00"),
+                   _t(day + timedelta(days=1 if length > 2 else 0), "17:00"),
                    attendees=_guests(rng, emails, 2, 4), description=f"Walkthrough with the {city} team.")
         if city == "Hamburg":
             room(site, next(r for r in rooms if r["name"] == "Elbe"))
@@ -216,11 +218,11 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         values = {"customer": rng.choice(CUSTOMERS), "carrier": rng.choice(CARRIERS), "project": rng.choice(PROJECTS),
                   "service": rng.choice(SERVICES), "vendor": rng.choice(VENDORS), "person": person.full_name}
         start = _t(day, hhmm)
-        guests = [{"email": person.email, "response_status": "accepted"}] if "{person}" in title else \
+        invited = [{"email": person.email, "response_status": "accepted"}] if "{person}" in title else \
             _guests(rng, others, lo, hi)
         calendar = OPS if rng.random() < 0.15 else OWNER
         event = add(calendar, title.format(**values), start, _plus(start, minutes), description=about.format(**values),
-                    attendees=guests, status="tentative" if rng.random() < 0.04 else "confirmed")
+                    attendees=invited, status="tentative" if rng.random() < 0.04 else "confirmed")
         if roomy and rng.random() < 0.8:
             room(event, rng.choice(lisbon))
     # The Q1 budget review, the day before the monthly one's March occurrence.

@@ -1,8 +1,8 @@
 """The filesystem server: a real directory, confined to its root."""
 
-from servers.kit import ServerSpec
 from servers.filesystem.state import FilesystemState
 from servers.filesystem.tools import FilesystemTools
+from servers.kit import ServerSpec
 
 SPEC = ServerSpec(
     name="filesystem",

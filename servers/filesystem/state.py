@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-
 from typing import ClassVar
 
 from pydantic import Field, field_validator, model_validator
@@ -48,7 +47,7 @@ class FilesystemState(ServerState):
         return dict(sorted(files.items()))
 
     @model_validator(mode="after")
-    def _directories_cover_files(self) -> "FilesystemState":
+    def _directories_cover_files(self) -> FilesystemState:
         dirs = set()
         for d in self.directories:
             if normalise_path(d) != d or d == ".":

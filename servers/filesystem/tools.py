@@ -13,12 +13,12 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from servers.kit import MAX_RESULT_CHARS, ToolError, Toolset, tool
 from servers.filesystem.state import FilesystemState, normalise_path
+from servers.kit import MAX_RESULT_CHARS, ToolError, Toolset, tool
 
 WORKSPACE_PREFIX = "mcpbench-fs-"
 _swept: set[str] = set()
@@ -253,7 +253,7 @@ class FilesystemTools(Toolset[FilesystemState]):
     def get_file_info(self, path: PathArg) -> dict:
         """Metadata of a file or directory: type, size in bytes, line count for text files."""
         target = self._resolve(path)
-        info = {"path": self._rel(target), "type": "directory" if target.is_dir() else "file"}
+        info: dict[str, Any] = {"path": self._rel(target), "type": "directory" if target.is_dir() else "file"}
         if target.is_file():
             data = target.read_bytes()
             info.update(size=len(data), lines=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0))

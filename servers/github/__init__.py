@@ -1,8 +1,8 @@
 """The GitHub server: repositories (branches, files, commits), issues and pull requests."""
 
-from servers.kit import ServerSpec
 from servers.github.state import GithubState
 from servers.github.tools import GithubTools
+from servers.kit import ServerSpec
 
 SPEC = ServerSpec(
     name="github",

@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from typing import Literal
-
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -76,7 +74,7 @@ class Branch(Model):
         return dict(sorted(files.items()))
 
     @model_validator(mode="after")
-    def _shas_unique(self) -> "Branch":
+    def _shas_unique(self) -> Branch:
         shas = [c.sha for c in self.commits]
         if len(shas) != len(set(shas)):
             raise ValueError(f"branch {self.name!r} lists a commit twice")
@@ -135,7 +133,7 @@ class PullRequest(Model):
     created_at: str | None = Field(default=None, description="UTC, e.g. 2026-02-03T10:15:00Z")
 
     @model_validator(mode="after")
-    def _merged_is_closed(self) -> "PullRequest":
+    def _merged_is_closed(self) -> PullRequest:
         if self.merged and self.state != "closed":
             raise ValueError(f"pull request #{self.number} is merged, so its state must be 'closed'")
         return self
@@ -172,7 +170,7 @@ class Repository(Model):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Repository":
+    def _consistent(self) -> Repository:
         names = [b.name for b in self.branches]
         if len(names) != len(set(names)):
             raise ValueError(f"{self.full_name}: two branches share a name")
@@ -217,7 +215,7 @@ class GithubState(ServerState):
     repos: list[Repository] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique_repos(self) -> "GithubState":
+    def _unique_repos(self) -> GithubState:
         names = [r.full_name.lower() for r in self.repos]
         if len(names) != len(set(names)):
             raise ValueError("two repositories share a full name")

@@ -11,8 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from servers.kit import ToolError, Toolset, tool
-from servers.kit.pages import page
 from servers.github.state import (
     Branch,
     Comment,
@@ -26,6 +24,8 @@ from servers.github.state import (
     check_file_path,
     commit_sha,
 )
+from servers.kit import ToolError, Toolset, tool
+from servers.kit.pages import page
 
 Owner = Annotated[str, Field(min_length=1, max_length=100, description="Repository owner (user or organisation)")]
 RepoName = Annotated[str, Field(min_length=1, max_length=100, description="Repository name")]

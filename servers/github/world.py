@@ -32,7 +32,7 @@ LABELS = (
     ("priority:high", "b60205", "Fix this cycle"), ("priority:low", "c5def5", "Nice to have"),
     ("security", "ee0701", "Security relevant"), ("tech-debt", "5319e7", "Cleanup and refactoring"),
 )
-REPOS = {
+REPOS: dict[str, dict[str, Any]] = {
     "route-planner": {
         "description": "Route optimisation service: ETAs, stop sequencing and carrier rates",
         "areas": ("eta", "sequencing", "rates", "api", "geocoding"),
@@ -115,7 +115,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     logins = sorted({_login(p.first, p.last) for p in staff})
     repos = []
     for name, spec in REPOS.items():
-        params = {"minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(REGIONS),
+        params: dict[str, Any] = {"minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(REGIONS),
                   "customer": rng.choice(CUSTOMERS), "queue": rng.choice((200, 500, 1000)), "nodes": rng.randint(3, 9),
                   "replicas": rng.randint(2, 6), "pct": rng.randint(1, 5),
                   "rates": {c: round(rng.uniform(0.4, 2.2), 2) for c in ("DHL", "UPS", "DPD")}}

@@ -1,8 +1,8 @@
 """The gmail server: one mailbox of messages, drafts and labels."""
 
-from servers.kit import ServerSpec
 from servers.gmail.state import GmailState
 from servers.gmail.tools import GmailTools
+from servers.kit import ServerSpec
 
 SPEC = ServerSpec(
     name="gmail",

@@ -49,7 +49,7 @@ class Label(Model):
     name: str = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _not_a_system_label(self) -> "Label":
+    def _not_a_system_label(self) -> Label:
         if self.id in SYSTEM_LABELS or self.name in SYSTEM_LABELS:
             raise ValueError(f"label {self.name!r} ({self.id}) clashes with a system label")
         return self
@@ -122,7 +122,7 @@ class GmailState(ServerState):
         return check_date(value)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "GmailState":
+    def _references_resolve(self) -> GmailState:
         for what, items in (("label", self.labels), ("message", self.messages), ("draft", self.drafts)):
             ids = [item.id for item in items]
             dupes = sorted({i for i in ids if ids.count(i) > 1})

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 from servers.kit import MAX_QUERY_CHARS, ToolError, Toolset, tool
 from servers.kit.pages import page
 from servers.kit.values import next_id
-from servers.gmail.state import SYSTEM_LABELS, Draft, GmailState, Label, Message, check_address
 
 MessageId = Annotated[str, Field(min_length=1, description="A message id, as search_emails returns it")]
 DraftId = Annotated[str, Field(min_length=1, description="A draft id, as list_drafts or draft_email returns it")]
@@ -34,6 +35,11 @@ _IS = {"unread": ("UNREAD", True), "read": ("UNREAD", False), "starred": ("STARR
        "important": ("IMPORTANT", True)}
 _IN = {"inbox": "INBOX", "sent": "SENT", "trash": "TRASH", "spam": "SPAM", "anywhere": None}
 _DAY = re.compile(r"^(\d{4})[/-](\d{2})[/-](\d{2})$")
+
+
+def _negated(test: Callable[[Message], bool]) -> Callable[[Message], bool]:
+    """A term with a leading '-'."""
+    return lambda m: not test(m)
 
 
 class GmailTools(Toolset[GmailState]):
@@ -117,7 +123,7 @@ class GmailTools(Toolset[GmailState]):
             else:
                 words.append((term.lower(), negate))
                 continue
-            tests.append((lambda m, t=test: not t(m)) if negate else test)
+            tests.append(_negated(test) if negate else test)
         if not scope:
             tests.append(lambda m: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids)
 
@@ -151,8 +157,8 @@ class GmailTools(Toolset[GmailState]):
             if low not in _IN:
                 raise ToolError(f"unsupported in:{value}; use in:inbox, in:sent, in:trash, in:spam or in:anywhere")
             scope.add(_IN[low])
-            label_id = _IN[low]
-            return lambda m: label_id is None or label_id in m.label_ids
+            in_label = _IN[low]
+            return lambda m: in_label is None or in_label in m.label_ids
         day = _DAY.match(value)
         if not day:
             raise ToolError(f"{key}: takes a date like 2026/03/14, not {value!r}")

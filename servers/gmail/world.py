@@ -156,7 +156,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
                 "date": when, "label_ids": label_ids,
             })
     drafts = []
-    for i, (subject, body) in enumerate(DRAFTS[: 8 if size == "default" else 3]):
+    for subject, body in DRAFTS[: 8 if size == "default" else 3]:
         customer = rng.choice(contacts)
         values = {"customer": customer[0], "invoice": f"INV-2026-{rng.randint(100, 999)}"}
         drafts.append({"id": f"r{rng.getrandbits(60):015d}"[:20], "to": [customer[1]] if "Re:" in subject else [],

@@ -49,7 +49,7 @@ def tool(*, read_only: bool = False, destructive: bool = False, idempotent: bool
     def mark(fn: Callable) -> Callable:
         if not fn.__doc__:
             raise TypeError(f"tool {fn.__name__} needs a docstring: it is the tool's description")
-        fn.__mcpbench_tool__ = ToolMark(read_only, destructive, read_only if idempotent is None else idempotent)
+        fn.__mcpbench_tool__ = ToolMark(read_only, destructive, read_only if idempotent is None else idempotent)  # type: ignore[attr-defined]  # the mark a Toolset looks for
         return fn
 
     return mark

@@ -44,11 +44,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from servers.kit import canonical
-from servers.kit.recent import Recent
 from servers.kit.errors import StateError, format_validation_error
+from servers.kit.recent import Recent
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 #: The sizes every generator knows. ``small`` is for tests of the generator itself.
 SIZES = ("default", "small")
@@ -198,7 +201,7 @@ def _exempt_from_gc() -> None:
 _VALIDATED: Recent[Any] = Recent(16)
 
 
-def _validate(model: type, data: dict[str, Any]):
+def _validate(model: type[BaseModel], data: dict[str, Any]):
     from pydantic import ValidationError
 
     name, state = resolve(data)
@@ -220,7 +223,7 @@ def digest(data: dict[str, Any]) -> str:
 
 # -- the patch ---------------------------------------------------------------------------------
 
-def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:
+def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:  # noqa: C901, PLR0912, PLR0915 - to split: one function per patch op
     if not isinstance(op, dict) or not isinstance(op.get("op"), str):
         raise WorldError(": must be an object with an 'op' (add, replace, update, remove, set)")
     kind = op["op"]

@@ -117,7 +117,7 @@ class LinearState(ServerState):
     issues: list[Issue] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "LinearState":
+    def _references_resolve(self) -> LinearState:  # noqa: C901, PLR0912 - one flat check per kind of reference the state holds
         teams: dict[str, Team] = {}
         for t in self.teams:
             if not _TEAM_KEY.match(t.key):
@@ -178,9 +178,9 @@ class LinearState(ServerState):
             if issue.creator is not None and issue.creator not in users:
                 raise ValueError(f"issue {issue.id}: creator {issue.creator!r} is not a user id")
             _unique(f"comment id of issue {issue.id}", [c.id for c in issue.comments])
-            for c in issue.comments:
-                if c.author not in users:
-                    raise ValueError(f"issue {issue.id}: comment {c.id} author {c.author!r} is not a user id")
+            for comment in issue.comments:
+                if comment.author not in users:
+                    raise ValueError(f"issue {issue.id}: comment {comment.id} author {comment.author!r} is not a user id")
         return self
 
     # -- lookups shared by the tools and the predicates ------------------------------------------

@@ -51,6 +51,11 @@ class LinearTools(Toolset[LinearState]):
         known = ", ".join(f"{t.key} ({t.name})" for t in self.state.teams) or "none"
         raise ToolError(f"unknown team {ref!r}; the teams are: {known}")
 
+    def _team_of(self, issue: Issue) -> Team:
+        team = self.state.team(issue.team)
+        assert team is not None  # LinearState._references_resolve: every issue's team exists
+        return team
+
     def _user(self, ref: str, *, assignable: bool = True) -> User:
         """The one user ``ref`` names; with ``assignable``, a deactivated user is refused."""
         want = ref.strip().casefold()
@@ -270,7 +275,9 @@ class LinearTools(Toolset[LinearState]):
         out = []
         for c in sorted((c for c in self.state.cycles if c.team == t.key), key=lambda c: c.number):
             held = [i for i in self.state.issues if i.cycle == c.id]
-            out.append({**self._cycle_json(c.id), "issueCount": len(held),
+            shown = self._cycle_json(c.id)
+            assert shown is not None  # c is a cycle of the state
+            out.append({**shown, "issueCount": len(held),
                         "completedIssueCount": sum(self._status(i)["type"] == "completed" for i in held),
                         "isActive": bool(today) and c.starts_at <= today < c.ends_at})
         return out
@@ -350,7 +357,7 @@ class LinearTools(Toolset[LinearState]):
         return self._detail(issue)
 
     @tool(destructive=True)
-    def update_issue(
+    def update_issue(  # noqa: C901 - one branch per optional field of the tool
         self,
         id: IssueId,
         title: Annotated[str | None, Field(min_length=1, max_length=255)] = None,
@@ -376,7 +383,7 @@ class LinearTools(Toolset[LinearState]):
         if description is not None:
             changes["description"] = description
         if state is not None:
-            changes["state"] = self._state_name(self.state.team(issue.team), state)
+            changes["state"] = self._state_name(self._team_of(issue), state)
         if assignee is not None:
             changes["assignee"] = self._user(assignee).id if assignee.strip() else None
         if priority is not None:
@@ -386,7 +393,7 @@ class LinearTools(Toolset[LinearState]):
         if project is not None:
             changes["project"] = self._project(project).id if project.strip() else None
         if cycle is not None:
-            changes["cycle"] = self._cycle(self.state.team(issue.team), cycle).id if cycle.strip() else None
+            changes["cycle"] = self._cycle(self._team_of(issue), cycle).id if cycle.strip() else None
         if parent is not None:
             if parent.strip() and self._issue(parent).id == issue.id:
                 raise ToolError("an issue cannot be its own parent")
@@ -408,6 +415,7 @@ class LinearTools(Toolset[LinearState]):
         issue = self._issue(issueId)
         if not body.strip():
             raise ToolError("a comment body cannot be blank")
+        who: User | None
         if author:
             who = self._user(author)
         elif self.state.viewer is not None:
@@ -416,6 +424,7 @@ class LinearTools(Toolset[LinearState]):
             who = next((u for u in self.state.users if u.active), None)
             if who is None:
                 raise ToolError("the workspace has no active user to author the comment; give author")
+        assert who is not None  # the viewer is a user (LinearState._references_resolve)
         taken = {c.id for c in issue.comments}
         n = len(issue.comments) + 1
         while f"{issue.id}-c{n}" in taken:

@@ -149,7 +149,7 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:
+def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR0912, PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
     staff = people(rng, 40)
     users = [{"id": f"usr_{rng.getrandbits(40):010x}", "name": p.full_name, "email": p.email,
               "active": i not in (11, 29)} for i, p in enumerate(staff)]
@@ -161,7 +161,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     active = [u["id"] for u in users if u["active"]]
     engineers = [u["id"] for u, p in zip(users[1:], staff) if p.department in ("Engineering", "Platform", "Product")
                  and u["active"]] or active
-    teams, cycles = [], []
+    teams: list[dict[str, Any]] = []
+    cycles: list[dict[str, Any]] = []
     today = NOW[:10]
     for key, name, first, triage in TEAMS:
         teams.append({"key": key, "name": name, "states": _team_states(triage)})
@@ -169,13 +170,13 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             starts = FIRST_CYCLE + timedelta(days=14 * k)
             cycles.append({"id": f"cyc_{key.lower()}_{first + k}", "team": key, "number": first + k,
                            "name": "", "starts_at": starts.isoformat(), "ends_at": (starts + timedelta(days=14)).isoformat()})
-    projects = []
-    for k, (name, about, keys, state, target) in enumerate(PROJECTS):
+    projects: list[dict[str, Any]] = []
+    for name, about, keys, state, target in PROJECTS:
         projects.append({"id": f"prj_{name.split(':')[0].lower()}", "name": name, "description": about, "state": state,
                          "lead": rng.choice(engineers), "teams": list(keys), "target_date": target})
     issues: list[dict[str, Any]] = []
     start = datetime(2025, 11, 3, 9, 0)
-    for (key, _, first, triage), count in zip(TEAMS, SIZES[size]):
+    for (key, _, _first, triage), count in zip(TEAMS, SIZES[size]):
         team_cycles = [c for c in cycles if c["team"] == key]
         team_projects = [p["id"] for p in projects if key in p["teams"]]
         number = rng.randint(90, 140)
@@ -236,8 +237,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
                 issue["comments"].append({"id": f"{issue['id']}-c{c + 1}", "author": rng.choice(active),
                                           "body": fill(rng, rng.choice(COMMENTS)), "created_at": _stamp(moment)})
             issues.append(issue)
-    labels = [{"name": n, "color": c} for n, c in LABELS]
-    return {"viewer": viewer["id"], "now": NOW, "teams": teams, "users": users, "labels": labels, "cycles": cycles,
+    label_rows = [{"name": n, "color": c} for n, c in LABELS]
+    return {"viewer": viewer["id"], "now": NOW, "teams": teams, "users": users, "labels": label_rows, "cycles": cycles,
             "projects": projects, "issues": issues}
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from servers.kit import ToolError
-from servers.notion.state import Database, NotionState, Value
+from servers.notion.state import Database, NotionState, Value, list_value
 
 
 def _rich(text: str | None) -> list[dict[str, Any]]:
@@ -30,15 +30,15 @@ def render(state: NotionState, ptype: str, value: Value, names: dict[str, str] |
     elif ptype in ("select", "status"):
         body = {"name": value} if value is not None else None
     elif ptype == "multi_select":
-        body = [{"name": v} for v in value or []]
+        body = [{"name": v} for v in list_value(value)]
     elif ptype == "date":
         body = {"start": value, "end": None} if value is not None else None
     elif ptype == "people":
         if names is None:
             names = {u.id: u.name for u in state.users}
-        body = [{"object": "user", "id": uid, **({"name": names[uid]} if uid in names else {})} for uid in value or []]
+        body = [{"object": "user", "id": uid, **({"name": names[uid]} if uid in names else {})} for uid in list_value(value)]
     elif ptype == "relation":
-        body = [{"id": v} for v in value or []]
+        body = [{"id": v} for v in list_value(value)]
     else:  # number, checkbox, url, email
         body = value
     return {"type": ptype, ptype: body}

@@ -31,6 +31,11 @@ BlockType = Literal[
 #: A property value: text, a number, a boolean (checkbox), null (empty), or a list of option names.
 Value = str | int | float | bool | None | list[str]
 
+
+def list_value(value: Value) -> list[str]:
+    """A multi_select, people or relation value as its list (``check_value`` makes it one; empty: none)."""
+    return value if isinstance(value, list) else []
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?)?$")
 _OPTION_TYPES = ("select", "multi_select", "status")
 _LIST_TYPES = ("multi_select", "people", "relation")
@@ -41,7 +46,7 @@ def empty_value(ptype: str) -> Value:
     return [] if ptype in _LIST_TYPES else False if ptype == "checkbox" else None
 
 
-def check_value(name: str, ptype: str, value: Value) -> Value:
+def check_value(name: str, ptype: str, value: Value) -> Value:  # noqa: C901 - one branch per Notion property type
     """``value`` if it fits a property of type ``ptype``; else ``ValueError`` saying why."""
 
     def bad(kind: str) -> ValueError:
@@ -89,7 +94,7 @@ class PropertySchema(Model):
     database_id: str | None = None
 
     @model_validator(mode="after")
-    def _options_fit_the_type(self) -> "PropertySchema":
+    def _options_fit_the_type(self) -> PropertySchema:
         if self.options and self.type not in _OPTION_TYPES:
             raise ValueError(f"a {self.type} property has no options")
         if (self.type == "relation") != (self.database_id is not None):
@@ -132,7 +137,7 @@ class Block(Model):
     checked: bool | None = None
 
     @model_validator(mode="after")
-    def _checked_only_on_todos(self) -> "Block":
+    def _checked_only_on_todos(self) -> Block:
         if (self.type == "to_do") != (self.checked is not None):
             raise ValueError("'checked' is set on to_do blocks (true/false) and only on them")
         return self
@@ -182,7 +187,7 @@ class NotionState(ServerState):
     comments: list[Comment] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_hold(self) -> "NotionState":
+    def _references_hold(self) -> NotionState:  # noqa: C901, PLR0912 - one flat check per kind of reference the state holds
         ids: set[str] = set()
 
         def claim(kind: str, oid: str) -> None:
@@ -215,14 +220,14 @@ class NotionState(ServerState):
             if db is None:
                 raise ValueError(f"page {p.id!r}: parent_id {p.parent_id!r} is neither a page nor a database")
             for name, value in p.properties.items():
-                schema = db.properties.get(name)
-                if schema is None or schema.type == "title":
+                declared = db.properties.get(name)
+                if declared is None or declared.type == "title":
                     raise ValueError(f"page {p.id!r}: database {db.id!r} has no property {name!r} besides its title")
-                check_value(name, schema.type, value)
-                if schema.type == "people" and not set(value or []) <= user_ids:
-                    raise ValueError(f"page {p.id!r}: {name!r} names unknown users {sorted(set(value) - user_ids)}")
-                if schema.type == "relation" and any(parents.get(v) != schema.database_id for v in value or []):
-                    raise ValueError(f"page {p.id!r}: {name!r} links pages that are not rows of {schema.database_id!r}")
+                check_value(name, declared.type, value)
+                if declared.type == "people" and not set(list_value(value)) <= user_ids:
+                    raise ValueError(f"page {p.id!r}: {name!r} names unknown users {sorted(set(list_value(value)) - user_ids)}")
+                if declared.type == "relation" and any(parents.get(v) != declared.database_id for v in list_value(value)):
+                    raise ValueError(f"page {p.id!r}: {name!r} links pages that are not rows of {declared.database_id!r}")
         for c in self.comments:
             claim("comment", c.id)
             if c.page_id not in page_ids:

@@ -34,6 +34,7 @@ from servers.notion.state import (
     Value,
     check_value,
     empty_value,
+    list_value,
 )
 
 _NAMESPACE = uuid.UUID("6f1d3c2a-8b4e-4f7a-9c1d-2e5b7a9f0c31")
@@ -83,7 +84,7 @@ class NotionTools(Toolset[NotionState]):
     state_model = NotionState
 
     # -- helpers -------------------------------------------------------------------------------
-    def _new_id(self, kind: str, also_taken: set[str] = frozenset()) -> str:
+    def _new_id(self, kind: str, also_taken: set[str] | frozenset[str] = frozenset()) -> str:
         s = self.state
         taken = {d.id for d in s.databases} | {p.id for p in s.pages} | {c.id for c in s.comments}
         taken |= {b.id for p in s.pages for b in p.content} | also_taken
@@ -129,19 +130,19 @@ class NotionTools(Toolset[NotionState]):
             except ValueError as exc:
                 raise ToolError(str(exc)) from None
             if schema.type == "people":
-                unknown_users = [v for v in value if self.state.user(v) is None]
+                unknown_users = [v for v in list_value(value) if self.state.user(v) is None]
                 if unknown_users:
                     raise ToolError(f"property {name!r}: no user with id {unknown_users[0]!r} (list_users shows the ids)")
             if schema.type == "relation":
-                for v in value:
+                for v in list_value(value):
                     row = self.state.page(v)
                     if row is None or row.parent_id != schema.database_id:
-                        target = self.state.database(schema.database_id)
+                        target = self.state.database(schema.database_id) if schema.database_id else None
                         raise ToolError(f"property {name!r} links rows of {target.title if target else schema.database_id!r}; "
                                         f"{v!r} is not one of them")
             if schema.type not in ("select", "multi_select", "status") or value is None:
                 continue
-            unknown = [v for v in ([value] if isinstance(value, str) else value) if v not in schema.options]
+            unknown = [v for v in ([value] if isinstance(value, str) else list_value(value)) if v not in schema.options]
             if unknown and schema.type == "status":
                 raise ToolError(f"{unknown[0]!r} is not a status of {name!r}; the statuses are: {', '.join(schema.options)}")
             if unknown:

@@ -156,7 +156,9 @@ class _Engines:
             order = _drop_order(conn) if order is None else order
             if order:
                 conn.execute(";\n".join(f"DROP TABLE {quote(name)}" for name in order))
-            return conn.execute(f"select {self.CATALOG if ran_ddl else self.TABLES}").fetchone()[0] == 0
+            left = conn.execute(f"select {self.CATALOG if ran_ddl else self.TABLES}").fetchone()
+            assert left is not None  # a count has a row
+            return left[0] == 0
         except (duckdb.Error, SQLError):  # SQLError: references in a cycle, which the engine cannot make
             return False
         finally:
@@ -570,7 +572,7 @@ class RowIndex(NamedTuple):
     rowids: np.ndarray
     hashes: np.ndarray
 
-    def same(self, other: "RowIndex") -> bool:
+    def same(self, other: RowIndex) -> bool:
         return np.array_equal(self.rowids, other.rowids) and np.array_equal(self.hashes, other.hashes)
 
 
@@ -707,7 +709,9 @@ def dump(conn: duckdb.DuckDBPyConnection, *, check_catalog: bool = True,
     total = 0
     tables = []
     for name in names:
-        total += conn.execute(f"select count(*) from {quote(name)}").fetchone()[0]
+        counted = conn.execute(f"select count(*) from {quote(name)}").fetchone()
+        assert counted is not None  # a count has a row
+        total += counted[0]
         if total > MAX_TOTAL_ROWS:
             raise SQLError(f"the database may hold at most {MAX_TOTAL_ROWS} rows in all")
         columns = [

@@ -107,7 +107,7 @@ class ForeignKey(Model):
     referenced_columns: list[Identifier] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _same_arity(self) -> "ForeignKey":
+    def _same_arity(self) -> ForeignKey:
         if len(self.columns) != len(self.referenced_columns):
             raise ValueError(f"foreign key {self.columns} names {len(self.referenced_columns)} referenced columns")
         return self
@@ -123,7 +123,7 @@ class Table(Model):
     rows: list[list[Value]] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Table":
+    def _consistent(self) -> Table:
         names = [fold(c.name) for c in self.columns]
         if len(set(names)) != len(names):
             raise ValueError(f"table {self.name!r} has two columns with the same name")
@@ -185,7 +185,7 @@ class PostgresState(ServerState):
         return sorted(tables, key=lambda t: t.name)
 
     @model_validator(mode="after")
-    def _foreign_keys_resolve(self) -> "PostgresState":
+    def _foreign_keys_resolve(self) -> PostgresState:
         for table in self.tables:
             for fk in table.foreign_keys:
                 target = self.table(fk.references)
@@ -197,13 +197,13 @@ class PostgresState(ServerState):
         return self
 
     @classmethod
-    def with_tables(cls, tables: list[Table]) -> "PostgresState":
+    def with_tables(cls, tables: list[Table]) -> PostgresState:
         """The state holding ``tables``, models already valid each, which are taken as they are: a table
         the engine did not change is not checked again, row by row, on every write. The state's own
         checks (unique names, foreign keys, the order) run as ``model_validate`` runs them; a
         ``ValueError`` says what is wrong."""
         state = cls.model_construct(tables=cls._unique_and_sorted(list(tables)))
-        return state._foreign_keys_resolve()
+        return state._foreign_keys_resolve()  # type: ignore[operator]  # a model_validator is a plain method once the class is built
 
     def table(self, name: str) -> Table | None:
         """The table called ``name`` (matched case-insensitively), or None."""

@@ -140,7 +140,7 @@ class PostgresTools(Toolset[PostgresState]):
         deferred = _engine.adds_no_rows(statements) and all(t.holds_any_value for t in written)  # (no DDL)
         if not deferred and self._unread:
             state = self.state
-            written = [state.table(t.name) for t in written]
+            written = [state.table(t.name) for t in written]  # type: ignore[misc]  # DML drops no table: each is there
         report = []
         self.conn.execute("BEGIN TRANSACTION")
         try:

@@ -12,6 +12,7 @@ key is its values joined by ``,``).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from servers.kit.world import WorldGenerator
@@ -66,7 +67,7 @@ def _stamp(rng: random.Random, day: int) -> str:
 
 
 def _table(name: str, columns: list[tuple[str, str, bool]], rows: list[list[Any]],
-           fks: list[tuple[str, str]] = ()) -> dict[str, Any]:
+           fks: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     return {"name": name, "columns": [{"name": c, "type": t, "nullable": n} for c, t, n in columns],
             "primary_key": ["id"], "rows": rows,
             "foreign_keys": [{"columns": [c], "references": t, "referenced_columns": ["id"]} for c, t in fks]}
@@ -81,7 +82,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         customers.append([i + 1, name, f"ap@{slug}{i + 1}.example", rng.choice(COUNTRIES), rng.choice(SEGMENTS),
                           _stamp(rng, rng.randint(0, 20)).replace("2026-", "2025-"),
                           float(rng.choice((5, 10, 20, 50, 100)) * 1000)])
-    products = []
+    products: list[list[Any]] = []
     flat = [(cat, name) for cat, names in sorted(CATEGORIES.items()) for name in names]
     for i in range(n_products):
         category, base = flat[i % len(flat)]
@@ -89,7 +90,11 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         price = round(rng.uniform(3, 400) if category != "hardware" else rng.uniform(150, 2400), 2)
         products.append([i + 1, f"{category[:3].upper()}-{1000 + i}", base + variant, category, price,
                          round(rng.uniform(0.1, 25), 2), rng.random() > 0.08])
-    orders, items, payments, shipments, refunds = [], [], [], [], []
+    orders: list[list[Any]] = []
+    items: list[list[Any]] = []
+    payments: list[list[Any]] = []
+    shipments: list[list[Any]] = []
+    refunds: list[list[Any]] = []
     for oid in range(1, n_orders + 1):
         day = (oid - 1) * 88 // n_orders
         at = _stamp(rng, day)

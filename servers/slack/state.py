@@ -66,7 +66,7 @@ class Channel(Model):
     messages: list[Message] = Field(default_factory=list, description="Chronological, replies included")
 
     @model_validator(mode="after")
-    def _messages_consistent(self) -> "Channel":
+    def _messages_consistent(self) -> Channel:
         if len(self.members) != len(set(self.members)):
             raise ValueError(f"#{self.name}: a member is listed twice")
         ordered = sorted(self.messages, key=lambda m: ts_key(m.ts))
@@ -94,7 +94,7 @@ class SlackState(ServerState):
     channels: list[Channel] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "SlackState":
+    def _references_resolve(self) -> SlackState:
         ids = [u.id for u in self.users]
         if len(ids) != len(set(ids)):
             raise ValueError("two users share an id")

@@ -35,6 +35,7 @@ class Clause:
 
 def _split(query: str) -> tuple[list[str], str | None]:
     """The clauses of ``query`` and the word joining them, splitting on AND/OR outside quotes."""
+    current: list[str]
     parts, joiners, current, quote, i = [], set(), [], None, 0
     while i < len(query):
         ch = query[i]
@@ -103,8 +104,8 @@ def _test(clause: Clause) -> Callable[[Any], bool]:
     if clause.field == "metadata":
         key = clause.key
 
-        def inner(meta: Any) -> Any:
-            return (meta or {}).get(key)
+        def inner(value: Any) -> Any:
+            return (value or {}).get(key)
     else:
         def inner(value: Any) -> Any:
             return value
@@ -125,6 +126,7 @@ def _test(clause: Clause) -> Callable[[Any], bool]:
             return x is not None and str(x).casefold() == text
         return equal
     compare = {">": int.__gt__, "<": int.__lt__, ">=": int.__ge__, "<=": int.__le__}[clause.op]
+    assert isinstance(want, int)  # parse() takes only a number after a comparison
     return lambda v: isinstance(x := inner(v), int) and not isinstance(x, bool) and compare(x, want)
 
 

@@ -155,7 +155,7 @@ class StripeState(ServerState):
     refunds: list[Refund] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _references_resolve(self) -> "StripeState":
+    def _references_resolve(self) -> StripeState:  # noqa: C901, PLR0912 - one flat check per kind of reference the state holds
         ids: set[str] = set()
         for kind in ("customers", "products", "prices", "invoices", "charges", "refunds"):
             for obj in getattr(self, kind):

@@ -333,6 +333,7 @@ class StripeTools(Toolset[StripeState]):
             product = next(x for x in self.state.products if x.id == p.product)
             default_description = product.name
         else:
+            assert unit_amount is not None  # exactly one of price or unit_amount, checked above
             unit = unit_amount
             default_description = "Invoice item"
         line = InvoiceLine(id=self.state.new_id("il"), description=description or default_description,

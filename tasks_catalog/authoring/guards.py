@@ -118,7 +118,7 @@ def replace_value(text: str, key: str, value: Any) -> str:
     """``text`` with the JSON value of the (single) ``key`` replaced by ``value``, written one
     compact element per line inside its top-level ``all`` when the file is written compactly, else
     indented like the rest of the file."""
-    m = re.search(r'^([ \t]*)"%s":\s*' % re.escape(key), text, flags=re.M)
+    m = re.search(r'^([ \t]*)"%s":\s*' % re.escape(key), text, flags=re.M)  # noqa: UP031 - % keeps the regex's literal braces readable
     if m is None:
         raise ValueError(f"no {key!r}")
     old, end = json.JSONDecoder().raw_decode(text, m.end())

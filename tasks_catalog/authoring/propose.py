@@ -125,6 +125,7 @@ def allowances(server: str, changes: list[Change], *, created_refs: bool = True)
 
 def _matches(a: dict[str, Any], c: Change) -> bool:
     values = c.before if c.change == "delete" else c.after
+    assert values is not None  # a deleted entity has its before, any other its after
     return (a["entity"] == c.entity and c.change in a.get("change", ["update"])
             and (a.get("ids") is None or c.id in a["ids"])
             and all(k in values and values[k] == v for k, v in a.get("where", {}).items()))
@@ -155,9 +156,9 @@ def _texts(params: dict[str, Any]) -> list[tuple[Any, str]]:
     """(rendered value, placeholder) pairs, longest text first, so a longer value wins over a part of it."""
     pairs: list[tuple[Any, str]] = []
     for name, value in params.items():
-        pairs.append((value, "{{%s}}" % name))
+        pairs.append((value, "{{%s}}" % name))  # noqa: UP031 - % keeps the placeholder's literal braces readable
         if isinstance(value, list):
-            pairs += [(v, "{{%s.%d}}" % (name, i)) for i, v in enumerate(value)]
+            pairs += [(v, "{{%s.%d}}" % (name, i)) for i, v in enumerate(value)]  # noqa: UP031 - % keeps the placeholder's literal braces readable
     return sorted(pairs, key=lambda p: -len(_as_text(p[0])))
 
 
@@ -181,7 +182,7 @@ def generalise(value: Any, params: dict[str, Any], *, bounded: bool = True, whol
         text = _as_text(rendered)
         if isinstance(rendered, (str, int, float)) and not isinstance(rendered, bool) and len(text) >= (2 if bounded else 3):
             edge = r"(?<![A-Za-z0-9]){}(?![A-Za-z0-9])" if bounded else "{}"
-            out = re.sub(edge.format(re.escape(text)), lambda _m: placeholder, out)
+            out = re.sub(edge.format(re.escape(text)), lambda _m: placeholder, out)  # noqa: B023 - re.sub calls it before the loop moves on
     return out
 
 
@@ -210,11 +211,11 @@ def draft_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, Any
     best: tuple[list[dict[str, Any]], list[str]] | None = None
     for bounded in (True, False):
         for seed in seeds:  # a rendering where a parameter happens to equal a fixed text misleads: try each
-            generic = generalise_frame(drafts[seed], tasks[seed].template.params, bounded=bounded)
-            problems = [f"seed {other!r}: the generalised frame renders to {substitute(generic, tasks[other].template.params)}, "
+            generic = generalise_frame(drafts[seed], tasks[seed].rendered_from().params, bounded=bounded)
+            problems = [f"seed {other!r}: the generalised frame renders to {substitute(generic, tasks[other].rendered_from().params)}, "
                         f"its own draft is {drafts[other]}"
                         for other in seeds
-                        if canonical(substitute(generic, tasks[other].template.params)) != canonical(drafts[other])]
+                        if canonical(substitute(generic, tasks[other].rendered_from().params)) != canonical(drafts[other])]
             if not problems:
                 return generic, []
             if best is None or len(problems) < len(best[1]):
@@ -260,7 +261,8 @@ def propose(paths: Iterable[Path], *, seeds: int = 3, write: bool = False) -> Pr
         for f in files:
             doc = json.loads(f.read_text(encoding="utf-8"))
             framed = "frame" in doc.get("task", doc)
-            frame, problems = [], ["not drafted"]
+            frame: list[dict[str, Any]] = []
+            problems = ["not drafted"]
             if "params" in doc:
                 template = load_template(f) if framed else Template.model_validate(
                     {**doc, "task": {**doc["task"], "frame": []}})

@@ -42,7 +42,7 @@ def check_templates(paths: list[Path], gate: Gate, *, seeds: int = 5, salt: str 
             echo(f"FAIL {f}: {exc}")
             failures += 1
             continue
-        problems = []
+        problems: list[tuple[int | None, str | None, str]] = []  # (seed index, task id, reason)
         for i, t in enumerate(tasks):
             _, errs = validate_task(t.to_json())
             problems += [(i, t.id, str(e)) for e in errs]
@@ -52,8 +52,8 @@ def check_templates(paths: list[Path], gate: Gate, *, seeds: int = 5, salt: str 
         distinct = len({t.id for t in tasks})
         if seeds >= 3 and distinct < min(3, seeds):
             problems.append((None, None, f"only {distinct} distinct renderings from {seeds} seeds"))
-        for i, task_id, p in problems:
-            where = "" if i is None else f" seed {salt}:{template.id}:{i} ({task_id})"
+        for seed_index, task_id, p in problems:
+            where = "" if seed_index is None else f" seed {salt}:{template.id}:{seed_index} ({task_id})"
             echo(f"FAIL {template.id}{where}: {p}")
         failures += bool(problems)
     echo(f"{len(files) - failures} templates ok, {failures} failed, {len(files)} templates "

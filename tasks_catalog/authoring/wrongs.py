@@ -51,7 +51,7 @@ def _slack(state: dict, touched: set[str]) -> Iterator[Candidate]:
                [{"tool": "rename_channel", "arguments": {"channel_id": ch["id"], "name": ch["name"] + "-old"}}])
 
 
-def _postgres(state: dict, touched: set[str]) -> Iterator[Candidate]:
+def _postgres(state: dict, touched: set[str]) -> Iterator[Candidate]:  # noqa: C901 - one branch per kind of wrong change to a table
     tables = state["tables"]
     def used(t):
         return any(i == t["name"] or i.startswith(t["name"] + "/") for i in touched)
@@ -276,11 +276,11 @@ def template_collateral(template, seeds: list[bytes]) -> dict[str, Any] | None:
     first = tasks[0]
     for why, damage in damages(first):
         for bounded in (True, False):
-            generic = generalise(damage, first.template.params, bounded=bounded)
-            gwhy = generalise(why, first.template.params, bounded=bounded)
-            if leftovers(generic, first.template.params):
+            generic = generalise(damage, first.rendered_from().params, bounded=bounded)
+            gwhy = generalise(why, first.rendered_from().params, bounded=bounded)
+            if leftovers(generic, first.rendered_from().params):
                 continue
-            if all(is_collateral(t, substitute(generic, t.template.params)) for t in tasks):
+            if all(is_collateral(t, substitute(generic, t.rendered_from().params)) for t in tasks):
                 return {"why": gwhy, "kind": "collateral", "calls": template.task["reference_solution"] + generic}
     return None
 
@@ -295,7 +295,8 @@ def append_wrong(text: str, wrong: dict[str, Any]) -> str:
     close = end - 1
     body_end = len(text[:close].rstrip())
     line_start = text.rfind("\n", 0, m.start()) + 1
-    indent = re.match(r"[ \t]*", text[line_start:]).group(0) + "  "
+    line = text[line_start:]
+    indent = line[: len(line) - len(line.lstrip(" \t"))] + "  "
     return text[:body_end] + ",\n" + indent + json.dumps(wrong, ensure_ascii=False) + text[body_end:]
 
 

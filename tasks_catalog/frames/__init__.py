@@ -7,10 +7,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tasks_catalog.frames._entities import (DECLARATION_PATH, DeclarationError, Kind, ServerEntities, declaration,
-                                            extract, render_scalar, server_entities)
-from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, diff, exact_form, frame_violations,
-                                         json_equal, judge, summarize, summarize_counts)
+from tasks_catalog.frames._entities import (
+    DECLARATION_PATH,
+    DeclarationError,
+    Kind,
+    ServerEntities,
+    declaration,
+    extract,
+    render_scalar,
+    server_entities,
+)
+from tasks_catalog.frames._judge import (
+    CHANGES,
+    Change,
+    Extracted,
+    Violation,
+    diff,
+    exact_form,
+    frame_violations,
+    json_equal,
+    judge,
+    summarize,
+    summarize_counts,
+)
 
 
 def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> list[tuple[str, str]]:
@@ -36,7 +55,7 @@ def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> lis
             for field in names:
                 if fields is not None and field not in fields:
                     problems.append((f"{here}.{key}.{field}" if key == "where" else f"{here}.{key}",
-                                     f"{kind.qualified} has no field {field!r}; fields: {', '.join(kind.fields)}"))
+                                     f"{kind.qualified} has no field {field!r}; fields: {', '.join(kind.fields or ())}"))
         if a.get("fields") is not None and "update" not in a.get("change", ["update"]):
             problems.append((f"{here}.fields", "fields limits updates, but this allowance allows no update"))
     return problems

@@ -13,8 +13,8 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -114,6 +114,7 @@ def _js_number(x: float) -> str:
     digits_tuple = Decimal(repr(abs(x))).normalize().as_tuple()
     digits = "".join(map(str, digits_tuple.digits))
     k = len(digits)
+    assert isinstance(digits_tuple.exponent, int)  # x is finite
     n = k + digits_tuple.exponent  # value = 0.<digits> x 10^n
     if k <= n <= 21:
         return sign + digits + "0" * (n - k)
@@ -184,17 +185,16 @@ def _walk(node: Any, path: tuple[str, ...], items: list[Any], keys: list, positi
         yield _Scope(items, keys, positions)
         return
     coll = node.get(path[0]) if isinstance(node, dict) else None
-    deeper = isinstance(only, Mapping)
     if isinstance(coll, list):
         for i, item in enumerate(coll):
             if only is None or i in only:
                 yield from _walk(item, path[1:], [*items, item], [*keys, None], [*positions, i + 1],
-                                 only[i] if deeper else None)
+                                 only[i] if isinstance(only, Mapping) else None)
     elif isinstance(coll, dict):
         for i, (key, item) in enumerate(coll.items()):
             if only is None or i in only:
                 yield from _walk(item, path[1:], [*items, item], [*keys, key], [*positions, i + 1],
-                                 only[i] if deeper else None)
+                                 only[i] if isinstance(only, Mapping) else None)
 
 
 def _fold(name: str) -> str:
@@ -208,6 +208,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 def _row_layout(kind: Kind, table: dict[str, Any]) -> tuple[list[Any], list[Any] | None]:
     """A table's column names, and the column each of its primary key's names refers to (the engine's
     identifier folding; a name no column matches stands for itself), or None without a primary key."""
+    assert kind.row is not None  # a kind of table rows
     columns = [c.get("name") if isinstance(c, dict) else c for c in table.get(kind.row[0], [])]
     keys = table.get(kind.row[1]) or []
     if not keys:
@@ -321,6 +322,7 @@ def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, d
             item = scope.items[-1]
             if not isinstance(item, dict):
                 continue
+            assert kind.fields is not None  # only a kind of table rows takes its fields from the row
             fields = {f: item[f] for f in kind.fields if f in item}
         for name, template in kind.extra:
             fields[name] = _fill(template, scope, row_key)

@@ -7,8 +7,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, render_scalar, row_ids,
-                                            rows_match_by_key, server_entities)
+from tasks_catalog.frames._entities import (
+    Kind,
+    Only,
+    extract,
+    is_local,
+    item_key,
+    render_scalar,
+    row_ids,
+    rows_match_by_key,
+    server_entities,
+)
 
 CHANGES = ("create", "update", "delete")
 _PAST = {"create": "created", "update": "updated", "delete": "deleted"}
@@ -146,7 +155,7 @@ class Extracted:
     def items_same_as(self, top: str, items: list[tuple[Any, Any]]) -> set[int]:
         """The positions at which ``items`` (``(key, item)`` pairs of another state's ``top``, a list's
         keys being positions) hold the same key and a JSON-equal item as this state's ``top``."""
-        old = self.state.get(top)
+        old: Any = self.state.get(top)
         olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
         forms = self._item_forms.setdefault(top, {})
 
@@ -156,7 +165,7 @@ class Extracted:
             return forms[i]
 
         return {i for i, ((k, a), (k2, b)) in enumerate(zip(olds, items))
-                if k == k2 and _equal_given_form(a, lambda: form(i), b)}
+                if k == k2 and _equal_given_form(a, lambda: form(i), b)}  # noqa: B023 - called, if at all, inside this comprehension
 
     def _form_of(self, top: str) -> bytes | None:
         if top not in self._forms:
@@ -174,7 +183,8 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
     field = item_key(kind)
     if field is None:
         return None
-    old, new = before.state.get(kind.path[0]), after.get(kind.path[0])
+    old: Any = before.state.get(kind.path[0])
+    new: Any = after.get(kind.path[0])
     if type(old) is not type(new) or not isinstance(old, (list, dict)):
         return None
     if field == "$key" and not isinstance(old, dict):
@@ -184,12 +194,12 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
     if field != "$key":  # an object's keys are distinct already
         for items in (olds, news):
             if field == "$value":
-                keys = [render_scalar(item) for _, item in items]
+                keys: list[str | None] = [render_scalar(item) for _, item in items]
             else:
                 keys = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
             if None in keys or len(set(keys)) != len(keys):
                 return None
-            if len(kind.path) > 1 and any("/" in k for k in keys):
+            if len(kind.path) > 1 and any("/" in k for k in keys if k is not None):  # (none is, by now)
                 return None
     same = same_items.get(kind.path[0])
     if same is None:  # once per collection, however many kinds live in it
@@ -230,9 +240,9 @@ def _changed_rows(kind: Kind, field: str, before: Extracted, olds: list[tuple[An
         old_rows, new_rows = old.get(rows_field), new.get(rows_field)
         if type(old_rows) is not list or type(new_rows) is not list:
             continue
-        old_ids = before.row_ids(kind, i, lambda: row_ids(kind, old, old_rows))
+        old_ids = before.row_ids(kind, i, lambda: row_ids(kind, old, old_rows))  # noqa: B023 - row_ids calls it, if at all, before the loop moves on
         new_ids = row_ids(kind, new, new_rows) if old_ids is not None else None
-        if new_ids is None:
+        if old_ids is None or new_ids is None:
             continue
         # a row whose key is in both states with JSON-equal values is the same entity, unchanged
         where = {key: r for r, key in enumerate(new_ids)}
@@ -298,9 +308,10 @@ def _matches(a: dict[str, Any], c: Change) -> bool:
         return False
     if a.get("where") is not None:
         values = c.before if c.change == "delete" else c.after
+        assert values is not None  # a deleted entity has its before, any other its after
         if not all(k in values and json_equal(values[k], v) for k, v in a["where"].items()):
             return False
-    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):
+    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):  # noqa: SIM103 - one guard among the parallel guards above
         return False
     return True
 

@@ -13,7 +13,6 @@ from servers.calendar import CalendarState
 from servers.calendar.state import Event
 from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
 
-
 #: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
 #: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
 OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})

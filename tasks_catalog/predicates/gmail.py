@@ -9,7 +9,6 @@ from servers.gmail import GmailState
 from servers.gmail.state import SYSTEM_LABELS
 from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
 
-
 #: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
 #: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
 OPTIONAL_PATTERN = Field(default=None, json_schema_extra={"pattern_arg": True})
@@ -68,6 +67,7 @@ def draft_exists(state: GmailState, args: DraftExists) -> bool:
 
 @primitive("gmail", "messageLabelApplied", MessageLabelApplied)
 def message_label_applied(state: GmailState, args: MessageLabelApplied) -> bool:
+    label_id: str | None
     if args.label in SYSTEM_LABELS:
         label_id = args.label
     else:

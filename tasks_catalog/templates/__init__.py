@@ -47,7 +47,7 @@ class IntRange(_Strict):
     distinct_from: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _wide_enough(self) -> "IntRange":
+    def _wide_enough(self) -> IntRange:
         lo, hi = self.int
         if hi - lo + 1 < MIN_VARIETY:
             raise ValueError(f"range [{lo}, {hi}] has fewer than {MIN_VARIETY} values")
@@ -85,7 +85,7 @@ class Template(BaseModel):
     task: dict[str, Any]
 
     @model_validator(mode="after")
-    def _placeholders_match_params(self) -> "Template":
+    def _placeholders_match_params(self) -> Template:
         used = {m.group(1) for m in PLACEHOLDER.finditer(json.dumps(self.task))}
         unknown = used - set(self.params)
         if unknown:
@@ -170,9 +170,9 @@ def _draw(name: str, p: Param, rng: random.Random, taken: list[Any]) -> Any:
         raise TemplateError(f"parameter {name}: no value distinct from {taken}")
     if isinstance(p, NumberRange):
         for _ in range(1000):
-            v = round(rng.uniform(*p.number), p.decimals)
-            if v not in taken:
-                return v if p.decimals else int(v)
+            x = round(rng.uniform(*p.number), p.decimals)
+            if x not in taken:
+                return x if p.decimals else int(x)
         raise TemplateError(f"parameter {name}: no value distinct from {taken}")
     pool = [v for v in p.sample if v not in taken]
     if len(pool) < p.k:

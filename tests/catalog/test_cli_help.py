@@ -74,7 +74,7 @@ def _examples() -> list[str]:
             if line.strip().startswith("Example"):
                 for follow in lines[i + 1:]:
                     text = follow.strip()
-                    if not text or not ("mcpbench " in text):
+                    if not text or "mcpbench " not in text:
                         break
                     if text not in found:
                         found.append(text)
@@ -146,7 +146,7 @@ def _openai_upstream():
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Answer(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the stdlib's name
+        def do_POST(self):  # the stdlib handler's name
             self.rfile.read(int(self.headers.get("content-length") or 0))
             body = _json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "my-model",
                                 "choices": [{"index": 0, "finish_reason": "stop",

@@ -20,9 +20,9 @@ DEV_TASKS = ["calendar-cancel-santos-one-to-one", "fs-set-log-level", "slack-ann
 def month_servers() -> tuple[str, ...]:
     """The servers the demonstration pool has a month's worth of templates for: all ten once the pool
     is complete (tests/months checks that), so the flow tests build whatever month the pool allows."""
+    from servers import SERVER_NAMES
     from tasks_catalog.rotation import PER_SERVER
     from tasks_catalog.templates import load_pool
-    from servers import SERVER_NAMES
 
     counts = Counter(t.server for t in load_pool())
     return tuple(s for s in SERVER_NAMES if counts[s] >= PER_SERVER)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from _flow_support import SECRET, free_port, stop_process_group
 
 #: a Prefect server migrates a fresh database before it answers: seconds, a minute or more under load
@@ -81,8 +80,13 @@ def prefect_harness(prefect_server, tmp_path_factory):
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     from prefect.events.worker import EventsWorker
     from prefect.logging.handlers import APILogWorker
-    from prefect.settings import (PREFECT_API_URL, PREFECT_HOME, PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW,
-                                  PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings)
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_HOME,
+        PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW,
+        PREFECT_SERVER_ANALYTICS_ENABLED,
+        temporary_settings,
+    )
 
     with temporary_settings(updates={PREFECT_HOME: str(home), PREFECT_API_URL: prefect_server.api,
                                      PREFECT_SERVER_ANALYTICS_ENABLED: False,

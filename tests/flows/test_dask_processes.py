@@ -6,7 +6,6 @@ starts one gateway host, however many of its tasks it runs."""
 from __future__ import annotations
 
 import pytest
-
 from _flow_support import SECRET
 
 MONTH = "2026-11"

@@ -7,7 +7,6 @@ import inspect
 
 import pytest
 import yaml
-
 from _flow_support import DEV_TASKS, REPO
 
 
@@ -72,8 +71,8 @@ def test_only_infra_errors_are_retried():
 def test_an_infra_error_raises_to_be_retried_and_an_agents_failure_returns(monkeypatch, tmp_path):
     import flows.evaluate
     import mcpbench.evaluation
-    from mcpbench.evaluation import RunOutcome, make_submission
     from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import RunOutcome, make_submission
 
     submission = make_submission(parse_agent("noop"), "dev", submission_id="logic-noop", submitter="t")
     store = str(tmp_path / "store")

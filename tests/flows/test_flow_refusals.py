@@ -6,7 +6,6 @@ store that exists."""
 from __future__ import annotations
 
 import pytest
-
 from _flow_support import SECRET
 
 

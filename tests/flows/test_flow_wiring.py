@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from _flow_support import DEV_TASKS, REPO
 
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
 from _flow_support import REPO, SECRET, stop_process_group
 
 #: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that

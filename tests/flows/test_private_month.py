@@ -33,7 +33,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _flow_support import REPO, SECRET, month_servers
 
 #: the months tests/conftest.py's ``rotated_months`` builds, with the same secret and pool (one gate cache)
@@ -89,7 +88,7 @@ def pipeline(request, tmp_path_factory, gate_cache):
 def test_the_rotation_flow_seals_sixteen_gated_tasks_per_server(pipeline):
     report = pipeline["result"]["rotation"]
     assert report["month"] == MONTH and report["tasks"] == 16 * len(pipeline["servers"])
-    assert report["by_server"] == {s: 16 for s in pipeline["servers"]}
+    assert report["by_server"] == dict.fromkeys(pipeline["servers"], 16)
     store = pipeline["dirs"]["store"]
     assert (store / f"private/months/{MONTH}.sealed").exists()
     assert (store / f"public/attestations/{MONTH}.json").exists()

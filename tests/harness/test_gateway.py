@@ -118,10 +118,9 @@ def test_the_gateway_speaks_to_the_official_sdk_client_too():
                 task = make_task()
                 with get_spec("filesystem").open(task.initial_state) as tools:
                     gw = Gateway(task, tools, run_id="r", submission_id="s")
-                    async with host.serve(gw) as path:
-                        async with Client(f"http://127.0.0.1:{host.port}{path}") as client:
-                            listed = await client.list_tools()
-                            result = await client.call_tool("read_text_file", {"path": "notes/plan.md"})
+                    async with host.serve(gw) as path, Client(f"http://127.0.0.1:{host.port}{path}") as client:
+                        listed = await client.list_tools()
+                        result = await client.call_tool("read_text_file", {"path": "notes/plan.md"})
                     return listed, result
 
     listed, result = anyio.run(go)

@@ -3,7 +3,6 @@ harness and the other runs carry on, and nothing that was landed is lost."""
 
 from tests.harness.conftest import run, script_agent
 
-
 #: A hanging agent's deadline: it only has to end the run, and any deadline does, even one that runs out
 #: before the agent's container has started (0.2 s measured: a timeout, the agent's failure, either way).
 HANG_S = 1.0

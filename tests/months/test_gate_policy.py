@@ -144,7 +144,8 @@ def _sampled_values(pool_dir: str) -> set[str]:
 
 
 def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, tmp_path, monkeypatch):
-    from flows.rotate import GateFailed, rotate as rotate_task
+    from flows.rotate import GateFailed
+    from flows.rotate import rotate as rotate_task
 
     monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")  # the Python verifier suffices here
     # a cache of this test's own: the month is gated three times, and after the first only the failing

@@ -16,8 +16,8 @@ from mcpbench.sandbox import (
     get_sandbox,
     sandbox_names,
 )
-from mcpbench.sandbox._forwarder_build import compiled_forwarder
 from mcpbench.sandbox._cgroup import RunCgroup, detect_version
+from mcpbench.sandbox._forwarder_build import compiled_forwarder
 
 from .conftest import python_agent, run_agent
 

@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 
 from mcpbench.sandbox import AgentProcess, ResourceLimits
-from mcpbench.sandbox.docker import (INSIDE_CLIENT, INSIDE_PYTHON, PROJECT_ROOT, agent_container_spec, image_tags,
-                                     in_image, relay_container_spec)
+from mcpbench.sandbox.docker import (
+    INSIDE_CLIENT,
+    INSIDE_PYTHON,
+    PROJECT_ROOT,
+    agent_container_spec,
+    image_tags,
+    in_image,
+    relay_container_spec,
+)
 
 #: An agent's folder: any folder that exists (the backend refuses to mount one that does not).
 AGENT_CODE = str(Path(__file__).resolve().parent)

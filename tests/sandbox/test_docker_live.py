@@ -21,7 +21,6 @@ import anyio
 import pytest
 
 from mcpbench.sandbox import AgentProcess, ResourceLimits, SandboxUnavailable
-
 from tests.harness.conftest import CountingSandbox
 
 from .conftest import open_backend, python_agent, run_agent
@@ -244,7 +243,6 @@ def test_the_engine_going_away_mid_run_is_an_infra_engine_error(tmp_path):
     import shutil
 
     import docker
-
     from mcpbench.sandbox.docker import DockerSandbox
 
     open_backend("docker")

@@ -6,10 +6,9 @@ import secrets
 
 import pytest
 
-from mcpbench.sandbox import ResourceLimits, get_sandbox
-from mcpbench.sandbox import _cgroup, _gateway_link
+from mcpbench.sandbox import ResourceLimits, _cgroup, _gateway_link, get_sandbox
 
-from .conftest import python_agent, processes_with_marker, run_agent
+from .conftest import processes_with_marker, python_agent, run_agent
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 
-from servers.kit import StateError
 from servers.browser import BrowserState
+from servers.kit import StateError
 
 BASE = "https://intranet.kestrel-logistics.example"
 SITE = {

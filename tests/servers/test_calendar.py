@@ -1,7 +1,7 @@
 import pytest
 
-from servers.kit import StateError
 from servers.calendar import CalendarState
+from servers.kit import StateError
 
 ME = "ana.silva@northwind.example"
 STATE = {

@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-from servers.kit import StateError
 from servers.filesystem import FilesystemState
+from servers.kit import StateError
 
 STATE = {
     "files": {

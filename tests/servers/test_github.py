@@ -1,8 +1,8 @@
 import pytest
 
-from servers.kit import StateError
 from servers.github import GithubState
 from servers.github.state import blob_sha
+from servers.kit import StateError
 
 C1 = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
 C2 = "b2c3d4e5f60718293a4b5c6d7e8f9012345678a1"

@@ -1,7 +1,7 @@
 import pytest
 
-from servers.kit import StateError
 from servers.gmail import GmailState
+from servers.kit import StateError
 
 STATE = {
     "address": "ana.silva@northwind.example",

@@ -274,9 +274,8 @@ def test_a_write_whose_result_the_state_cannot_hold_is_refused_naming_the_table(
 def test_a_table_loaded_row_by_row_between_batched_ones_loads_in_order(monkeypatch):
     """Where Arrow cannot hold a table's values, its rows go in one by one, after the CREATE statements
     scripted before it and before the tables that reference it."""
-    from servers.postgres import _engine
-
     from servers import get_spec
+    from servers.postgres import _engine
 
     world = get_spec("postgres").load_state(PG_WORLD)
     batched = _engine._columnar

@@ -107,7 +107,7 @@ def test_the_mcp_sdk_client_sending_the_token_is_served_and_one_without_it_gets_
                 statuses.append(response.status_code)
 
             async with httpx2.AsyncClient(event_hooks={"response": [record]}) as http:
-                with pytest.raises(Exception):  # the SDK client fails to connect (its own error type)
+                with pytest.raises(Exception):  # noqa: B017 - the SDK client fails to connect (its own error type)
                     async with Client(streamable_http_client(url, http_client=http)) as client:
                         await client.list_tools()
             assert statuses and set(statuses) == {401}, statuses

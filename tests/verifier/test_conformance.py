@@ -8,10 +8,10 @@ import dataclasses
 import json
 import subprocess
 
+from _compare import disagreements
+
 from tasks_catalog import ts_verifier
 from tasks_catalog.predicates import _registry, check, primitives
-
-from _compare import disagreements
 
 
 def test_both_verifiers_agree_on_every_fixture_case(ts_cli):

@@ -356,7 +356,7 @@ def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server
     check()
 
 
-def _mutate_items(state: dict, top: str, key: str | None, ops) -> dict:
+def _mutate_items(state: dict, top: str, key: str | None, ops) -> dict:  # noqa: C901, PLR0912 - one branch per kind of random damage
     """Random damage to a collection whose items are entities themselves (stripe's charges, a
     filesystem's files and directories), including what must turn the shortcut off: a repeated id, and
     what it must see through: a value turned from a number into a boolean (equal in Python, not in JSON)."""

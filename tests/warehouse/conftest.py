@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,7 +12,7 @@ from runstore.records import REDACTED, CallRecord, RunRecord
 from runstore.split import Split
 from runstore.store import open_store
 
-T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
 def make_run(run_id: str, *, submission_id: str = "sub-a", status: str = "passed", **fields) -> RunRecord:

@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.warehouse.conftest import err, make_run, ok, unlisted
 from mcpbench.cli import main
+from tests.warehouse.conftest import err, make_run, ok, unlisted
 from warehouse.scorecard import METRICS, scorecard
 
 COMMANDS = [["warehouse"], ["warehouse", "build"], ["warehouse", "query"], ["leaderboard"], ["report"]]

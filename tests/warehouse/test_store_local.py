@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from tests.warehouse.conftest import err, make_calls, make_run, ok
 from runstore.store import StoreError, default_root, open_store
+from tests.warehouse.conftest import err, make_calls, make_run, ok
 
 
 def test_a_run_lands_as_two_parquet_files_partitioned_by_month_and_submission(store, land):
@@ -31,7 +31,7 @@ def test_re_landing_a_run_replaces_it_and_never_duplicates_rows(store, land):
 def test_re_landing_a_run_under_another_month_moves_it(store, land):
     land(make_run("r1", split="2026-04"), [ok()])
     land(make_run("r1", split="2026-05"), [ok()])
-    assert [k for k in store.list("runs/")] == ["runs/month=2026-05/submission=sub-a/r1.parquet"]
+    assert list(store.list("runs/")) == ["runs/month=2026-05/submission=sub-a/r1.parquet"]
     assert store.read_calls().num_rows == 1
 
 

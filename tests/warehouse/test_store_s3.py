@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ConnectionClosedError
 
-from tests.warehouse.conftest import err, make_calls, make_run, moto_endpoint, ok, unlisted
 from runstore.store import StoreError, open_store
+from tests.warehouse.conftest import err, make_calls, make_run, moto_endpoint, ok, unlisted
 from warehouse.build import build, connect
 from warehouse.scorecard import scorecard
 

@@ -3,7 +3,7 @@ import os
 import sys
 
 sys.path.insert(0, os.environ["MCPBENCH_AGENT_LIB"])
-from mcpbench.agents._mcp_http import MCPHttpClient, MCPProtocolError  # noqa: E402
+from mcpbench.agents._mcp_http import MCPHttpClient, MCPProtocolError
 
 with MCPHttpClient(os.environ["MCPBENCH_MCP_URL"]) as client:
     try:

@@ -10,5 +10,5 @@ try:
                 f.write(block)
                 written += len(block)
 except OSError as exc:
-    raise SystemExit(f"stopped after {written >> 20} MiB: {exc.strerror}")
+    raise SystemExit(f"stopped after {written >> 20} MiB: {exc.strerror}") from None
 print(f"wrote {written >> 20} MiB")

@@ -4,7 +4,7 @@ import sys
 import time
 
 sys.path.insert(0, os.environ["MCPBENCH_AGENT_LIB"])
-from mcpbench.agents._mcp_http import MCPHttpClient  # noqa: E402
+from mcpbench.agents._mcp_http import MCPHttpClient
 
 QUERY = "SELECT sum(hash(i)) FROM range(1000000000000) t(i)"  # minutes of work, in constant memory
 with MCPHttpClient(os.environ["MCPBENCH_MCP_URL"]) as client:
