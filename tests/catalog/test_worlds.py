@@ -158,7 +158,7 @@ def test_each_load_gives_an_independent_copy():
 
 
 @pytest.mark.parametrize(("doc", "path", "fragment"), [
-    (_world(version=99), "world.version", "is at version 1"),
+    (_world(version=99), "world.version", "version 99 is not available"),
     (_world(generator="nosuch"), "world.generator", "no world generator"),
     (_world(size="huge"), "world.size", "not one of"),
     (_world(seed=-1), "world.seed", "integer"),
