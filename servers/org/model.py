@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from servers.kit.worldtext import REGIONS, Words
+
 #: The world's present: every server's ``now`` (Monday 16 March 2026, 09:00 UTC).
 NOW = "2026-03-16T09:00:00Z"
 TODAY = NOW[:10]
@@ -565,6 +567,14 @@ class Organisation:
     def key_accounts(self) -> list[Customer]:
         """The accounts the CRM tracks and people talk about."""
         return [c for c in self.customers if c.key_account]
+
+    @cached_property
+    def words(self) -> Words:
+        """What the texts of a version-2 world mention: the key accounts (as people say their names), the
+        services, the regions and the projects' code names."""
+        return Words(customers=tuple(dict.fromkeys(c.short for c in self.key_accounts if c.status != "Prospect")),
+                     services=tuple(s.name for s in self.services), regions=REGIONS,
+                     projects=tuple(p.codename for p in self.projects))
 
     @cached_property
     def invoices_of(self) -> dict[str, list[Invoice]]:

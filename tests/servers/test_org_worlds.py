@@ -1,0 +1,88 @@
+"""The version-2 worlds project one organisation: a person, a customer, a project or an incident that
+appears in a server appears there with the organisation's facts, and the worlds of one seed agree with
+each other (the same email for one person everywhere, an owner who still works here, a Stripe email
+that is a customer's contact)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from servers import get_spec
+from servers.kit.world import get_generator
+from servers.org import organisation
+
+SEED = 1
+
+
+def world(name: str, size: str = "default") -> dict:
+    """The version-2 world of ``name`` for seed 1, validated by its server's model, as JSON data."""
+    return get_spec(name).load_state({"world": {"generator": name, "version": 2, "seed": SEED, "size": size}}).dump()
+
+
+@pytest.fixture(scope="module", params=["default", "small"])
+def size(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def org(size):
+    return organisation(1, SEED, size)
+
+
+def _day(ts: str) -> str:
+    return datetime.fromtimestamp(int(ts.split(".")[0]), UTC).date().isoformat()
+
+
+# -- slack ---------------------------------------------------------------------------------------------
+
+def test_every_slack_person_is_an_employee_with_the_organisations_facts(org, size):
+    state = world("slack", size)
+    humans = [u for u in state["users"] if not u["is_bot"]]
+    by_id = {e.slack_id: e for e in org.employees}
+    assert len(humans) == len(org.staff)
+    for user in humans:
+        person = by_id[user["id"]]
+        assert (user["name"], user["real_name"], user["email"], user["title"], user["tz"]) == \
+            (person.handle, person.name, person.email, person.title, person.tz)
+        assert user["deleted"] == person.left
+    assert not any(e.slack_id in {u["id"] for u in humans} for e in org.employees if not e.started)
+
+
+def test_slack_messages_are_written_by_people_who_worked_here_that_day_and_leavers_are_in_no_channel(org, size):
+    state = world("slack", size)
+    by_id = {e.slack_id: e for e in org.employees}
+    for channel in state["channels"]:
+        for member in channel["members"]:
+            assert member not in by_id or by_id[member].active, (channel["name"], member)
+        for message in channel["messages"]:
+            if message["user"] in by_id:
+                assert by_id[message["user"]].employed_on(_day(message["ts"])), (channel["name"], message)
+    authors = {m["user"] for c in state["channels"] for m in c["messages"]}
+    assert any(by_id[a].left for a in authors if a in by_id)  # a leaver's old messages are kept
+
+
+def test_every_incident_has_its_slack_channel_told_by_its_commander(org, size):
+    channels = {c["name"]: c for c in world("slack", size)["channels"]}
+    for incident in org.incidents:
+        channel = channels[incident.channel]
+        commander = org.employee(incident.commander)
+        declared = [m for m in channel["messages"] if m["text"].startswith(f"Declaring incident {incident.number}")]
+        assert [m["user"] for m in declared] == [commander.slack_id]
+        assert _day(declared[0]["ts"]) == incident.started[:10]
+        for key in incident.customers:
+            assert any(org.customer(key).short in m["text"] for m in channel["messages"])
+        owner = org.employee(incident.postmortem_owner)
+        assert (f"<@{owner.slack_id}>" in channel["messages"][-1]["text"]) == (incident.resolved is not None)
+    for project in org.projects:
+        members = set(channels[project.channel]["members"])
+        assert {org.employee(k).slack_id for k in project.members} <= members
+
+
+def test_slack_texts_name_the_organisations_customers_and_projects(org, size):
+    text = " ".join(m["text"] for c in world("slack", size)["channels"] for m in c["messages"])
+    named = [c.short for c in org.key_accounts if c.short in text]
+    assert len(named) >= len(org.key_accounts) // 2
+    assert size == "small" or all(p.codename in text for p in org.projects)
