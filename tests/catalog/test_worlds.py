@@ -35,6 +35,8 @@ PINNED = {
     ("notion", 1, "default"): "949fac6dde397eaf3c970e4f32313ff596443b278218215389fe3615f4ababf5",
     ("slack", 2, "default"): "4c8fe8a3614e4a9b2fd47131c0a1580992453c1a69cac575290068444c677eeb",
     ("slack", 2, "small"): "af315e618a5a00b3d8a976e15dd4c9634b963401c3758b9cfeec881f9a380b1b",
+    ("linear", 2, "default"): "73c552a2e389207eb040939c808a6bc39f3a35d9f9c99443c311bb7900fe691c",
+    ("linear", 2, "small"): "226a00cc70d0e25cbd04e7af1a33025e29eb315919f8bb901e4aacd519dd3c32",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -93,6 +95,7 @@ PROMISED = {
     ("stripe", 1): {"customers": 300, "charges": 2000, "invoices": 1000, "refunds": 15},
     ("notion", 1): {"pages": 150, "databases": 6, "smallest_database": 50, "archived": 5, "users": 40},
     ("slack", 2): {"users": 120, "channels": 55, "messages": 2400},
+    ("linear", 2): {"teams": 3, "issues": 350, "users": 80, "cycles": 24, "projects": 6, "comments": 400},
 }
 
 

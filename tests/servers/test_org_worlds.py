@@ -86,3 +86,48 @@ def test_slack_texts_name_the_organisations_customers_and_projects(org, size):
     named = [c.short for c in org.key_accounts if c.short in text]
     assert len(named) >= len(org.key_accounts) // 2
     assert size == "small" or all(p.codename in text for p in org.projects)
+
+
+# -- linear --------------------------------------------------------------------------------------------
+
+def test_every_linear_user_is_an_employee_and_every_assignee_works_here_today(org, size):
+    state = world("linear", size)
+    by_id = {e.linear_id: e for e in org.employees}
+    assert by_id[state["viewer"]] is org.owner
+    for user in state["users"]:
+        person = by_id[user["id"]]
+        assert (user["name"], user["email"], user["active"]) == (person.name, person.email, not person.left)
+        assert person.started
+    assert not all(u["active"] for u in state["users"])
+    for issue in state["issues"]:
+        if issue["assignee"]:
+            assert by_id[issue["assignee"]].active, issue["id"]
+        assert by_id[issue["creator"]].employed_on(issue["created_at"]), issue["id"]
+        for comment in issue["comments"]:
+            assert by_id[comment["author"]].employed_on(comment["created_at"]), comment["id"]
+    leads = {p["id"]: by_id[p["lead"]] for p in state["projects"]}
+    assert {k: org.employee(p.lead) for k, p in ((f"prj_{p.key}", p) for p in org.projects)} == leads
+
+
+def test_every_incident_follow_up_is_a_linear_issue_for_its_postmortem_owner(org, size):
+    issues = {i["title"]: i for i in world("linear", size)["issues"]}
+    for incident in org.incidents:
+        for follow_up in incident.followups:
+            issue = issues[f"Incident {incident.number}: {follow_up}"]
+            assert issue["assignee"] == org.employee(incident.postmortem_owner).linear_id
+            assert issue["creator"] == org.employee(incident.commander).linear_id
+            assert issue["created_at"] >= (incident.resolved or incident.started)
+
+
+def test_a_customer_reported_issue_names_the_customer_and_its_owner_on_that_day(org, size):
+    reported = [i for i in world("linear", size)["issues"] if "Customer-reported" in i["labels"]]
+    assert reported
+    by_name = {c.name: c for c in org.customers}
+    for issue in reported:
+        found = re.search(r" of (.+?) on \d\d \w+ \d{4}\. Account owner: (.+?)\. ", issue["description"]) or \
+            re.search(r"Raised in the (.+?) trial by .* Account owner: (.+?)\. ", issue["description"])
+        customer = by_name[found.group(1)]
+        day = issue["created_at"][:10]
+        owner = customer.previous_owner if customer.previous_owner and day < customer.owner_since else customer.owner
+        assert found.group(2) == org.employee(owner).name
+        assert customer.short in issue["title"] or not any(c.short in issue["title"] for c in org.key_accounts)
