@@ -26,7 +26,8 @@ from servers.kit import canonical
 
 from servers.org._accounts import build_customers, build_vendors
 from servers.org._ledger import build_bills, build_ledger
-from servers.org._meetings import CARRIERS, HOLIDAYS, build_bookings, build_meetings, build_series, build_trips, rooms_book
+from servers.org._meetings import (CARRIERS, HOLIDAYS, TRIPS, build_bookings, build_meetings, build_series,
+                                   build_trips, plus, rooms_book)
 from servers.org._policies import build_policies
 from servers.org._staff import LINEAR_TEAMS, OFFICES, build_staff, rooms
 from servers.org._work import REPOS, build_candidates, build_incidents, build_projects, build_services
@@ -79,4 +80,4 @@ def cast(seed: int, size: str) -> Organisation:
     return organisation(1, seed, size)
 
 
-__all__ = ["LINEAR_TEAMS", "NOW", "Organisation", "SIZES", "TODAY", "VERSIONS", "cast", "digest", "organisation"]
+__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "Organisation", "TRIPS", "plus", "SIZES", "TODAY", "VERSIONS", "cast", "digest", "organisation"]

@@ -204,6 +204,7 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     days = [d.isoformat() for d in days if d.weekday() < 5 and d.isoformat() not in holidays]
     twins = {"Maria Santos", "Maria Santana"}
     meetings: list[Meeting] = []
+    busy: dict[str, list[tuple[str, str]]] = {"2026-03-18": [("2026-03-18T10:00", "2026-03-18T11:30")]}
 
     def colleagues(day: str) -> list[Employee]:
         return [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
@@ -220,9 +221,13 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
 
     def add(kind: str, day: str, guests: list[str], subject: str | None, **values: str) -> None:
         title, about, minutes, roomy, notes = KINDS[kind]
-        hour = rng.choice((8, 9, 10, 11, 13, 14, 15, 16, 17))
-        start = f"{day}T{hour:02d}:{rng.choice(('00', '30'))}"
-        end = plus(start, minutes)
+        for _ in range(8):  # a time Priya has no other one-off meeting at, if there is one
+            hour = rng.choice((8, 9, 10, 11, 13, 14, 15, 16, 17))
+            start = f"{day}T{hour:02d}:{rng.choice(('00', '30'))}"
+            end = plus(start, minutes)
+            if all(end <= a or b <= start for a, b in busy.get(day, ())):
+                break
+        busy.setdefault(day, []).append((start, end))
         room = rooms.pick(rng, "lisbon", len(guests) + 1, start, end) if roomy and rng.random() < 0.8 else None
         calendar = "ops" if rng.random() < 0.15 else "primary"
         meetings.append(Meeting(
@@ -231,6 +236,14 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
             organizer=owner.email, attendees=tuple(dict.fromkeys(guests)), room=room.email if room else None,
             tentative=rng.random() < 0.04, notes=notes, subject=subject))
 
+    # The Q1 budget review, the day before the monthly budget review's March occurrence.
+    coo = next(e for e in staff if e.title == "Chief operating officer")
+    finance = [e for e in staff if e.title in ("Chief financial officer", "Financial controller") and e.active]
+    tejo = next(r for r in rooms.rooms if r.name == "Tejo")
+    rooms.take(tejo, "2026-03-18T10:00", "2026-03-18T11:30")
+    meetings.append(Meeting("m000", "q1-budget", "Q1 budget review", "Q1 close: ops spend against budget, carrier "
+                            "rates, Q2 asks.", "primary", "2026-03-18T10:00", 90, owner.email,
+                            tuple(e.email for e in [coo, *finance]), tejo.email, False, None, None))
     # From the organisation's facts: reviews and escalations after incidents, renewals before the
     # renewal date, onboardings after a signup, interviews for the operations roles.
     for incident in incidents:

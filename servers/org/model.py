@@ -384,6 +384,14 @@ class Series:
     exceptions: tuple[Exception_, ...]
     occurrences: tuple[str, ...]  # every original start, holidays excluded
 
+    def notes_at(self, start: str) -> str | None:
+        """Where the notes of the occurrence at ``start`` are kept: a Notion page title, a drive path."""
+        if self.notes == "notion":
+            return f"Weekly Ops Review {start[:10]}"
+        if self.notes == "drive":
+            return f"meetings/{start[:7]}/{start[:10]}-{self.key}.md"
+        return None
+
     def held(self, before: str) -> list[str]:
         """The starts of the occurrences that took place before ``before`` (moved ones at their new time)."""
         changed = {e.original: e.start for e in self.exceptions}
@@ -409,6 +417,11 @@ class Meeting:
     tentative: bool
     notes: str | None
     subject: str | None
+
+    @property
+    def notes_path(self) -> str | None:
+        """The drive file that holds the notes (``meetings/2026-03/2026-03-03-incident-review.md``)."""
+        return f"meetings/{self.start[:7]}/{self.start[:10]}-{self.kind}.md" if self.notes == "drive" else None
 
 
 @dataclass(frozen=True)

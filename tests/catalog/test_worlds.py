@@ -37,6 +37,8 @@ PINNED = {
     ("slack", 2, "small"): "af315e618a5a00b3d8a976e15dd4c9634b963401c3758b9cfeec881f9a380b1b",
     ("linear", 2, "default"): "73c552a2e389207eb040939c808a6bc39f3a35d9f9c99443c311bb7900fe691c",
     ("linear", 2, "small"): "226a00cc70d0e25cbd04e7af1a33025e29eb315919f8bb901e4aacd519dd3c32",
+    ("calendar", 2, "default"): "1b974d29c4aad88c1028faa491a5c52f6cf1a8c8796f942f7b8274f56c50db71",
+    ("calendar", 2, "small"): "ef61b9c0948520193b39799683454a9edac2e60be873445b95bb3dd800080198",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -96,6 +98,7 @@ PROMISED = {
     ("notion", 1): {"pages": 150, "databases": 6, "smallest_database": 50, "archived": 5, "users": 40},
     ("slack", 2): {"users": 120, "channels": 55, "messages": 2400},
     ("linear", 2): {"teams": 3, "issues": 350, "users": 80, "cycles": 24, "projects": 6, "comments": 400},
+    ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
 }
 
 

@@ -131,3 +131,56 @@ def test_a_customer_reported_issue_names_the_customer_and_its_owner_on_that_day(
         owner = customer.previous_owner if customer.previous_owner and day < customer.owner_since else customer.owner
         assert found.group(2) == org.employee(owner).name
         assert customer.short in issue["title"] or not any(c.short in issue["title"] for c in org.key_accounts)
+
+
+# -- calendar ------------------------------------------------------------------------------------------
+
+def _known_on(org, day: str) -> set[str]:
+    """The addresses a meeting on ``day`` may invite: people who work here then, customers' contacts in
+    their role then, vendors."""
+    out = {e.email for e in org.employees if e.employed_on(day)}
+    out |= {c.email for cu in org.customers for c in cu.contacts if c.current_on(day)}
+    return out | {v.email for v in org.vendors}
+
+
+def test_the_calendar_directory_is_everyone_who_works_here_today(org, size):
+    state = world("calendar", size)
+    assert [p["email"] for p in state["people"]] == [org.owner.email] + [e.email for e in org.active if e is not org.owner]
+    for person in state["people"]:
+        e = org.by_email[person["email"]]
+        assert (person["name"], person["title"], person["department"]) == (e.name, e.title, e.department)
+    assert {r["email"] for r in state["rooms"]} == {r.email for r in org.rooms}
+
+
+def test_every_calendar_guest_is_someone_the_organisation_knows_on_that_day(org, size):
+    state = world("calendar", size)
+    for event in state["events"]:
+        for guest in event["attendees"]:
+            if not guest["resource"]:
+                assert guest["email"] in _known_on(org, event["start"][:10]), (event["title"], guest["email"])
+
+
+def test_the_calendar_holds_the_organisations_series_and_meetings_as_they_are(org, size):
+    from servers.calendar import recur
+
+    events = world("calendar", size)["events"]
+    series = [e for e in events if e["recurrence"]]
+    assert sorted((s["title"], s["start"]) for s in series) == sorted((s.title, s.start) for s in org.series)
+    for event in series:
+        mine = next(s for s in org.series if (s.title, s.start) == (event["title"], event["start"]))
+        rule = recur.parse(event["recurrence"])
+        starts = [m.strftime("%Y-%m-%dT%H:%M") for m in recur.occurrences(datetime.fromisoformat(event["start"]), rule)]
+        assert [s for s in starts if s not in mine.exdates] == list(mine.occurrences)
+        found = {(e["original_start"], None if e["status"] == "cancelled" else e["start"]) for e in events
+                 if e["recurring_event_id"] == event["id"]}
+        assert found == {(x.original, x.start) for x in mine.exceptions}
+    one_offs = {(e["title"], e["start"]) for e in events if not e["recurrence"] and not e["recurring_event_id"]}
+    assert {(m.title, m.start) for m in org.meetings} <= one_offs
+    for meeting in org.meetings:
+        event = next(e for e in events if (e["title"], e["start"]) == (meeting.title, meeting.start))
+        assert [a["email"] for a in event["attendees"] if not a["resource"]] == list(meeting.attendees)
+        assert [a["email"] for a in event["attendees"] if a["resource"]] == ([meeting.room] if meeting.room else [])
+        if meeting.kind == "qbr":
+            customer = org.customer(meeting.subject)
+            assert customer.contact("operations", meeting.start[:10]).email in meeting.attendees
+        assert ("Notes: ops drive, meetings/" in event["description"]) == bool(meeting.notes and meeting.start < "2026-03-16T09:00")
