@@ -31,7 +31,7 @@ from servers.org._meetings import (CARRIERS, HOLIDAYS, TRIPS, build_bookings, bu
 from servers.org._policies import build_policies
 from servers.org._staff import LINEAR_TEAMS, OFFICES, build_staff, rooms
 from servers.org._work import REPOS, build_candidates, build_incidents, build_projects, build_services
-from servers.org.model import NOW, TODAY, Organisation
+from servers.org.model import NOW, NOW_UNIX, TODAY, Organisation, money
 
 #: The versions of the organisation this code builds.
 VERSIONS = (1,)
@@ -80,4 +80,5 @@ def cast(seed: int, size: str) -> Organisation:
     return organisation(1, seed, size)
 
 
-__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "Organisation", "TRIPS", "plus", "SIZES", "TODAY", "VERSIONS", "cast", "digest", "organisation"]
+__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "NOW_UNIX", "Organisation", "SIZES", "TODAY", "TRIPS", "VERSIONS",
+           "cast", "digest", "money", "organisation", "plus"]

@@ -23,6 +23,13 @@ TODAY = NOW[:10]
 NOW_UNIX = 1_773_651_600
 
 
+def money(amount: int, currency: str) -> str:
+    """An amount in the smallest unit as people write it: ``1,470.00 EUR``, ``7,800 JPY``."""
+    if currency.lower() == "jpy":
+        return f"{amount:,} JPY"
+    return f"{amount // 100:,}.{amount % 100:02d} {currency.upper()}"
+
+
 @dataclass(frozen=True)
 class Office:
     key: str
@@ -624,4 +631,5 @@ class Organisation:
 
 __all__ = ["Bill", "Booking", "Candidate", "Charge", "Contact", "Customer", "Employee", "Exception_", "Incident",
            "Invoice", "Line", "Meeting", "NOW", "NOW_UNIX", "Office", "Organisation", "Policy", "PolicyVersion",
-           "Project", "Refund", "Repo", "Room", "Rule", "Series", "Service", "TODAY", "Trip", "Vendor", "Workstream"]
+           "Project", "Refund", "Repo", "Room", "Rule", "Series", "Service", "TODAY", "Trip", "Vendor", "Workstream",
+           "money"]

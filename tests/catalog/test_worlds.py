@@ -39,6 +39,8 @@ PINNED = {
     ("linear", 2, "small"): "226a00cc70d0e25cbd04e7af1a33025e29eb315919f8bb901e4aacd519dd3c32",
     ("calendar", 2, "default"): "1b974d29c4aad88c1028faa491a5c52f6cf1a8c8796f942f7b8274f56c50db71",
     ("calendar", 2, "small"): "ef61b9c0948520193b39799683454a9edac2e60be873445b95bb3dd800080198",
+    ("gmail", 2, "default"): "b112146cc203c311e0768119e0e651fc8f01e51f988359ea36597cd02aea4787",
+    ("gmail", 2, "small"): "762a25f64302148234fe2524408a3970bf5d524cb67b8b314ec93235ae807c85",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -99,6 +101,7 @@ PROMISED = {
     ("slack", 2): {"users": 120, "channels": 55, "messages": 2400},
     ("linear", 2): {"teams": 3, "issues": 350, "users": 80, "cycles": 24, "projects": 6, "comments": 400},
     ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
+    ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
 }
 
 

@@ -184,3 +184,54 @@ def test_the_calendar_holds_the_organisations_series_and_meetings_as_they_are(or
             customer = org.customer(meeting.subject)
             assert customer.contact("operations", meeting.start[:10]).email in meeting.attendees
         assert ("Notes: ops drive, meetings/" in event["description"]) == bool(meeting.notes and meeting.start < "2026-03-16T09:00")
+
+
+# -- gmail ---------------------------------------------------------------------------------------------
+
+def test_every_gmail_correspondent_is_someone_the_organisation_knows_on_that_day(org, size):
+    state = world("gmail", size)
+    assert state["address"] == org.owner.email
+    for message in state["messages"]:
+        for address in [message["sender"], *message["to"], *message["cc"]]:
+            if not address.endswith(".example"):  # services that send notifications and newsletters
+                assert address in _known_on(org, message["date"][:10]), (message["subject"], address)
+
+
+def _threads(state: dict) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for message in state["messages"]:
+        out.setdefault(message["thread_id"], []).append(message)
+    return out
+
+
+def test_a_gmail_complaint_about_a_double_charge_is_the_organisations_duplicate_charge(org, size):
+    state = world("gmail", size)
+    invoices = {i.number: i for i in org.invoices}
+    by_id, invoice_of = {c.id: c for c in org.charges}, {i.id: i for i in org.invoices}
+    twins = {invoice_of[by_id[c.duplicate_of].invoice].number: c for c in org.charges if c.duplicate_of}
+    refunded = {r.charge for r in org.refunds}
+    complaints = [t for t in _threads(state).values() if t[0]["subject"].startswith("Charged twice for invoice ")]
+    assert complaints or size == "small"
+    for thread in complaints:
+        number = thread[0]["subject"].rsplit(" ", 1)[1]
+        twin, customer = twins[number], org.customer(invoices[number].customer)
+        assert thread[0]["sender"] == customer.contact("billing", thread[0]["date"][:10]).email
+        assert ((twin.id in refunded) == any("SENT" in m["label_ids"] for m in thread)), number
+
+
+def test_a_new_billing_contact_writes_on_the_day_the_role_changed(org, size):
+    threads = {t[0]["subject"]: t for t in _threads(world("gmail", size)).values()}
+    changed = [c for c in org.customers if any(x.since for x in c.contacts)]
+    for customer in changed:
+        new = next(x for x in customer.contacts if x.since)
+        thread = threads[f"New billing contact for {customer.name}"]
+        assert thread[0]["sender"] == new.email and thread[0]["date"][:10] == new.since
+        assert new.email in thread[0]["body"] and customer.stripe_email in {x.email for x in customer.contacts}
+
+
+def test_the_hand_over_mail_lists_the_accounts_the_leaver_still_owns(org, size):
+    threads = {t[0]["subject"]: t for t in _threads(world("gmail", size)).values()}
+    leaving = next(e for e in org.employees if e.leave and e.leave >= "2026-03-16")
+    body = threads["Handing over my accounts"][0]["body"]
+    owned = {c.name for c in org.customers if c.owner == leaving.key and c.key_account}
+    assert set(re.findall(r"^- (.+)$", body, re.M)) == (owned or {"none"})
