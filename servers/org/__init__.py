@@ -25,7 +25,7 @@ from functools import lru_cache
 from servers.kit import canonical
 
 from servers.org._accounts import build_customers, build_vendors
-from servers.org._ledger import build_bills, build_ledger
+from servers.org._ledger import PRICES, build_bills, build_ledger
 from servers.org._meetings import (CARRIERS, HOLIDAYS, TRIPS, build_bookings, build_meetings, build_series,
                                    build_trips, plus, rooms_book)
 from servers.org._policies import build_policies
@@ -80,5 +80,5 @@ def cast(seed: int, size: str) -> Organisation:
     return organisation(1, seed, size)
 
 
-__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "NOW_UNIX", "Organisation", "SIZES", "TODAY", "TRIPS", "VERSIONS",
+__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "NOW_UNIX", "Organisation", "PRICES", "SIZES", "TODAY", "TRIPS", "VERSIONS",
            "cast", "digest", "money", "organisation", "plus"]

@@ -41,6 +41,8 @@ PINNED = {
     ("calendar", 2, "small"): "ef61b9c0948520193b39799683454a9edac2e60be873445b95bb3dd800080198",
     ("gmail", 2, "default"): "b112146cc203c311e0768119e0e651fc8f01e51f988359ea36597cd02aea4787",
     ("gmail", 2, "small"): "762a25f64302148234fe2524408a3970bf5d524cb67b8b314ec93235ae807c85",
+    ("stripe", 2, "default"): "084ae8187216faa7336bca80b6b6e1c226c0e1e84cdb012a6514648916b5600d",
+    ("stripe", 2, "small"): "5ec481888ea87f833303ebbc9e480aa09c6f94c0270b9303384de612ba2954b8",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -102,6 +104,7 @@ PROMISED = {
     ("linear", 2): {"teams": 3, "issues": 350, "users": 80, "cycles": 24, "projects": 6, "comments": 400},
     ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
     ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
+    ("stripe", 2): {"customers": 350, "charges": 2500, "invoices": 1700, "refunds": 25},
 }
 
 

@@ -235,3 +235,52 @@ def test_the_hand_over_mail_lists_the_accounts_the_leaver_still_owns(org, size):
     body = threads["Handing over my accounts"][0]["body"]
     owned = {c.name for c in org.customers if c.owner == leaving.key and c.key_account}
     assert set(re.findall(r"^- (.+)$", body, re.M)) == (owned or {"none"})
+
+
+# -- stripe --------------------------------------------------------------------------------------------
+
+def test_every_stripe_customer_is_an_org_customer_billed_at_one_of_its_contacts(org, size):
+    state = world("stripe", size)
+    by_id = {c.stripe_id: c for c in org.customers if c.billed}
+    assert {c["id"] for c in state["customers"]} == set(by_id)
+    for row in state["customers"]:
+        customer = by_id[row["id"]]
+        contacts = {x.email: x for x in customer.contacts}
+        assert (row["name"], row["currency"], row["metadata"]["crm_id"]) == (customer.name, customer.currency, customer.crm_id)
+        assert row["email"] in contacts and row["description"] == f"Billing contact: {contacts[row['email']].name}"
+    stale = [c for c in by_id.values() if c.stripe_email != c.billing_email]
+    assert stale and all(next(x for x in c.contacts if x.email == c.stripe_email).until for c in stale)
+
+
+def test_stripe_holds_the_organisations_ledger_and_the_credits_its_policy_gave(org, size):
+    state = world("stripe", size)
+    assert [(i["id"], i["number"], sum(line["amount"] for line in i["lines"])) for i in state["invoices"]] == \
+        [(i.id, i.number, i.total) for i in org.invoices]
+    assert [(c["id"], c["amount"], c["invoice"], c["status"]) for c in state["charges"]] == \
+        [(c.id, c.amount, c.invoice, c.status) for c in org.charges]
+    charges = {c["id"]: c for c in state["charges"]}
+    customer_of = {c.stripe_id: c for c in org.customers if c.billed}
+    for refund in state["refunds"]:
+        if "incident" in refund["metadata"]:
+            incident = org.incident(int(refund["metadata"]["incident"]))
+            assert customer_of[charges[refund["charge"]]["customer"]].key in incident.customers
+    twin = next(c for c in org.customers if c.duplicate_of)
+    periods = {i.period for i in org.invoices if i.customer == twin.key}
+    original = {i.period for i in org.invoices if i.customer == twin.duplicate_of}
+    assert periods and periods <= original  # the record entered twice is billed for the same months again
+
+
+def test_a_gmail_double_charge_complaint_is_found_in_stripe(size):
+    gmail, stripe = world("gmail", size), world("stripe", size)
+    refunded = {r["charge"] for r in stripe["refunds"]}
+    for thread in _threads(gmail).values():
+        subject = thread[0]["subject"]
+        if subject.startswith("Charged twice for invoice "):
+            number = subject.rsplit(" ", 1)[1]
+            paid = [c for c in stripe["charges"] if c["description"] == f"Payment for invoice {number}"
+                    and c["status"] == "succeeded"]
+            assert len(paid) == 2 and sorted(c["invoice"] is None for c in paid) == [False, True]
+            customer = next(c for c in stripe["customers"] if c["id"] == paid[0]["customer"])
+            assert thread[0]["sender"].split("@")[1] == customer["email"].split("@")[1]
+            twin = next(c for c in paid if c["invoice"] is None)
+            assert (twin["id"] in refunded) == any("SENT" in m["label_ids"] for m in thread)
