@@ -43,6 +43,8 @@ PINNED = {
     ("gmail", 2, "small"): "762a25f64302148234fe2524408a3970bf5d524cb67b8b314ec93235ae807c85",
     ("stripe", 2, "default"): "084ae8187216faa7336bca80b6b6e1c226c0e1e84cdb012a6514648916b5600d",
     ("stripe", 2, "small"): "5ec481888ea87f833303ebbc9e480aa09c6f94c0270b9303384de612ba2954b8",
+    ("notion", 2, "default"): "50395dbded4460a66c5ecf77a5d4e7c618c0bd3e2bcb0b4142f26226ca85c8d9",
+    ("notion", 2, "small"): "b32ab22483402bc2d14170e500f8faa5f4dc3e72bce5c6f1306c76bda6421c7f",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -105,6 +107,7 @@ PROMISED = {
     ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
     ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
     ("stripe", 2): {"customers": 350, "charges": 2500, "invoices": 1700, "refunds": 25},
+    ("notion", 2): {"pages": 200, "databases": 6, "smallest_database": 54, "archived": 5, "users": 120, "rows": 700},
 }
 
 

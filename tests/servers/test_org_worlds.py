@@ -284,3 +284,98 @@ def test_a_gmail_double_charge_complaint_is_found_in_stripe(size):
             assert thread[0]["sender"].split("@")[1] == customer["email"].split("@")[1]
             twin = next(c for c in paid if c["invoice"] is None)
             assert (twin["id"] in refunded) == any("SENT" in m["label_ids"] for m in thread)
+
+
+# -- notion --------------------------------------------------------------------------------------------
+
+def _rows(state: dict, title: str) -> list[dict]:
+    database = next(d for d in state["databases"] if d["title"] == title)
+    return [p for p in state["pages"] if p["parent_id"] == database["id"]]
+
+
+def _text(state: dict, title: str) -> str:
+    page = next(p for p in state["pages"] if p["title"] == title)
+    return "\n".join(block["text"] for block in page["content"])
+
+
+def test_every_notion_person_is_an_employee_and_the_crm_shows_the_owner_and_billing_contact(org, size):
+    state = world("notion", size)
+    by_id = {e.notion_id: e for e in org.employees}
+    for user in state["users"]:
+        if user["type"] == "person":
+            assert (user["name"], user["email"]) == (by_id[user["id"]].name, by_id[user["id"]].email)
+    rows = {r["title"]: r["properties"] for r in _rows(state, "Customer Accounts")}
+    assert set(rows) == {c.name for c in org.key_accounts}
+    for customer in org.key_accounts:
+        row = rows[customer.name]
+        assert [by_id[u] for u in row["Owner"]] == [org.employee(customer.owner)] and by_id[row["Owner"][0]].active
+        assert (row["Billing email"], row["Stripe customer"], row["CRM ID"], row["Status"]) == \
+            (customer.billing_email, customer.stripe_id, customer.crm_id, customer.status)
+
+
+def test_the_crm_and_stripe_name_the_same_customers_and_the_newer_billing_contact_wins_in_the_crm(org, size):
+    notion, stripe = world("notion", size), world("stripe", size)
+    customers = {c["id"]: c for c in stripe["customers"]}
+    disagree = 0
+    for row in _rows(notion, "Customer Accounts"):
+        found = customers.get(row["properties"]["Stripe customer"])
+        if found is None:
+            assert row["properties"]["Status"] == "Prospect"
+            continue
+        assert found["name"] == row["title"] and found["metadata"]["crm_id"] == row["properties"]["CRM ID"]
+        disagree += found["email"] != row["properties"]["Billing email"]
+    stale = [c for c in org.key_accounts if c.stripe_email and c.stripe_email != c.billing_email]
+    assert disagree == len(stale) > 0
+
+
+def test_every_resolved_incident_has_a_postmortem_naming_its_people_and_customers(org, size):
+    state = world("notion", size)
+    titles = {p["title"] for p in state["pages"]}
+    for incident in org.incidents:
+        title = f"Postmortem: incident {incident.number} ({incident.service})"
+        if incident.resolved is None:
+            assert title not in titles
+            continue
+        text = _text(state, title)
+        assert org.employee(incident.commander).name in text and org.employee(incident.postmortem_owner).name in text
+        assert all(org.customer(k).name in text for k in incident.customers)
+        assert all(f"Incident {incident.number}: {f}" in text for f in incident.followups)
+
+
+def test_each_policy_has_its_current_page_and_its_superseded_versions_dated(org, size):
+    state = world("notion", size)
+    for policy in org.policies:
+        current = _text(state, policy.title)
+        assert f"Effective {policy.current.effective}" in current and policy.current.body[0] in current
+        for old in policy.versions[:-1]:
+            text = _text(state, f"{policy.title} {old.label} (superseded)")
+            assert f"superseded on {old.superseded}" in text and old.body[0] in text
+
+
+def test_client_invoices_copy_stripe_as_of_finances_last_update(org, size):
+    from servers.notion._org import INVOICES_AS_OF
+
+    notion, stripe = world("notion", size), world("stripe", size)
+    invoices = {i["id"]: i for i in stripe["invoices"]}
+    paid_since = 0
+    for row in _rows(notion, "Client Invoices"):
+        invoice = invoices[row["properties"]["Stripe invoice"]]
+        total = sum(line["amount"] for line in invoice["lines"])
+        assert row["title"].split(" ")[0] == invoice["number"]
+        assert row["properties"]["Amount"] == (total if invoice["currency"] == "jpy" else round(total / 100, 2))
+        assert row["properties"]["Currency"] == invoice["currency"].upper()
+        if row["properties"]["Status"] == "Paid":
+            assert invoice["status"] == "paid"
+        paid_since += invoice["status"] == "paid" and row["properties"]["Status"] in ("Sent", "Overdue")
+    late = [i for i in org.invoices if i.customer in {c.key for c in org.key_accounts} and i.paid_at
+            and i.created <= INVOICES_AS_OF < i.paid_at]
+    assert paid_since == len(late)
+
+
+def test_the_weekly_ops_review_notes_are_in_notion_for_every_meeting_held(org, size):
+    state = world("notion", size)
+    notes = {p["title"] for p in state["pages"] if p["title"].startswith("Weekly Ops Review ")}
+    held = {s.notes_at(start) for s in org.series if s.notes == "notion" for start in s.held("2026-03-16T09:00")}
+    assert notes == held and held
+    cancelled = {s.notes_at(e.original) for s in org.series if s.notes == "notion" for e in s.exceptions if e.start is None}
+    assert (cancelled or size == "small") and not cancelled & notes
