@@ -45,6 +45,8 @@ PINNED = {
     ("stripe", 2, "small"): "5ec481888ea87f833303ebbc9e480aa09c6f94c0270b9303384de612ba2954b8",
     ("notion", 2, "default"): "50395dbded4460a66c5ecf77a5d4e7c618c0bd3e2bcb0b4142f26226ca85c8d9",
     ("notion", 2, "small"): "b32ab22483402bc2d14170e500f8faa5f4dc3e72bce5c6f1306c76bda6421c7f",
+    ("github", 2, "default"): "31876a3dc05f58ac3d2718689a787258e4a4d0367f95a57e81e1fb91c2da5051",
+    ("github", 2, "small"): "1b5d3176fcd2ab95905159e5d1ed9bdf2e25ea897236a555b388473f81fb08f8",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -107,6 +109,7 @@ PROMISED = {
     ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
     ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
     ("stripe", 2): {"customers": 350, "charges": 2500, "invoices": 1700, "refunds": 25},
+    ("github", 2): {"repositories": 4, "issues": 200, "pull_requests": 65, "commits": 400},
     ("notion", 2): {"pages": 200, "databases": 6, "smallest_database": 54, "archived": 5, "users": 120, "rows": 700},
 }
 

@@ -379,3 +379,41 @@ def test_the_weekly_ops_review_notes_are_in_notion_for_every_meeting_held(org, s
     assert notes == held and held
     cancelled = {s.notes_at(e.original) for s in org.series if s.notes == "notion" for e in s.exceptions if e.start is None}
     assert (cancelled or size == "small") and not cancelled & notes
+
+
+# -- github --------------------------------------------------------------------------------------------
+
+def test_every_github_login_is_an_engineer_who_worked_here_when_they_wrote(org, size):
+    state = world("github", size)
+    by_login = {e.github_login: e for e in org.employees if e.github_login}
+    assert [r["name"] for r in state["repos"]] == [r.name for r in org.repos]
+    for repo in state["repos"]:
+        for branch in repo["branches"]:
+            assert all(c["author"] in by_login for c in branch["commits"])
+        for item in repo["issues"] + repo["pull_requests"]:
+            assert by_login[item["author"]].employed_on(item["created_at"]), (repo["name"], item["number"])
+        for issue in repo["issues"]:
+            for login in issue["assignees"]:
+                assert by_login[login].active if issue["state"] == "open" else by_login[login].employed_on(issue["created_at"])
+            assert all(c["author"] in by_login for c in issue["comments"])
+
+
+def test_every_incident_has_its_fix_in_its_services_repository(org, size):
+    repos = {r["name"]: r for r in world("github", size)["repos"]}
+    for incident in org.incidents:
+        service = next(s for s in org.services if s.name == incident.service)
+        fixes = [pr for r in repos.values() for pr in r["pull_requests"] if pr["title"].endswith(f"(incident {incident.number})")]
+        assert [pr["number"] for pr in fixes] == [pr["number"] for pr in repos[service.repo]["pull_requests"] if pr in fixes]
+        assert len(fixes) == 1 and bool(fixes[0].get("merged")) == (incident.resolved is not None)
+        assert fixes[0]["author"] in {org.employee(incident.postmortem_owner).github_login,
+                                      org.employee(incident.commander).github_login}
+
+
+def test_a_services_codeowner_on_github_is_the_owner_its_notion_runbook_names(org, size):
+    github, notion = world("github", size), world("notion", size)
+    repo = next(r for r in github["repos"] if r["name"] == "platform-services")
+    owners = dict(line.split(" ") for line in repo["branches"][0]["files"][".github/CODEOWNERS"].splitlines()[1:])
+    by_login = {e.github_login: e for e in org.employees if e.github_login}
+    for service in (s for s in org.services if s.repo == "platform-services"):
+        person = by_login[owners[f"/services/{service.name}/"][1:]]
+        assert person.key == service.owner and f"Owner: {person.name} " in _text(notion, f"Runbook: {service.name}")
