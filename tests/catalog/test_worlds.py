@@ -47,6 +47,8 @@ PINNED = {
     ("notion", 2, "small"): "b32ab22483402bc2d14170e500f8faa5f4dc3e72bce5c6f1306c76bda6421c7f",
     ("github", 2, "default"): "31876a3dc05f58ac3d2718689a787258e4a4d0367f95a57e81e1fb91c2da5051",
     ("github", 2, "small"): "1b5d3176fcd2ab95905159e5d1ed9bdf2e25ea897236a555b388473f81fb08f8",
+    ("browser", 2, "default"): "626f0b54e97f73b2f0cd549b2d6d863f2371548254fbcd873d6fccff90110ebe",
+    ("browser", 2, "small"): "11a755c5e763b611475a5fb4f1a90350ab462b189672d31b51db8443cd667353",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -110,6 +112,7 @@ PROMISED = {
     ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
     ("stripe", 2): {"customers": 350, "charges": 2500, "invoices": 1700, "refunds": 25},
     ("github", 2): {"repositories": 4, "issues": 200, "pull_requests": 65, "commits": 400},
+    ("browser", 2): {"pages": 280, "forms": 35, "search_pages": 1},
     ("notion", 2): {"pages": 200, "databases": 6, "smallest_database": 54, "archived": 5, "users": 120, "rows": 700},
 }
 

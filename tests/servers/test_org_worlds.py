@@ -417,3 +417,59 @@ def test_a_services_codeowner_on_github_is_the_owner_its_notion_runbook_names(or
     for service in (s for s in org.services if s.repo == "platform-services"):
         person = by_login[owners[f"/services/{service.name}/"][1:]]
         assert person.key == service.owner and f"Owner: {person.name} " in _text(notion, f"Runbook: {service.name}")
+
+
+# -- browser -------------------------------------------------------------------------------------------
+
+HOST = "https://intranet.kestrelfreight.com"
+
+
+def _pages(state: dict) -> dict[str, dict]:
+    return {p["url"][len(HOST):]: p for p in state["pages"]}
+
+
+def test_the_intranet_directory_is_everyone_here_today_with_their_real_manager(org, size):
+    pages = _pages(world("browser", size))
+    people = {url[len("/people/"):]: p for url, p in pages.items()
+              if url.startswith("/people/") and not url.startswith("/people/department/")}
+    assert set(people) == {e.handle for e in org.active}
+    for e in org.active:
+        page = people[e.handle]
+        assert f"Email: {e.email}. Phone: {e.phone}." in page["text"] and page["title"] == e.name
+        links = {link["text"]: link["href"] for link in page["links"]}
+        if e.manager:
+            assert links[f"Manager: {org.employee(e.manager).name}"] == f"/people/{org.employee(e.manager).handle}"
+    assert "Signed in as Priya Raman" in pages["/"]["text"]
+
+
+def test_every_policy_version_is_on_the_intranet_dated_and_the_old_ones_archived(org, size):
+    pages = _pages(world("browser", size))
+    for policy in org.policies:
+        for version in policy.versions:
+            slug = f"{policy.slug}-{version.label}" if len(policy.versions) > 1 else policy.slug
+            page = pages[f"/hr/policies/{slug}"]
+            assert page["text"] == policy.text(version)
+            assert page["title"].endswith("(archived)") == (version is not policy.current)
+
+
+def test_a_room_page_lists_the_meetings_the_calendar_holds_there_this_week(org, size):
+    pages, events = _pages(world("browser", size)), world("calendar", size)["events"]
+    rooms = {r.email: r for r in org.rooms}
+    for event in events:
+        if event["start"][:10] in ("2026-03-16", "2026-03-17", "2026-03-18", "2026-03-19", "2026-03-20") \
+                and event["status"] != "cancelled" and not event["recurrence"]:
+            for guest in event["attendees"]:
+                if guest["resource"]:
+                    room = rooms[guest["email"]]
+                    text = next(p["text"] for url, p in pages.items() if p["title"] == f"{room.name} ({org.office(room.office).city})")
+                    assert f"{event['start'][:10]} {event['start'][11:]}-{event['end'][11:]} {event['title']}" in text
+
+
+def test_the_approved_suppliers_are_the_vendors_the_notion_database_calls_active(org, size):
+    pages, notion = _pages(world("browser", size)), world("notion", size)
+    listed = {link["text"] for url, p in pages.items() if url.startswith("/procurement/suppliers") and "page" in p["title"]
+              for link in p["links"] if link["href"].startswith("/procurement/suppliers/") and "page-" not in link["href"]}
+    active = {r["title"] for r in _rows(notion, "Vendors") if r["properties"]["Status"] in ("Active", "Renewed")}
+    assert listed == active
+    monitored = [i for i in org.incidents if i.resolved is None]
+    assert all(f"{i.service}: degraded (incident {i.number})" in pages["/it/status"]["text"] for i in monitored)
