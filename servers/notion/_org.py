@@ -6,7 +6,7 @@ owners, a postmortem per resolved incident (commander, owner, customers hit, cau
 spec per project, an account plan per key account, the notes of every weekly ops review that took
 place, and six databases: Customer Accounts (the CRM: owner, billing email, Stripe customer),
 Projects (the projects' workstreams), Engineering Tasks, Hiring Pipeline, Vendors and Client Invoices
-(finance's copy of the key accounts' Stripe invoices, as of its last update on Friday 13 March).
+(finance's copy of the key accounts' Stripe invoices, as of its last update on Friday 6 March).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from servers.notion._pages import Builder, options, random_date
 from servers.org import NOW, Organisation, money
 from servers.org.model import Invoice
 
-#: Finance updates the Client Invoices database on Fridays; the last update was 13 March.
-INVOICES_AS_OF = 1_773_403_200  # 2026-03-13 12:00 UTC
+#: Finance updates the Client Invoices database every other Friday; the last update was 6 March.
+INVOICES_AS_OF = 1_772_798_400  # 2026-03-06 12:00 UTC
 TASK_VERBS = ("Migrate", "Fix", "Add", "Remove", "Document", "Speed up", "Monitor", "Refactor", "Test", "Upgrade")
 TASK_OBJECTS = ("retry logic", "rate limits", "the ETA model", "label printing", "customs forms", "SSO login",
                 "webhook delivery", "the driver app map", "CSV export", "audit log", "alert routing", "cache warm-up")

@@ -15,7 +15,7 @@ Version 2 (``servers/notion/_org.py``) projects the organisation (``servers/org`
 policies (current and superseded versions, dated), runbooks with owners, a postmortem per resolved
 incident, a spec per project, an account plan per key account, the notes of every weekly ops review
 held, and the databases filled from it: Customer Accounts (the CRM), Projects (the workstreams),
-Hiring Pipeline, Vendors and Client Invoices (finance's copy of the Stripe invoices, as of Friday 13
+Hiring Pipeline, Vendors and Client Invoices (finance's copy of the Stripe invoices, as of Friday 6
 March).
 
 Patchable collections: ``users``, ``databases``, ``pages`` and ``comments`` (by ``id``),

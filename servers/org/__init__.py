@@ -25,12 +25,12 @@ from functools import lru_cache
 from servers.kit import canonical
 
 from servers.org._accounts import build_customers, build_vendors
-from servers.org._ledger import PRICES, build_bills, build_ledger
+from servers.org._ledger import FX_EUR, PRICES, build_bills, build_ledger
 from servers.org._meetings import (CARRIERS, HOLIDAYS, TRIPS, build_bookings, build_meetings, build_series,
                                    build_trips, plus, rooms_book)
 from servers.org._policies import build_policies
 from servers.org._staff import LINEAR_TEAMS, OFFICES, build_staff, rooms
-from servers.org._work import REPOS, build_candidates, build_incidents, build_projects, build_services
+from servers.org._work import REPOS, build_candidates, build_incidents, build_projects, build_rota, build_services
 from servers.org.model import NOW, NOW_UNIX, TODAY, Organisation, money
 
 #: The versions of the organisation this code builds.
@@ -52,7 +52,8 @@ def organisation(version: int, seed: int, size: str = "default") -> Organisation
     vendors = build_vendors(rng, size, staff)
     services = build_services(rng, staff)
     projects = build_projects(rng, staff, customers)
-    incidents = build_incidents(rng, size, staff, services, customers)
+    rota = build_rota(rng, staff)
+    incidents = build_incidents(rng, size, staff, services, customers, rota)
     policies = build_policies(rng, staff)
     refund = next(p for p in policies if p.slug == "refund")
     invoices, charges, refunds = build_ledger(rng, customers, incidents, refund)
@@ -67,7 +68,7 @@ def organisation(version: int, seed: int, size: str = "default") -> Organisation
         version=version, seed=seed, size=size, offices=OFFICES, rooms=all_rooms, holidays=HOLIDAYS, employees=staff,
         customers=customers, vendors=vendors, bills=bills, services=services, repos=REPOS, projects=projects,
         incidents=incidents, invoices=invoices, charges=charges, refunds=refunds, series=series, meetings=meetings,
-        bookings=bookings, trips=trips, policies=policies, candidates=candidates, carriers=CARRIERS)
+        bookings=bookings, trips=trips, policies=policies, candidates=candidates, carriers=CARRIERS, rota=rota)
 
 
 def digest(org: Organisation) -> str:
@@ -80,5 +81,5 @@ def cast(seed: int, size: str) -> Organisation:
     return organisation(1, seed, size)
 
 
-__all__ = ["CARRIERS", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "NOW_UNIX", "Organisation", "PRICES", "SIZES", "TODAY", "TRIPS", "VERSIONS",
+__all__ = ["CARRIERS", "FX_EUR", "HOLIDAYS", "LINEAR_TEAMS", "NOW", "NOW_UNIX", "Organisation", "PRICES", "SIZES", "TODAY", "TRIPS", "VERSIONS",
            "cast", "digest", "money", "organisation", "plus"]

@@ -100,7 +100,9 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
                 "open" if roll < 0.015 else "uncollectible" if roll < 0.022 else "void" if roll < 0.03 else "paid")
             if customer.churned and period == customer.churned[:7]:
                 status = "uncollectible"
-            paid_at = min(created + rng.randint(600, 9 * 86_400), NOW_UNIX - 3600)
+            paid_at = created + (rng.randint(600, 9 * 86_400) if rng.random() < 0.85 else rng.randint(10, 40) * 86_400)
+            if status == "paid" and paid_at > NOW_UNIX - 3600:  # a slow payer has not paid yet
+                status = "open"
             invoice = Invoice(new_id("in"), number, customer.key, currency, status, period, created, tuple(lines),
                               paid_at if status == "paid" else None)
             invoices.append(invoice)
@@ -123,7 +125,7 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
                                               twin.created + rng.randint(2, 9) * 86_400))
                 elif rng.random() < 0.01:  # a goodwill credit
                     credit = total * rng.choice((10, 20)) // 100
-                    if credit:
+                    if credit and paid_at < NOW_UNIX - 2 * 86_400:
                         refunds.append(Refund(new_id("re"), charge.id, credit, "requested_by_customer",
                                               min(paid_at + rng.randint(3, 20) * 86_400, NOW_UNIX - 7200),
                                               {"note": "Goodwill credit"}))
@@ -166,8 +168,10 @@ def _service_credits(rng, new_id, incidents, invoices, charges, policy) -> list[
             charge = paid.get(invoice.id) if invoice else None
             if charge is None:
                 continue
-            out.append(Refund(new_id("re"), charge.id, invoice.total * percent // 100, "requested_by_customer",
-                              min(resolved + rng.randint(3, 12) * 86_400, NOW_UNIX - 7200),
+            created = max(resolved + rng.randint(3, 12) * 86_400, charge.created + 86_400)
+            if created > NOW_UNIX - 7200:  # paid so late that the credit is not issued yet
+                continue
+            out.append(Refund(new_id("re"), charge.id, invoice.total * percent // 100, "requested_by_customer", created,
                               {"incident": str(incident.number), "note": "Service credit"}))
     return out
 

@@ -205,6 +205,7 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     twins = {"Maria Santos", "Maria Santana"}
     meetings: list[Meeting] = []
     busy: dict[str, list[tuple[str, str]]] = {"2026-03-18": [("2026-03-18T10:00", "2026-03-18T11:30")]}
+    noted: set[tuple[str, str]] = set()
 
     def colleagues(day: str) -> list[Employee]:
         return [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
@@ -229,6 +230,9 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
                 break
         busy.setdefault(day, []).append((start, end))
         room = rooms.pick(rng, "lisbon", len(guests) + 1, start, end) if roomy and rng.random() < 0.8 else None
+        if notes and (day, kind) in noted:  # one notes file per kind and day: the later meeting has none
+            notes = None
+        noted.add((day, kind))
         calendar = "ops" if rng.random() < 0.15 else "primary"
         meetings.append(Meeting(
             key=f"m{len(meetings) + 1:03d}", kind=kind, title=title.format(**values),

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 
 from servers.kit.worldtext import FIRST_NAMES, LAST_NAMES, REGIONS
 from servers.org._staff import LINEAR_TEAMS
-from servers.org.model import TODAY, Candidate, Customer, Employee, Incident, Project, Repo, Service, Workstream
+from servers.org.model import (TODAY, Candidate, Customer, Employee, Incident, OnCallWeek, Project, Repo, Service,
+                               Workstream)
 
 REPOS = (
     Repo("route-planner", "Route optimisation service: ETAs, stop sequencing and carrier rates", "routing", "Python"),
@@ -134,7 +135,27 @@ def build_projects(rng: random.Random, staff: tuple[Employee, ...], customers: t
     return tuple(out)
 
 
-def build_incidents(rng: random.Random, size: str, staff: tuple[Employee, ...], services, customers) -> tuple[Incident, ...]:
+def build_rota(rng: random.Random, staff: tuple[Employee, ...]) -> tuple[OnCallWeek, ...]:
+    """The on-call rota, a week at a time from 29 September 2025 to the end of June 2026: everyone with
+    the on-call flag in turn (a fixed order), primary then secondary, skipping who does not work here
+    that week."""
+    order = [e for e in staff if "on-call" in e.flags]
+    rng.shuffle(order)
+    out, turn = [], 0
+    week = datetime(2025, 9, 29)
+    while week < datetime(2026, 7, 1):
+        monday, sunday = week.date().isoformat(), (week + timedelta(days=6)).date().isoformat()
+        here = [e for e in order if e.employed_on(monday) and e.employed_on(sunday)]
+        primary = here[turn % len(here)]
+        secondary = here[(turn + 1) % len(here)]
+        out.append(OnCallWeek(monday, primary.key, secondary.key))
+        turn += 1
+        week += timedelta(days=7)
+    return tuple(out)
+
+
+def build_incidents(rng: random.Random, size: str, staff: tuple[Employee, ...], services, customers,
+                    rota: tuple[OnCallWeek, ...]) -> tuple[Incident, ...]:
     count = 5 if size == "small" else 15
     # Spread over the winter; the last two are recent: one resolved last week (its service credits not
     # issued yet), one still being monitored.
@@ -153,7 +174,7 @@ def build_incidents(rng: random.Random, size: str, staff: tuple[Employee, ...], 
         service = rng.choice(services)
         started = first + timedelta(minutes=offset)
         day = started.date().isoformat()
-        commanders = [e for e in staff if "on-call" in e.flags and e.employed_on(day)]
+        week = [w for w in rota if w.start <= day][-1]  # the primary on call commands
         owners = [e for e in staff if e.team == service.team and e.active] or [e for e in staff if e.active and
                                                                                e.department == "Engineering"]
         minutes = {"SEV1": (60, 240), "SEV2": (30, 180), "SEV3": (20, 90)}[severity]
@@ -165,7 +186,7 @@ def build_incidents(rng: random.Random, size: str, staff: tuple[Employee, ...], 
         region = rng.choice(REGIONS)
         out.append(Incident(
             number=2020 + 2 * k, title=title, service=service.name, severity=severity, started=_iso(started),
-            resolved=_iso(resolved) if resolved else None, commander=rng.choice(commanders).key,
+            resolved=_iso(resolved) if resolved else None, commander=week.primary,
             postmortem_owner=rng.choice(owners).key,
             customers=tuple(c.key for c in rng.sample(signed, k=min(len(signed), rng.randint(*hits)))),
             region=region,
@@ -208,4 +229,4 @@ def _panel(staff: tuple[Employee, ...], role: str) -> list[Employee]:
     return [e for e in staff if e.team == team and e.active] or [e for e in staff if e.active][:3]
 
 
-__all__ = ["REPOS", "build_candidates", "build_incidents", "build_projects", "build_services"]
+__all__ = ["REPOS", "build_candidates", "build_incidents", "build_projects", "build_rota", "build_services"]

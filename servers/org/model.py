@@ -289,6 +289,16 @@ class Incident:
 
 
 @dataclass(frozen=True)
+class OnCallWeek:
+    """One week of the on-call rota, from Monday ``start``: the primary (the incident commander) and the
+    secondary."""
+
+    start: str
+    primary: str  # Employee.key
+    secondary: str
+
+
+@dataclass(frozen=True)
 class Line:
     id: str
     product: str  # seat, tracking, customs, telematics
@@ -536,6 +546,7 @@ class Organisation:
     policies: tuple[Policy, ...]
     candidates: tuple[Candidate, ...]
     carriers: tuple[str, ...]
+    rota: tuple[OnCallWeek, ...] = ()
     now: str = NOW
 
     # -- lookups -------------------------------------------------------------------------------------
@@ -612,6 +623,10 @@ class Organisation:
     def office(self, key: str) -> Office | None:
         return next((o for o in self.offices if o.key == key), None)
 
+    def on_call(self, day: str) -> OnCallWeek:
+        """The rota's week that holds ``day``."""
+        return [w for w in self.rota if w.start <= day[:10]][-1]
+
     def incident(self, number: int) -> Incident:
         return next(i for i in self.incidents if i.number == number)
 
@@ -630,6 +645,6 @@ class Organisation:
 
 
 __all__ = ["Bill", "Booking", "Candidate", "Charge", "Contact", "Customer", "Employee", "Exception_", "Incident",
-           "Invoice", "Line", "Meeting", "NOW", "NOW_UNIX", "Office", "Organisation", "Policy", "PolicyVersion",
+           "Invoice", "Line", "Meeting", "NOW", "NOW_UNIX", "Office", "OnCallWeek", "Organisation", "Policy", "PolicyVersion",
            "Project", "Refund", "Repo", "Room", "Rule", "Series", "Service", "TODAY", "Trip", "Vendor", "Workstream",
            "money"]

@@ -355,6 +355,10 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     for channel in channels:
         if channel["name"].startswith("incident-"):
             _incident_timeline(rng, channel, org.incident(int(channel["name"].split("-")[1])), org, bots)
+        if channel["name"] == "sre-oncall":
+            week = org.on_call(org.now)
+            channel["topic"] = (f"On call this week: {org.employee(week.primary).name} (primary), "
+                                f"{org.employee(week.secondary).name} (secondary). Rota: ops drive, ops/on-call/rota-2026.csv")
 
     def authors(channel: dict[str, Any], second: int) -> list[str]:
         day = _day(second)

@@ -121,7 +121,7 @@ def test_every_incident_follow_up_is_a_linear_issue_for_its_postmortem_owner(org
 
 def test_a_customer_reported_issue_names_the_customer_and_its_owner_on_that_day(org, size):
     reported = [i for i in world("linear", size)["issues"] if "Customer-reported" in i["labels"]]
-    assert reported
+    assert reported or size == "small"
     by_name = {c.name: c for c in org.customers}
     for issue in reported:
         found = re.search(r" of (.+?) on \d\d \w+ \d{4}\. Account owner: (.+?)\. ", issue["description"]) or \
@@ -369,7 +369,7 @@ def test_client_invoices_copy_stripe_as_of_finances_last_update(org, size):
         paid_since += invoice["status"] == "paid" and row["properties"]["Status"] in ("Sent", "Overdue")
     late = [i for i in org.invoices if i.customer in {c.key for c in org.key_accounts} and i.paid_at
             and i.created <= INVOICES_AS_OF < i.paid_at]
-    assert paid_since == len(late)
+    assert paid_since == len(late) and (late or size == "small")  # paid since finance's update: Stripe is newer
 
 
 def test_the_weekly_ops_review_notes_are_in_notion_for_every_meeting_held(org, size):
@@ -473,3 +473,78 @@ def test_the_approved_suppliers_are_the_vendors_the_notion_database_calls_active
     assert listed == active
     monitored = [i for i in org.incidents if i.resolved is None]
     assert all(f"{i.service}: degraded (incident {i.number})" in pages["/it/status"]["text"] for i in monitored)
+
+
+# -- filesystem ----------------------------------------------------------------------------------------
+
+def test_the_notes_the_calendar_points_to_are_on_the_drive_with_the_meetings_attendees(org, size):
+    files, events = world("filesystem", size)["files"], world("calendar", size)["events"]
+    pointed = 0
+    for event in events:
+        found = re.search(r"Notes: ops drive, (meetings/\S+\.md)", event["description"])
+        if found:
+            pointed += 1
+            notes = files[found.group(1)]
+            assert notes.startswith(f"# {event['title']} {event['start'][:10]}")
+            names = {org.name_of(a["email"]) for a in event["attendees"] if not a["resource"]}
+            assert names <= set(re.search(r"Attendees: (.+)", notes).group(1).split(", "))
+    assert pointed or size == "small"
+    held = {s.notes_at(start) for s in org.series if s.notes == "drive" for start in s.held("2026-03-16T09:00")}
+    assert held <= set(files)
+
+
+def test_the_drives_policy_copies_are_from_january_and_the_intranet_has_the_newer_versions(org, size):
+    files, pages = world("filesystem", size)["files"], _pages(world("browser", size))
+    stale = 0
+    for policy in org.policies:
+        copy = files[f"policies/{policy.slug}.md"]
+        version = policy.version_on("2026-01-20")
+        assert f"Effective {version.effective}." in copy
+        if version is not policy.current:
+            stale += 1
+            newer = pages[f"/hr/policies/{policy.slug}-{policy.current.label}"]["text"]
+            assert f"Effective {policy.current.effective}." in newer and policy.current.effective > "2026-01-20"
+    assert stale >= 3
+
+
+def test_the_invoice_exports_are_stripes_invoices_as_of_the_day_each_was_taken(org, size):
+    import csv
+    import io
+
+    files, stripe = world("filesystem", size)["files"], world("stripe", size)
+    invoices = {i["number"]: i for i in stripe["invoices"]}
+    behind = 0
+    for path in sorted(p for p in files if p.startswith("finance/exports/invoices_")):
+        for row in csv.DictReader(io.StringIO(files[path])):
+            invoice = invoices[row["number"]]
+            total = sum(line["amount"] for line in invoice["lines"])
+            assert row["currency"] == invoice["currency"].upper() and row["stripe_customer"] == invoice["customer"]
+            assert row["amount"] == (str(total) if invoice["currency"] == "jpy" else f"{total / 100:.2f}")
+            assert row["status"] == invoice["status"] or (row["status"], invoice["status"]) == ("open", "paid")
+            behind += row["status"] != invoice["status"]
+    assert behind > 0  # paid since the export: Stripe is newer
+
+
+def test_the_rotas_primary_is_who_declared_each_incident_in_slack(org, size):
+    import csv
+    import io
+
+    files, slack = world("filesystem", size)["files"], world("slack", size)
+    rota = list(csv.DictReader(io.StringIO(files["ops/on-call/rota-2026.csv"])))
+    emails = {u["id"]: u.get("email") for u in slack["users"]}
+    channels = {c["name"]: c for c in slack["channels"]}
+    for incident in org.incidents:
+        if incident.started >= "2025-12-29":
+            week = [r for r in rota if r["week_start"] <= incident.started[:10]][-1]
+            declared = next(m for m in channels[incident.channel]["messages"] if m["text"].startswith("Declaring"))
+            assert emails[declared["user"]] == week["primary_email"]
+    now = [r for r in rota if r["week_start"] <= "2026-03-16"][-1]
+    assert channels["sre-oncall"]["topic"].startswith(f"On call this week: {now['primary']} (primary), {now['secondary']}")
+
+
+def test_the_headcount_export_still_lists_people_who_left_after_it(org, size):
+    files, slack = world("filesystem", size)["files"], world("slack", size)
+    listed = {line.split(",")[1] for line in files["hr/exports/headcount_2026-01-31.csv"].splitlines()[1:]}
+    assert listed == {e.email for e in org.employees if e.employed_on("2026-01-31")}
+    gone = {u["email"] for u in slack["users"] if u.get("deleted")}
+    assert gone & listed or size == "small"  # deactivated since: the export is older
