@@ -51,6 +51,8 @@ PINNED = {
     ("browser", 2, "small"): "19e09c68ca8330bf6e78de320f855039bf5653549706909e62215cb0d8652927",
     ("filesystem", 2, "default"): "0da03dfa835be16c42439d7f3a5ed1e9e8bbd8866c94adbc7ecb9b7d256e7f0d",
     ("filesystem", 2, "small"): "2424412162f28a747726c6fd42407d050ec8641b439e565be670ed2bc64e4a15",
+    ("postgres", 2, "default"): "d7ba645d6a0c1bc6371a5dd28a6b0ca9d985deb072ec8893918b21664f4811b4",
+    ("postgres", 2, "small"): "99ac9cd9f2d98ff30e8aa11d896621b712e4c58db5df98d068c1e4c288af4cdf",
 }
 
 SLACK = {"generator": "slack", "version": 1, "seed": 1, "size": "default"}
@@ -116,6 +118,7 @@ PROMISED = {
     ("github", 2): {"repositories": 4, "issues": 200, "pull_requests": 65, "commits": 400},
     ("browser", 2): {"pages": 280, "forms": 35, "search_pages": 1},
     ("filesystem", 2): {"files": 240, "directories": 40},
+    ("postgres", 2): {"tables": 8, "rows": 10_000},
     ("notion", 2): {"pages": 200, "databases": 6, "smallest_database": 54, "archived": 5, "users": 120, "rows": 700},
 }
 

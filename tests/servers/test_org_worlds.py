@@ -548,3 +548,21 @@ def test_the_headcount_export_still_lists_people_who_left_after_it(org, size):
     assert listed == {e.email for e in org.employees if e.employed_on("2026-01-31")}
     gone = {u["email"] for u in slack["users"] if u.get("deleted")}
     assert gone & listed or size == "small"  # deactivated since: the export is older
+
+
+# -- postgres ------------------------------------------------------------------------------------------
+
+def test_the_order_database_knows_the_organisations_customers_and_they_order_while_customers(org, size):
+    tables = {t["name"]: t for t in world("postgres", size)["tables"]}
+    stripe = {c["id"]: c for c in world("stripe", size)["customers"]}
+    rows = {r[0]: r for r in tables["customers"]["rows"]}
+    assert [(r[1], r[2], r[7]) for r in tables["customers"]["rows"]] == \
+        [(c.name, c.billing_email, c.stripe_id) for c in org.customers]
+    for row in rows.values():
+        if row[7] is not None:
+            assert stripe[row[7]]["name"] == row[1]
+    by_name = {c.name: c for c in org.customers}
+    for order in tables["orders"]["rows"]:
+        customer = by_name[rows[order[1]][1]]
+        assert rows[order[1]][5] is not None and rows[order[1]][5] <= order[4]
+        assert customer.churned is None or order[4][:10] <= customer.churned
