@@ -49,7 +49,7 @@ def organisation(version: int, seed: int, size: str = "default") -> Organisation
     all_rooms = rooms() if size == "default" else tuple(r for i, r in enumerate(rooms()) if i % 5 < 2 or r.office == "hamburg")
     staff = build_staff(rng, size)
     customers = build_customers(rng, size, staff)
-    vendors = build_vendors(rng, size, staff)
+    vendors = build_vendors(rng, size, staff, customers)
     services = build_services(rng, staff)
     projects = build_projects(rng, staff, customers)
     rota = build_rota(rng, staff)

@@ -211,13 +211,14 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
     original = by_legal["Fjordline Ferries AS"].key
     out = [replace(c, key_account=c.key in keys,
                     duplicate_of=original if c.name == "Fjordline Ferry AS" else None) for c in out]
-    return tuple(_billing_changes(rng, out, key_count))
+    return tuple(_billing_changes(rng, out, key_count, {(e.first, e.last) for e in staff}))
 
 
-def _billing_changes(rng: random.Random, customers: list[Customer], key_count: int) -> list[Customer]:
+def _billing_changes(rng: random.Random, customers: list[Customer], key_count: int,
+                     staff: set[tuple[str, str]]) -> list[Customer]:
     """A few key accounts changed their billing contact in the last weeks: the old contact's ``until`` and
     the new one's ``since`` say when; Stripe still bills the old address for half of them."""
-    people_names = {(c.first, c.last) for cu in customers for c in cu.contacts}
+    people_names = {(c.first, c.last) for cu in customers for c in cu.contacts} | staff
     eligible = [c for c in customers if c.key_account and c.billed and c.status in ("Active", "At risk")
                 and c.duplicate_of is None and c.short not in ("Lumen Group", "Lumen Retail")]
     changed = {c.key for c in rng.sample(eligible, k=2 if key_count < 40 else 6)}
@@ -244,9 +245,12 @@ def _billing_changes(rng: random.Random, customers: list[Customer], key_count: i
     return out
 
 
-def build_vendors(rng: random.Random, size: str, staff: tuple[Employee, ...]) -> tuple[Vendor, ...]:
+def build_vendors(rng: random.Random, size: str, staff: tuple[Employee, ...],
+                  customers: tuple[Customer, ...]) -> tuple[Vendor, ...]:
+    """Every supplier; its contact is a person no one else in the organisation is named like."""
     rows = VENDORS[:24] if size == "small" else VENDORS
     active = [e for e in staff if e.active]
+    names = {(e.first, e.last) for e in staff} | {(c.first, c.last) for cu in customers for c in cu.contacts}
     numbers: set[int] = set()
     out = []
     for n, (name, category, city, country) in enumerate(rows):
@@ -254,6 +258,9 @@ def build_vendors(rng: random.Random, size: str, staff: tuple[Employee, ...]) ->
         owners = [e for e in active if e.department == department] or [e for e in active if e.department == "Finance"]
         domain = f"{slug(name)}.{TLD[country]}"
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        while (first, last) in names:
+            first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        names.add((first, last))
         number = rng.randint(10_000, 99_999)
         while number in numbers:
             number = rng.randint(10_000, 99_999)

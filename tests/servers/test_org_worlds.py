@@ -566,3 +566,48 @@ def test_the_order_database_knows_the_organisations_customers_and_they_order_whi
         customer = by_name[rows[order[1]][1]]
         assert rows[order[1]][5] is not None and rows[order[1]][5] <= order[4]
         assert customer.churned is None or order[4][:10] <= customer.churned
+
+
+# -- across every server -------------------------------------------------------------------------------
+
+def test_a_person_has_one_email_across_every_server_and_it_is_the_organisations(org, size):
+    """Name and address pairs from each server that shows people: one address per name everywhere."""
+    seen: dict[str, set[tuple[str, str]]] = {}
+
+    def saw(server: str, name: str, email: str) -> None:
+        seen.setdefault(name, set()).add((server, email))
+
+    for user in world("slack", size)["users"]:
+        if not user["is_bot"]:
+            saw("slack", user["real_name"], user["email"])
+    for user in world("linear", size)["users"]:
+        saw("linear", user["name"], user["email"])
+    for person in world("calendar", size)["people"]:
+        saw("calendar", person["name"], person["email"])
+    for user in world("notion", size)["users"]:
+        if user["type"] == "person":
+            saw("notion", user["name"], user["email"])
+    for page in world("browser", size)["pages"]:
+        found = re.match(r"^(.+?), .*\nEmail: (\S+)\. Phone", page["text"])
+        if page["url"].startswith(f"{HOST}/people/") and found:
+            saw("browser", found.group(1), found.group(2))
+    for line in world("filesystem", size)["files"]["hr/exports/headcount_2026-01-31.csv"].splitlines()[1:]:
+        name, email = line.split(",")[:2]
+        saw("filesystem", name, email)
+    for customer in world("stripe", size)["customers"]:
+        saw("stripe", customer["description"].removeprefix("Billing contact: "), customer["email"])
+    for message in world("gmail", size)["messages"]:
+        found = re.search(r"\n\nBest regards,\n(.+)\n", message["body"])
+        if found and "SENT" not in message["label_ids"]:
+            saw("gmail", found.group(1), message["sender"])
+    servers = {server for pairs in seen.values() for server, _ in pairs}
+    assert servers == {"slack", "linear", "calendar", "notion", "browser", "filesystem", "stripe", "gmail"}
+    known = {e.name: e.email for e in org.employees}
+    known |= {c.name: c.email for cu in org.customers for c in cu.contacts if c.name != "Dana Okafor"}
+    known |= {v.contact: v.email for v in org.vendors}
+    for name, pairs in seen.items():
+        if name == "Dana Okafor":  # two people, at Lumen Group and Lumen Retail
+            assert {e for _, e in pairs} <= {c.email for cu in org.customers for c in cu.contacts if c.name == name}
+            continue
+        assert {e for _, e in pairs} == {known[name]}, (name, pairs)
+    assert sum(len({s for s, _ in pairs}) >= 4 for pairs in seen.values()) >= len(org.active) // 2
