@@ -29,7 +29,7 @@ from typing import Any
 from servers.browser._org import build_v2
 from servers.browser._site import (HOST, SLOTS, WEEK, Me, Person, events_pages, finance_pages, home_pages, hr_pages,
                                    it_pages, people_pages, procurement_pages, room_pages, site)
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, DEPARTMENTS, LOOKALIKES, SERVICES, people
 from servers.org import cast
 
@@ -159,10 +159,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"pages": "url", "pages.forms": "id"}
-GENERATORS = (
-    WorldGenerator(name="browser", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="browser", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("browser", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS", "HOST"]

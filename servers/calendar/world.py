@@ -30,7 +30,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, DOMAIN, PROJECTS, SERVICES, people
 from servers.calendar.recur import DAYS
 from servers.org import CARRIERS, HOLIDAYS as PT_HOLIDAYS, TRIPS as ORG_TRIPS, Organisation, cast, plus
@@ -337,10 +337,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"calendars": "id", "events": "id", "people": "email", "rooms": "email"}
-GENERATORS = (
-    WorldGenerator(name="calendar", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="calendar", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("calendar", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -23,7 +23,7 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, PROJECTS, REGIONS, SERVICES, people
 from servers.org import FX_EUR, Organisation, cast, money
 
@@ -276,11 +276,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 SIZES_V2 = {"default": 240, "small": 70}
-GENERATORS = (
-    WorldGenerator(name="filesystem", version=1, build=build, describe=describe, collections={"files": "path"}),
-    WorldGenerator(name="filesystem", version=2, build=build_v2, describe=describe, collections={"files": "path"},
-                   cast=cast),
-)
+GENERATORS = versions("filesystem", {"files": "path"}, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from servers.github.state import commit_sha
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, REGIONS, people
 from servers.org import Organisation, cast
 
@@ -324,10 +324,7 @@ COLLECTIONS = {"repos": lambda r, _: f"{r['owner']}/{r['name']}", "repos.issues"
                "repos.pull_requests": "number", "repos.milestones": "number", "repos.labels": "name",
                "repos.branches": "name", "repos.branches.files": "path", "repos.branches.commits": "sha",
                "repos.issues.comments": "id"}
-GENERATORS = (
-    WorldGenerator(name="github", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="github", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("github", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -26,7 +26,7 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import COMPANY, CUSTOMERS, DOMAIN, people
 from servers.org import NOW, NOW_UNIX, TODAY, Organisation, cast, money
 
@@ -419,10 +419,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"labels": "id", "messages": "id", "drafts": "id"}
-GENERATORS = (
-    WorldGenerator(name="gmail", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="gmail", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("gmail", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

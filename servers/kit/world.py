@@ -101,6 +101,18 @@ class WorldGenerator:
         return _generated(self.name, self.version, seed, size)
 
 
+def versions(name: str, collections: dict[str, Key], describe: Callable[[dict[str, Any]], dict[str, int]],
+             *builds: Any) -> tuple[WorldGenerator, ...]:
+    """The generators of ``name``, versions 1, 2, ... in the order of ``builds`` (what a world module
+    keeps as ``GENERATORS``): each a build function, or ``(build, cast)`` for a version that projects a
+    cast (``servers.org.cast``: the organisation)."""
+    out = []
+    for version, build in enumerate(builds, start=1):
+        build, cast = build if isinstance(build, tuple) else (build, None)
+        out.append(WorldGenerator(name, version, build, collections, describe, cast))
+    return tuple(out)
+
+
 def generators(name: str) -> dict[int, WorldGenerator]:
     """Every version of the generator called ``name`` the code holds, by version (``GENERATORS`` in
     ``servers/<name>/world.py``, or its one ``GENERATOR``)."""
@@ -365,4 +377,4 @@ def _index(items: list[Any], key: Key, parent: Any, ident: Any) -> int | None:
 
 
 __all__ = ["SIZES", "WorldError", "WorldGenerator", "check_reference", "digest", "generators", "get_generator",
-           "is_world_reference", "load_world", "resolve"]
+           "is_world_reference", "load_world", "resolve", "versions"]

@@ -27,7 +27,7 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import DOMAIN, POOLS, Words, fill, people
 from servers.org import LINEAR_TEAMS, Organisation, cast
 from servers.org.model import Employee
@@ -404,10 +404,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 COLLECTIONS = {"users": "id", "labels": "name", "teams": "key", "cycles": "id", "projects": "id", "issues": "id",
                "issues.comments": "id"}
-GENERATORS = (
-    WorldGenerator(name="linear", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="linear", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("linear", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -15,7 +15,7 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-from servers.notion._pages import Builder, options, random_date
+from servers.notion._pages import Builder, account_properties, options, random_date, task_properties
 from servers.org import NOW, Organisation, money
 from servers.org.model import Invoice
 
@@ -125,16 +125,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
             f"Owner: {name[customer.owner]}. Plan: {customer.plan}, {customer.seats} seats. Status: {customer.status}.",
             f"Main contact: {contact.name}, {contact.title} ({contact.email}).")
             + ([("paragraph", f"Renewal: {customer.renewal}.")] if customer.renewal else []))
-    b.page("Sales Playbook", sales, n=4)
-    cs = b.page("Customer Success", None, n=2)
-    for title in ("Escalation process", "Renewal playbook", "QBR template", "Churn review checklist",
-                  "Support macros", "Customer health score"):
-        b.page(title, cs, n=3)
-    finance = b.page("Finance", None, n=2)
-    close = b.page("Month-end Close", finance, n=1)
-    for month in ("October 2025", "November 2025", "December 2025", "January 2026", "February 2026", "March 2026"):
-        b.page(f"Close checklist: {month}", close, n=4)
-    procurement = b.page("Procurement", finance, n=2)
+    finance, procurement = b.back_office(sales, 3)
     people_page = b.page("People", None, n=2)
     hiring = b.page("Hiring", people_page, n=2)
     b.page("Onboarding", people_page, n=4)
@@ -163,15 +154,9 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
         b.page(title, archive, n=2, archived=True)
 
     # -- the databases ---------------------------------------------------------------------------------
-    accounts = b.database("Customer Accounts", sales, {
-        "Account": {"type": "title"},
-        "Status": {"type": "status", **options("Prospect", "Onboarding", "Active", "At risk", "Churned")},
-        "Plan": {"type": "select", **options("Starter", "Growth", "Scale", "Enterprise")},
-        "Owner": {"type": "people"}, "Renewal date": {"type": "date"}, "ARR": {"type": "number"},
-        "Region": {"type": "select", **options("EMEA", "North America", "APAC")},
-        "Billing email": {"type": "email"}, "Domain": {"type": "url"}, "Stripe customer": {"type": "rich_text"},
-        "CRM ID": {"type": "rich_text"}, "Churned on": {"type": "date"},
-    })
+    accounts = b.database("Customer Accounts", sales, account_properties(**{
+        "Domain": {"type": "url"}, "Stripe customer": {"type": "rich_text"}, "CRM ID": {"type": "rich_text"},
+        "Churned on": {"type": "date"}}))
     row_of: dict[str, str] = {}
     for customer in crm:
         row_of[customer.key] = b.row(accounts, customer.name, {
@@ -197,13 +182,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
                 "Start": stream.start, "Target": stream.target,
                 "Account": [row_of[stream.customer]] if stream.customer in row_of else [],
                 "Linear project": project.name}, n=1, when=f"{min(stream.start, NOW[:10])}T09:00:00Z"))
-    tasks = b.database("Engineering Tasks", eng, {
-        "Task": {"type": "title"},
-        "Status": {"type": "status", **options("Backlog", "Todo", "In progress", "In review", "Done")},
-        "Assignee": {"type": "people"}, "Priority": {"type": "select", **options("P0", "P1", "P2", "P3")},
-        "Due": {"type": "date"}, "Project": {"type": "relation", "database_id": projects},
-        "Tags": {"type": "multi_select", **options("backend", "frontend", "infra", "data", "security", "bug")},
-    })
+    tasks = b.database("Engineering Tasks", eng, task_properties(projects))
     engineers = [e for e in org.active if e.department in ("Engineering", "Platform")]
     for _ in range(120 if size == "default" else 24):
         b.row(tasks, f"{rng.choice(TASK_VERBS)} {rng.choice(TASK_OBJECTS)} in {rng.choice(org.services).name}", {

@@ -9,6 +9,12 @@ from typing import Any
 
 from servers.kit.worldtext import POOLS, Words, fill
 
+#: The months of the close checklists and invoices; the pages of the customer success space.
+MONTHS = ("October 2025", "November 2025", "December 2025", "January 2026", "February 2026", "March 2026")
+SUCCESS_PAGES = ("Escalation process", "Renewal playbook", "QBR template", "Churn review checklist", "Support macros",
+                 "Customer health score")
+
+
 BLOCK_TEXT = (
     "Owner: {person}. Review due {day}.", "Context: {customer} asked about {service} twice this quarter.",
     "Decision: we keep {service} in {region} until the migration is done.", "Open question: who owns the {project} budget?",
@@ -66,6 +72,19 @@ class Builder:
                                                    f"{self.rng.randint(0, 59):02d}:00Z"})
         return pid
 
+    def back_office(self, sales: str, depth: int) -> tuple[str, str]:
+        """The sales playbook, the customer success space and finance with its close checklists, each page
+        with about ``depth`` blocks; returns the finance and procurement pages."""
+        self.page("Sales Playbook", sales, n=depth + 1)
+        success = self.page("Customer Success", None, n=2)
+        for title in SUCCESS_PAGES:
+            self.page(title, success, n=depth)
+        finance = self.page("Finance", None, n=2)
+        close = self.page("Month-end Close", finance, n=1)
+        for month in MONTHS:
+            self.page(f"Close checklist: {month}", close, n=depth + 1)
+        return finance, self.page("Procurement", finance, n=2)
+
     def database(self, title: str, parent: str, properties: dict[str, Any]) -> str:
         did = self.new_id()
         self.databases.append({"id": did, "title": title, "parent_id": parent, "properties": properties,
@@ -85,4 +104,28 @@ def options(*names: str) -> dict[str, Any]:
     return {"options": list(names)}
 
 
-__all__ = ["BLOCK_TEXT", "Builder", "options", "random_date"]
+def account_properties(**more: Any) -> dict[str, Any]:
+    """The Customer Accounts database's columns (the CRM), and ``more`` after them."""
+    return {
+        "Account": {"type": "title"},
+        "Status": {"type": "status", **options("Prospect", "Onboarding", "Active", "At risk", "Churned")},
+        "Plan": {"type": "select", **options("Starter", "Growth", "Scale", "Enterprise")},
+        "Owner": {"type": "people"}, "Renewal date": {"type": "date"}, "ARR": {"type": "number"},
+        "Region": {"type": "select", **options("EMEA", "North America", "APAC")},
+        "Billing email": {"type": "email"}, **more,
+    }
+
+
+def task_properties(projects: str) -> dict[str, Any]:
+    """The Engineering Tasks database's columns; ``projects`` is the Projects database it relates to."""
+    return {
+        "Task": {"type": "title"},
+        "Status": {"type": "status", **options("Backlog", "Todo", "In progress", "In review", "Done")},
+        "Assignee": {"type": "people"}, "Priority": {"type": "select", **options("P0", "P1", "P2", "P3")},
+        "Due": {"type": "date"}, "Project": {"type": "relation", "database_id": projects},
+        "Tags": {"type": "multi_select", **options("backend", "frontend", "infra", "data", "security", "bug")},
+    }
+
+
+__all__ = ["BLOCK_TEXT", "Builder", "MONTHS", "SUCCESS_PAGES", "account_properties", "options", "random_date",
+           "task_properties"]

@@ -27,15 +27,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, PROJECTS, SERVICES, fill, people
 from servers.notion._org import build_v2
-from servers.notion._pages import Builder, options, random_date
+from servers.notion._pages import Builder, account_properties, options, random_date, task_properties
 from servers.org import cast
 
 NOW = "2026-03-16T09:00:00Z"
 SIZES = {"default": 1, "small": 0}
-MONTHS = ("October 2025", "November 2025", "December 2025", "January 2026", "February 2026", "March 2026")
 WEEKS = ("2026-01-05", "2026-01-12", "2026-01-19", "2026-01-26", "2026-02-02", "2026-02-09", "2026-02-16",
          "2026-02-23", "2026-03-02", "2026-03-09")
 VENDORS = ("Harbour Print Co", "Harbour Printing Ltd", "Nimbus Cloud", "Lisbon Workspace", "FleetFuel", "Atlas Catering",
@@ -101,16 +100,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     plans = b.page("Account Plans", sales, n=1)
     for customer in CUSTOMERS[:count(20)]:
         b.page(f"Account plan: {customer}", plans, n=4)
-    b.page("Sales Playbook", sales, n=5)
-    cs = b.page("Customer Success", None, n=2)
-    for title in ("Escalation process", "Renewal playbook", "QBR template", "Churn review checklist",
-                  "Support macros", "Customer health score"):
-        b.page(title, cs, n=4)
-    finance = b.page("Finance", None, n=2)
-    close = b.page("Month-end Close", finance, n=1)
-    for month in MONTHS:
-        b.page(f"Close checklist: {month}", close, n=5)
-    procurement = b.page("Procurement", finance, n=2)
+    finance, procurement = b.back_office(sales, 4)
     people_page = b.page("People", None, n=2)
     hiring = b.page("Hiring", people_page, n=2)
     b.page("Onboarding", people_page, n=6)
@@ -133,14 +123,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         b.page(title, archive, n=3, archived=True)
 
     # -- the databases -------------------------------------------------------------------------------
-    accounts = b.database("Customer Accounts", sales, {
-        "Account": {"type": "title"},
-        "Status": {"type": "status", **options("Prospect", "Onboarding", "Active", "At risk", "Churned")},
-        "Plan": {"type": "select", **options("Starter", "Growth", "Scale", "Enterprise")},
-        "Owner": {"type": "people"}, "Renewal date": {"type": "date"}, "ARR": {"type": "number"},
-        "Region": {"type": "select", **options("EMEA", "North America", "APAC")},
-        "Billing email": {"type": "email"},
-    })
+    accounts = b.database("Customer Accounts", sales, account_properties())
     account_names = [f"{c} Ltd" if c == "Harbour Foods" else c for c in CUSTOMERS] + ["Harbor Foods Inc", "Nordkap Marine"]
     words = ("Atlas", "Borealis", "Cobalt", "Delta", "Falcon", "Granite", "Horizon", "Juniper", "Keystone", "Lumen",
              "Marlin", "Orchard", "Quill", "Redwood", "Summit", "Trident", "Willow", "Zephyr")
@@ -176,13 +159,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             "Account": [rng.choice(account_ids)] if rng.random() < 0.4 else [],
         }, n=2))
 
-    tasks = b.database("Engineering Tasks", eng, {
-        "Task": {"type": "title"},
-        "Status": {"type": "status", **options("Backlog", "Todo", "In progress", "In review", "Done")},
-        "Assignee": {"type": "people"}, "Priority": {"type": "select", **options("P0", "P1", "P2", "P3")},
-        "Due": {"type": "date"}, "Project": {"type": "relation", "database_id": projects},
-        "Tags": {"type": "multi_select", **options("backend", "frontend", "infra", "data", "security", "bug")},
-    })
+    tasks = b.database("Engineering Tasks", eng, task_properties(projects))
     for i in range(count(120)):
         service = rng.choice(SERVICES)
         b.row(tasks, f"{rng.choice(TASK_VERBS)} {rng.choice(TASK_OBJECTS)} in {service}", {
@@ -276,10 +253,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"users": "id", "databases": "id", "pages": "id", "pages.content": "id", "comments": "id"}
-GENERATORS = (
-    WorldGenerator(name="notion", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="notion", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("notion", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

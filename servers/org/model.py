@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from servers.kit.worldtext import REGIONS, Words
+from servers.kit.worldtext import REGIONS, Person, Words
 
 #: The world's present: every server's ``now`` (Monday 16 March 2026, 09:00 UTC).
 NOW = "2026-03-16T09:00:00Z"
@@ -49,19 +49,15 @@ class Room:
 
 
 @dataclass(frozen=True)
-class Employee:
-    """One person with one identity across services. ``start`` and ``leave`` are the first and the last
+class Employee(Person):
+    """One person with one identity across services (``first``, ``last``, ``department``, ``title``, ``tz``,
+    the handle and the email come from ``Person``). ``start`` and ``leave`` are the first and the last
     working day; someone whose ``leave`` is before today has left (deactivated accounts)."""
 
     key: str
-    first: str
-    last: str
-    department: str
     team: str
-    title: str
     manager: str | None  # Employee.key
     office: str  # Office.key, or "remote"
-    tz: str
     start: str
     leave: str | None
     flags: tuple[str, ...]  # on-call, security-group, finance-approver, admin, hiring-manager
@@ -73,15 +69,7 @@ class Employee:
 
     @property
     def name(self) -> str:
-        return f"{self.first} {self.last}"
-
-    @property
-    def handle(self) -> str:
-        return f"{self.first}.{self.last}".lower()
-
-    @property
-    def email(self) -> str:
-        return f"{self.handle}@kestrelfreight.com"
+        return self.full_name
 
     @property
     def left(self) -> bool:

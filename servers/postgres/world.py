@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS
 from servers.org import Organisation, cast
 
@@ -217,12 +217,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
     return {"tables": len(state["tables"]), "rows": sum(len(t.get("rows", [])) for t in state["tables"])}
 
 
-GENERATORS = (
-    WorldGenerator(name="postgres", version=1, build=build, describe=describe,
-                   collections={"tables": "name", "tables.rows": row_key}),
-    WorldGenerator(name="postgres", version=2, build=build_v2, describe=describe,
-                   collections={"tables": "name", "tables.rows": row_key}, cast=cast),
-)
+GENERATORS = versions("postgres", {"tables": "name", "tables.rows": row_key}, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS", "row_key"]

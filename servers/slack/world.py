@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import POOLS, Words, fill, people, random_id
 from servers.org import Organisation, cast
 from servers.org.model import Employee, Incident
@@ -445,10 +445,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"users": "id", "channels": "id", "channels.messages": "ts"}
-GENERATORS = (
-    WorldGenerator(name="slack", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="slack", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("slack", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -28,7 +28,7 @@ import random
 import time
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, FIRST_NAMES, LAST_NAMES
 from servers.org import NOW_UNIX, PRICES, Organisation, cast
 
@@ -291,10 +291,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {kind: "id" for kind in ("customers", "products", "prices", "invoices", "charges", "refunds")}
-GENERATORS = (
-    WorldGenerator(name="stripe", version=1, build=build, describe=describe, collections=COLLECTIONS),
-    WorldGenerator(name="stripe", version=2, build=build_v2, describe=describe, collections=COLLECTIONS, cast=cast),
-)
+GENERATORS = versions("stripe", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 import pytest
 
 from servers import get_spec
-from servers.kit.world import get_generator
 from servers.org import organisation
 
 SEED = 1
