@@ -10,7 +10,7 @@ Hamburg's Elbe, ...). Lookalike events occur as they do in real calendars: "Q1 b
 monthly "Budget review", a 1:1 with each Maria on the same Thursday, two Hamburg trips. ``now`` is
 Monday 16 March 2026, 09:00 Lisbon time.
 
-Version 2 projects the organisation (``servers/org``): its directory (the 112 people who work there
+Version 2 projects the organisation (``servers/org``): its directory (the 113 people who work there
 today), its 22 rooms in five offices, Priya's eleven series (the weekly ops review moves from Mondays
 to Tuesdays in April: two series) with their moved and cancelled occurrences, her trips, and about 350
 one-off meetings from the organisation's facts: reviews and escalations after incidents with the
