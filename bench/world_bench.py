@@ -1,6 +1,6 @@
 """What worlds cost: generating one, building a run's backend from it, a tool call on it, a verdict on it.
 
-    python bench/world_bench.py [--runs 20] [--calls 100] [--no-write] [--servers browser ...]
+    python bench/world_bench.py [--runs 20] [--calls 100] [--no-write] [--servers browser ...] [--version 2]
 
 For each server with a world generator (seed 1, default size, a one-operation patch):
 - generate: the generator's first run in this process (later runs hit the cache);
@@ -12,6 +12,12 @@ For each server with a world generator (seed 1, default size, a one-operation pa
 Medians (and minima) of wall-clock time and of this process's CPU time; on a shared, loaded machine
 CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of bench/RESULTS.md; with
 ``--servers`` only those servers are measured and only their rows of the table are replaced (or added).
+
+``--version 2`` measures the version-2 worlds (every server projecting the one organisation of
+``servers/org``; its generation, shared by the ten, is timed once on its own) and writes the
+"Organisation worlds" section instead; with every server measured it also times a four-server run's
+backends: the four costliest builds one after the other, as a cross-server run opens them (target
+150 ms).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from mcp import Client  # noqa: E402
 from servers import get_spec  # noqa: E402
 from servers.kit import build_mcp_server  # noqa: E402
 from servers.kit.world import _generated, get_generator  # noqa: E402
+from servers.org import organisation  # noqa: E402
 from tasks_catalog import ts_verifier  # noqa: E402
 from tasks_catalog.predicates import evaluate  # noqa: E402
 
@@ -43,26 +50,32 @@ sys.path.insert(0, str(ROOT / "bench"))
 from machine_speed import machine_speed_s  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
-HEADING = "## Worlds"
+HEADINGS = {1: "## Worlds", 2: "## Organisation worlds"}
+VERSION = 1
 
 
 def _ref(server: str, patch: list) -> dict:
-    return {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "default"},
-            "patch": patch}
+    return {"world": {"generator": server, "version": VERSION, "seed": 1, "size": "default"}, "patch": patch}
+
+
+def _world(server: str) -> dict:
+    return get_generator(server, VERSION).generate(1)
 
 
 def cases() -> dict[str, dict]:
     """Per server: a one-op patch, a read call, write calls, a predicate. Every timed write changes the
     state: a write that repeats itself (the same label added again) would time a no-op, so where one
     would, two calls take turns."""
-    linear = get_generator("linear").generate(1)
-    q1 = next(e["id"] for e in get_generator("calendar").generate(1)["events"] if e["title"] == "Q1 budget review")
-    slack = get_generator("slack").generate(1)
+    linear = _world("linear")
+    q1 = next(e["id"] for e in _world("calendar")["events"] if e["title"] == "Q1 budget review")
+    slack = _world("slack")
     general = next(c for c in slack["channels"] if c["name"] == "general")["id"]
-    gmail = get_generator("gmail").generate(1)
-    stripe = get_generator("stripe").generate(1)
+    gmail = _world("gmail")
+    stripe = _world("stripe")
     harbour = next(c["id"] for c in stripe["customers"] if c["name"] == "Harbour Foods Ltd")
-    notion = get_generator("notion").generate(1)
+    routes = next(r for r in _world("github")["repos"] if r["name"] == "route-planner")
+    issue = 2 if any(i["number"] == 2 for i in routes["issues"]) else routes["issues"][0]["number"]
+    notion = _world("notion")
     tasks = next(d["id"] for d in notion["databases"] if d["title"] == "Engineering Tasks")
     task_row = next(p["id"] for p in notion["pages"] if p["parent_id"] == tasks and not p["archived"])
     return {
@@ -82,9 +95,9 @@ def cases() -> dict[str, dict]:
         "github": dict(
             patch=[{"op": "update", "in": ["repos"], "id": "kestrel-freight/infra", "fields": {"description": "bench"}}],
             read=("list_issues", {"owner": "kestrel-freight", "repo": "route-planner", "state": "all"}),
-            write=[("add_issue_comment", {"owner": "kestrel-freight", "repo": "route-planner", "issue_number": 2,
+            write=[("add_issue_comment", {"owner": "kestrel-freight", "repo": "route-planner", "issue_number": issue,
                                           "body": "bench"})],
-            predicate={"github.issueClosed": {"repo": "kestrel-freight/route-planner", "issue": 2}}),
+            predicate={"github.issueClosed": {"repo": "kestrel-freight/route-planner", "issue": issue}}),
         "gmail": dict(
             patch=[{"op": "set", "field": "now", "value": "2026-03-16T10:00:00Z"}],
             read=("search_emails", {"query": "subject:invoice is:unread"}),
@@ -191,20 +204,30 @@ def med(values: list[float]) -> str:
     return f"{statistics.median(values):.1f}"
 
 
-def main() -> None:
+def main() -> None:  # noqa: PLR0915 - a benchmark's script, top to bottom
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--servers", nargs="*", help="only these servers (default: every world)")
+    parser.add_argument("--version", type=int, choices=sorted(HEADINGS), default=1,
+                        help="which version of the generators (2: the organisation's projections)")
     args = parser.parse_args()
-    rows = []
+    global VERSION
+    VERSION = args.version
+    heading = HEADINGS[VERSION]
+    org_ms = None
+    if VERSION == 2:
+        organisation.cache_clear()
+        org_ms = timed(lambda: organisation(1, 1), 1)[0][0]
+    rows, refs = [], {}
     for server, case in cases().items():
         if args.servers and server not in args.servers:
             continue
         spec, ref = get_spec(server), _ref(server, case["patch"])
+        refs[server] = ref
         _generated.cache_clear()
-        generate_ms = timed(lambda: get_generator(server).generate(1), 1)[0][0]  # noqa: B023 - timed() calls it before the loop moves on
+        generate_ms = timed(lambda: get_generator(server, VERSION).generate(1), 1)[0][0]  # noqa: B023 - timed() calls it before the loop moves on
         spec.open(ref).close()  # validate once: the cache a run builds from
         build_wall, build_cpu = timed(lambda: spec.open(ref).close(), args.runs)  # noqa: B023 - timed() calls it before the loop moves on
         read_wall, read_cpu = anyio.run(call_times, spec, ref, [case["read"]], args.calls)
@@ -217,9 +240,14 @@ def main() -> None:
                      case["write"][0][0], write_wall, write_cpu, final_wall, final_cpu, py_wall, py_cpu, ts))
         print(server, "build cpu", med(build_cpu), "read cpu", med(read_cpu), "write cpu", med(write_cpu),
               "final state cpu", med(final_cpu), "verdict py cpu", med(py_cpu), "ts", ts, flush=True)
+    four = None
+    if VERSION == 2 and not args.servers:
+        four = four_server_times(rows, refs, args.runs)
     load, speed = os.getloadavg()[0], machine_speed_s()
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"{HEADING} ({stamp}, `python bench/world_bench.py --runs {args.runs} --calls {args.calls}`)", "",
+    command = f"python bench/world_bench.py --runs {args.runs} --calls {args.calls}" + (
+        f" --version {VERSION}" if VERSION != 1 else "")
+    lines = [f"{heading} ({stamp}, `{command}`)", "",
              f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
              "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure);",
              f"machine speed {speed:.2f} s (`machine_speed_s`: a fixed piece of work, lower is faster).",
@@ -233,29 +261,55 @@ def main() -> None:
         lines.append(f"| {server} | {gen:.0f} | {med(bw)} / {med(bc)} | `{rn}` | {med(rw)} / {med(rc)} | `{wn}` | "
                      f"{med(ww)} / {med(wc)} | {med(fw)} / {med(fc)} | {med(pw)} / {med(pc)} | "
                      f"{'n/a' if ts is None else f'{ts:.1f}'} |")
+    if org_ms is not None:
+        lines += ["", f"Version 2 of every generator: each projects the organisation of `servers/org`, generated once per "
+                      f"process ({org_ms:.0f} ms, not counted in the generate column) and shared by the ten."]
+    if four is not None:
+        names, walls, cpus = four
+        lines += ["", f"A four-server run's backends ({', '.join(names)}: the four costliest builds, opened one after "
+                      f"the other as a cross-server run opens them): {med(walls)} ms wall / {med(cpus)} ms CPU "
+                      f"(median of {len(walls)}; target 150)."]
     section = "\n".join(lines) + "\n"
     print(section)
     if args.servers and not args.no_write:
-        _merge_rows(lines[len(lines) - len(rows):], stamp, args, speed)
+        table = [line for line in lines if line.startswith("| ") and line.split("|")[1].strip() in args.servers]
+        _merge_rows(table, stamp, args, speed, heading)
         return
     if not args.no_write:
         text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-        start = text.find(HEADING)
+        start = text.find(heading + " (")
         if start >= 0:
-            end = text.find("\n## ", start + len(HEADING))
+            end = text.find("\n## ", start + len(heading))
             text = text[:start] + section + ("" if end < 0 else "\n" + text[end + 1:])
+        elif "\n## Worlds: what changed" in text:  # a new section goes next to the other worlds'
+            at = text.index("\n## Worlds: what changed") + 1
+            text = text[:at] + section + "\n" + text[at:]
         else:
             text = text.rstrip("\n") + "\n\n" + section
         RESULTS.write_text(text, encoding="utf-8")
 
 
-def _merge_rows(new_rows: list[str], stamp: str, args, speed: float) -> None:
+def four_server_times(rows: list[tuple], refs: dict[str, dict], n: int) -> tuple[list[str], list[float], list[float]]:
+    """Build and close the backends of the four servers whose builds cost most (CPU medians), one after
+    the other, ``n`` times: what a cross-server run over them pays before its agent starts."""
+    costliest = [row[0] for row in sorted(rows, key=lambda row: -statistics.median(row[3]))[:4]]
+
+    def build_four() -> None:
+        for server in costliest:
+            get_spec(server).open(refs[server]).close()
+
+    build_four()
+    walls, cpus = timed(build_four, n)
+    return costliest, walls, cpus
+
+
+def _merge_rows(new_rows: list[str], stamp: str, args, speed: float, heading: str) -> None:
     """Replace (or add) the rows of the measured servers in the "Worlds" table, and say when."""
     text = RESULTS.read_text(encoding="utf-8")
-    start = text.find(HEADING)
+    start = text.find(heading + " (")
     if start < 0:
-        raise SystemExit(f"{RESULTS} has no {HEADING!r} section: run without --servers first")
-    end = text.find("\n## ", start + len(HEADING))
+        raise SystemExit(f"{RESULTS} has no {heading!r} section: run without --servers first")
+    end = text.find("\n## ", start + len(heading))
     end = len(text) if end < 0 else end + 1
     lines = text[start:end].rstrip("\n").split("\n")
     for row in new_rows:
@@ -268,7 +322,8 @@ def _merge_rows(new_rows: list[str], stamp: str, args, speed: float) -> None:
             lines[at] = row
     load = os.getloadavg()[0]
     lines.append(f"\n{', '.join(args.servers)}: measured {stamp} (`python bench/world_bench.py --runs {args.runs} "
-                 f"--calls {args.calls} --servers {' '.join(args.servers)}`, load average {load:.1f}, "
+                 f"--calls {args.calls} --servers {' '.join(args.servers)}"
+                 f"{f' --version {args.version}' if args.version != 1 else ''}`, load average {load:.1f}, "
                  f"machine speed {speed:.2f} s).")
     RESULTS.write_text(text[:start] + "\n".join(lines) + "\n\n" + text[end:].lstrip("\n"), encoding="utf-8")
 

@@ -109,7 +109,7 @@ def _world(task: Task) -> tuple[str, dict[str, int]]:
 
         ref = state["world"]
         name, data = resolve(state)
-        generator = get_generator(name)
+        generator = get_generator(name, ref["version"])  # each version describes its own world
         label = f"{name} v{ref['version']} seed {ref['seed']} {ref.get('size', 'default')}"
         label += f" + {len(state.get('patch', []))} patch ops"
         return label, generator.describe(data) if generator.describe else {}

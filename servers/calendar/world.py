@@ -10,6 +10,15 @@ Hamburg's Elbe, ...). Lookalike events occur as they do in real calendars: "Q1 b
 monthly "Budget review", a 1:1 with each Maria on the same Thursday, two Hamburg trips. ``now`` is
 Monday 16 March 2026, 09:00 Lisbon time.
 
+Version 2 projects the organisation (``servers/org``): its directory (the 113 people who work there
+today), its 22 rooms in five offices, Priya's eleven series (the weekly ops review moves from Mondays
+to Tuesdays in April: two series) with their moved and cancelled occurrences, her trips, and about 350
+one-off meetings from the organisation's facts: reviews and escalations after incidents with the
+customers they hit, renewal calls before each renewal date with the account owner and the billing
+contact, QBRs with the customer's operations contact, onboardings, interviews of the hiring
+pipeline's candidates, vendor reviews, project checkpoints. A held meeting's description says where
+its notes are (the ops drive's ``meetings/``; the weekly ops review's in Notion).
+
 Patchable collections: ``calendars``, ``events`` (by ``id``), ``people``, ``rooms`` (by ``email``);
 ``set`` may change ``now``, ``owner`` and ``time_zone``.
 """
@@ -17,11 +26,16 @@ Patchable collections: ``calendars``, ``events`` (by ``id``), ``people``, ``room
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.calendar.recur import DAYS
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, DOMAIN, PROJECTS, SERVICES, people
+from servers.org import CARRIERS, Organisation, cast, plus
+from servers.org import HOLIDAYS as PT_HOLIDAYS
+from servers.org import TRIPS as ORG_TRIPS
 
 OWNER = f"priya.raman@{DOMAIN}"
 OPS = f"c_ops7k2m9q4x@group.calendar.{DOMAIN}"
@@ -35,13 +49,7 @@ SIZES = {"default": 345, "small": 30}
 ROOMS = (("Tejo", "Lisbon HQ", 8), ("Tejo Annex", "Lisbon HQ", 14), ("Douro", "Lisbon HQ", 6),
          ("Mondego", "Lisbon HQ", 4), ("Sado", "Lisbon HQ", 12), ("Elbe", "Hamburg warehouse", 10),
          ("Alster", "Hamburg warehouse", 4), ("Don", "Toronto office", 6))
-HOLIDAY_DAYS = (("New Year's Day", "2026-01-01"), ("Carnival", "2026-02-17"), ("Good Friday", "2026-04-03"),
-                ("Easter Sunday", "2026-04-05"), ("Liberty Day", "2026-04-25"), ("Labour Day", "2026-05-01"),
-                ("Corpus Christi", "2026-06-04"), ("Portugal Day", "2026-06-10"), ("St Anthony's Day (Lisbon)", "2026-06-13"),
-                ("Assumption Day", "2026-08-15"), ("Republic Day", "2026-10-05"), ("All Saints' Day", "2026-11-01"),
-                ("Restoration of Independence", "2026-12-01"), ("Immaculate Conception", "2026-12-08"),
-                ("Christmas Day", "2026-12-25"))
-CARRIERS = ("DHL", "DB Schenker", "Kuehne+Nagel", "DSV", "Maersk", "GLS")
+HOLIDAY_DAYS = PT_HOLIDAYS  # Portugal's, where the HQ is (the organisation's list)
 #: (title, description, minutes, attendees (min, max), room?) for one-off meetings; {customer}, {carrier},
 #: {project}, {service}, {person} are filled in.
 MEETINGS = (
@@ -65,14 +73,9 @@ MEETINGS = (
     ("Forecast review", "Volume forecast against actuals, by region.", 45, (2, 4), True),
 )
 VENDORS = ("Harbour Print Co", "Nimbus Cloud", "FleetFuel", "Lisbon Workspace", "Atlas Catering")
-TRIPS = (  # (city, first day, days, with a site visit)
-    ("Hamburg", "2026-02-10", 2, "Hamburg warehouse visit"),
-    ("Rotterdam", "2026-03-03", 2, "Rotterdam cross-dock visit"),
-    ("Hamburg", "2026-03-24", 3, "Hamburg warehouse visit"),
-    ("Gdansk", "2026-04-21", 2, "Gdansk depot visit"),
-    ("Toronto", "2026-05-12", 4, "Toronto office visit"),
-)
-AIRPORTS = {"Hamburg": "HAM", "Rotterdam": "RTM", "Gdansk": "GDN", "Toronto": "YYZ"}
+#: (city, first day, days, with a site visit) of Priya's trips, and the airports (the organisation's).
+TRIPS = tuple((city, first, days, visit) for city, _, first, days, visit, _ in ORG_TRIPS)
+AIRPORTS = {city: code for city, code, *_ in ORG_TRIPS}
 
 
 def _event_id(rng: random.Random, taken: set[str]) -> str:
@@ -102,7 +105,97 @@ def _guests(rng: random.Random, emails: list[str], lo: int, hi: int, accepted: f
     return out
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
+class _Calendar:
+    """The events being built: ``add`` stores one (its id drawn from ``rng``), ``room`` books a room."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng, self.taken, self.events = rng, set(), []
+
+    def add(self, calendar: str, title: str, start: str, end: str, **extra: Any) -> dict[str, Any]:
+        event = {"id": _event_id(self.rng, self.taken), "calendar_id": calendar, "title": title, "start": start,
+                 "end": end, "description": "", "location": "", "attendees": [], **extra}
+        if "T" in start and calendar != HOLIDAYS:
+            event.setdefault("organizer", OWNER)
+        self.events.append(event)
+        return event
+
+    @staticmethod
+    def room(event: dict[str, Any], which: dict[str, Any]) -> None:
+        event["location"] = f"{which['building']} · {which['name']}"
+        event["attendees"].append({"email": which["email"], "response_status": "accepted", "resource": True})
+
+    def holidays(self, days: tuple[tuple[str, str], ...]) -> None:
+        """Public holidays (all-day, on the holidays calendar)."""
+        for name, day in days:
+            self.add(HOLIDAYS, name, day, (date.fromisoformat(day) + timedelta(days=1)).isoformat(),
+                     description="Public holiday in Portugal")
+
+    def series(self, spec: tuple, rooms: list[dict[str, Any]], changes: Callable[[list[datetime]], list]) -> None:
+        """One recurring series (``spec``: calendar, title, start, minutes, RRULE, guests, description, room
+        name) with EXDATEs on holidays and the exceptions ``changes(kept starts)`` gives: (index of the
+        occurrence, its new start or None for a cancelled one)."""
+        from servers.calendar import recur
+
+        rng = self.rng
+        calendar, title, start, minutes, rule, guests, about, where = spec
+        lines = [rule]
+        series = self.add(calendar, title, start, _plus(start, minutes), description=about, recurrence=lines,
+                          attendees=[{"email": g, "response_status": rng.choice(("accepted", "accepted", "tentative"))}
+                                     for g in guests])
+        if where:
+            self.room(series, next(r for r in rooms if r["name"] == where))
+        holidays = {d for _, d in HOLIDAY_DAYS}
+        starts = recur.occurrences(datetime.fromisoformat(start), recur.parse(lines))
+        skipped = [s for s in starts if s.date().isoformat() in holidays]
+        if skipped:
+            lines.append("EXDATE:" + ",".join(s.strftime("%Y%m%dT%H%M%S") for s in skipped))
+        kept = [s for s in starts if s not in skipped]
+        for index, moved in changes(kept):
+            moment = kept[index].strftime("%Y-%m-%dT%H:%M")
+            exception = {**{key: series[key] for key in ("calendar_id", "title", "description", "location", "organizer")},
+                         "attendees": [dict(a) for a in series["attendees"]],
+                         "id": recur.instance_id(series["id"], moment), "recurring_event_id": series["id"],
+                         "original_start": moment}
+            if moved is None:  # a cancelled occurrence
+                exception.update(start=moment, end=_plus(moment, minutes), status="cancelled")
+            else:  # moved
+                exception.update(start=moved, end=_plus(moved, minutes))
+            self.events.append(exception)
+            self.taken.add(exception["id"])
+
+    def trip(self, city: str, first: str, days: int, visit: str, code: str, guests: Callable[[], list],
+             rooms: list[dict[str, Any]]) -> None:
+        """Flights, hotel and a site visit with the local team, on the travel calendar."""
+        rng = self.rng
+        day = date.fromisoformat(first)
+        back = day + timedelta(days=days - 1)
+        self.add(TRAVEL, f"Flight LIS → {code} TP {rng.randint(500, 1999)}", _t(day, "07:05"), _t(day, "10:40"),
+                 location="Lisbon Airport (LIS)", description=f"Booking ref {rng.choice('BCDFGHJKLMNPQRSTVWXZ')}"
+                 f"{rng.randint(10000, 99999)}, seat {rng.randint(3, 30)}C")
+        self.add(TRAVEL, f"Hotel: {city}", day.isoformat(), (back + timedelta(days=1)).isoformat(),
+                 description=f"{days - 1} night(s), confirmation {rng.randint(100000, 999999)}")
+        site = self.add(TRAVEL, visit, _t(day + timedelta(days=1 if days > 2 else 0), "13:00"),
+                        _t(day + timedelta(days=1 if days > 2 else 0), "17:00"),
+                        attendees=guests(), description=f"Walkthrough with the {city} team.")
+        if city == "Hamburg":
+            self.room(site, next(r for r in rooms if r["name"] == "Elbe"))
+        self.add(TRAVEL, f"Flight {code} → LIS TP {rng.randint(500, 1999)}", _t(back, "18:20"), _t(back, "21:55"),
+                 location=f"{city} Airport ({code})")
+
+    def state(self, people: list[dict[str, Any]], rooms: list[dict[str, Any]]) -> dict[str, Any]:
+        self.events.sort(key=lambda e: (e["start"], e["id"]))
+        calendars = [
+            {"id": OWNER, "name": "Priya Raman", "description": "", "primary": True},
+            {"id": OPS, "name": "Operations team", "description": "Shared calendar of the operations team", "primary": False},
+            {"id": TRAVEL, "name": "Travel", "description": "Flights, hotels and site visits", "primary": False},
+            {"id": HOLIDAYS, "name": "Holidays in Portugal", "description": "Public holidays in Portugal", "primary": False},
+        ]
+        return {"owner": OWNER, "time_zone": "Europe/Lisbon", "now": NOW, "calendars": calendars, "events": self.events,
+                "people": people, "rooms": rooms}
+
+
+def build(rng: random.Random, size: str) -> dict[str, Any]:
+    """Version 1: a directory drawn from the shared name pools, meetings drawn from templates."""
     staff = [p for p in people(rng, 41) if p.email != OWNER][:40]
     directory = [{"email": OWNER, "name": "Priya Raman", "title": "Operations manager", "department": "Operations"}]
     directory += [{"email": p.email, "name": p.full_name, "title": p.title, "department": p.department} for p in staff]
@@ -111,25 +204,9 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a
     rooms = [{"email": f"room-{name.lower().replace(' ', '-')}@resource.{DOMAIN}", "name": name, "building": building,
               "capacity": capacity} for name, building, capacity in ROOMS]
     lisbon = [r for r in rooms if r["building"] == "Lisbon HQ"]
-    taken: set[str] = set()
-    events: list[dict[str, Any]] = []
-
-    def add(calendar: str, title: str, start: str, end: str, **extra: Any) -> dict[str, Any]:
-        event = {"id": _event_id(rng, taken), "calendar_id": calendar, "title": title, "start": start, "end": end,
-                 "description": "", "location": "", "attendees": [], **extra}
-        if "T" in start and calendar != HOLIDAYS:
-            event.setdefault("organizer", OWNER)
-        events.append(event)
-        return event
-
-    def room(event: dict[str, Any], which: dict[str, Any]) -> None:
-        event["location"] = f"{which['building']} · {which['name']}"
-        event["attendees"].append({"email": which["email"], "response_status": "accepted", "resource": True})
-
-    # Public holidays (all-day, on the holidays calendar).
-    for name, iso_day in HOLIDAY_DAYS[: len(HOLIDAY_DAYS) if size == "default" else 5]:
-        add(HOLIDAYS, name, iso_day, (date.fromisoformat(iso_day) + timedelta(days=1)).isoformat(),
-            description="Public holiday in Portugal")
+    out = _Calendar(rng)
+    add, room = out.add, out.room
+    out.holidays(HOLIDAY_DAYS[: len(HOLIDAY_DAYS) if size == "default" else 5])
 
     # Recurring series, each with a few exceptions.
     team = rng.sample(emails, k=6)
@@ -156,57 +233,27 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a
     ]
     if size == "small":
         series_specs = series_specs[:5]
-    holidays = {d for _, d in HOLIDAY_DAYS}
-    from servers.calendar import recur
 
-    for calendar, title, start, minutes, rule, guests, about, where in series_specs:
-        lines = [rule]
-        series = add(calendar, title, start, _plus(start, minutes), description=about, recurrence=lines,
-                     attendees=[{"email": g, "response_status": rng.choice(("accepted", "accepted", "tentative"))}
-                                for g in guests])
-        if where:
-            room(series, next(r for r in rooms if r["name"] == where))
-        rrule = recur.parse(lines)
-        assert rrule is not None  # lines holds the series' RRULE
-        starts = recur.occurrences(datetime.fromisoformat(start), rrule)
-        skipped = [s for s in starts if s.date().isoformat() in holidays]
-        if skipped:
-            lines.append("EXDATE:" + ",".join(s.strftime("%Y%m%dT%H%M%S") for s in skipped))
-        kept = [s for s in starts if s not in skipped]
+    def changes(kept: list[datetime]) -> list[tuple[int, str | None]]:
         picks = rng.sample(range(1, len(kept)), k=min(len(kept) - 1, 3 if size == "default" else 1))
+        out = []
         for k, index in enumerate(sorted(picks)):
-            moment = kept[index].strftime("%Y-%m-%dT%H:%M")
-            exception = {**{key: series[key] for key in ("calendar_id", "title", "description", "location", "organizer")},
-                         "attendees": [dict(a) for a in series["attendees"]],
-                         "id": recur.instance_id(series["id"], moment), "recurring_event_id": series["id"],
-                         "original_start": moment}
             if k == 1:  # a cancelled occurrence
-                exception.update(start=moment, end=_plus(moment, minutes), status="cancelled")
+                out.append((index, None))
             else:  # moved later the same day
-                shift = rng.choice((30, 60, 90))
-                exception.update(start=_plus(moment, shift), end=_plus(moment, shift + minutes))
-            events.append(exception)
-            taken.add(exception["id"])
+                moment = kept[index].strftime("%Y-%m-%dT%H:%M")
+                out.append((index, _plus(moment, rng.choice((30, 60, 90)))))
+        return out
+
+    for spec in series_specs:
+        out.series(spec, rooms, changes)
 
     # Trips on the travel calendar: flights, hotel, a site visit with the local team.
-    for city, first, length, visit in TRIPS[: len(TRIPS) if size == "default" else 2]:
-        day = date.fromisoformat(first)
-        back = day + timedelta(days=length - 1)
-        code = AIRPORTS[city]
-        add(TRAVEL, f"Flight LIS → {code} TP {rng.randint(500, 1999)}", _t(day, "07:05"), _t(day, "10:40"),
-            location="Lisbon Airport (LIS)", description=f"Booking ref {rng.choice('BCDFGHJKLMNPQRSTVWXZ')}"
-            f"{rng.randint(10000, 99999)}, seat {rng.randint(3, 30)}C")
-        add(TRAVEL, f"Hotel: {city}", day.isoformat(), (back + timedelta(days=1)).isoformat(),
-            description=f"{length - 1} night(s), confirmation {rng.randint(100000, 999999)}")
-        site = add(TRAVEL, visit, _t(day + timedelta(days=1 if length > 2 else 0), "13:00"),
-                   _t(day + timedelta(days=1 if length > 2 else 0), "17:00"),
-                   attendees=_guests(rng, emails, 2, 4), description=f"Walkthrough with the {city} team.")
-        if city == "Hamburg":
-            room(site, next(r for r in rooms if r["name"] == "Elbe"))
-        add(TRAVEL, f"Flight {code} → LIS TP {rng.randint(500, 1999)}", _t(back, "18:20"), _t(back, "21:55"),
-            location=f"{city} Airport ({code})")
+    for city, first, days, visit in TRIPS[: len(TRIPS) if size == "default" else 2]:
+        out.trip(city, first, days, visit, AIRPORTS[city], lambda: _guests(rng, emails, 2, 4), rooms)
 
     # One-off meetings on weekdays, mostly in the primary calendar.
+    holidays = {d for _, d in HOLIDAY_DAYS}
     days = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
     days = [d for d in days if d.weekday() < 5 and d.isoformat() not in holidays]
     others = [e for e in emails if e not in (santos, santana)]
@@ -218,11 +265,11 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a
         values = {"customer": rng.choice(CUSTOMERS), "carrier": rng.choice(CARRIERS), "project": rng.choice(PROJECTS),
                   "service": rng.choice(SERVICES), "vendor": rng.choice(VENDORS), "person": person.full_name}
         start = _t(day, hhmm)
-        invited = [{"email": person.email, "response_status": "accepted"}] if "{person}" in title else \
+        guests = [{"email": person.email, "response_status": "accepted"}] if "{person}" in title else \
             _guests(rng, others, lo, hi)
         calendar = OPS if rng.random() < 0.15 else OWNER
         event = add(calendar, title.format(**values), start, _plus(start, minutes), description=about.format(**values),
-                    attendees=invited, status="tentative" if rng.random() < 0.04 else "confirmed")
+                    attendees=guests, status="tentative" if rng.random() < 0.04 else "confirmed")
         if roomy and rng.random() < 0.8:
             room(event, rng.choice(lisbon))
     # The Q1 budget review, the day before the monthly one's March occurrence.
@@ -230,15 +277,57 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: PLR0915 - a
              description="Q1 close: ops spend against budget, carrier rates, Q2 asks.",
              attendees=_guests(rng, others, 3, 4, accepted=1.0))
     room(q1, next(r for r in rooms if r["name"] == "Tejo"))
-    events.sort(key=lambda e: (e["start"], e["id"]))
-    calendars = [
-        {"id": OWNER, "name": "Priya Raman", "description": "", "primary": True},
-        {"id": OPS, "name": "Operations team", "description": "Shared calendar of the operations team", "primary": False},
-        {"id": TRAVEL, "name": "Travel", "description": "Flights, hotels and site visits", "primary": False},
-        {"id": HOLIDAYS, "name": "Holidays in Portugal", "description": "Public holidays in Portugal", "primary": False},
-    ]
-    return {"owner": OWNER, "time_zone": "Europe/Lisbon", "now": NOW, "calendars": calendars, "events": events,
-            "people": directory, "rooms": rooms}
+    return out.state(directory, rooms)
+
+
+def _answers(rng: random.Random, emails: tuple[str, ...]) -> list[dict[str, Any]]:
+    """How the invited answered: mostly accepted, some tentative, declined or not yet."""
+    out = []
+    for email in emails:
+        roll = rng.random()
+        status = "accepted" if roll < 0.7 else "tentative" if roll < 0.8 else "declined" if roll < 0.85 else "needsAction"
+        out.append({"email": email, "response_status": status})
+    return out
+
+
+def _rrule(series) -> str:
+    rule = series.rule
+    days = ",".join(f"{rule.nth}{DAYS[d]}" if rule.nth else DAYS[d] for d in rule.days)
+    line = f"RRULE:FREQ={rule.freq};" + (f"INTERVAL={rule.interval};" if rule.interval > 1 else "") + f"BYDAY={days}"
+    return line + (f";COUNT={rule.count}" if rule.count else f";UNTIL={rule.until.replace('-', '')}T235959Z")
+
+
+def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 2: Priya Raman's calendars as the organisation holds them: its directory (everyone who
+    works here today), its rooms in every office, her series with their moved and cancelled occurrences,
+    her trips, and her one-off meetings with the organisation's customers' contacts, colleagues,
+    candidates and vendors; a held meeting's description says where its notes are."""
+    me = org.owner
+    directory = [{"email": e.email, "name": e.name, "title": e.title, "department": e.department}
+                 for e in [me] + [e for e in org.active if e is not me]]
+    rooms = [{"email": r.email, "name": r.name, "building": org.office(r.office).building, "capacity": r.capacity}
+             for r in org.rooms]
+    by_email = {r["email"]: r for r in rooms}
+    calendars = {"primary": OWNER, "ops": OPS}
+    out = _Calendar(rng)
+    out.holidays(org.holidays[: len(org.holidays) if size == "default" else 5])
+    for series in org.series:
+        spec = (calendars[series.calendar], series.title, series.start, series.minutes, _rrule(series),
+                list(series.attendees), series.description, by_email[series.room]["name"] if series.room else None)
+        at = {start: i for i, start in enumerate(series.occurrences)}
+        out.series(spec, rooms, lambda kept, s=series, at=at: [(at[e.original], e.start) for e in s.exceptions])
+    for trip in org.trips:
+        out.trip(trip.city, trip.first, trip.days, trip.visit, trip.airport, lambda t=trip: _answers(rng, t.team), rooms)
+    for meeting in org.meetings:
+        about = meeting.description
+        if meeting.notes_path and meeting.start < NOW:
+            about += f" Notes: ops drive, {meeting.notes_path}"
+        event = out.add(calendars[meeting.calendar], meeting.title, meeting.start, plus(meeting.start, meeting.minutes),
+                        description=about, attendees=_answers(rng, meeting.attendees),
+                        status="tentative" if meeting.tentative else "confirmed")
+        if meeting.room:
+            out.room(event, by_email[meeting.room])
+    return out.state(directory, rooms)
 
 
 def describe(state: dict[str, Any]) -> dict[str, int]:
@@ -249,9 +338,8 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
             "people": len(state["people"]), "rooms": len(state["rooms"])}
 
 
-GENERATOR = WorldGenerator(
-    name="calendar", version=1, build=build, describe=describe,
-    collections={"calendars": "id", "events": "id", "people": "email", "rooms": "email"},
-)
+COLLECTIONS = {"calendars": "id", "events": "id", "people": "email", "rooms": "email"}
+GENERATORS = versions("calendar", COLLECTIONS, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR"]
+__all__ = ["GENERATOR", "GENERATORS"]

@@ -5,17 +5,27 @@ At the default size, 200 text files in 30 directories: meeting notes by month, s
 TOML, INI and ``.env`` form (staging and production differing in a value or two), a small Python
 service with tests, runbooks and ADRs in Markdown, HR policies, and an archive of last year.
 
+Version 2 projects the organisation (``servers/org``): its policies as the drive copied them on 20
+January (the newer versions are on the intranet and in Notion only), the on-call rota, one invoice
+export per month (statuses as of the day it was taken: a payment since shows only in Stripe), the
+vendors' bills, a headcount export of 31 January (people who left since are still in it), sales
+exports of its key accounts, and the notes of the meetings kept on the drive (incident reviews,
+carrier scorecards, budget reviews...), at the paths the calendar names.
+
 Patchable collection: ``files`` (a mapping: path -> text). A patch adds a file with
 ``{"op": "add", "in": ["files"], "id": "docs/new.md", "value": "text"}``; its directories follow.
 """
 
 from __future__ import annotations
 
+import calendar
 import random
+from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, PROJECTS, REGIONS, SERVICES, people
+from servers.org import FX_EUR, Organisation, cast, money
 
 SIZES = {"default": 200, "small": 40}
 MONTHS = (("2026-01", "January"), ("2026-02", "February"), ("2026-03", "March"))
@@ -39,10 +49,10 @@ def _meeting(rng: random.Random, kind: str, day: str, staff) -> str:
             f"## Decisions\n{decisions}\n\n## Action items\n{actions}\n")
 
 
-def _sales_csv(rng: random.Random, month: str, region: str) -> str:
+def _sales_csv(rng: random.Random, month: str, region: str, customers: tuple[str, ...] = CUSTOMERS) -> str:
     rows = ["date,customer,region,orders,revenue_eur"]
     for _ in range(rng.randint(18, 36)):
-        rows.append(f"{month}-{rng.randint(1, 28):02d},{rng.choice(CUSTOMERS)},{region},{rng.randint(1, 60)},"
+        rows.append(f"{month}-{rng.randint(1, 28):02d},{rng.choice(customers)},{region},{rng.randint(1, 60)},"
                     f"{rng.randint(800, 90_000)}.{rng.randint(0, 99):02d}")
     return "\n".join(rows) + "\n"
 
@@ -133,13 +143,140 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     return {"files": dict(sorted(files.items())), "directories": []}
 
 
+#: The drive's copies of the policies were last refreshed on this day: newer versions are not here.
+POLICIES_COPIED = "2026-01-20"
+REGION_EXPORTS = {"emea": "EMEA", "na": "North America", "apac": "APAC"}
+#: When each month's invoice export was taken, a few days after the invoice run (its statuses are as of
+#: then: what was paid later shows as open).
+EXPORTED = {"2025-10": "2025-10-06", "2025-11": "2025-11-06", "2025-12": "2025-12-05", "2026-01": "2026-01-07",
+            "2026-02": "2026-02-06", "2026-03": "2026-03-06"}
+
+
+def _status_on(invoice, day: str) -> str:
+    """An invoice's status as an export taken on ``day`` saw it."""
+    if invoice.status == "paid":
+        return "paid" if invoice.paid_at <= calendar.timegm(datetime.fromisoformat(day).timetuple()) + 86_399 else "open"
+    return invoice.status
+
+
+def _notes(rng: random.Random, org: Organisation, title: str, start: str, attendees: tuple[str, ...],
+           facts: list[str]) -> str:
+    people = [org.by_email[a] for a in attendees if a in org.by_email] or [org.owner]
+    actions = "\n".join(f"- [ ] {p.handle}: {a}" for p, a in zip(rng.sample(people, k=min(3, len(people))),
+                                                              rng.sample(ACTIONS, 3)))
+    fill = {"customer": rng.choice(org.words.customers), "n": rng.randint(2, 12), "project": rng.choice(org.words.projects)}
+    decisions = "\n".join(f"- {d.format(**fill)}" for d in rng.sample(DECISIONS, 2))
+    names = ", ".join(["Priya Raman"] + [org.name_of(a) for a in attendees if a != org.owner.email])
+    body = "\n".join(f"- {f}" for f in facts)
+    return (f"# {title} {start[:10]}\n\nAttendees: {names}\n\n## Notes\n{body}\n\n## Decisions\n{decisions}\n\n"
+            f"## Action items\n{actions.format(**fill)}\n")
+
+
+def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 2: the operations drive as the organisation fills it: its policies as copied in January
+    (the newer versions are only on the intranet and in Notion), the on-call rota, monthly invoice
+    exports (each month's statuses as of the day it was taken) and the vendors' bills, a headcount
+    export of 31 January, sales exports of its customers, and the notes of the meetings kept on the drive."""
+    files: dict[str, str] = {
+        "README.md": "# Operations drive\n\nShared files of the Kestrel operations team. See docs/handbook.md.\n",
+        "docs/handbook.md": ("# Operations handbook\n\n1. Escalations go to #cs-escalations.\n2. Month-end close starts on "
+                             "the 25th.\n3. The on-call rota is ops/on-call/rota-2026.csv.\n4. Policies: the intranet "
+                             "(HR > Policies) has the current versions; the copies under policies/ are from "
+                             f"{POLICIES_COPIED}.\n"),
+        "docs/runbooks/failover.md": f"# Database failover\n\n1. Page on-call\n2. Promote the replica in {rng.choice(REGIONS)}\n",
+        "docs/runbooks/carrier-outage.md": "# Carrier outage\n\n1. Switch affected lanes to the backup carrier\n2. Notify customers\n",
+        "docs/adr/0001-shared-drive-layout.md": "# 1. Shared drive layout\n\nStatus: accepted\n\nOne folder per function.\n",
+        "docs/adr/0002-csv-exports.md": "# 2. CSV exports\n\nStatus: accepted\n\nExports are UTF-8 CSV, one per month.\n",
+        "scripts/rotate_logs.sh": "#!/bin/sh\nfind /var/log/kestrel -name '*.log' -mtime +14 -delete\n",
+        "config/logging.ini": "[loggers]\nkeys=root\n\n[logger_root]\nlevel=INFO\nhandlers=console\n",
+    }
+    for policy in org.policies:
+        version = policy.version_on(POLICIES_COPIED)
+        files[f"policies/{policy.slug}.md"] = f"# {policy.title} ({version.label})\n\n{policy.text(version)}\n"
+    for env in ("dev", "staging", "prod"):
+        files.update(_configs(rng, env))
+    for name in ("route-planner", "notifier"):
+        files.update(_service(rng, name))
+    rota = ["week_start,primary,primary_email,secondary,secondary_email"]
+    for week in org.rota:
+        if week.start >= "2025-12-29":
+            first, second = org.employee(week.primary), org.employee(week.secondary)
+            rota.append(f"{week.start},{first.name},{first.email},{second.name},{second.email}")
+    files["ops/on-call/rota-2026.csv"] = "\n".join(rota) + "\n"
+    for month, _label in MONTHS:
+        for region, name in REGION_EXPORTS.items():
+            shorts = tuple(dict.fromkeys(c.short for c in org.key_accounts if c.region == name)) or org.words.customers
+            files[f"sales/exports/sales_{month}_{region}.csv"] = _sales_csv(rng, month, region, shorts)
+    files["sales/exports/sales_2026-03_emea (1).csv"] = files["sales/exports/sales_2026-03_emea.csv"]
+    names = {c.key: c for c in org.customers}
+    for period, day in EXPORTED.items():
+        rows = ["number,customer,stripe_customer,currency,amount,status,issued,due"]
+        eur = 0.0
+        for invoice in (i for i in org.invoices if i.period == period):
+            customer = names[invoice.customer]
+            amount = str(invoice.total) if invoice.currency == "jpy" else f"{invoice.total / 100:.2f}"
+            rows.append(f"{invoice.number},\"{customer.name}\",{customer.stripe_id},{invoice.currency.upper()},{amount},"
+                        f"{_status_on(invoice, day)},{_day(invoice.created)},{_day(invoice.due)}")
+            eur += invoice.total * FX_EUR[invoice.currency]
+        files[f"finance/exports/invoices_{period}.csv"] = "\n".join(rows) + "\n"
+        label = datetime.fromisoformat(period + "-01").strftime("%B %Y")
+        files[f"finance/reports/close_{period}.md"] = (f"# Month-end close {label}\n\nInvoiced: {eur / 1000:,.0f}k EUR "
+                                                       f"(rates of the day)\nExport: finance/exports/invoices_{period}.csv, "
+                                                       f"taken {day}\n")
+    bills = ["number,vendor,amount_eur,issued,due,status,paid_on"]
+    for bill in org.bills:
+        bills.append(f"{bill.number},\"{org.vendor(bill.vendor).name}\",{bill.amount / 100:.2f},{bill.issued},{bill.due},"
+                     f"{bill.status},{bill.paid_on or ''}")
+    files["finance/payables/bills_2026-Q1.csv"] = "\n".join(bills) + "\n"
+    heads = ["name,email,title,department,team,manager_email,office,start_date"]
+    for e in org.employees:
+        if e.employed_on("2026-01-31"):
+            manager = org.employee(e.manager).email if e.manager else ""
+            heads.append(f"{e.name},{e.email},{e.title},{e.department},{e.team},{manager},{e.office},{e.start}")
+    files["hr/exports/headcount_2026-01-31.csv"] = "\n".join(heads) + "\n"
+    for year in ("2024", "2025"):
+        for region in SALES_REGIONS:
+            files[f"archive/{year}/sales_{year}_{region}.csv"] = _sales_csv(rng, f"{year}-12", region, org.words.customers)
+    # The notes of the meetings kept on the drive, for those that took place.
+    for meeting in org.meetings:
+        if meeting.notes_path and meeting.start < "2026-03-16T09:00":
+            facts = [meeting.description]
+            if meeting.kind == "incident-review":
+                incident = org.incident(int(meeting.subject))
+                facts += [f"Incident {incident.number} ({incident.severity}, {incident.service}), commander "
+                          f"{org.employee(incident.commander).name}", f"Root cause: {incident.cause}"]
+            elif meeting.subject in org.carriers:
+                facts.append(f"{meeting.subject} on-time delivery was {rng.randint(86, 98)}% last month")
+            files[meeting.notes_path] = _notes(rng, org, meeting.title, meeting.start, meeting.attendees, facts)
+    for series in org.series:
+        if series.notes == "drive":
+            for start in series.held("2026-03-16T09:00"):
+                files[series.notes_at(start)] = _notes(rng, org, series.title, start, series.attendees, [series.description])
+    # Invoices of the key accounts, as sent, until the drive has its size.
+    target = SIZES_V2[size]
+    for invoice in (i for i in org.invoices if names[i.customer].key_account):
+        if len(files) >= target:
+            break
+        customer = names[invoice.customer]
+        lines = "\n".join(f"- {line.description}: {money(line.amount, invoice.currency)}" for line in invoice.lines)
+        files[f"finance/invoices/{invoice.period}/{invoice.number}.md"] = (
+            f"# Invoice {invoice.number}\n\nCustomer: {customer.name}\nStripe customer: {customer.stripe_id}\n"
+            f"Date: {_day(invoice.created)}\nDue: {_day(invoice.due)}\n\n{lines}\n\nAmount due: "
+            f"{money(invoice.total, invoice.currency)}\n")
+    return {"files": dict(sorted(files.items())), "directories": []}
+
+
+def _day(unix: int) -> str:
+    return datetime.fromtimestamp(unix, UTC).date().isoformat()
+
+
 def describe(state: dict[str, Any]) -> dict[str, int]:
     dirs = {p.rsplit("/", i)[0] for p in state["files"] for i in range(1, p.count("/") + 1)}
     return {"files": len(state["files"]), "directories": len(dirs | set(state["directories"]))}
 
 
-GENERATOR = WorldGenerator(
-    name="filesystem", version=1, build=build, describe=describe, collections={"files": "path"},
-)
+SIZES_V2 = {"default": 240, "small": 70}
+GENERATORS = versions("filesystem", {"files": "path"}, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR"]
+__all__ = ["GENERATOR", "GENERATORS"]

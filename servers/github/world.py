@@ -6,6 +6,13 @@ open, each open one with its head branch), 300 commits on the protected ``main``
 milestones, comments and near-duplicate issues as real trackers accumulate. The viewer is the bot
 ``kestrel-ops-bot``.
 
+Version 2 projects the organisation (``servers/org``): its four repositories (``platform-services``, the
+backend monorepo, has a package per service, each owned in CODEOWNERS by the person its runbook
+names), 200 issues and 71 pull requests written by the engineers of each repository's teams while
+they worked there (open issues assigned to people who work there today), and one pull request per
+incident fixing its root cause in its service's repository (``Fix: ... (incident 2046)``), merged once
+resolved, open while monitored.
+
 Patchable collections: ``repos`` (by ``owner/name``), ``repos.issues``, ``repos.pull_requests`` and
 ``repos.milestones`` (by ``number``), ``repos.labels`` and ``repos.branches`` (by ``name``),
 ``repos.branches.files`` (a mapping: path -> text), ``repos.branches.commits`` (by ``sha``),
@@ -15,11 +22,13 @@ Patchable collections: ``repos`` (by ``owner/name``), ``repos.issues``, ``repos.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from servers.github.state import commit_sha
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, REGIONS, people
+from servers.org import Organisation, cast
 
 OWNER = "kestrel-freight"
 SIZES = {"default": (50, 14, 100), "small": (5, 2, 10)}  # per repository: issues, pull requests, commits
@@ -32,7 +41,7 @@ LABELS = (
     ("priority:high", "b60205", "Fix this cycle"), ("priority:low", "c5def5", "Nice to have"),
     ("security", "ee0701", "Security relevant"), ("tech-debt", "5319e7", "Cleanup and refactoring"),
 )
-REPOS: dict[str, dict[str, Any]] = {
+REPOS = {
     "route-planner": {
         "description": "Route optimisation service: ETAs, stop sequencing and carrier rates",
         "areas": ("eta", "sequencing", "rates", "api", "geocoding"),
@@ -109,87 +118,197 @@ def _login(first: str, last: str) -> str:
     return f"{first[0]}{last}".lower()
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:
+class _Team:
+    """Who works in a repository of version 1: eight logins from the shared pool, any of them at any time."""
+
+    def __init__(self, logins: list[str]) -> None:
+        self.logins = logins
+
+    def author(self, rng: random.Random, day: str | None) -> str:
+        return rng.choice(self.logins)
+
+    def assignees(self, rng: random.Random, day: str, closed: bool) -> list[str]:
+        return rng.sample(self.logins, k=rng.choice((0, 1, 1, 2)))
+
+
+def _repo(rng: random.Random, name: str, spec: dict[str, Any], size: str, customers: tuple[str, ...],
+          regions: tuple[str, ...], team_of: Callable[[random.Random], Any],
+          extra_prs: Callable[[list[dict], dict[str, str], int], list[dict]] | None = None) -> dict[str, Any]:
+    """One repository: its files, ``main``'s history, issues with comments, pull requests (merged, closed,
+    open with their head branches); ``team_of(rng)`` says who writes them; ``extra_prs`` adds pull
+    requests of known content after the others (the organisation's incident fixes)."""
     n_issues, n_prs, n_commits = SIZES[size]
+    params = {"minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(regions),
+              "customer": rng.choice(customers), "queue": rng.choice((200, 500, 1000)), "nodes": rng.randint(3, 9),
+              "replicas": rng.randint(2, 6), "pct": rng.randint(1, 5),
+              "rates": {c: round(rng.uniform(0.4, 2.2), 2) for c in ("DHL", "UPS", "DPD")}}
+    files = {path: text.format(**params) for path, text in spec["files"].items()}
+    team = team_of(rng)
+    full = f"{OWNER}/{name}"
+    commits, parent = [], ""
+    for i in range(n_commits):
+        area = rng.choice(spec["areas"])
+        message = f"{rng.choice(COMMIT_VERBS)}({area}): {rng.choice(THINGS)} {rng.choice(('handling', 'limits', 'retries', 'validation', 'logging', 'tests'))}"
+        if rng.random() < 0.3:
+            message += f" (#{rng.randint(1, n_issues + n_prs)})"
+        sha = commit_sha(full, "main", parent, message, str(i))
+        commits.append({"sha": sha, "message": message, "author": team.author(rng, None)})
+        parent = sha
+    commits.reverse()  # newest first
+    numbers = list(range(1, n_issues + n_prs + 1))
+    rng.shuffle(numbers)
+    issue_numbers, pr_numbers = sorted(numbers[:n_issues]), sorted(numbers[n_issues:])
+    milestones = [{"number": 1, "title": f"v4.{params['minor'] + 1}", "state": "open", "due_on": "2026-04-15",
+                   "description": "Next minor release"},
+                  {"number": 2, "title": f"v4.{params['minor']}", "state": "closed", "due_on": "2026-02-27",
+                   "description": "Current release"},
+                  {"number": 3, "title": "Q2 hardening", "state": "open", "due_on": "2026-06-30",
+                   "description": "Reliability and security work"}]
+    issues, comment_id = [], 1
+    for k, number in enumerate(issue_numbers):
+        kind, title = rng.choice(ISSUE_TITLES)
+        title = title.format(area=rng.choice(spec["areas"]), thing=rng.choice(THINGS),
+                             customer=rng.choice(customers), region=rng.choice(regions))
+        title = title[0].upper() + title[1:]
+        closed = rng.random() < 0.4
+        labels = [kind] + ([rng.choice(("priority:high", "priority:low", "needs-triage"))] if rng.random() < 0.6 else [])
+        day = 1 + k * 88 // n_issues
+        date = f"2026-{1 + day // 31:02d}-{1 + day % 28:02d}"
+        comments = []
+        for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
+            comments.append({"id": comment_id, "author": team.author(rng, date),
+                             "body": rng.choice(COMMENTS).format(customer=rng.choice(customers))})
+            comment_id += 1
+        issues.append({
+            "number": number, "title": title, "author": team.author(rng, date),
+            "body": f"Observed in {rng.choice(regions)} since {('January', 'February', 'March')[day // 31]}.\n\n"
+                    f"Steps: open the {rng.choice(THINGS)} view and {rng.choice(('retry', 'refresh', 'export'))}.",
+            "state": "closed" if closed else "open",
+            "state_reason": rng.choice(("completed", "completed", "not_planned")) if closed else None,
+            "labels": labels, "assignees": team.assignees(rng, date, closed), "comments": comments,
+            "milestone": rng.choice((None, None, 1, 2, 3)),
+            "created_at": f"{date}T{rng.randint(7, 18):02d}:{rng.randint(0, 59):02d}:00Z",
+        })
+    main = {"name": "main", "files": files, "commits": commits, "protected": True}
+    branches, prs = [main], []
+
+    def open_branch(head: str, title: str, author: str, area: str) -> None:
+        path = rng.choice(sorted(files))
+        message = f"{head.split('/')[0]}({area}): {title.split(': ', 1)[1]}"
+        sha = commit_sha(full, head, commits[0]["sha"], message)
+        branches.append({"name": head, "files": {**files, path: files[path] + f"\n# {title}\n"},
+                         "commits": [{"sha": sha, "message": message, "author": author}, *commits]})
+
+    for k, number in enumerate(pr_numbers):
+        area, thing, kind = rng.choice(spec["areas"]), rng.choice(THINGS), rng.choice(("fix", "feat", "chore"))
+        head = f"{kind}/{area}-{thing.replace(' ', '-')}-{number}"
+        fate = rng.choices(("merged", "closed", "open"), (55, 10, 35))[0]
+        title = f"{kind.capitalize()}: {thing} {rng.choice(('handling', 'limits', 'retries'))} in {area}"
+        date = f"2026-03-{1 + k % 12:02d}"
+        pr = {"number": number, "title": title, "body": f"Closes #{rng.choice(issue_numbers)}.", "head": head,
+              "base": "main", "author": team.author(rng, date), "labels": [rng.choice(("enhancement", "bug", "tech-debt"))],
+              "created_at": f"{date}T{rng.randint(8, 18):02d}:00:00Z"}
+        if fate == "merged":
+            pr.update(state="closed", merged=True, merge_commit_sha=rng.choice(commits[:60])["sha"])
+        elif fate == "closed":
+            pr.update(state="closed")
+        else:
+            open_branch(head, title, pr["author"], area)
+        prs.append(pr)
+    for pr in (extra_prs(commits, files, n_issues + n_prs) if extra_prs else []):
+        if pr.pop("_open", False):
+            open_branch(pr["head"], pr["title"], pr["author"], pr.pop("_area"))
+        pr.pop("_area", None)
+        prs.append(pr)
+    return {"owner": OWNER, "name": name, "description": spec["description"], "default_branch": "main",
+            "private": name == "infra", "branches": branches, "issues": issues, "pull_requests": prs,
+            "labels": [{"name": n, "color": c, "description": d} for n, c, d in LABELS], "milestones": milestones}
+
+
+def build(rng: random.Random, size: str) -> dict[str, Any]:
+    """Version 1: thirty logins drawn from the shared name pools, eight per repository."""
     staff = people(rng, 30)
     logins = sorted({_login(p.first, p.last) for p in staff})
-    repos = []
-    for name, spec in REPOS.items():
-        params: dict[str, Any] = {"minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(REGIONS),
-                  "customer": rng.choice(CUSTOMERS), "queue": rng.choice((200, 500, 1000)), "nodes": rng.randint(3, 9),
-                  "replicas": rng.randint(2, 6), "pct": rng.randint(1, 5),
-                  "rates": {c: round(rng.uniform(0.4, 2.2), 2) for c in ("DHL", "UPS", "DPD")}}
-        files = {path: text.format(**params) for path, text in spec["files"].items()}
-        team = rng.sample(logins, 8)
-        full = f"{OWNER}/{name}"
-        commits, parent = [], ""
-        for i in range(n_commits):
-            area = rng.choice(spec["areas"])
-            message = f"{rng.choice(COMMIT_VERBS)}({area}): {rng.choice(THINGS)} {rng.choice(('handling', 'limits', 'retries', 'validation', 'logging', 'tests'))}"
-            if rng.random() < 0.3:
-                message += f" (#{rng.randint(1, n_issues + n_prs)})"
-            sha = commit_sha(full, "main", parent, message, str(i))
-            commits.append({"sha": sha, "message": message, "author": rng.choice(team)})
-            parent = sha
-        commits.reverse()  # newest first
-        numbers = list(range(1, n_issues + n_prs + 1))
-        rng.shuffle(numbers)
-        issue_numbers, pr_numbers = sorted(numbers[:n_issues]), sorted(numbers[n_issues:])
-        milestones = [{"number": 1, "title": f"v4.{params['minor'] + 1}", "state": "open", "due_on": "2026-04-15",
-                       "description": "Next minor release"},
-                      {"number": 2, "title": f"v4.{params['minor']}", "state": "closed", "due_on": "2026-02-27",
-                       "description": "Current release"},
-                      {"number": 3, "title": "Q2 hardening", "state": "open", "due_on": "2026-06-30",
-                       "description": "Reliability and security work"}]
-        issues, comment_id = [], 1
-        for k, number in enumerate(issue_numbers):
-            kind, title = rng.choice(ISSUE_TITLES)
-            title = title.format(area=rng.choice(spec["areas"]), thing=rng.choice(THINGS),
-                                 customer=rng.choice(CUSTOMERS), region=rng.choice(REGIONS))
-            title = title[0].upper() + title[1:]
-            closed = rng.random() < 0.4
-            labels = [kind] + ([rng.choice(("priority:high", "priority:low", "needs-triage"))] if rng.random() < 0.6 else [])
-            comments = []
-            for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
-                comments.append({"id": comment_id, "author": rng.choice(team),
-                                 "body": rng.choice(COMMENTS).format(customer=rng.choice(CUSTOMERS))})
-                comment_id += 1
-            day = 1 + k * 88 // n_issues
-            issues.append({
-                "number": number, "title": title, "author": rng.choice(team),
-                "body": f"Observed in {rng.choice(REGIONS)} since {('January', 'February', 'March')[day // 31]}.\n\n"
-                        f"Steps: open the {rng.choice(THINGS)} view and {rng.choice(('retry', 'refresh', 'export'))}.",
-                "state": "closed" if closed else "open",
-                "state_reason": rng.choice(("completed", "completed", "not_planned")) if closed else None,
-                "labels": labels, "assignees": rng.sample(team, k=rng.choice((0, 1, 1, 2))), "comments": comments,
-                "milestone": rng.choice((None, None, 1, 2, 3)),
-                "created_at": f"2026-{1 + day // 31:02d}-{1 + day % 28:02d}T{rng.randint(7, 18):02d}:{rng.randint(0, 59):02d}:00Z",
-            })
-        main = {"name": "main", "files": files, "commits": commits, "protected": True}
-        branches, prs = [main], []
-        for k, number in enumerate(pr_numbers):
-            area, thing, kind = rng.choice(spec["areas"]), rng.choice(THINGS), rng.choice(("fix", "feat", "chore"))
-            head = f"{kind}/{area}-{thing.replace(' ', '-')}-{number}"
-            fate = rng.choices(("merged", "closed", "open"), (55, 10, 35))[0]
-            title = f"{kind.capitalize()}: {thing} {rng.choice(('handling', 'limits', 'retries'))} in {area}"
-            pr = {"number": number, "title": title, "body": f"Closes #{rng.choice(issue_numbers)}.", "head": head,
-                  "base": "main", "author": rng.choice(team), "labels": [rng.choice(("enhancement", "bug", "tech-debt"))],
-                  "created_at": f"2026-03-{1 + k % 12:02d}T{rng.randint(8, 18):02d}:00:00Z"}
-            if fate == "merged":
-                pr.update(state="closed", merged=True, merge_commit_sha=rng.choice(commits[:60])["sha"])
-            elif fate == "closed":
-                pr.update(state="closed")
+    repos = [_repo(rng, name, spec, size, CUSTOMERS, REGIONS, lambda r: _Team(r.sample(logins, 8)))
+             for name, spec in REPOS.items()]
+    return {"viewer": "kestrel-ops-bot", "repos": repos}
+
+
+#: Version 2's repositories' teams: the organisation's teams whose engineers work in each.
+REPO_TEAMS = {"route-planner": ("Backend",), "driver-app": ("Mobile", "Frontend"), "infra": ("SRE", "Security"),
+              "platform-services": ("Backend", "Data", "Security", "SRE")}
+
+
+def _platform_services(org: Organisation) -> dict[str, Any]:
+    """The backend monorepo of version 2: a package per service it holds, each owned (CODEOWNERS) by the
+    service's owner, the person its runbook names."""
+    services = [s for s in org.services if s.repo == "platform-services"]
+    files = {"README.md": "# platform-services\n\nThe backend services behind the web app and the API, one package "
+                          "each.\n\n" + "".join(f"- services/{s.name}\n" for s in services),
+             "pyproject.toml": "[project]\nname = \"platform-services\"\nversion = \"4.{minor}.0\"\n",
+             ".github/workflows/ci.yml": "name: ci\non: [push, pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+                                        "    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n"}
+    owners = "* @kestrel-freight/backend\n"
+    for service in services:
+        module = service.name.replace("-", "_")
+        files[f"services/{service.name}/README.md"] = (f"# {service.name}\n\nTier {service.tier}, owned by the "
+                                                       f"{service.team} team. Runbook in Notion: Runbook: {service.name}.\n")
+        files[f"services/{service.name}/src/{module}/__init__.py"] = f"\"\"\"{service.name}.\"\"\"\n"
+        files[f"services/{service.name}/tests/test_{module}.py"] = f"def test_{module}_imports():\n    import {module}  # noqa: F401\n"
+        owners += f"/services/{service.name}/ @{org.employee(service.owner).github_login}\n"
+    files[".github/CODEOWNERS"] = owners
+    return {"description": next(r.description for r in org.repos if r.name == "platform-services"),
+            "areas": tuple(s.name for s in services), "files": files}
+
+
+class _OrgTeam(_Team):
+    """Who works in a repository of version 2: the engineers of its teams who had started, each writing
+    only while they work here; open issues are assigned to people who work here today."""
+
+    def __init__(self, org: Organisation, name: str) -> None:
+        self.people = [e for e in org.staff if e.team in REPO_TEAMS[name] and e.github_login]
+
+    def author(self, rng: random.Random, day: str | None) -> str:
+        return rng.choice([e for e in self.people if day is None or e.employed_on(day)]).github_login
+
+    def assignees(self, rng: random.Random, day: str, closed: bool) -> list[str]:
+        pool = [e for e in self.people if (e.employed_on(day) if closed else e.active)]
+        return sorted(e.github_login for e in rng.sample(pool, k=min(len(pool), rng.choice((0, 1, 1, 2)))))
+
+
+def _incident_fixes(rng: random.Random, org: Organisation, name: str):
+    """The pull requests that fixed the organisation's incidents of the services in repository ``name``:
+    merged once resolved, still open while the incident is monitored."""
+    def extra(commits: list[dict], files: dict[str, str], taken: int) -> list[dict]:
+        out = []
+        mine = [i for i in org.incidents if next(s for s in org.services if s.name == i.service).repo == name]
+        for k, incident in enumerate(mine):
+            owner = org.employee(incident.postmortem_owner)
+            author = owner if owner.github_login else org.employee(incident.commander)
+            when = (incident.resolved or incident.started)[:10]
+            head = f"fix/incident-{incident.number}"
+            pr = {"number": taken + k + 1, "title": f"Fix: {incident.cause} (incident {incident.number})",
+                  "body": f"Root cause of incident {incident.number} ({incident.severity}, {incident.service}). "
+                          f"Follow-ups in Linear: " + "; ".join(incident.followups) + ".",
+                  "head": head, "base": "main", "author": author.github_login, "labels": ["bug"],
+                  "created_at": f"{when}T{rng.randint(12, 20):02d}:00:00Z", "_area": incident.service}
+            if incident.resolved:
+                pr.update(state="closed", merged=True, merge_commit_sha=rng.choice(commits[:20])["sha"])
             else:
-                path = rng.choice(sorted(files))
-                message = f"{head.split('/')[0]}({area}): {title.split(': ', 1)[1]}"
-                sha = commit_sha(full, head, commits[0]["sha"], message)
-                branches.append({"name": head, "files": {**files, path: files[path] + f"\n# {title}\n"},
-                                 "commits": [{"sha": sha, "message": message, "author": pr["author"]}, *commits]})
-            prs.append(pr)
-        repos.append({"owner": OWNER, "name": name, "description": spec["description"], "default_branch": "main",
-                      "private": name == "infra", "branches": branches, "issues": issues, "pull_requests": prs,
-                      "labels": [{"name": n, "color": c, "description": d} for n, c, d in LABELS],
-                      "milestones": milestones})
+                pr["_open"] = True
+            out.append(pr)
+        return out
+    return extra
+
+
+def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 2: the organisation's four repositories (the backend monorepo ``platform-services`` among
+    them), written by the engineers of their teams while they worked here, with a pull request fixing
+    each incident of their services."""
+    specs = {**REPOS, "platform-services": _platform_services(org)}
+    repos = [_repo(rng, repo.name, specs[repo.name], size, org.words.customers, org.words.regions,
+                   lambda r, name=repo.name: _OrgTeam(org, name), _incident_fixes(rng, org, repo.name))
+             for repo in org.repos]
     return {"viewer": "kestrel-ops-bot", "repos": repos}
 
 
@@ -201,12 +320,11 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
                             if b["name"] == r.get("default_branch", "main"))}
 
 
-GENERATOR = WorldGenerator(
-    name="github", version=1, build=build, describe=describe,
-    collections={"repos": lambda r, _: f"{r['owner']}/{r['name']}", "repos.issues": "number",
-                 "repos.pull_requests": "number", "repos.milestones": "number", "repos.labels": "name",
-                 "repos.branches": "name", "repos.branches.files": "path", "repos.branches.commits": "sha",
-                 "repos.issues.comments": "id"},
-)
+COLLECTIONS = {"repos": lambda r, _: f"{r['owner']}/{r['name']}", "repos.issues": "number",
+               "repos.pull_requests": "number", "repos.milestones": "number", "repos.labels": "name",
+               "repos.branches": "name", "repos.branches.files": "path", "repos.branches.commits": "sha",
+               "repos.issues.comments": "id"}
+GENERATORS = versions("github", COLLECTIONS, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR"]
+__all__ = ["GENERATOR", "GENERATORS"]

@@ -6,12 +6,17 @@ A task's ``initial_state`` may be a **world reference** plus a small **patch**::
      "patch": [{"op": "add", "in": ["channels", "C0GENERAL", "messages"], "value": {...}}]}
 
 ``generator`` names a server whose package has a ``world`` module (``servers/<name>/world.py``)
-defining ``GENERATOR``, a :class:`WorldGenerator`. The generator is code: the same
-``(generator, version, seed, size)`` always yields the same state, byte for byte (its digest is pinned
-by ``tests/catalog/test_worlds.py``). Any change of a generator's output needs a version bump; a
-reference to another version than the code's is refused, so a published task names exactly the code
+defining ``GENERATORS``, one :class:`WorldGenerator` per version it can still build (``GENERATOR`` is
+the newest). The generator is code: the same ``(generator, version, seed, size)`` always yields the
+same state, byte for byte (its digest is pinned by ``tests/catalog/test_worlds.py``). Any change of a
+generator's output needs a new version (the old one stays, so the tasks that name it still build); a
+reference to a version the code does not hold is refused, so a published task names exactly the code
 that rebuilds it. The attestation hash of a task covers the reference and the patch as written, so
 anyone holding the published plaintext and the public code can rebuild and check the state.
+
+A generator may project a shared world instead of drawing its own: with ``cast`` set, ``build`` also
+gets ``cast(seed, size)`` (the organisation of ``servers/org``, one company from which every server's
+version-2 world is projected), so the worlds of one seed hold the same people, customers and facts.
 
 The patch is a list of operations, applied in order to the generated state (as JSON data) before the
 server's model validates it. Each addresses a *collection* by a path ``in``: a collection name,
@@ -79,37 +84,71 @@ class WorldGenerator:
     """One server's world generator.
 
     ``build(rng, size)`` returns the state as plain JSON data; it must draw every random choice from
-    ``rng`` (never from the global generator, the clock or set iteration order). ``collections`` maps a
-    dotted collection path (``"channels"``, ``"channels.messages"``) to its key; only these can be
-    patched. Bump ``version`` whenever the output of ``build`` changes for any seed.
+    ``rng`` (never from the global generator, the clock or set iteration order). With ``cast`` set,
+    ``build(rng, size, cast(seed, size))``: the world is projected from what ``cast`` returns for the
+    same seed and size (itself built from one seeded generator), and ``rng`` fills in what only this
+    server holds. ``collections`` maps a dotted collection path (``"channels"``,
+    ``"channels.messages"``) to its key; only these can be patched. Any change of the output of
+    ``build`` for any seed needs a new ``version``.
     """
 
     name: str
     version: int
-    build: Callable[[random.Random, str], dict[str, Any]]
+    build: Callable[..., dict[str, Any]]
     collections: dict[str, Key] = field(default_factory=dict)
     describe: Callable[[dict[str, Any]], dict[str, int]] | None = None
+    cast: Callable[[int, str], Any] | None = None
 
     def generate(self, seed: int, size: str = "default") -> dict[str, Any]:
         """The world's state as JSON data (cached: treat it as read-only; ``resolve`` copies)."""
         return _generated(self.name, self.version, seed, size)
 
 
-def get_generator(name: str) -> WorldGenerator:
-    """The generator called ``name`` (defined in ``servers/<name>/world.py``)."""
+def versions(name: str, collections: dict[str, Key], describe: Callable[[dict[str, Any]], dict[str, int]],
+             *builds: Any) -> tuple[WorldGenerator, ...]:
+    """The generators of ``name``, versions 1, 2, ... in the order of ``builds`` (what a world module
+    keeps as ``GENERATORS``): each a build function, or ``(build, cast)`` for a version that projects a
+    cast (``servers.org.cast``: the organisation)."""
+    out = []
+    for version, build in enumerate(builds, start=1):
+        build, cast = build if isinstance(build, tuple) else (build, None)
+        out.append(WorldGenerator(name, version, build, collections, describe, cast))
+    return tuple(out)
+
+
+def generators(name: str) -> dict[int, WorldGenerator]:
+    """Every version of the generator called ``name`` the code holds, by version (``GENERATORS`` in
+    ``servers/<name>/world.py``, or its one ``GENERATOR``)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise WorldError(f"world.generator: {name!r} is not a generator name")
     try:
         module = importlib.import_module(f"servers.{name}.world")
     except ModuleNotFoundError:
         raise WorldError(f"world.generator: no world generator named {name!r}") from None
-    return module.GENERATOR
+    found = getattr(module, "GENERATORS", None) or (module.GENERATOR,)
+    return {g.version: g for g in sorted(found, key=lambda g: g.version)}
+
+
+def get_generator(name: str, version: int | None = None) -> WorldGenerator:
+    """The generator called ``name`` at ``version`` (by default its newest version); a version the code
+    does not hold is a ``WorldError`` naming the ones it does."""
+    versions = generators(name)
+    if version is None:
+        return versions[max(versions)]
+    if version not in versions:
+        held = ", ".join(str(v) for v in versions)
+        raise WorldError(f"world.version: generator {name!r} is at version {max(versions)} (it builds versions "
+                         f"{held}); version {version} is not available in this code")
+    return versions[version]
 
 
 @lru_cache(maxsize=32)
 def _generated(name: str, version: int, seed: int, size: str) -> dict[str, Any]:
-    generator = get_generator(name)
-    return generator.build(random.Random(f"{name}:{version}:{seed}:{size}"), size)
+    generator = get_generator(name, version)
+    rng = random.Random(f"{name}:{version}:{seed}:{size}")
+    if generator.cast is None:
+        return generator.build(rng, size)
+    return generator.build(rng, size, generator.cast(seed, size))
 
 
 def is_world_reference(data: Any) -> bool:
@@ -126,13 +165,11 @@ def check_reference(ref: Any) -> tuple[WorldGenerator, int, str]:
     for key in ("generator", "version", "seed"):
         if key not in ref:
             raise WorldError(f"world.{key}: missing")
-    generator = get_generator(ref["generator"])
     version, seed, size = ref["version"], ref["seed"], ref.get("size", "default")
+    generators(ref["generator"])  # an unknown generator is named before a bad version
     if not isinstance(version, int) or isinstance(version, bool):
         raise WorldError("world.version: must be an integer")
-    if version != generator.version:
-        raise WorldError(f"world.version: generator {generator.name!r} is at version {generator.version}; "
-                         f"version {version} is not available in this code")
+    generator = get_generator(ref["generator"], version)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
         raise WorldError("world.seed: must be an integer from 0 to 2**31-1")
     if size not in SIZES:
@@ -223,7 +260,7 @@ def digest(data: dict[str, Any]) -> str:
 
 # -- the patch ---------------------------------------------------------------------------------
 
-def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:  # noqa: C901, PLR0912, PLR0915 - to split: one function per patch op
+def _apply(generator: WorldGenerator, state: dict[str, Any], op: Any) -> None:
     if not isinstance(op, dict) or not isinstance(op.get("op"), str):
         raise WorldError(": must be an object with an 'op' (add, replace, update, remove, set)")
     kind = op["op"]
@@ -342,5 +379,5 @@ def _index(items: list[Any], key: Key, parent: Any, ident: Any) -> int | None:
     return None
 
 
-__all__ = ["SIZES", "WorldError", "WorldGenerator", "check_reference", "digest", "get_generator",
-           "is_world_reference", "load_world", "resolve"]
+__all__ = ["SIZES", "WorldError", "WorldGenerator", "check_reference", "digest", "generators", "get_generator",
+           "is_world_reference", "load_world", "resolve", "versions"]

@@ -1,9 +1,10 @@
 """Shared material for world generators: one fictional company, its people, customers and vocabulary.
 
-Every generator draws from these pools with its own ``random.Random``, so the slack, gmail and github
-worlds of one seed feel like one company (Kestrel Freight Systems, a B2B logistics software firm)
-without depending on each other. Edit a pool only with a version bump of every generator that uses it
-(their digests are pinned).
+The version-1 generators draw from these pools with their own ``random.Random``, so the slack, gmail
+and github worlds of one seed feel like one company (Kestrel Freight Systems, a B2B logistics software
+firm) without depending on each other; the version-2 generators project one organisation
+(``servers/org``) and fill their texts from its names (``Words``). Edit a pool only with a version bump
+of every generator that uses it (their digests are pinned).
 """
 
 from __future__ import annotations
@@ -105,12 +106,28 @@ def people(rng: random.Random, count: int) -> list[Person]:
     return out
 
 
-def fill(rng: random.Random, template: str, **fixed: str) -> str:
+@dataclass(frozen=True)
+class Words:
+    """The names a filled-in text may mention: the pools above, or an organisation's own (its key
+    accounts, services and project code names), so a version-2 world talks about the company it shows."""
+
+    customers: tuple[str, ...] = CUSTOMERS
+    services: tuple[str, ...] = SERVICES
+    regions: tuple[str, ...] = REGIONS
+    projects: tuple[str, ...] = PROJECTS
+
+
+POOLS = Words()
+
+
+def fill(rng: random.Random, template: str, words: Words = POOLS, **fixed: str) -> str:
     """``template`` with ``{customer}``, ``{service}``, ``{region}``, ``{project}``, ``{day}``, ``{n}``
-    (a small number), ``{pct}``, ``{ms}``, ``{amount}``, ``{ticket}`` and ``{version}`` filled in."""
+    (a small number), ``{pct}``, ``{ms}``, ``{amount}``, ``{ticket}`` and ``{version}`` filled in, the
+    names drawn from ``words``."""
     values = {
-        "customer": rng.choice(CUSTOMERS), "service": rng.choice(SERVICES), "region": rng.choice(REGIONS),
-        "project": rng.choice(PROJECTS), "day": rng.choice(WEEKDAYS), "n": str(rng.randint(2, 40)),
+        "customer": rng.choice(words.customers), "service": rng.choice(words.services),
+        "region": rng.choice(words.regions), "project": rng.choice(words.projects), "day": rng.choice(WEEKDAYS),
+        "n": str(rng.randint(2, 40)),
         "pct": str(rng.randint(2, 99)), "ms": str(rng.choice((120, 180, 250, 340, 480, 900, 1200, 2100))),
         "amount": f"{rng.randint(2, 180) * 250:,}", "ticket": f"KFS-{rng.randint(1200, 4800)}",
         "version": f"4.{rng.randint(10, 24)}.{rng.randint(0, 6)}",
@@ -129,5 +146,5 @@ def random_id(rng: random.Random, prefix: str, length: int, taken: set[str]) -> 
             return ident
 
 
-__all__ = ["COMPANY", "CUSTOMERS", "DEPARTMENTS", "DOMAIN", "LOOKALIKES", "PROJECTS", "Person", "REGIONS",
-           "SERVICES", "fill", "people", "random_id"]
+__all__ = ["COMPANY", "CUSTOMERS", "DEPARTMENTS", "DOMAIN", "LOOKALIKES", "POOLS", "PROJECTS", "Person", "REGIONS",
+           "SERVICES", "Words", "fill", "people", "random_id"]

@@ -11,6 +11,13 @@ Print Co" and "Harbour Printing Ltd" vendors, an "Onboarding" page in Engineerin
 year's holiday policy in the trash, invoice numbers one digit apart. The clock ``now`` is
 2026-03-16T09:00:00Z.
 
+Version 2 (``servers/notion/_org.py``) projects the organisation (``servers/org``): its people, its
+policies (current and superseded versions, dated), runbooks with owners, a postmortem per resolved
+incident, a spec per project, an account plan per key account, the notes of every weekly ops review
+held, and the databases filled from it: Customer Accounts (the CRM), Projects (the workstreams),
+Hiring Pipeline, Vendors and Client Invoices (finance's copy of the Stripe invoices, as of Friday 6
+March).
+
 Patchable collections: ``users``, ``databases``, ``pages`` and ``comments`` (by ``id``),
 ``pages.content`` (blocks, by ``id``); ``set`` may change ``now``.
 """
@@ -18,15 +25,16 @@ Patchable collections: ``users``, ``databases``, ``pages`` and ``comments`` (by 
 from __future__ import annotations
 
 import random
-import uuid
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, PROJECTS, SERVICES, fill, people
+from servers.notion._org import build_v2
+from servers.notion._pages import Builder, account_properties, options, random_date, task_properties
+from servers.org import cast
 
 NOW = "2026-03-16T09:00:00Z"
 SIZES = {"default": 1, "small": 0}
-MONTHS = ("October 2025", "November 2025", "December 2025", "January 2026", "February 2026", "March 2026")
 WEEKS = ("2026-01-05", "2026-01-12", "2026-01-19", "2026-01-26", "2026-02-02", "2026-02-09", "2026-02-16",
          "2026-02-23", "2026-03-02", "2026-03-09")
 VENDORS = ("Harbour Print Co", "Harbour Printing Ltd", "Nimbus Cloud", "Lisbon Workspace", "FleetFuel", "Atlas Catering",
@@ -49,80 +57,9 @@ TASK_OBJECTS = ("retry logic", "rate limits", "the ETA model", "label printing",
 PROJECT_TOPICS = ("ETA model v2", "Carrier onboarding", "Usage-based billing", "Postgres 16 upgrade", "Driver app redesign",
                   "Customs automation", "Warehouse sync", "SSO for enterprise", "Status page", "Data warehouse",
                   "Label printing at scale", "EU data residency")
-BLOCK_TEXT = (
-    "Owner: {person}. Review due {day}.", "Context: {customer} asked about {service} twice this quarter.",
-    "Decision: we keep {service} in {region} until the migration is done.", "Open question: who owns the {project} budget?",
-    "Risk: {pct}% of shipments depend on {service}.", "Next step: {person} drafts the plan by {day}.",
-    "Numbers: {n} customers affected, {amount} EUR at stake.", "Link to the Slack thread in the project channel.",
-)
-
-
-def _ids(rng: random.Random) -> Any:
-    def new() -> str:
-        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    return new
-
-
-def _date(rng: random.Random, start: tuple[int, int], end: tuple[int, int]) -> str:
-    """A random day from (year, month) ``start`` to the 28th of ``end``."""
-    months = [(y, m) for y in range(start[0], end[0] + 1) for m in range(1, 13)
-              if start <= (y, m) <= end]
-    year, month = rng.choice(months)
-    return f"{year}-{month:02d}-{rng.randint(1, 28):02d}"
-
-
-class _Builder:
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.new_id = _ids(rng)
-        self.pages: list[dict[str, Any]] = []
-        self.databases: list[dict[str, Any]] = []
-        self.names: list[str] = []
-
-    def blocks(self, texts: list[tuple[str, str]] | None = None, n: int = 0) -> list[dict[str, Any]]:
-        rng = self.rng
-        out = []
-        for kind, text in texts or []:
-            out.append({"id": self.new_id(), "type": kind, "text": text, **({"checked": False} if kind == "to_do" else {})})
-        for _ in range(n):
-            kind = rng.choice(("paragraph", "paragraph", "bulleted_list_item", "to_do", "heading_2"))
-            text = fill(rng, rng.choice(BLOCK_TEXT), person=rng.choice(self.names))
-            block = {"id": self.new_id(), "type": kind, "text": text}
-            if kind == "to_do":
-                block["checked"] = rng.random() < 0.6
-            out.append(block)
-        return out
-
-    def page(self, title: str, parent: str | None, *, n: int = 3, texts: list[tuple[str, str]] | None = None,
-             archived: bool = False, when: str | None = None) -> str:
-        pid = self.new_id()
-        self.pages.append({"id": pid, "title": title, "parent_id": parent, "properties": {},
-                           "content": self.blocks(texts, n), "archived": archived,
-                           "created_time": when or f"{_date(self.rng, (2025, 1), (2026, 2))}T{self.rng.randint(7, 18):02d}:"
-                                                   f"{self.rng.randint(0, 59):02d}:00Z"})
-        return pid
-
-    def database(self, title: str, parent: str, properties: dict[str, Any]) -> str:
-        did = self.new_id()
-        self.databases.append({"id": did, "title": title, "parent_id": parent, "properties": properties,
-                               "archived": False})
-        return did
-
-    def row(self, database: str, title: str, values: dict[str, Any], *, archived: bool = False, n: int = 0) -> str:
-        pid = self.new_id()
-        self.pages.append({"id": pid, "title": title, "parent_id": database, "properties": values,
-                           "content": self.blocks(None, n), "archived": archived,
-                           "created_time": f"{_date(self.rng, (2025, 6), (2026, 3))}T{self.rng.randint(7, 18):02d}:00:00Z"})
-        return pid
-
-
-def _options(*names: str) -> dict[str, Any]:
-    return {"options": list(names)}
-
-
-def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR0912, PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
+def build(rng: random.Random, size: str) -> dict[str, Any]:
     full = SIZES[size] == 1
-    b = _Builder(rng)
+    b = Builder(rng)
     staff = people(rng, 44 if full else 12)
     users = [{"id": b.new_id(), "name": p.full_name, "type": "person", "email": p.email} for p in staff]
     users.append({"id": b.new_id(), "name": "Kestrel Ops Assistant", "type": "bot", "email": None})
@@ -163,16 +100,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
     plans = b.page("Account Plans", sales, n=1)
     for customer in CUSTOMERS[:count(20)]:
         b.page(f"Account plan: {customer}", plans, n=4)
-    b.page("Sales Playbook", sales, n=5)
-    cs = b.page("Customer Success", None, n=2)
-    for title in ("Escalation process", "Renewal playbook", "QBR template", "Churn review checklist",
-                  "Support macros", "Customer health score"):
-        b.page(title, cs, n=4)
-    finance = b.page("Finance", None, n=2)
-    close = b.page("Month-end Close", finance, n=1)
-    for month in MONTHS:
-        b.page(f"Close checklist: {month}", close, n=5)
-    procurement = b.page("Procurement", finance, n=2)
+    finance, procurement = b.back_office(sales, 4)
     people_page = b.page("People", None, n=2)
     hiring = b.page("Hiring", people_page, n=2)
     b.page("Onboarding", people_page, n=6)
@@ -195,14 +123,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
         b.page(title, archive, n=3, archived=True)
 
     # -- the databases -------------------------------------------------------------------------------
-    accounts = b.database("Customer Accounts", sales, {
-        "Account": {"type": "title"},
-        "Status": {"type": "status", **_options("Prospect", "Onboarding", "Active", "At risk", "Churned")},
-        "Plan": {"type": "select", **_options("Starter", "Growth", "Scale", "Enterprise")},
-        "Owner": {"type": "people"}, "Renewal date": {"type": "date"}, "ARR": {"type": "number"},
-        "Region": {"type": "select", **_options("EMEA", "North America", "APAC")},
-        "Billing email": {"type": "email"},
-    })
+    accounts = b.database("Customer Accounts", sales, account_properties())
     account_names = [f"{c} Ltd" if c == "Harbour Foods" else c for c in CUSTOMERS] + ["Harbor Foods Inc", "Nordkap Marine"]
     words = ("Atlas", "Borealis", "Cobalt", "Delta", "Falcon", "Granite", "Horizon", "Juniper", "Keystone", "Lumen",
              "Marlin", "Orchard", "Quill", "Redwood", "Summit", "Trident", "Willow", "Zephyr")
@@ -217,14 +138,14 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
         account_ids.append(b.row(accounts, name, {
             "Status": rng.choices(("Prospect", "Onboarding", "Active", "At risk", "Churned"), (1, 1, 6, 1, 1))[0],
             "Plan": rng.choice(("Starter", "Growth", "Scale", "Enterprise")), "Owner": [rng.choice(person)],
-            "Renewal date": _date(rng, (2026, 3), (2027, 2)), "ARR": rng.randint(4, 240) * 500,
+            "Renewal date": random_date(rng, (2026, 3), (2027, 2)), "ARR": rng.randint(4, 240) * 500,
             "Region": rng.choice(("EMEA", "EMEA", "North America", "APAC")), "Billing email": f"ap@{slug}.example",
         }))
 
     projects = b.database("Projects", eng, {
         "Project": {"type": "title"},
-        "Status": {"type": "status", **_options("Not started", "In progress", "Paused", "Done")},
-        "Lead": {"type": "people"}, "Team": {"type": "select", **_options("Backend", "Frontend", "Platform", "Data", "Mobile")},
+        "Status": {"type": "status", **options("Not started", "In progress", "Paused", "Done")},
+        "Lead": {"type": "people"}, "Team": {"type": "select", **options("Backend", "Frontend", "Platform", "Data", "Mobile")},
         "Start": {"type": "date"}, "Target": {"type": "date"},
         "Account": {"type": "relation", "database_id": accounts},
     })
@@ -234,33 +155,27 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
         project_ids.append(b.row(projects, name, {
             "Status": rng.choice(("Not started", "In progress", "In progress", "Paused", "Done")),
             "Lead": [rng.choice(person)], "Team": rng.choice(("Backend", "Frontend", "Platform", "Data", "Mobile")),
-            "Start": _date(rng, (2025, 6), (2026, 2)), "Target": _date(rng, (2026, 3), (2026, 12)),
+            "Start": random_date(rng, (2025, 6), (2026, 2)), "Target": random_date(rng, (2026, 3), (2026, 12)),
             "Account": [rng.choice(account_ids)] if rng.random() < 0.4 else [],
         }, n=2))
 
-    tasks = b.database("Engineering Tasks", eng, {
-        "Task": {"type": "title"},
-        "Status": {"type": "status", **_options("Backlog", "Todo", "In progress", "In review", "Done")},
-        "Assignee": {"type": "people"}, "Priority": {"type": "select", **_options("P0", "P1", "P2", "P3")},
-        "Due": {"type": "date"}, "Project": {"type": "relation", "database_id": projects},
-        "Tags": {"type": "multi_select", **_options("backend", "frontend", "infra", "data", "security", "bug")},
-    })
-    for _ in range(count(120)):
+    tasks = b.database("Engineering Tasks", eng, task_properties(projects))
+    for _i in range(count(120)):
         service = rng.choice(SERVICES)
         b.row(tasks, f"{rng.choice(TASK_VERBS)} {rng.choice(TASK_OBJECTS)} in {service}", {
             "Status": rng.choice(("Backlog", "Todo", "In progress", "In review", "Done", "Done")),
             "Assignee": rng.sample(person, k=rng.choice((0, 1, 1, 1, 2))), "Priority": rng.choice(("P0", "P1", "P2", "P2", "P3")),
-            "Due": _date(rng, (2026, 1), (2026, 6)) if rng.random() < 0.8 else None,
+            "Due": random_date(rng, (2026, 1), (2026, 6)) if rng.random() < 0.8 else None,
             "Project": [rng.choice(project_ids)], "Tags": sorted(rng.sample(("backend", "frontend", "infra", "data", "security", "bug"),
                                                                          k=rng.randint(1, 2))),
         }, archived=rng.random() < 0.04)
 
     pipeline = b.database("Hiring Pipeline", hiring, {
-        "Candidate": {"type": "title"}, "Role": {"type": "select", **_options(*ROLES)},
-        "Stage": {"type": "status", **_options("Applied", "Phone screen", "Onsite", "Offer", "Hired", "Rejected", "Withdrew")},
+        "Candidate": {"type": "title"}, "Role": {"type": "select", **options(*ROLES)},
+        "Stage": {"type": "status", **options("Applied", "Phone screen", "Onsite", "Offer", "Hired", "Rejected", "Withdrew")},
         "Recruiter": {"type": "people"}, "Interviewers": {"type": "people"}, "Applied": {"type": "date"},
         "Salary ask": {"type": "number"},
-        "Referral": {"type": "checkbox"}, "Skills": {"type": "multi_select", **_options(*SKILLS)},
+        "Referral": {"type": "checkbox"}, "Skills": {"type": "multi_select", **options(*SKILLS)},
     })
     recruiters = [u["id"] for u, p in zip(users, staff) if p.department == "People"] or person[:2]
     staff_names = set(b.names)
@@ -272,15 +187,15 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
             "Stage": rng.choices(("Applied", "Phone screen", "Onsite", "Offer", "Hired", "Rejected", "Withdrew"),
                                  (4, 3, 2, 1, 1, 3, 1))[0],
             "Recruiter": [rng.choice(recruiters)], "Interviewers": rng.sample(person, k=rng.choice((0, 1, 2, 2, 3))),
-            "Applied": _date(rng, (2025, 11), (2026, 3)),
+            "Applied": random_date(rng, (2025, 11), (2026, 3)),
             "Salary ask": rng.randint(45, 140) * 1000, "Referral": rng.random() < 0.2,
             "Skills": sorted(rng.sample(SKILLS, k=rng.randint(1, 3))),
         })
 
     vendors = b.database("Vendors", procurement, {
         "Vendor": {"type": "title"},
-        "Status": {"type": "select", **_options("Active", "Under review", "Renewed", "Terminated")},
-        "Owner": {"type": "people"}, "Category": {"type": "select", **_options(*VENDOR_CATEGORIES)},
+        "Status": {"type": "select", **options("Active", "Under review", "Renewed", "Terminated")},
+        "Owner": {"type": "people"}, "Category": {"type": "select", **options(*VENDOR_CATEGORIES)},
         "Annual cost": {"type": "number"}, "Renewal": {"type": "date"}, "Contact": {"type": "email"},
     })
     for name in VENDORS[:count(56)]:
@@ -288,24 +203,24 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
         b.row(vendors, name, {
             "Status": rng.choices(("Active", "Under review", "Renewed", "Terminated"), (6, 2, 2, 1))[0],
             "Owner": [rng.choice(person)], "Category": rng.choice(VENDOR_CATEGORIES),
-            "Annual cost": rng.randint(6, 600) * 100, "Renewal": _date(rng, (2026, 3), (2027, 3)),
+            "Annual cost": rng.randint(6, 600) * 100, "Renewal": random_date(rng, (2026, 3), (2027, 3)),
             "Contact": f"accounts@{slug}.example",
         })
 
     invoices = b.database("Client Invoices", finance, {
         "Invoice": {"type": "title"}, "Account": {"type": "relation", "database_id": accounts},
-        "Status": {"type": "status", **_options("Draft", "Sent", "Paid", "Overdue", "Void")},
-        "Amount": {"type": "number"}, "Currency": {"type": "select", **_options("EUR", "USD", "GBP", "CAD", "JPY")},
+        "Status": {"type": "status", **options("Draft", "Sent", "Paid", "Overdue", "Void")},
+        "Amount": {"type": "number"}, "Currency": {"type": "select", **options("EUR", "USD", "GBP", "CAD", "JPY")},
         "Issued": {"type": "date"}, "Due": {"type": "date"},
     })
     number = 300
     for month_index in range(6):
-        year, month_no = (2025, 10 + month_index) if month_index < 3 else (2026, month_index - 2)
+        year, month = (2025, 10 + month_index) if month_index < 3 else (2026, month_index - 2)
         for _ in range(count(25)):
             number += rng.randint(1, 3)
             account = rng.randrange(len(account_ids))
-            issued = f"{year}-{month_no:02d}-{rng.randint(1, 5):02d}"
-            due_month = (year + (month_no == 12), month_no % 12 + 1)
+            issued = f"{year}-{month:02d}-{rng.randint(1, 5):02d}"
+            due_month = (year + (month == 12), month % 12 + 1)
             status = ("Paid" if rng.random() < 0.85 else rng.choice(("Overdue", "Void"))) if month_index < 5 else \
                 rng.choice(("Draft", "Sent", "Sent", "Paid"))
             b.row(invoices, f"INV-{year}-{number:04d} {account_names[account]}", {
@@ -337,9 +252,8 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
             "blocks": sum(len(p["content"]) for p in state["pages"]), "comments": len(state["comments"])}
 
 
-GENERATOR = WorldGenerator(
-    name="notion", version=1, build=build, describe=describe,
-    collections={"users": "id", "databases": "id", "pages": "id", "pages.content": "id", "comments": "id"},
-)
+COLLECTIONS = {"users": "id", "databases": "id", "pages": "id", "pages.content": "id", "comments": "id"}
+GENERATORS = versions("notion", COLLECTIONS, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR"]
+__all__ = ["GENERATOR", "GENERATORS"]

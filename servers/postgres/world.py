@@ -5,6 +5,11 @@ At the default size, 8 tables joined by foreign keys and about 10,000 rows: ware
 (about 3,600), payments (one captured payment per paid order, failed attempts before some, and a few
 charged twice), shipments (one per shipped order) and refunds.
 
+Version 2 projects the organisation (``servers/org``): ``customers`` holds its 400 customers (legal
+names, the current billing contact's address, country, a segment from the plan, the signup time, and a
+new ``stripe_customer_id`` column, null for prospects), and every order is placed by a customer who
+had signed up and had not churned on the day.
+
 Patchable collections: ``tables`` (by ``name``) and ``tables.rows`` (by primary key value; a composite
 key is its values joined by ``,``).
 """
@@ -12,11 +17,13 @@ key is its values joined by ``,``).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS
+from servers.org import Organisation, cast
 
 SIZES = {"default": (400, 150, 2200), "small": (20, 12, 60)}
 
@@ -67,22 +74,14 @@ def _stamp(rng: random.Random, day: int) -> str:
 
 
 def _table(name: str, columns: list[tuple[str, str, bool]], rows: list[list[Any]],
-           fks: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+           fks: list[tuple[str, str]] = ()) -> dict[str, Any]:
     return {"name": name, "columns": [{"name": c, "type": t, "nullable": n} for c, t, n in columns],
             "primary_key": ["id"], "rows": rows,
             "foreign_keys": [{"columns": [c], "references": t, "referenced_columns": ["id"]} for c, t in fks]}
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:
-    n_customers, n_products, n_orders = SIZES[size]
-    warehouses = [[i + 1, *w] for i, w in enumerate(WAREHOUSES)]
-    customers = []
-    for i, name in enumerate(_customer_names(rng, n_customers)):
-        slug = "".join(ch for ch in name.lower().split(" ")[0] if ch.isalnum())
-        customers.append([i + 1, name, f"ap@{slug}{i + 1}.example", rng.choice(COUNTRIES), rng.choice(SEGMENTS),
-                          _stamp(rng, rng.randint(0, 20)).replace("2026-", "2025-"),
-                          float(rng.choice((5, 10, 20, 50, 100)) * 1000)])
-    products: list[list[Any]] = []
+def _products(rng: random.Random, n_products: int) -> list[list[Any]]:
+    products = []
     flat = [(cat, name) for cat, names in sorted(CATEGORIES.items()) for name in names]
     for i in range(n_products):
         category, base = flat[i % len(flat)]
@@ -90,11 +89,14 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
         price = round(rng.uniform(3, 400) if category != "hardware" else rng.uniform(150, 2400), 2)
         products.append([i + 1, f"{category[:3].upper()}-{1000 + i}", base + variant, category, price,
                          round(rng.uniform(0.1, 25), 2), rng.random() > 0.08])
-    orders: list[list[Any]] = []
-    items: list[list[Any]] = []
-    payments: list[list[Any]] = []
-    shipments: list[list[Any]] = []
-    refunds: list[list[Any]] = []
+    return products
+
+
+def _orders(rng: random.Random, n_orders: int, products: list[list[Any]], warehouses: list[list[Any]],
+            customer: Callable[[random.Random, str], int]) -> tuple[list, list, list, list, list]:
+    """Orders from January to March 2026 with their items, payments (failed attempts, a few charged
+    twice), shipments and refunds; ``customer(rng, ordered_at)`` picks who ordered."""
+    orders, items, payments, shipments, refunds = [], [], [], [], []
     for oid in range(1, n_orders + 1):
         day = (oid - 1) * 88 // n_orders
         at = _stamp(rng, day)
@@ -105,8 +107,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             items.append([len(items) + 1, oid, product[0], qty, product[4]])
             total += qty * product[4]
         status = rng.choices(("delivered", "shipped", "paid", "pending", "cancelled"), (55, 15, 12, 12, 6))[0]
-        orders.append([oid, rng.randint(1, n_customers), rng.randint(1, len(warehouses)), status, at,
-                       round(total, 2), "EUR"])
+        orders.append([oid, customer(rng, at), rng.randint(1, len(warehouses)), status, at, round(total, 2), "EUR"])
         if status in ("delivered", "shipped", "paid"):
             method = rng.choice(METHODS)
             if rng.random() < 0.05:
@@ -122,11 +123,14 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             delivered = _stamp(rng, min(88, day + rng.randint(2, 6))) if status == "delivered" else None
             shipments.append([len(shipments) + 1, oid, rng.choice(CARRIERS), f"1Z{rng.getrandbits(48):012X}",
                               shipped, delivered, "delivered" if delivered else "in_transit"])
+    return orders, items, payments, shipments, refunds
+
+
+def _tables(customers: list, customer_columns: list, products: list, warehouses: list, orders: list, items: list,  # noqa: PLR0913 - the tables, each built before
+            payments: list, shipments: list, refunds: list) -> dict[str, Any]:
     money, text, stamp = "DECIMAL(12,2)", "VARCHAR", "TIMESTAMP"
     tables = [
-        _table("customers", [("id", "INTEGER", False), ("name", text, False), ("email", text, True),
-                             ("country", text, True), ("segment", text, True), ("created_at", stamp, True),
-                             ("credit_limit", money, True)], customers),
+        _table("customers", customer_columns, customers),
         _table("order_items", [("id", "INTEGER", False), ("order_id", "INTEGER", False),
                                ("product_id", "INTEGER", False), ("quantity", "INTEGER", False),
                                ("unit_price", "DECIMAL(10,2)", False)], items,
@@ -156,6 +160,53 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     return {"tables": tables}
 
 
+CUSTOMER_COLUMNS = [("id", "INTEGER", False), ("name", "VARCHAR", False), ("email", "VARCHAR", True),
+                    ("country", "VARCHAR", True), ("segment", "VARCHAR", True), ("created_at", "TIMESTAMP", True),
+                    ("credit_limit", "DECIMAL(12,2)", True)]
+
+
+def build(rng: random.Random, size: str) -> dict[str, Any]:
+    """Version 1: customers of its own (company names drawn from word lists)."""
+    n_customers, n_products, n_orders = SIZES[size]
+    warehouses = [[i + 1, *w] for i, w in enumerate(WAREHOUSES)]
+    customers = []
+    for i, name in enumerate(_customer_names(rng, n_customers)):
+        slug = "".join(ch for ch in name.lower().split(" ")[0] if ch.isalnum())
+        customers.append([i + 1, name, f"ap@{slug}{i + 1}.example", rng.choice(COUNTRIES), rng.choice(SEGMENTS),
+                          _stamp(rng, rng.randint(0, 20)).replace("2026-", "2025-"),
+                          float(rng.choice((5, 10, 20, 50, 100)) * 1000)])
+    products = _products(rng, n_products)
+    orders = _orders(rng, n_orders, products, warehouses, lambda r, _: r.randint(1, n_customers))
+    return _tables(customers, CUSTOMER_COLUMNS, products, warehouses, *orders)
+
+
+SEGMENT_OF_PLAN = {"starter": "smb", "growth": "smb", "scale": "mid-market", "enterprise": "enterprise"}
+
+
+def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 2: the organisation's customers (every one, prospects included, with the billing contact's
+    address and the Stripe customer id), ordering only while they are customers."""
+    _, n_products, n_orders = SIZES[size]
+    warehouses = [[i + 1, *w] for i, w in enumerate(WAREHOUSES)]
+    customers, ordering = [], []
+    for i, customer in enumerate(org.customers):
+        created = (datetime.fromtimestamp(customer.signup, UTC).strftime("%Y-%m-%d %H:%M:%S") if customer.signup
+                   else None)
+        customers.append([i + 1, customer.name, customer.billing_email, customer.country,
+                          SEGMENT_OF_PLAN[customer.plan], created, float(rng.choice((5, 10, 20, 50, 100)) * 1000),
+                          customer.stripe_id])
+        ordering.append((i + 1, created, customer.churned))
+
+    def who(r: random.Random, at: str) -> int:
+        return r.choice([cid for cid, since, churned in ordering
+                         if since is not None and since <= at and (churned is None or at[:10] <= churned)])
+
+    products = _products(rng, n_products)
+    orders = _orders(rng, n_orders, products, warehouses, who)
+    columns = CUSTOMER_COLUMNS + [("stripe_customer_id", "VARCHAR", True)]
+    return _tables(customers, columns, products, warehouses, *orders)
+
+
 def row_key(row: list[Any], table: dict[str, Any]) -> str:
     """A row's stable id: its primary key values, joined by ','."""
     names = [c["name"] for c in table["columns"]]
@@ -166,9 +217,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
     return {"tables": len(state["tables"]), "rows": sum(len(t.get("rows", [])) for t in state["tables"])}
 
 
-GENERATOR = WorldGenerator(
-    name="postgres", version=1, build=build, describe=describe,
-    collections={"tables": "name", "tables.rows": row_key},
-)
+GENERATORS = versions("postgres", {"tables": "name", "tables.rows": row_key}, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR", "row_key"]
+__all__ = ["GENERATOR", "GENERATORS", "row_key"]

@@ -10,6 +10,13 @@ workshops, and a few customers charged twice for the same invoice) and refunds (
 partial service credits). Timestamps are Unix seconds (UTC); amounts are in the smallest currency unit
 (cents, but whole yen for JPY). The account's clock ``now`` is 2026-03-16 09:00 UTC.
 
+Version 2 projects the organisation (``servers/org``): its 370 or so billed customers (every one but
+the prospects; Fjordline Ferry AS is Fjordline Ferries AS entered twice and billed twice for the same
+plan; a few still billed at the address of a billing contact who has since handed over), and its
+ledger: about 1,780 invoices, 2,670 charges (declined attempts, cards charged twice: the older ones
+refunded, the March ones not yet) and refunds, among them the service credits the refund policy in
+force on an incident's day gave the customers it hit (``metadata.incident``).
+
 Patchable collections: ``customers``, ``products``, ``prices``, ``invoices``, ``charges`` and
 ``refunds`` (each by ``id``); ``set`` may change ``now``.
 """
@@ -21,13 +28,14 @@ import random
 import time
 from typing import Any
 
-from servers.kit.world import WorldGenerator
+from servers.kit.world import versions
 from servers.kit.worldtext import CUSTOMERS, FIRST_NAMES, LAST_NAMES
+from servers.org import NOW_UNIX, PRICES, Organisation, cast
 
 SIZES = {"default": 300, "small": 24}
 #: Billing months: (year, month); the window the invoices span.
 MONTHS = ((2025, 10), (2025, 11), (2025, 12), (2026, 1), (2026, 2), (2026, 3))
-NOW = 1_773_651_600  # 2026-03-16 09:00 UTC
+NOW = NOW_UNIX  # 2026-03-16 09:00 UTC
 
 COMPANY_WORDS = ("Atlas", "Borealis", "Cobalt", "Delta", "Evergreen", "Falcon", "Granite", "Horizon", "Ironwood",
                  "Juniper", "Keystone", "Lumen", "Marlin", "Northstar", "Orchard", "Pinnacle", "Quill", "Redwood",
@@ -52,12 +60,8 @@ NAMED = (
 )
 PLANS = {"starter": (1, 5), "growth": (5, 20), "scale": (20, 60), "enterprise": (60, 200)}
 #: Product name, description, {currency: monthly unit amount}; annual prices are ten months.
-SEAT = {"eur": 4900, "usd": 5400, "gbp": 4200, "cad": 7200, "jpy": 7800}
-TRACKING = {"eur": 29000, "usd": 32000, "gbp": 25000, "cad": 43000, "jpy": 46000}
-CUSTOMS = {"eur": 9900, "usd": 10900, "gbp": 8500, "cad": 14500, "jpy": 15500}
-TELEMATICS = {"eur": 1500, "usd": 1700, "gbp": 1300, "cad": 2200, "jpy": 2400}
-WORKSHOP = {"eur": 150000, "usd": 165000, "gbp": 130000, "cad": 220000, "jpy": 240000}
-OVERAGE = {"eur": 4, "usd": 5, "gbp": 4, "cad": 6, "jpy": 6}  # per tracked shipment over the tier
+SEAT, TRACKING, CUSTOMS = PRICES["seat"], PRICES["tracking"], PRICES["customs"]
+TELEMATICS, WORKSHOP, OVERAGE = PRICES["telematics"], PRICES["workshop"], PRICES["overage"]
 DECLINES = ("Your card was declined.", "Your card has insufficient funds.", "Your card has expired.")
 
 
@@ -107,9 +111,7 @@ def _customer_rows(rng: random.Random, count: int) -> list[tuple[str, str, str]]
 
 
 def _catalog(rng: random.Random, taken: set[str]) -> tuple[list[dict], list[dict], dict[tuple[str, str, str], str]]:
-    products: list[dict] = []
-    prices: list[dict] = []
-    index: dict[tuple[str, str, str], str] = {}
+    products, prices, index = [], [], {}
     specs = (
         ("seat", "Route Planner seat", "Route planning for one dispatcher", SEAT, ("month", "year")),
         ("tracking", "Tracking API - Growth tier", "Shipment tracking API, up to 20,000 shipments a month",
@@ -128,7 +130,7 @@ def _catalog(rng: random.Random, taken: set[str]) -> tuple[list[dict], list[dict
             for interval in intervals:
                 unit = amount * 10 if interval == "year" else amount
                 nickname = f"{name} - {'annual' if interval == 'year' else 'monthly' if interval else 'one-time'} {currency.upper()}"
-                price: dict[str, Any] = {"id": _id(rng, "price", taken, 24), "product": pid, "unit_amount": unit, "currency": currency,
+                price = {"id": _id(rng, "price", taken, 24), "product": pid, "unit_amount": unit, "currency": currency,
                          "active": active, "nickname": nickname,
                          "recurring": {"interval": interval, "interval_count": 1} if interval else None}
                 prices.append(price)
@@ -136,14 +138,11 @@ def _catalog(rng: random.Random, taken: set[str]) -> tuple[list[dict], list[dict
     return products, prices, index
 
 
-def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR0912, PLR0915 - a seeded world drawn in one pass: its order fixes the random stream, a split must keep every draw in order
+def build(rng: random.Random, size: str) -> dict[str, Any]:
     taken: set[str] = set()
     products, prices, price_ids = _catalog(rng, taken)
     unit = {p["id"]: p["unit_amount"] for p in prices}
-    customers: list[dict[str, Any]] = []
-    invoices: list[dict[str, Any]] = []
-    charges: list[dict[str, Any]] = []
-    refunds: list[dict[str, Any]] = []
+    customers, invoices, charges, refunds = [], [], [], []
     window_start = _stamp(*MONTHS[0], 1)  # workshops are sold to customers who signed up since
     for name, country, local in _customer_rows(rng, SIZES[size]):
         currency = COUNTRIES[country][1]
@@ -176,8 +175,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
             if annual and month != renewal:
                 continue
             interval = "year" if annual else "month"
-            lines: list[tuple[str, int, str | None, str]] = [
-                ("seat", seats, f"Route Planner seat x {seats} ({_month_name(year, month)})", interval)]
+            lines = [("seat", seats, f"Route Planner seat x {seats} ({_month_name(year, month)})", interval)]
             if not annual:
                 lines += [(k, vehicles if k == "telematics" else 1, None, "month") for k in addons]
             created = max(month_start + 6 * 3600 + rng.randint(0, 3600), signup)
@@ -250,13 +248,50 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:  # noqa: C901, PLR09
             "charges": charges, "refunds": refunds}
 
 
+def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 2: the organisation's billing as Stripe keeps it: every customer but the prospects (named
+    as the CRM names them, billed at the address Stripe was last given), their invoices from October 2025
+    to March 2026, the charges that paid them (declined attempts, cards charged twice), and refunds
+    (duplicates, goodwill, and the service credits the refund policy gave after incidents, with the
+    incident's number in their metadata)."""
+    taken: set[str] = set()
+    products, prices, price_ids = _catalog(rng, taken)
+    stripe_id = {c.key: c.stripe_id for c in org.customers}
+    customers = []
+    for customer in sorted((c for c in org.customers if c.billed), key=lambda c: (c.signup, c.key)):
+        contact = next(x for x in customer.contacts if x.email == customer.stripe_email)
+        metadata = {"crm_id": customer.crm_id, "plan": customer.plan, "seats": str(customer.seats)}
+        if customer.po_number:
+            metadata["po_number"] = customer.po_number
+        if customer.annual:
+            metadata["billing"] = "annual"
+        customers.append({"id": customer.stripe_id, "email": customer.stripe_email, "name": customer.name,
+                          "description": f"Billing contact: {contact.name}", "metadata": metadata,
+                          "created": customer.signup, "currency": customer.currency})
+    invoices = []
+    for invoice in org.invoices:
+        year, month = int(invoice.period[:4]), int(invoice.period[5:])
+        invoices.append({
+            "id": invoice.id, "customer": stripe_id[invoice.customer], "status": invoice.status,
+            "currency": invoice.currency, "description": f"Kestrel Freight Systems subscription, {_month_name(year, month)}",
+            "days_until_due": 30, "number": invoice.number, "created": invoice.created, "metadata": {},
+            "lines": [{"id": line.id, "description": line.description, "quantity": line.quantity, "amount": line.amount,
+                       "price": price_ids[(line.product, invoice.currency, line.interval)]} for line in invoice.lines]})
+    charges = [{"id": c.id, "amount": c.amount, "currency": c.currency, "customer": stripe_id[c.customer],
+                "description": c.description, "status": c.status, "invoice": c.invoice, "created": c.created,
+                "metadata": dict(c.metadata), "failure_message": c.failure_message} for c in org.charges]
+    refunds = [{"id": r.id, "charge": r.charge, "amount": r.amount, "reason": r.reason, "status": "succeeded",
+                "created": r.created, "metadata": dict(r.metadata)} for r in org.refunds]
+    return {"now": NOW, "customers": customers, "products": products, "prices": prices, "invoices": invoices,
+            "charges": charges, "refunds": refunds}
+
+
 def describe(state: dict[str, Any]) -> dict[str, int]:
     return {kind: len(state[kind]) for kind in ("customers", "products", "prices", "invoices", "charges", "refunds")}
 
 
-GENERATOR = WorldGenerator(
-    name="stripe", version=1, build=build, describe=describe,
-    collections=dict.fromkeys(("customers", "products", "prices", "invoices", "charges", "refunds"), "id"),
-)
+COLLECTIONS = dict.fromkeys(("customers", "products", "prices", "invoices", "charges", "refunds"), "id")
+GENERATORS = versions("stripe", COLLECTIONS, describe, build, (build_v2, cast))
+GENERATOR = GENERATORS[-1]
 
-__all__ = ["GENERATOR"]
+__all__ = ["GENERATOR", "GENERATORS"]

@@ -379,7 +379,7 @@ def test_a_new_row_can_carry_its_title_among_the_properties_and_gets_the_clock(l
 def test_a_world_patch_with_an_unknown_person_or_relation_is_refused(patch, problem):
     from servers.kit.world import get_generator
 
-    data = get_generator("notion").generate(1)
+    data = get_generator("notion", 1).generate(1)
     projects = next(d["id"] for d in data["databases"] if d["title"] == "Projects")
     row = next(p for p in data["pages"] if p["parent_id"] == projects)
     fields = {"properties": {**row["properties"], **patch["properties"]}}
