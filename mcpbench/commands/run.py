@@ -120,7 +120,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
                    f"({why.removeprefix('store: the run did not land: ')}); the same command with "
                    f"--submission-id {submission.submission_id} runs exactly those again", err=True)
 
-    from warehouse.build import CorruptFileError
+    from warehouse.sources import CorruptFileError
     from warehouse.scorecard import format_scorecard, scorecard
 
     import duckdb

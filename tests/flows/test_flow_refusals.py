@@ -30,7 +30,7 @@ def test_evaluate_submission_refuses_an_unwritable_store_before_any_agent_runs(m
     import flows.evaluate
     from runstore.store import StoreError
 
-    _no_task_may_start(monkeypatch, flows.evaluate, "list_task_ids", "pending_task_ids", "run_all", "build_warehouse")
+    _no_task_may_start(monkeypatch, flows.evaluate, "list_task_ids", "pending_runs", "run_all", "build_warehouse")
     store = notes if where == "file" else notes / "store"
     with pytest.raises(StoreError, match=f"{notes} is a file"):
         flows.evaluate.evaluate_submission.fn("noop", store=str(store), db_path=str(tmp_path / "w.duckdb"))
@@ -42,7 +42,7 @@ def test_evaluate_submission_refuses_a_warehouse_path_holding_another_file_befor
     import flows.evaluate
     from warehouse.database_file import WarehouseFileError
 
-    _no_task_may_start(monkeypatch, flows.evaluate, "list_task_ids", "pending_task_ids", "run_all", "build_warehouse")
+    _no_task_may_start(monkeypatch, flows.evaluate, "list_task_ids", "pending_runs", "run_all", "build_warehouse")
     with pytest.raises(WarehouseFileError, match=f"{notes} is not a warehouse this project built"):
         flows.evaluate.evaluate_submission.fn("noop", store=str(tmp_path / "store"), db_path=str(notes))
     assert notes.read_text() == "an operator's notes\n" and not (tmp_path / "store").exists()
