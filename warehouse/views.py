@@ -97,8 +97,8 @@ class View:
         return re.sub(r"\s+", " ", "".join(out)).replace(" ,", ",").strip()
 
     def sources(self) -> list[str]:
-        """The sources this file names with ``{{ source('...') }}``."""
-        return _SOURCE.findall(self.sql)
+        """The sources this file's SQL (not its comments) names with ``{{ source('...') }}``, once each."""
+        return list(dict.fromkeys(_SOURCE.findall(re.sub(r"--[^\n]*", " ", self.sql))))
 
 
 def _read_all(sql_dir: Path) -> list[View]:
@@ -136,11 +136,11 @@ def _check_declarations(views: list[View]) -> None:
                                        f"source('{view.sources()[0]}')")
 
 
-def load_views(sql_dir: Path = SQL_DIR) -> list[View]:
-    """Every view of ``sql_dir``, each after the views it declares it reads (staging first, then by
+def load_views(sql_dir: Path | None = None) -> list[View]:
+    """Every view of ``sql_dir`` (default ``warehouse/sql``), each after the views it declares it reads (staging first, then by
     name where the declarations leave the order open). Raises :class:`ViewDeclarationError` when the
     declarations do not hold (see the module's doc)."""
-    views = _read_all(sql_dir)
+    views = _read_all(sql_dir or SQL_DIR)
     _check_declarations(views)
     by_name = {v.name: v for v in views}
     ordered: list[View] = []
@@ -163,17 +163,18 @@ def load_views(sql_dir: Path = SQL_DIR) -> list[View]:
     return ordered
 
 
-def macro_files(sql_dir: Path = SQL_DIR) -> list[Path]:
+def macro_files(sql_dir: Path | None = None) -> list[Path]:
     """The macro files, made before any view."""
-    return sorted((sql_dir / "macros").glob("*.sql"))
+    return sorted(((sql_dir or SQL_DIR) / "macros").glob("*.sql"))
 
 
-def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str], sql_dir: Path = SQL_DIR) -> list[str]:
+def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str], sql_dir: Path | None = None) -> list[str]:
     """Make the macros, then every view of ``sql_dir`` in ``con`` (a table where the file says
     ``-- materialized: table``), ``{{ source(kind) }}`` filled from ``sources``; return the views'
     names in the order they were made. A statement DuckDB refuses raises ``ValueError`` naming its file."""
     import duckdb
 
+    views = load_views(sql_dir)  # the declarations are checked before anything is made
     for path in macro_files(sql_dir):
         for statement in con.extract_statements(path.read_text(encoding="utf-8")):
             try:
@@ -181,7 +182,7 @@ def create_views(con: duckdb.DuckDBPyConnection, sources: dict[str, str], sql_di
             except duckdb.Error as exc:
                 raise ValueError(f"{path}: {exc}") from exc
     names = []
-    for view in load_views(sql_dir):
+    for view in views:
         def fill(match: re.Match, view: View = view) -> str:
             kind = match.group(1)
             if kind not in sources:

@@ -173,6 +173,34 @@ def query(sql: str, store_root: str | None, db_path: Path | None, as_json: bool,
     _print_table(table, as_json, limit=limit)
 
 
+@warehouse.command()
+@click.option("--check", is_flag=True, help="Exit 1 if the committed reference is stale instead of writing it.")
+def docs(check: bool) -> None:
+    """Write the views' reference into docs/warehouse.md (between its two marker lines): each view's
+    description, what it reads, its grain and checks (from the SQL files' headers) and its columns with
+    their types and meanings (from the views and warehouse/sql/columns.yaml). Commit the result.
+
+    \b
+    Example:
+      mcpbench warehouse docs --check
+    """
+    from warehouse.views_doc import COMMAND, DOC_PATH, render
+
+    try:
+        current = DOC_PATH.read_text(encoding="utf-8")
+        text = render(current)
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if check:
+        if text != current:
+            click.echo(f"{DOC_PATH} is out of date; run `{COMMAND}` and commit it", err=True)
+            sys.exit(1)
+        click.echo(f"{DOC_PATH} is up to date")
+        return
+    DOC_PATH.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {DOC_PATH}")
+
+
 @click.command()
 @click.option("--historical", is_flag=True, help="Rank the retired public months instead of the current one.")
 @store_option()

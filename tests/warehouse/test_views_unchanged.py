@@ -10,15 +10,8 @@ from __future__ import annotations
 import json
 
 import duckdb
-import pytest
 
-from tests.warehouse.snapshot import GOLDEN, digests, dump, synthetic_warehouse
-
-
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    """The synthetic store's warehouse, built (checked) once for this module."""
-    return synthetic_warehouse(tmp_path_factory.mktemp("synthetic"))
+from tests.warehouse.snapshot import GOLDEN, digests, dump
 
 
 def test_every_view_holds_the_recorded_rows_bit_for_bit(synthetic):

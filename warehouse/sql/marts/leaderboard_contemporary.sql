@@ -8,7 +8,7 @@
 -- depends: metrics_by_submission, submission_coverage, anomaly_submitter_flags, trials_by_submission, leaderboard_ranks
 -- grain: submission_id
 -- check: (rank is null) = (not covered)
--- check: success_rate between success_rate_ci_low and success_rate_ci_high
+-- check: success_rate between success_rate_ci_low - 1e-9 and success_rate_ci_high + 1e-9
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private'

@@ -12,9 +12,9 @@
 -- grain: grain, submission_id, submitter, agent, split, split_kind, k, server
 -- check: tasks_all_passed <= tasks_any_passed and tasks_any_passed <= tasks_complete and tasks_complete <= tasks
 -- check: passed <= attempted and attempted <= runs
--- check: pass_at_1 between pass_at_1_ci_low and pass_at_1_ci_high
--- check: pass_hat_k between pass_hat_k_ci_low and pass_hat_k_ci_high and pass_hat_k <= pass_at_k
--- check: pass_at_k between pass_at_k_ci_low and pass_at_k_ci_high
+-- check: pass_at_1 between pass_at_1_ci_low - 1e-9 and pass_at_1_ci_high + 1e-9
+-- check: pass_hat_k between pass_hat_k_ci_low - 1e-9 and pass_hat_k_ci_high + 1e-9 and pass_hat_k <= pass_at_k
+-- check: pass_at_k between pass_at_k_ci_low - 1e-9 and pass_at_k_ci_high + 1e-9
 with tasks as (
     select * from trials_by_task
 ),
