@@ -38,11 +38,16 @@ if TYPE_CHECKING:
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON can carry it: a Decimal as a float, a date or time as ISO text."""
+    """``value`` as JSON can carry it: a Decimal as a float, a date or time as ISO text, inside lists
+    and structs too."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, datetime | date):
         return value.isoformat()
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
     return value
 
 

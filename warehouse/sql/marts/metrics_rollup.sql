@@ -1,7 +1,7 @@
 -- metrics_rollup: the design's metrics at every grain a metrics mart shows, in one pass over run_facts:
 -- per submission and server, per submission, per split and server, and per split (server = 'all'),
 -- named by `grain`. Counts are summed as integers and every rate divided once from them
--- (macros/metrics.sql), so each grain is exact. Read it through the views that pick one grain each
+-- (macros/metrics.sql), so each grain is exact; macros/rollup.sql names the grains. Read it through the views that pick one grain each
 -- (metrics_by_submission_server, metrics_by_submission, metrics_aggregate); a new count or rate is
 -- added here once and appears in all three.
 -- Stored as a table at build time, like run_facts: a view reading one submission's row does not
@@ -21,18 +21,13 @@ with facts as (
 
 counts as (
     select
-        case
-            when grouping(submission_id) = 0 and grouping(server) = 0 then 'submission_server'
-            when grouping(submission_id) = 0 then 'submission'
-            when grouping(server) = 0 then 'split_server'
-            else 'split'
-        end as grain,
+        rollup_grain(grouping(submission_id), grouping(server)) as grain,
         submission_id,
         submitter,
         agent,
         split,
         split_kind,
-        case when grouping(submission_id) = 1 and grouping(server) = 1 then 'all' else server end as server,
+        rollup_server(grouping(submission_id), grouping(server), server) as server,
         count(distinct server) as servers,
         count(distinct submission_id) as submissions,
         count(*) as runs,

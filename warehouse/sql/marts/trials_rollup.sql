@@ -21,18 +21,13 @@ with tasks as (
 
 counts as (
     select
-        case
-            when grouping(submission_id) = 0 and grouping(server) = 0 then 'submission_server'
-            when grouping(submission_id) = 0 then 'submission'
-            when grouping(server) = 0 then 'split_server'
-            else 'split'
-        end as grain,
+        rollup_grain(grouping(submission_id), grouping(server)) as grain,
         submission_id,
         submitter,
         agent,
         split,
         split_kind,
-        case when grouping(submission_id) = 1 and grouping(server) = 1 then 'all' else server end as server,
+        rollup_server(grouping(submission_id), grouping(server), server) as server,
         k,
         count(distinct submission_id) as submissions,
         count(*) as tasks,
