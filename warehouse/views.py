@@ -123,7 +123,8 @@ def _check_declarations(views: list[View]) -> None:
             if LAYERS.index(by_name[dep].layer) > LAYERS.index(view.layer):
                 raise ViewDeclarationError(f"{view.path}: a {view.layer} view may not read the {by_name[dep].layer} "
                                            f"view {dep}")
-        read = {name for name in _IDENTIFIER.findall(view.body) if name in by_name and name != view.name}
+        names = {name.lower() for name in _IDENTIFIER.findall(view.body)}  # SQL names ignore case
+        read = {name for name in names if name in by_name and name != view.name}
         undeclared = sorted(read - set(view.depends))
         if undeclared:
             raise ViewDeclarationError(f"{view.path}: reads {', '.join(undeclared)} without declaring it: add "
@@ -137,9 +138,9 @@ def _check_declarations(views: list[View]) -> None:
 
 
 def load_views(sql_dir: Path | None = None) -> list[View]:
-    """Every view of ``sql_dir`` (default ``warehouse/sql``), each after the views it declares it reads (staging first, then by
-    name where the declarations leave the order open). Raises :class:`ViewDeclarationError` when the
-    declarations do not hold (see the module's doc)."""
+    """Every view of ``sql_dir`` (default ``warehouse/sql``), each after the views it declares it reads
+    (staging first, then by name where the declarations leave the order open). Raises
+    :class:`ViewDeclarationError` when the declarations do not hold (see the module's doc)."""
     views = _read_all(sql_dir or SQL_DIR)
     _check_declarations(views)
     by_name = {v.name: v for v in views}

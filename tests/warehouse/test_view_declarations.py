@@ -64,6 +64,9 @@ def test_a_view_that_reads_another_without_declaring_it_is_refused(sql_dir):
     with pytest.raises(ViewDeclarationError, match=r"metrics_by_submission\.sql: reads metrics_rollup without "
                                                    r"declaring it: add '-- depends: metrics_rollup'"):
         load_views(sql_dir)
+    _edit(sql_dir / "marts" / "metrics_by_submission.sql", "from metrics_rollup", "from METRICS_ROLLUP")
+    with pytest.raises(ViewDeclarationError, match="reads metrics_rollup without declaring it"):
+        load_views(sql_dir)  # SQL names ignore case, and so does the check
 
 
 @pytest.mark.parametrize(("file", "old", "new", "why"), [
