@@ -1,4 +1,4 @@
-"""``mcpbench warehouse build|query``, ``mcpbench leaderboard`` and ``mcpbench report``: thin calls into
+"""``mcpbench warehouse build|query|docs``, ``mcpbench leaderboard`` and ``mcpbench report``: thin calls into
 the ``warehouse`` package. DuckDB is imported when a command runs, never at ``mcpbench --help``."""
 
 from __future__ import annotations
