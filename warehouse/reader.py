@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import duckdb
 
@@ -108,7 +108,7 @@ class Warehouse:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> Warehouse:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from _flow_support import REPO, SECRET
+
 from runstore.store import open_store
 from tests.warehouse.conftest import T0, make_calls, make_run
 
