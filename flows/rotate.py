@@ -3,8 +3,8 @@ monthly (``prefect.yaml``); only ids and counts leave the task that renders the 
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
@@ -24,7 +24,7 @@ def flagged_task_ids(db_path: str, store: str, month: str) -> list[str]:
     there is no warehouse and no run has landed."""
     from runstore.store import open_store
 
-    if not os.path.exists(db_path) and not open_store(store).list("runs/"):
+    if not Path(db_path).exists() and not open_store(store).list("runs/"):
         return []
     with open_checked(db_path, store) as warehouse:
         rows = warehouse.query("select distinct task_id from anomaly_task_flags where month = ? order by 1", [month])

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -145,11 +145,11 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
             con.execute("create table checked_runs as select run_id, fingerprint from run_fingerprints "
                         "semi join previously_checked p using (run_id, fingerprint)")
         checked = check or (new == 0 and orphans == 0)
-        runs, calls = con.execute("select count(*), coalesce(sum(calls), 0)::bigint from run_facts").fetchone()
+        ((runs, calls),) = con.execute("select count(*), coalesce(sum(calls), 0)::bigint from run_facts").fetchall()
         con.execute("drop table run_fingerprints")
         con.execute("create or replace table warehouse_build as select ? as store, ? as store_version, "
                     "? as built_at, ? as runs, ? as calls, ? as checked, ? as unchecked_runs",
-                    [store.root, version, datetime.now(timezone.utc), runs, calls, checked,
+                    [store.root, version, datetime.now(UTC), runs, calls, checked,
                      0 if checked else new + orphans])
         con.close()
         os.replace(tmp, target)

@@ -50,7 +50,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
     files in ``store`` (default: ``MCPBENCH_STORE`` or ``.mcpbench/store``; :func:`open_submission`).
     Raises LookupError if nothing of it has landed."""
     own = con is None
-    opened = open_submission(submission_id, store) if own else con
+    opened = open_submission(submission_id, store) if con is None else con
     con = connection(opened)
     try:
         columns = ", ".join(METRICS)

@@ -206,12 +206,13 @@ def failed_checks(con: duckdb.DuckDBPyConnection, views: list[View] | None = Non
     for view in views if views is not None else load_views():
         if view.grain:
             keys = ", ".join(view.grain)
-            (dupes,) = con.execute(f"select count(*) from (select {keys} from {view.name} group by all "
-                                   "having count(*) > 1)").fetchone()
+            ((dupes,),) = con.execute(f"select count(*) from (select {keys} from {view.name} group by all "
+                                      "having count(*) > 1)").fetchall()
             if dupes:
                 failures.append(f"{view.name}: {dupes} values of its grain ({keys}) name more than one row")
         for check in view.checks:
-            (bad,) = con.execute(f"select count(*) from {view.name} where not coalesce(({check}), true)").fetchone()
+            ((bad,),) = con.execute(f"select count(*) from {view.name} where not coalesce(({check}), true)"
+                                    ).fetchall()
             if bad:
                 failures.append(f"{view.name}: {bad} rows fail the check {check}")
     return failures

@@ -8,6 +8,8 @@ of the page as it is; ``--check`` fails when the committed page is stale.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from warehouse.views import LAYERS, SQL_DIR, View, load_views
@@ -38,10 +40,22 @@ def view_columns(views: list[View] | None = None) -> dict[str, list[tuple[str, s
 
 
 def glossary(path: Path = COLUMNS_FILE) -> dict[str, str]:
-    """What each column means: ``name`` for every view, ``view.name`` for one view."""
-    import yaml
-
-    return {str(k): str(v) for k, v in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).items()}
+    """What each column means: ``name`` for every view, ``view.name`` for one view. The file holds one
+    ``key: "meaning"`` per line (the meaning a JSON string, so the file is also YAML) and ``#`` comments;
+    a line of any other form is a ``ValueError`` naming it."""
+    words: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(": ")
+        try:
+            meaning = json.loads(value) if sep and re.fullmatch(r"[a-z_][a-z0-9_.]*", key) else None
+        except ValueError:
+            meaning = None
+        if not isinstance(meaning, str) or key in words:
+            raise ValueError(f"{path}:{number}: expected a new `column: \"meaning\"` line, found {line!r}")
+        words[key] = meaning
+    return words
 
 
 def meanings(views: list[View], columns: dict[str, list[tuple[str, str]]], words: dict[str, str]) -> dict[str, str]:

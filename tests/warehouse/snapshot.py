@@ -105,9 +105,11 @@ def land_synthetic(store) -> int:
     rng = random.Random(35)
     landed = 0
 
-    def land(run_id: str, submission: str, submitter: str, agent: str, split: str, task: str, when: datetime,
-             skill: float, *, trial: int = 1, infra: bool = False, force_pass: bool | None = None) -> None:
+    def land(run_id: str, labels: tuple[str, str, str, str], task: str, when: datetime, skill: float, *,
+             trial: int = 1, infra: bool = False, force_pass: bool | None = None) -> None:
+        """Land one run of ``labels`` = (submission, submitter, agent, split) on ``task``."""
         nonlocal landed
+        submission, submitter, agent, split = labels
         server = task.split("-", 1)[0]
         recovery = task.endswith("4")
         passed = force_pass if force_pass is not None else rng.random() < skill
@@ -150,25 +152,25 @@ def land_synthetic(store) -> int:
                     n += 1
                     when = T0.replace(month=1) + timedelta(days=31 * mi, hours=si, minutes=ti, seconds=k)
                     leaked = task == LEAKED and (last or None)
-                    land(f"r{n:05d}", submission, submitter, f"agent-{submitter}", month, task, when,
+                    land(f"r{n:05d}", (submission, submitter, f"agent-{submitter}", month), task, when,
                          min(0.98, skill + boost), trial=k, infra=(n % 37 == 0),
                          force_pass=True if leaked else (False if task == LEAKED else None))
     # retired months, evaluated from their plaintext; a partial one does not rank
     for si, submitter in enumerate(("bob", "erin", "frank")):
         for ti, task in enumerate(TASKS if submitter != "frank" else TASKS[:5]):
             n += 1
-            land(f"r{n:05d}", f"sub-{submitter}-hist", submitter, f"agent-{submitter}", "Historical-2026-01", task,
+            land(f"r{n:05d}", (f"sub-{submitter}-hist", submitter, f"agent-{submitter}", "Historical-2026-01"), task,
                  T0 + timedelta(days=40, hours=si, minutes=ti), 0.6)
     # the dev set and a folder never rank
     for agent, skill in (("oracle", 1.0), ("noop", 0.0), ("liar", 0.0), ("random", 0.1)):
         for ti, task in enumerate(TASKS):
             n += 1
-            land(f"r{n:05d}", f"sub-dev-{agent}", "baselines", agent, "dev", task,
+            land(f"r{n:05d}", (f"sub-dev-{agent}", "baselines", agent, "dev"), task,
                  T0 + timedelta(days=50, minutes=ti), skill)
     for ti, task in enumerate(TASKS[:3]):
         n += 1
-        land(f"r{n:05d}", "sub-folder", "alice", "agent-alice", "dir:mine", task, T0 + timedelta(days=51, minutes=ti),
-             0.5)
+        land(f"r{n:05d}", ("sub-folder", "alice", "agent-alice", "dir:mine"), task,
+             T0 + timedelta(days=51, minutes=ti), 0.5)
     # task lists as rotations published them: the latest month's, and April's with a task nobody attempted
     for month, tasks in (("2026-05", TASKS), ("2026-04", [*TASKS, "slack-099"])):
         store.put_bytes(f"public/attestations/{month}.json", json.dumps({
