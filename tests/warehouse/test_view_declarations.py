@@ -156,3 +156,15 @@ def test_a_column_without_a_meaning_or_a_meaning_without_a_column_stops_the_refe
     columns["run_facts"].pop()
     with pytest.raises(ValueError, match=r"names no column of any view: stg_runs\.nonsense"):
         meanings(views, columns, {**words, "stg_runs.nonsense": "never a column"})
+
+
+def test_a_malformed_line_of_the_column_glossary_is_named(tmp_path):
+    path = tmp_path / "columns.yaml"
+    path.write_text('# meanings\nrun_id: "the run"\nrun_id: "again"\n')
+    with pytest.raises(ValueError, match=r"columns\.yaml:3: expected a new `column: \"meaning\"` line"):
+        glossary(path)
+    path.write_text('run_id: the run, unquoted\n')
+    with pytest.raises(ValueError, match=r"columns\.yaml:1: .*'run_id: the run, unquoted'"):
+        glossary(path)
+    path.write_text('# meanings\n\nrun_id: "the run"\nstg_runs.goal: "the goal"\n')
+    assert glossary(path) == {"run_id": "the run", "stg_runs.goal": "the goal"}
