@@ -137,18 +137,18 @@ def generate(root: Path, n_calls: int, seed: int = 5) -> dict:
 
 # -- the two engines ------------------------------------------------------------------------------
 def bench_duckdb(root: Path, work: Path) -> dict:
-    import duckdb
-
     from warehouse.build import build
+    from warehouse.reader import open_warehouse
+
 
     t0 = time.perf_counter()
     result = build(str(root), work / "warehouse.duckdb", check=False)
     t_build = time.perf_counter() - t0
-    con = duckdb.connect(str(result.path), read_only=True)
     rows = {}
     t1 = time.perf_counter()
-    for view in MARTS:
-        rows[view] = con.sql(f"select * from {view}").to_arrow_table().num_rows
+    with open_warehouse(result.path, store=str(root), allow_unchecked=True) as warehouse:
+        for view in MARTS:
+            rows[view] = warehouse.arrow(f"select * from {view}").num_rows
     t_marts = time.perf_counter() - t1
     return {"build_s": t_build, "marts_s": t_marts, "rows": rows}
 
@@ -238,7 +238,7 @@ def child(engine: str, root: Path, work: Path) -> None:
     import duckdb  # noqa: F401  (imports are not what is measured)
     import polars  # noqa: F401
 
-    import warehouse.build  # noqa: F401
+    import warehouse.reader  # noqa: F401
 
     base = _high_water_mb()
     fn = bench_duckdb if engine == "duckdb" else bench_polars
@@ -283,6 +283,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("/tmp/mcpbench-warehouse-bench"))
     parser.add_argument("--repeat", type=int, default=3, help="runs per (engine, size); the best is reported")
     parser.add_argument("--no-write", action="store_true", help="print, do not touch bench/RESULTS.md")
+    parser.add_argument("--engines", nargs="+", choices=["duckdb", "polars"], default=["duckdb", "polars"])
     parser.add_argument("--child", choices=["duckdb", "polars"], help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -296,7 +297,7 @@ def main() -> None:
         t = time.perf_counter()
         info = generate(root, size)
         print(f"data {size}: {info} ({time.perf_counter() - t:.1f}s to generate or find)", flush=True)
-        for engine in ("duckdb", "polars"):
+        for engine in args.engines:
             best = None
             for _ in range(args.repeat):
                 work = args.data / f"work-{size}-{engine}"

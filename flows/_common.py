@@ -1,5 +1,5 @@
-"""What every flow shares: store locations as absolute strings, and task options that keep
-anything a task touches out of Prefect's result storage and caches."""
+"""What every flow shares: store locations as absolute strings, task options that keep anything a
+task touches out of Prefect's result storage and caches, and the one way a flow reads the warehouse."""
 
 from __future__ import annotations
 
@@ -48,4 +48,15 @@ def db_location(db_path: str | None) -> str:
     return os.path.abspath(check_database_path(db_path or default_db_path()))  # noqa: PTH100 - abspath, not resolve: the database file keeps the path given
 
 
-__all__ = ["PRIVATE", "db_location", "logger", "store_root"]
+def open_checked(db_path: str, store: str):
+    """The warehouse at ``db_path`` over ``store``, for a flow task to read: every flow read goes through
+    here. ``warehouse.reader.open_warehouse`` with ``recheck``: rebuilt when runs have landed since its
+    build (validating what is new), and a build made without the check is checked now, so nothing a
+    flow reads (scores, anomaly flags deciding what a rotation replaces) comes from unchecked data; a
+    failing suite raises ``QualityError`` and fails the task."""
+    from warehouse.reader import open_warehouse
+
+    return open_warehouse(db_path, store=store, recheck=True)
+
+
+__all__ = ["PRIVATE", "db_location", "logger", "open_checked", "store_root"]

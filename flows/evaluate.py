@@ -13,7 +13,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows._common import PRIVATE, db_location, logger, store_root
+from flows._common import PRIVATE, db_location, logger, open_checked, store_root
 from flows._runners import task_runner
 from flows.scoring import build_warehouse, read_flags
 from mcpbench.runner import Submission
@@ -119,8 +119,8 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     if infra:
         log.warning("%d runs ended as infra errors after retries: %s", len(infra), ", ".join(infra))
     built = build_warehouse(root, db)
-    flags = read_flags(built["db_path"], submission.submission_id)
-    card = score_card(submission.submission_id, built["db_path"])
+    flags = read_flags(built["db_path"], root, submission.submission_id)
+    card = score_card(submission.submission_id, built["db_path"], root)
     return {"submission_id": submission.submission_id, "split": split, "tasks": len(ids), "trials": trials,
             "skipped": len(ids) * trials - len(todo), "ran": len(outcomes),
             "passed": sum(o["status"] == "passed" for o in outcomes),
@@ -141,17 +141,16 @@ def pending_runs(task_ids: list[str], submission: Submission, store: str, trials
 
 
 @task(name="score-card", **PRIVATE)
-def score_card(submission_id: str, db_path: str) -> dict[str, Any]:
-    """The submission's overall metrics, read from the warehouse marts, with its trial metrics under
-    ``trials`` (k, pass@1, pass^k, pass@k and their 95% intervals)."""
-    import duckdb
-
+def score_card(submission_id: str, db_path: str, store: str) -> dict[str, Any]:
+    """The submission's overall metrics, read from a checked warehouse's marts
+    (``flows._common.open_checked``), with its trial metrics under ``trials`` (k, pass@1, pass^k,
+    pass@k and their 95% intervals)."""
     from warehouse.scorecard import scorecard
 
-    with duckdb.connect(db_path, read_only=True) as con:
-        card = scorecard(submission_id, con=con)
+    with open_checked(db_path, store) as warehouse:
+        card = scorecard(submission_id, con=warehouse)
     logger().info("%s: success rate %s over %s attempted", submission_id, card["overall"]["success_rate"],
-                          card["overall"]["attempted"])
+                  card["overall"]["attempted"])
     return {**card["overall"], "trials": card["trials"]["overall"]}
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows._common import PRIVATE, db_location, logger, store_root
+from flows._common import PRIVATE, db_location, logger, open_checked, store_root
 
 
 class GateFailed(RuntimeError):
@@ -17,16 +17,18 @@ class GateFailed(RuntimeError):
 
 
 @task(name="leaked-task-ids", **PRIVATE)
-def flagged_task_ids(db_path: str, month: str) -> list[str]:
-    """Tasks of ``month`` the warehouse flags as possibly leaked (none if there is no warehouse yet)."""
-    if not Path(db_path).exists():
-        return []
-    import duckdb
+def flagged_task_ids(db_path: str, store: str, month: str) -> list[str]:
+    """Tasks of ``month`` the warehouse flags as possibly leaked, read from a checked warehouse over
+    ``store`` (``flows._common.open_checked``: rebuilt when runs landed since, checked now if it was
+    built without the check; a failing suite fails the rotation before anything is rendered). None when
+    there is no warehouse and no run has landed."""
+    from runstore.store import open_store
 
-    with duckdb.connect(db_path, read_only=True) as con:
-        rows = con.execute("select distinct task_id from anomaly_task_flags where month = ? order by 1",
-                           [month]).fetchall()
-    return [r[0] for r in rows]
+    if not Path(db_path).exists() and not open_store(store).list("runs/"):
+        return []
+    with open_checked(db_path, store) as warehouse:
+        rows = warehouse.query("select distinct task_id from anomaly_task_flags where month = ? order by 1", [month])
+    return [task_id for (task_id,) in rows.values]
 
 
 @task(name="rotate", **PRIVATE)
@@ -73,7 +75,7 @@ def rotate_month(month: str | None = None, store: str | None = None, leaked_task
 
     month = check_month(month or f"{datetime.now(UTC):%Y-%m}")
     root, db = store_root(store, "write"), db_location(db_path)  # refused before the gate starts
-    leaked = set(leaked_task_ids or []) | set(flagged_task_ids(db, previous_month(month)))
+    leaked = set(leaked_task_ids or []) | set(flagged_task_ids(db, root, previous_month(month)))
     return rotate(month, root, sorted(leaked), pool_dir, retire_previous)
 
 

@@ -1,28 +1,19 @@
-"""Scoring: rebuild the warehouse (data-quality suites, then the marts) and read the anomaly flags."""
+"""Scoring: rebuild the warehouse (data-quality suites, then the marts) and read the anomaly flags
+(from a checked warehouse: ``flows._common.open_checked``)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from decimal import Decimal
 from typing import Any
 
 from prefect import flow, task
 
-from flows._common import PRIVATE, db_location, logger, store_root
+from flows._common import PRIVATE, db_location, logger, open_checked, store_root
 
 #: The columns a flag row carries out of the warehouse: ids, numbers and a reason made of numbers.
 SUBMITTER_FLAG_COLUMNS = ("submission_id", "submitter", "agent", "split", "attempted", "success_rate",
                           "prior_submissions", "prior_mean", "z_score", "reason")
 TASK_FLAG_COLUMNS = ("task_id", "server", "month", "attempts", "passes", "success_rate", "submitters_passed",
                      "prior_success_rate", "jump", "reason")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    return value
 
 
 @task(name="build-warehouse", **PRIVATE)
@@ -38,19 +29,14 @@ def build_warehouse(store: str, db_path: str, check: bool = True) -> dict[str, A
 
 
 @task(name="read-anomaly-flags", **PRIVATE)
-def read_flags(db_path: str, submission_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
+def read_flags(db_path: str, store: str, submission_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """The rows of ``anomaly_submitter_flags`` and ``anomaly_task_flags`` (only ``submission_id``'s
-    submitter flag, if given), limited to ids and numbers."""
-    import duckdb
-
-    with duckdb.connect(db_path, read_only=True) as con:
-        def rows(view: str, columns: tuple[str, ...], where: str = "", params: list | None = None):
-            cur = con.execute(f"select {', '.join(columns)} from {view} {where} order by all", params or [])
-            return [{c: _plain(v) for c, v in zip(columns, row)} for row in cur.fetchall()]
-
-        submitters = rows("anomaly_submitter_flags", SUBMITTER_FLAG_COLUMNS,
-                          *(("where submission_id = ?", [submission_id]) if submission_id else ()))
-        tasks = rows("anomaly_task_flags", TASK_FLAG_COLUMNS)
+    submitter flag, if given), limited to ids and numbers, from a checked warehouse (:func:`open_checked`)."""
+    with open_checked(db_path, store) as warehouse:
+        where, params = ("where submission_id = ?", [submission_id]) if submission_id else ("", [])
+        submitters = warehouse.query(f"select {', '.join(SUBMITTER_FLAG_COLUMNS)} from anomaly_submitter_flags "
+                                     f"{where} order by all", params).plain()
+        tasks = warehouse.query(f"select {', '.join(TASK_FLAG_COLUMNS)} from anomaly_task_flags order by all").plain()
     logger().info("anomaly flags: %d submissions, %d tasks", len(submitters), len(tasks))
     return {"submitters": submitters, "tasks": tasks}
 
@@ -65,8 +51,9 @@ def score(store: str | None = None, db_path: str | None = None) -> dict[str, Any
 def detect_anomalies(store: str | None = None, db_path: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """Rebuild the marts and return the anomaly flags: submissions more than 2 sigma above their
     submitter's history, and private tasks that look leaked (the next rotation replaces those first)."""
-    built = build_warehouse(store_root(store, "read"), db_location(db_path))
-    return read_flags(built["db_path"])
+    root = store_root(store, "read")
+    built = build_warehouse(root, db_location(db_path))
+    return read_flags(built["db_path"], root)
 
 
 __all__ = ["build_warehouse", "detect_anomalies", "read_flags", "score"]

@@ -10,6 +10,8 @@ from typing import Any
 
 import duckdb
 
+from warehouse.reader import Warehouse, connection, query
+
 _PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6"]
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width: 1100px; }
@@ -22,9 +24,7 @@ th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: ta
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return query(con, sql, params).dicts()
 
 
 def _cell(key: str, value: Any) -> str:
@@ -129,10 +129,14 @@ def bar_chart(title: str, groups: list[str], series: dict[str, dict[str, float |
     return "".join(parts)
 
 
-def render_html(con: duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | None = None) -> str:
-    """The report page for the warehouse in ``con``; charts show the ``top`` ranked contemporary
-    submissions. Only submissions that covered their month are ranked; the others are listed apart
-    with their coverage. ``warning`` (e.g. unchecked data) is shown as a banner at the top."""
+def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, warning: str | None = None) -> str:
+    """The report page for the warehouse ``source`` (:mod:`warehouse.reader`); charts show the ``top``
+    ranked contemporary submissions. Only submissions that covered their month are ranked; the others
+    are listed apart with their coverage. ``warning`` (default: an open warehouse's label, when its data
+    is unchecked) is shown as a banner at the top."""
+    con = connection(source)
+    if warning is None and isinstance(source, Warehouse):
+        warning = source.label()
     board_cols = ["rank", "submission_id", "submitter", "agent", "attempted", "passed", "success_rate_95ci",
                   "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate",
                   "collateral_damage_rate", "infra_errors",
@@ -231,10 +235,12 @@ def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, A
     return rows
 
 
-def write_report(path: str | Path, con: duckdb.DuckDBPyConnection, *, warning: str | None = None) -> Path:
+def write_report(path: str | Path, source: Warehouse | duckdb.DuckDBPyConnection, *,
+                 warning: str | None = None) -> Path:
+    """Write :func:`render_html`'s page to ``path`` (its folder made if needed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(con, warning=warning), encoding="utf-8")
+    path.write_text(render_html(source, warning=warning), encoding="utf-8")
     return path
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from runstore.store import Store
+from warehouse.reader import Warehouse, connection, open_submission, query
 
 #: The keys of ``trials["overall"]`` and of each ``trials["by_server"]`` entry (``trials_by_submission``):
 #: pass@1 (= success rate), pass^k and pass@k, each with its 95% Wilson interval, and model usage.
@@ -20,13 +21,11 @@ METRICS = ("attempted", "passed", "success_rate", "efficiency", "hallucination_r
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return query(con, sql, params).dicts()
 
 
 def scorecard(submission_id: str, *, store: Store | str | None = None,
-              con: duckdb.DuckDBPyConnection | None = None) -> dict[str, Any]:
+              con: Warehouse | duckdb.DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The score card of ``submission_id``::
 
         {"submission_id", "submitter", "agent", "split",
@@ -47,13 +46,12 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
     Rates are fractions in [0, 1]; efficiency is a percentage (lower is better); a rate with nothing to
     divide by is None: no attempted runs, no calls, or (recovery_rate) no recovery run attempted or
     every attempted one passed without observing an error; recovery runs that failed make it 0.0.
-    Reads ``con`` (an open warehouse) if given, else only this submission's files in ``store`` (default:
-    ``MCPBENCH_STORE`` or ``.mcpbench/store``). Raises LookupError if nothing of it has landed."""
+    Reads ``con`` (an open warehouse: :mod:`warehouse.reader`) if given, else only this submission's
+    files in ``store`` (default: ``MCPBENCH_STORE`` or ``.mcpbench/store``; :func:`open_submission`).
+    Raises LookupError if nothing of it has landed."""
     own = con is None
-    if con is None:
-        from warehouse.build import connect
-
-        con = connect(store, submission_id=submission_id)
+    opened = open_submission(submission_id, store) if con is None else con
+    con = connection(opened)
     try:
         columns = ", ".join(METRICS)
         overall = _rows(con, f"select submitter, agent, split, {columns} from metrics_by_submission "
@@ -71,7 +69,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
                          [submission_id])
     finally:
         if own:
-            con.close()
+            opened.close()
     head = overall[0]
     return {
         "submission_id": submission_id,

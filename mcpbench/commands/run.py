@@ -128,8 +128,8 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
 
     import duckdb
 
-    from warehouse.build import CorruptFileError
     from warehouse.scorecard import format_scorecard, scorecard
+    from warehouse.sources import CorruptFileError
 
     try:
         card = scorecard(submission.submission_id, store=store)

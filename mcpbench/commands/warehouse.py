@@ -1,4 +1,4 @@
-"""``mcpbench warehouse build|query``, ``mcpbench leaderboard`` and ``mcpbench report``: thin calls into
+"""``mcpbench warehouse build|query|docs``, ``mcpbench leaderboard`` and ``mcpbench report``: thin calls into
 the ``warehouse`` package. DuckDB is imported when a command runs, never at ``mcpbench --help``."""
 
 from __future__ import annotations
@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from datetime import date, datetime
-from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -24,46 +22,25 @@ _unchecked_option = click.option(
          "printed is labelled UNCHECKED. By default such a warehouse is refused.")
 
 
-def _json_default(value):
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return float(value)
-    return str(value)
-
-
-class _Rows:
-    """A query's column names and rows, fetched as Python values (no Arrow, so no pyarrow or pandas)."""
-
-    def __init__(self, con, sql: str) -> None:
-        cur = con.execute(sql)
-        self.column_names = [d[0] for d in cur.description or []]
-        self.rows = cur.fetchall()
-        self.num_rows = len(self.rows)
-
-    def to_pylist(self) -> list[dict]:
-        return [dict(zip(self.column_names, row)) for row in self.rows]
-
-
-def _print_table(table: _Rows, as_json: bool, *, limit: int | None = None) -> None:
-    """Print rows as JSON or a rich table (at most ``limit`` rows shown)."""
+def _print_table(table, as_json: bool, *, limit: int | None = None) -> None:
+    """Print ``table`` (``warehouse.reader.Rows``) as JSON or a rich table (at most ``limit`` rows shown)."""
     if as_json:
-        click.echo(json.dumps(table.to_pylist(), default=_json_default, indent=2))
+        click.echo(json.dumps(table.plain(), default=str, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    shown = table.rows if limit is None else table.rows[:limit]
+    shown = table.values if limit is None else table.values[:limit]
     out = Table(show_edge=False, header_style="bold")
-    for name in table.column_names:
+    for name in table.columns:
         out.add_column(name, overflow="fold")
     for row in shown:
         out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row))
     # a pipe or a file gets every column at full width; a terminal gets its own width
     console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(out)
-    if len(shown) < table.num_rows:
-        console.print(f"({table.num_rows} rows, {len(shown)} shown; use --json or LIMIT for the rest)")
+    if len(shown) < len(table):
+        console.print(f"({len(table)} rows, {len(shown)} shown; use --json or LIMIT for the rest)")
 
 
 @contextmanager
@@ -71,7 +48,8 @@ def _refusals():
     """Turn what the warehouse refuses (a file that is not a warehouse, a store that is not there,
     unreadable Parquet) into a click error saying why, with no traceback."""
     from runstore.store import StoreError
-    from warehouse.build import CorruptFileError, WarehouseFileError
+    from warehouse.database_file import WarehouseFileError
+    from warehouse.sources import CorruptFileError
 
     try:
         yield
@@ -80,32 +58,55 @@ def _refusals():
 
 
 def _open(db_path: Path | None, store: str | None, unchecked: bool):
-    """The warehouse, refused (exit 1 with why) when its data failed or skipped the quality suites,
-    unless ``unchecked``; then a loud label goes to stderr."""
-    from warehouse.build import UncheckedWarehouse, build_status, open_warehouse
+    """The warehouse (``warehouse.reader.Warehouse``), refused (exit 1 with why) when its data failed or
+    skipped the quality suites, unless ``unchecked``; then a loud label goes to stderr."""
     from warehouse.quality import QualityError
+    from warehouse.reader import open_warehouse
+    from warehouse.status import UncheckedWarehouse
 
     try:
         with _refusals():
-            con = open_warehouse(db_path, store=store, allow_unchecked=unchecked)
+            opened = open_warehouse(db_path, store=store, allow_unchecked=unchecked)
     except QualityError as exc:
         raise click.ClickException(f"{exc}\nNothing is scored from data that failed its checks; "
                                    "--unchecked reads it anyway, labelled.") from None
     except UncheckedWarehouse as exc:
         raise click.ClickException(str(exc)) from None
-    label = build_status(con).label()
-    if label:
-        click.echo(f"WARNING: {label}", err=True)
-    return con, label
+    if opened.label():
+        click.echo(f"WARNING: {opened.label()}", err=True)
+    return opened
 
 
-@click.group()
+def _list_views(formatter: click.HelpFormatter) -> None:
+    """The views that exist (``warehouse/sql``), each with what a row of it is."""
+    from warehouse.views import LAYERS, load_views
+
+    views = sorted(load_views(), key=lambda v: (LAYERS.index(v.layer), v.name))
+    with formatter.section("Views (their columns and checks: docs/warehouse.md)"):
+        formatter.write_dl([(v.name, v.summary()) for v in views])
+
+
+class _WarehouseGroup(click.Group):
+    """The ``warehouse`` group, whose help lists the views read from ``warehouse/sql`` when it is shown."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        _list_views(formatter)
+
+
+class _QueryCommand(click.Command):
+    """``warehouse query``, whose help lists the views it can read."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        _list_views(formatter)
+
+
+@click.group(cls=_WarehouseGroup)
 def warehouse() -> None:
     """Build and query the DuckDB warehouse of landed runs and calls.
 
-    Views (see docs/warehouse.md): stg_runs, stg_calls, run_facts, metrics_by_submission,
-    metrics_by_submission_server, metrics_aggregate, anomaly_submitter_flags, anomaly_task_flags,
-    leaderboard_contemporary, leaderboard_historical.
+    Its views are listed below, read from the SQL files of warehouse/sql.
 
     \b
     Example:
@@ -146,7 +147,7 @@ def build(store_root: str | None, db_path: Path | None, check: bool) -> None:
                f"in {result.seconds:.2f}s; {state}")
 
 
-@warehouse.command()
+@warehouse.command(cls=_QueryCommand)
 @click.argument("sql")
 @store_option()
 @_db_option
@@ -164,14 +165,40 @@ def query(sql: str, store_root: str | None, db_path: Path | None, as_json: bool,
     """
     import duckdb
 
-    con, _ = _open(db_path, store_root, unchecked)
-    try:
-        table = _Rows(con, sql)
-    except duckdb.Error as exc:
-        raise click.ClickException(f"query failed: {exc}") from None
-    finally:
-        con.close()
+    with _open(db_path, store_root, unchecked) as opened:
+        try:
+            table = opened.query(sql)
+        except duckdb.Error as exc:
+            raise click.ClickException(f"query failed: {exc}") from None
     _print_table(table, as_json, limit=limit)
+
+
+@warehouse.command()
+@click.option("--check", is_flag=True, help="Exit 1 if the committed reference is stale instead of writing it.")
+def docs(check: bool) -> None:
+    """Write the views' reference into docs/warehouse.md (between its two marker lines): each view's
+    description, what it reads, its grain and checks (from the SQL files' headers) and its columns with
+    their types and meanings (from the views and warehouse/sql/columns.yaml). Commit the result.
+
+    \b
+    Example:
+      mcpbench warehouse docs --check
+    """
+    from warehouse.views_doc import COMMAND, DOC_PATH, render
+
+    try:
+        current = DOC_PATH.read_text(encoding="utf-8")
+        text = render(current)
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if check:
+        if text != current:
+            click.echo(f"{DOC_PATH} is out of date; run `{COMMAND}` and commit it", err=True)
+            sys.exit(1)
+        click.echo(f"{DOC_PATH} is up to date")
+        return
+    DOC_PATH.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {DOC_PATH}")
 
 
 @click.command()
@@ -192,12 +219,9 @@ def leaderboard(historical: bool, store_root: str | None, db_path: Path | None, 
       mcpbench leaderboard --historical --json
     """
     view = "leaderboard_historical" if historical else "leaderboard_contemporary"
-    con, _ = _open(db_path, store_root, unchecked)
-    try:
-        table = _Rows(con, f"select * from {view}")
-    finally:
-        con.close()
-    if table.num_rows == 0 and not as_json:
+    with _open(db_path, store_root, unchecked) as opened:
+        table = opened.query(f"select * from {view}")
+    if len(table) == 0 and not as_json:
         click.echo("no ranked submissions yet (dev-set runs never rank)")
         return
     _print_table(table, as_json)
@@ -220,9 +244,6 @@ def report(html_path: Path, store_root: str | None, db_path: Path | None, unchec
     """
     from warehouse.report import write_report
 
-    con, label = _open(db_path, store_root, unchecked)
-    try:
-        path = write_report(html_path, con, warning=label)
-    finally:
-        con.close()
+    with _open(db_path, store_root, unchecked) as opened:
+        path = write_report(html_path, opened)
     click.echo(f"wrote {path}")

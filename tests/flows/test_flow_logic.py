@@ -136,10 +136,11 @@ def test_a_gate_failure_names_task_ids_and_never_the_reasons(monkeypatch, tmp_pa
     assert "fs-t-x-1" in str(caught.value) and "secret-file-name" not in str(caught.value)
 
 
-def test_no_warehouse_means_no_task_is_flagged_as_leaked(tmp_path):
+def test_no_warehouse_and_no_runs_means_no_task_is_flagged_as_leaked(tmp_path):
     from flows.rotate import flagged_task_ids
 
-    assert flagged_task_ids.fn(str(tmp_path / "missing.duckdb"), "2026-11") == []
+    (tmp_path / "store").mkdir()
+    assert flagged_task_ids.fn(str(tmp_path / "missing.duckdb"), str(tmp_path / "store"), "2026-11") == []
 
 
 # -- prefect.yaml -------------------------------------------------------------------------------------

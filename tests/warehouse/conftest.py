@@ -83,6 +83,15 @@ def land(store):
     return land_
 
 
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """The warehouse over tests/warehouse/snapshot.py's synthetic store (every mart has rows, both
+    flags fire), built once per module; read-only."""
+    from tests.warehouse.snapshot import synthetic_warehouse
+
+    return synthetic_warehouse(tmp_path_factory.mktemp("synthetic"))
+
+
 class MotoEndpoint:
     """moto's S3 over HTTP on 127.0.0.1, which the test can stop and start again on the same port
     (moto keeps its buckets in process memory, so they outlive a restart)."""

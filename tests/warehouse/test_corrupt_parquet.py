@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.store import LocalStore
 from tests.warehouse.conftest import make_calls, make_run, ok
-from warehouse.build import CorruptFileError, build, connect, unreadable_files
+from warehouse.build import build, connect
+from warehouse.sources import CorruptFileError, unreadable_files
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,10 @@
 -- And the jump must be outside the noise the leaderboard reports (the same model as its
 -- separable_from_next): this submission's 95% Wilson interval must lie wholly above the Wilson interval
 -- of its submitter's prior submissions pooled (their passes over their attempted runs).
+-- depends: metrics_by_submission
+-- grain: submission_id
+-- check: prior_submissions >= 3 and success_rate > threshold and z_score > 2
+-- check: success_rate_ci_low > prior_ci_high
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private' and attempted > 0

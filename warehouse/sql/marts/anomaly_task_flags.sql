@@ -7,6 +7,10 @@
 --     getting better at everything does not flag every task, and
 --   * the rise is outside the noise the leaderboard reports (the same model as its separable_from_next):
 --     the month's 95% Wilson interval lies wholly above that of the earlier months' pooled runs.
+-- depends: run_facts
+-- grain: task_id, month
+-- check: submitters_passed >= 3 and prior_attempts >= 5 and jump >= 0.5
+-- check: jump - month_median_jump >= 0.4 and success_rate_ci_low > prior_ci_high
 with facts as (
     select * from run_facts
     where split_kind = 'private' and attempted

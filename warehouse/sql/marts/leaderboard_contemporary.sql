@@ -5,6 +5,10 @@
 -- folder and historical runs never appear. Every success rate carries its 95% Wilson interval and
 -- separable_from_next (leaderboard_ranks). Trials (k, pass^k, pass@k) and model tokens and cost come
 -- from trials_by_submission.
+-- depends: metrics_by_submission, submission_coverage, anomaly_submitter_flags, trials_by_submission, leaderboard_ranks
+-- grain: submission_id
+-- check: (rank is null) = (not covered)
+-- check: success_rate between success_rate_ci_low - 1e-9 and success_rate_ci_high + 1e-9
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private'

@@ -4,6 +4,10 @@
 -- with rank null and their coverage. Dev-set and folder runs never appear here. Success rates carry
 -- their 95% Wilson interval and separable_from_next, as on the contemporary board.
 -- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there.
+-- depends: metrics_by_submission, submission_coverage, trials_by_submission, leaderboard_ranks
+-- grain: submission_id
+-- check: (rank is null) = (not covered)
+-- check: split = 'Historical-' || month
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'historical'

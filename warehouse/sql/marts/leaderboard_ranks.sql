@@ -4,6 +4,10 @@
 -- the others get rank null. Each success rate carries its 95% Wilson interval; separable_from_next
 -- is false when this entry's interval overlaps the next ranked one's (not separable at this sample
 -- size; null on the last, and on entries that are not ranked).
+-- depends: metrics_by_submission, submission_coverage
+-- grain: submission_id
+-- check: rank >= 1 and success_rate_ci_low <= success_rate_ci_high
+-- check: separable_from_next is null or rank is not null
 with submissions as (
     select * from metrics_by_submission
     where split_kind in ('private', 'historical')

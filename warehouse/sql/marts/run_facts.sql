@@ -1,6 +1,12 @@
 -- run_facts: one row per run with what every metric needs, counted from the run's own call rows.
 -- The one pass over the calls: stored as a table at build time, so every mart reads runs, not calls.
 -- materialized: table
+-- depends: stg_runs, stg_calls
+-- grain: run_id
+-- check: unlisted_calls <= calls and error_calls <= calls
+-- check: attempted or not passed
+-- check: (steps_used_e12 is not null) = passed and steps_used_ratio between 0 and 1
+-- check: observed_error = (error_calls > 0)
 with runs as (
     select * from stg_runs
 ),

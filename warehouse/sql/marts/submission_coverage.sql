@@ -2,6 +2,10 @@
 -- submission ranks only when it covered the month: an attempted run on every task of the month.
 -- The month's tasks are the list published at its start (stg_month_tasks); without one in the store,
 -- the most tasks any submission attempted that month.
+-- depends: run_facts, stg_month_tasks
+-- grain: submission_id
+-- check: tasks_covered <= tasks_in_month and coverage between 0 and 1
+-- check: covered = (tasks_in_month > 0 and tasks_covered = tasks_in_month)
 with runs as (
     select * from run_facts
     where split_kind in ('private', 'historical')

@@ -1,48 +1,9 @@
 -- trials_aggregate: pass@1, pass^k and pass@k with their 95% Wilson intervals, and model tokens and
 -- cost, pooled over every submission of a split with the same number of trials k, per server and over
--- all servers (server = 'all'). Pooled means run-weighted (pass@1) and task-weighted (pass^k, pass@k).
-with tasks as (
-    select * from trials_by_task
-),
-
-counts as (
-    select
-        split,
-        split_kind,
-        k,
-        coalesce(server, 'all') as server,
-        count(distinct submission_id) as submissions,
-        count(*) as tasks,
-        count(*) filter (where complete) as tasks_complete,
-        count(*) filter (where all_passed) as tasks_all_passed,
-        count(*) filter (where any_passed) as tasks_any_passed,
-        sum(runs)::bigint as runs,
-        sum(attempted)::bigint as attempted,
-        sum(passed)::bigint as passed,
-        sum(model_requests)::bigint as model_requests,
-        sum(prompt_tokens)::bigint as prompt_tokens,
-        sum(completion_tokens)::bigint as completion_tokens,
-        sum(cost_nanousd)::bigint as cost_nanousd
-    from tasks
-    group by grouping sets ((split, split_kind, k, server), (split, split_kind, k))
-),
-
-final as (
-    select
-        *,
-        success_rate(passed, attempted) as pass_at_1,
-        wilson_low(passed, attempted) as pass_at_1_ci_low,
-        wilson_high(passed, attempted) as pass_at_1_ci_high,
-        success_rate(tasks_all_passed, tasks_complete) as pass_hat_k,
-        wilson_low(tasks_all_passed, tasks_complete) as pass_hat_k_ci_low,
-        wilson_high(tasks_all_passed, tasks_complete) as pass_hat_k_ci_high,
-        success_rate(tasks_any_passed, tasks_complete) as pass_at_k,
-        wilson_low(tasks_any_passed, tasks_complete) as pass_at_k_ci_low,
-        wilson_high(tasks_any_passed, tasks_complete) as pass_at_k_ci_high,
-        (prompt_tokens + completion_tokens) / nullif(runs, 0) as tokens_per_run,
-        cost_usd(cost_nanousd) as cost_usd,
-        cost_nanousd / nullif(runs * 1000000000, 0) as cost_usd_per_run
-    from counts
-)
-
-select * from final
+-- all servers (server = 'all'; trials_rollup's grains 'split_server' and 'split').
+-- depends: trials_rollup
+-- grain: split, k, server
+-- check: submissions >= 1
+select split, split_kind, k, server, * exclude (grain, submission_id, submitter, agent, split, split_kind, k, server)
+from trials_rollup
+where grain in ('split_server', 'split')

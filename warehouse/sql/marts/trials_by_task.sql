@@ -2,6 +2,11 @@
 -- usage of those runs. A submission's K is its highest trial number. A task is complete when all K of
 -- its trials were attempted (none an infra error); only complete tasks enter pass^k and pass@k:
 -- all_passed (pass^k, tau-bench's definition: every trial passed) and any_passed (pass@k).
+-- depends: run_facts
+-- grain: submission_id, task_id
+-- check: passed <= attempted and attempted <= runs and attempted <= k
+-- check: complete or not any_passed
+-- check: any_passed or not all_passed
 with facts as (
     select * from run_facts
 ),

@@ -1,5 +1,6 @@
 -- stg_calls: one row per MCP tools/call the gateway observed (CallRecord).
 -- The build fills {{ source('calls') }}; see stg_runs.
+-- grain: run_id, seq
 with source as (
     select * from {{ source('calls') }}
 ),

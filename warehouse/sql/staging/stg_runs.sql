@@ -2,6 +2,7 @@
 -- decided once, when the run was recorded (runstore.split.Split): nothing here parses a split.
 -- The build fills {{ source('runs') }} with where the run Parquet lives (a local glob or a table
 -- copied from a pyarrow dataset on S3); no other file knows.
+-- grain: run_id
 with source as (
     select * from {{ source('runs') }}
 ),
