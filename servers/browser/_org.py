@@ -34,7 +34,8 @@ from servers.org import Organisation, plus
 
 def _policies(org: Organisation) -> tuple[list[tuple[str, str, str]], str]:
     """(slug, title, text) of every policy version, the current ones first; and the holiday policy's slug."""
-    current, archived = [], []
+    current: list[tuple[str, str, str]] = []
+    archived: list[tuple[str, str, str]] = []
     for policy in org.policies:
         for version in policy.versions:
             several = len(policy.versions) > 1
@@ -55,6 +56,7 @@ def _news(org: Organisation) -> list[tuple[str, str, str]]:
                               f"The {version.label} {policy.title.lower()} applies from {version.effective}; the earlier "
                               f"version is archived. See HR > Policies."))
     for incident in [i for i in org.incidents if i.resolved][-2:]:
+        assert incident.resolved is not None  # the filter above
         minutes = int((datetime.fromisoformat(incident.resolved[:16]) - datetime.fromisoformat(incident.started[:16]))
                       .total_seconds() // 60)
         dated.append((incident.resolved[:10], f"incident-{incident.number}", f"Incident review: {incident.service}",

@@ -48,9 +48,10 @@ class Person(NamedTuple):
 
 
 def page(path: str, title: str, text: str = "", links=(), forms=(), search: bool = False) -> dict[str, Any]:
-    page = {"url": HOST + path, "title": title, "text": text,
-            "links": [{"text": t, "href": h} for t, h in MENU] + [{"text": t, "href": h} for t, h in links],
-            "forms": list(forms)}
+    page: dict[str, Any] = {
+        "url": HOST + path, "title": title, "text": text,
+        "links": [{"text": t, "href": h} for t, h in MENU] + [{"text": t, "href": h} for t, h in links],
+        "forms": list(forms)}
     if search:
         page["search"] = True
     return page

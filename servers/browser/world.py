@@ -131,7 +131,7 @@ def _rooms(rng: random.Random, per_office: int) -> list[dict]:
         rooms = []
         for name in names[:per_office]:
             capacity, video = rng.choice((4, 6, 8, 10, 12, 14, 16, 20)), rng.random() < 0.6
-            bookings = []
+            bookings: list[tuple[str, int, int, str]] = []
             for day in WEEK:
                 for _ in range(rng.choice((0, 1, 1, 2))):
                     start = rng.randrange(0, len(SLOTS) - 4)

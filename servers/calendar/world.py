@@ -28,6 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from servers.calendar.recur import DAYS
@@ -36,6 +37,7 @@ from servers.kit.worldtext import CUSTOMERS, DOMAIN, PROJECTS, SERVICES, people
 from servers.org import CARRIERS, Organisation, cast, plus
 from servers.org import HOLIDAYS as PT_HOLIDAYS
 from servers.org import TRIPS as ORG_TRIPS
+from servers.org.model import Series
 
 OWNER = f"priya.raman@{DOMAIN}"
 OPS = f"c_ops7k2m9q4x@group.calendar.{DOMAIN}"
@@ -109,7 +111,9 @@ class _Calendar:
     """The events being built: ``add`` stores one (its id drawn from ``rng``), ``room`` books a room."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng, self.taken, self.events = rng, set(), []
+        self.rng = rng
+        self.taken: set[str] = set()
+        self.events: list[dict[str, Any]] = []
 
     def add(self, calendar: str, title: str, start: str, end: str, **extra: Any) -> dict[str, Any]:
         event = {"id": _event_id(self.rng, self.taken), "calendar_id": calendar, "title": title, "start": start,
@@ -145,7 +149,9 @@ class _Calendar:
         if where:
             self.room(series, next(r for r in rooms if r["name"] == where))
         holidays = {d for _, d in HOLIDAY_DAYS}
-        starts = recur.occurrences(datetime.fromisoformat(start), recur.parse(lines))
+        parsed = recur.parse(lines)
+        assert parsed is not None, "lines holds the series' RRULE"
+        starts = recur.occurrences(datetime.fromisoformat(start), parsed)
         skipped = [s for s in starts if s.date().isoformat() in holidays]
         if skipped:
             lines.append("EXDATE:" + ",".join(s.strftime("%Y%m%dT%H%M%S") for s in skipped))
@@ -236,7 +242,7 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
 
     def changes(kept: list[datetime]) -> list[tuple[int, str | None]]:
         picks = rng.sample(range(1, len(kept)), k=min(len(kept) - 1, 3 if size == "default" else 1))
-        out = []
+        out: list[tuple[int, str | None]] = []
         for k, index in enumerate(sorted(picks)):
             if k == 1:  # a cancelled occurrence
                 out.append((index, None))
@@ -254,12 +260,12 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
 
     # One-off meetings on weekdays, mostly in the primary calendar.
     holidays = {d for _, d in HOLIDAY_DAYS}
-    days = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
-    days = [d for d in days if d.weekday() < 5 and d.isoformat() not in holidays]
+    every_day = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
+    weekdays = [d for d in every_day if d.weekday() < 5 and d.isoformat() not in holidays]
     others = [e for e in emails if e not in (santos, santana)]
     for _ in range(SIZES[size]):
         title, about, minutes, (lo, hi), roomy = rng.choice(MEETINGS)
-        day = rng.choice(days)
+        day = rng.choice(weekdays)
         hhmm = f"{rng.choice((8, 9, 10, 11, 13, 14, 15, 16, 17))}:{rng.choice(('00', '30'))}".zfill(5)
         person = rng.choice(staff)
         values = {"customer": rng.choice(CUSTOMERS), "carrier": rng.choice(CARRIERS), "project": rng.choice(PROJECTS),
@@ -290,11 +296,22 @@ def _answers(rng: random.Random, emails: tuple[str, ...]) -> list[dict[str, Any]
     return out
 
 
-def _rrule(series) -> str:
+def _rrule(series: Series) -> str:
     rule = series.rule
     days = ",".join(f"{rule.nth}{DAYS[d]}" if rule.nth else DAYS[d] for d in rule.days)
     line = f"RRULE:FREQ={rule.freq};" + (f"INTERVAL={rule.interval};" if rule.interval > 1 else "") + f"BYDAY={days}"
-    return line + (f";COUNT={rule.count}" if rule.count else f";UNTIL={rule.until.replace('-', '')}T235959Z")
+    if rule.count:
+        return line + f";COUNT={rule.count}"
+    assert rule.until is not None, f"{series.key}: a rule without a count ends on a day"
+    return line + f";UNTIL={rule.until.replace('-', '')}T235959Z"
+
+
+def _exceptions(series: Series) -> Callable[[list[datetime]], list[tuple[int, str | None]]]:
+    """The changed occurrences of ``series`` as ``_Calendar.series`` takes them: (index of the original
+    start, the new start or None for a cancelled one)."""
+    at = {start: i for i, start in enumerate(series.occurrences)}
+    changed = [(at[e.original], e.start) for e in series.exceptions]
+    return lambda kept: changed
 
 
 def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
@@ -305,7 +322,8 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     me = org.owner
     directory = [{"email": e.email, "name": e.name, "title": e.title, "department": e.department}
                  for e in [me] + [e for e in org.active if e is not me]]
-    rooms = [{"email": r.email, "name": r.name, "building": org.office(r.office).building, "capacity": r.capacity}
+    buildings = {o.key: o.building for o in org.offices}
+    rooms = [{"email": r.email, "name": r.name, "building": buildings[r.office], "capacity": r.capacity}
              for r in org.rooms]
     by_email = {r["email"]: r for r in rooms}
     calendars = {"primary": OWNER, "ops": OPS}
@@ -314,10 +332,9 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     for series in org.series:
         spec = (calendars[series.calendar], series.title, series.start, series.minutes, _rrule(series),
                 list(series.attendees), series.description, by_email[series.room]["name"] if series.room else None)
-        at = {start: i for i, start in enumerate(series.occurrences)}
-        out.series(spec, rooms, lambda kept, s=series, at=at: [(at[e.original], e.start) for e in s.exceptions])
+        out.series(spec, rooms, _exceptions(series))
     for trip in org.trips:
-        out.trip(trip.city, trip.first, trip.days, trip.visit, trip.airport, lambda t=trip: _answers(rng, t.team), rooms)
+        out.trip(trip.city, trip.first, trip.days, trip.visit, trip.airport, partial(_answers, rng, trip.team), rooms)
     for meeting in org.meetings:
         about = meeting.description
         if meeting.notes_path and meeting.start < NOW:

@@ -242,6 +242,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
         if meeting.notes_path and meeting.start < "2026-03-16T09:00":
             facts = [meeting.description]
             if meeting.kind == "incident-review":
+                assert meeting.subject is not None, f"{meeting.key}: an incident review names its incident"
                 incident = org.incident(int(meeting.subject))
                 facts += [f"Incident {incident.number} ({incident.severity}, {incident.service}), commander "
                           f"{org.employee(incident.commander).name}", f"Root cause: {incident.cause}"]
@@ -251,7 +252,9 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     for series in org.series:
         if series.notes == "drive":
             for start in series.held("2026-03-16T09:00"):
-                files[series.notes_at(start)] = _notes(rng, org, series.title, start, series.attendees, [series.description])
+                path = series.notes_at(start)
+                assert path is not None, "notes kept on the drive have a path"
+                files[path] = _notes(rng, org, series.title, start, series.attendees, [series.description])
     # Invoices of the key accounts, as sent, until the drive has its size.
     target = SIZES_V2[size]
     for invoice in (i for i in org.invoices if names[i.customer].key_account):

@@ -26,9 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 from servers.github.state import commit_sha
-from servers.kit.world import versions
+from servers.kit.world import Key, versions
 from servers.kit.worldtext import CUSTOMERS, REGIONS, people
 from servers.org import Organisation, cast
+from servers.org.model import Employee
 
 OWNER = "kestrel-freight"
 SIZES = {"default": (50, 14, 100), "small": (5, 2, 10)}  # per repository: issues, pull requests, commits
@@ -132,16 +133,17 @@ class _Team:
 
 
 def _repo(rng: random.Random, name: str, spec: dict[str, Any], size: str, customers: tuple[str, ...],
-          regions: tuple[str, ...], team_of: Callable[[random.Random], Any],
+          regions: tuple[str, ...], team_of: Callable[[random.Random], _Team],
           extra_prs: Callable[[list[dict], dict[str, str], int], list[dict]] | None = None) -> dict[str, Any]:
     """One repository: its files, ``main``'s history, issues with comments, pull requests (merged, closed,
     open with their head branches); ``team_of(rng)`` says who writes them; ``extra_prs`` adds pull
     requests of known content after the others (the organisation's incident fixes)."""
     n_issues, n_prs, n_commits = SIZES[size]
-    params = {"minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(regions),
-              "customer": rng.choice(customers), "queue": rng.choice((200, 500, 1000)), "nodes": rng.randint(3, 9),
-              "replicas": rng.randint(2, 6), "pct": rng.randint(1, 5),
-              "rates": {c: round(rng.uniform(0.4, 2.2), 2) for c in ("DHL", "UPS", "DPD")}}
+    params: dict[str, Any] = {
+        "minor": rng.randint(18, 24), "speed": rng.choice((38, 42, 45)), "region": rng.choice(regions),
+        "customer": rng.choice(customers), "queue": rng.choice((200, 500, 1000)), "nodes": rng.randint(3, 9),
+        "replicas": rng.randint(2, 6), "pct": rng.randint(1, 5),
+        "rates": {c: round(rng.uniform(0.4, 2.2), 2) for c in ("DHL", "UPS", "DPD")}}
     files = {path: text.format(**params) for path, text in spec["files"].items()}
     team = team_of(rng)
     full = f"{OWNER}/{name}"
@@ -205,9 +207,11 @@ def _repo(rng: random.Random, name: str, spec: dict[str, Any], size: str, custom
         fate = rng.choices(("merged", "closed", "open"), (55, 10, 35))[0]
         title = f"{kind.capitalize()}: {thing} {rng.choice(('handling', 'limits', 'retries'))} in {area}"
         date = f"2026-03-{1 + k % 12:02d}"
-        pr = {"number": number, "title": title, "body": f"Closes #{rng.choice(issue_numbers)}.", "head": head,
-              "base": "main", "author": team.author(rng, date), "labels": [rng.choice(("enhancement", "bug", "tech-debt"))],
-              "created_at": f"{date}T{rng.randint(8, 18):02d}:00:00Z"}
+        pr: dict[str, Any] = {
+            "number": number, "title": title, "body": f"Closes #{rng.choice(issue_numbers)}.", "head": head,
+            "base": "main", "author": team.author(rng, date),
+            "labels": [rng.choice(("enhancement", "bug", "tech-debt"))],
+            "created_at": f"{date}T{rng.randint(8, 18):02d}:00:00Z"}
         if fate == "merged":
             pr.update(state="closed", merged=True, merge_commit_sha=rng.choice(commits[:60])["sha"])
         elif fate == "closed":
@@ -269,11 +273,21 @@ class _OrgTeam(_Team):
         self.people = [e for e in org.staff if e.team in REPO_TEAMS[name] and e.github_login]
 
     def author(self, rng: random.Random, day: str | None) -> str:
-        return rng.choice([e for e in self.people if day is None or e.employed_on(day)]).github_login
+        return _github_login(rng.choice([e for e in self.people if day is None or e.employed_on(day)]))
 
     def assignees(self, rng: random.Random, day: str, closed: bool) -> list[str]:
         pool = [e for e in self.people if (e.employed_on(day) if closed else e.active)]
-        return sorted(e.github_login for e in rng.sample(pool, k=min(len(pool), rng.choice((0, 1, 1, 2)))))
+        return sorted(_github_login(e) for e in rng.sample(pool, k=min(len(pool), rng.choice((0, 1, 1, 2)))))
+
+    @classmethod
+    def of(cls, org: Organisation, name: str) -> Callable[[random.Random], _Team]:
+        """The ``team_of`` of repository ``name`` (the team does not depend on ``rng``)."""
+        return lambda rng: cls(org, name)
+
+
+def _github_login(person: Employee) -> str:
+    assert person.github_login is not None, f"{person.key} writes to a repository and has no GitHub login"
+    return person.github_login
 
 
 def _incident_fixes(rng: random.Random, org: Organisation, name: str):
@@ -307,7 +321,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     each incident of their services."""
     specs = {**REPOS, "platform-services": _platform_services(org)}
     repos = [_repo(rng, repo.name, specs[repo.name], size, org.words.customers, org.words.regions,
-                   lambda r, name=repo.name: _OrgTeam(org, name), _incident_fixes(rng, org, repo.name))
+                   _OrgTeam.of(org, repo.name), _incident_fixes(rng, org, repo.name))
              for repo in org.repos]
     return {"viewer": "kestrel-ops-bot", "repos": repos}
 
@@ -320,10 +334,10 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
                             if b["name"] == r.get("default_branch", "main"))}
 
 
-COLLECTIONS = {"repos": lambda r, _: f"{r['owner']}/{r['name']}", "repos.issues": "number",
-               "repos.pull_requests": "number", "repos.milestones": "number", "repos.labels": "name",
-               "repos.branches": "name", "repos.branches.files": "path", "repos.branches.commits": "sha",
-               "repos.issues.comments": "id"}
+COLLECTIONS: dict[str, Key] = {
+    "repos": lambda r, _: f"{r['owner']}/{r['name']}", "repos.issues": "number", "repos.pull_requests": "number",
+    "repos.milestones": "number", "repos.labels": "name", "repos.branches": "name", "repos.branches.files": "path",
+    "repos.branches.commits": "sha", "repos.issues.comments": "id"}
 GENERATORS = versions("github", COLLECTIONS, describe, build, (build_v2, cast))
 GENERATOR = GENERATORS[-1]
 

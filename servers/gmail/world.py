@@ -144,6 +144,7 @@ class _Mailbox:
                 "to": [other] if mine else [self.owner], "cc": list(cc),
                 "subject": subject if k == 0 else f"Re: {subject}", "body": body, "date": when, "label_ids": label_ids,
             })
+        assert thread_id is not None, f"thread {subject!r} has no turns"
         return thread_id
 
 
@@ -229,7 +230,10 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
 
     def owner_on(customer, day: str):
         person = org.employee(customer.owner)
-        return person if person.employed_on(day) else org.employee(person.manager)
+        if person.employed_on(day):
+            return person
+        assert person.manager is not None, f"{person.key} has left and has no manager"
+        return org.employee(person.manager)
 
     # A card charged twice: the customer's billing contact complains; answered once refunded.
     for charge in org.charges:
@@ -237,6 +241,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
             continue
         customer = org.customer(charge.customer)
         first = next(c for c in org.charges if c.id == charge.duplicate_of)
+        assert first.invoice is not None, f"{first.id}: the charge a twin repeats paid an invoice"
         number = invoices[first.invoice].number
         day = _day(charge.created + 86_400)
         contact = customer.contact("billing", day)
@@ -251,6 +256,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     # A new billing contact: the newer notice wins over what the older records say.
     for customer in org.customers:
         for new in [c for c in customer.contacts if c.role == "billing" and c.since]:
+            assert new.since is not None  # the filter above
             old = next(c for c in customer.contacts if c.role == "billing" and c.until)
             owner = owner_on(customer, new.since)
             turns = [(False, f"Hello,\n\nfrom {datetime.fromisoformat(new.since):%d %B %Y} please send every invoice and "
@@ -305,6 +311,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
             box.thread("customer", f"Contract renewal {customer.short} {customer.renewal[:4]}", turns, contact.email,
                        _unix(day) + 9 * 3600, cc=(owner_on(customer, day).email,))
         if customer.status == "Onboarding":
+            assert customer.signup is not None, f"{customer.key}: an onboarding customer has signed up"
             contact = customer.contact("operations", _day(customer.signup))
             turns = [(False, "Can we schedule the onboarding call for next week?" + signed(customer, contact)),
                      (True, "Of course, I will send an invitation." + mine)]
@@ -332,6 +339,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
                 box.thread("internal", f"Updated {policy.title.lower()} from {version.effective}", [(False, body)],
                            author.email, _unix(version.effective) - 3 * 86_400)
     for person in [e for e in org.employees if e.leave and e.leave >= TODAY]:
+        assert person.manager is not None, f"{person.key} is leaving and has no manager"
         owned = sorted(c.name for c in org.customers if c.owner == person.key and c.key_account)
         body = (f"Hi Priya,\n\nmy last day is {person.leave}. These accounts still need a new owner:\n- "
                 + "\n- ".join(owned or ["none"]) + _sign(person.name, person.title, COMPANY))
@@ -380,7 +388,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
 
 def _drafts_v2(rng: random.Random, org: Organisation, box: _Mailbox, size: str) -> list[dict[str, Any]]:
     """Replies Priya started and has not sent: to the complaints still open, to renewals, to colleagues."""
-    open_threads = {}
+    open_threads: dict[str, list[dict[str, Any]]] = {}
     for message in box.messages:
         open_threads.setdefault(message["thread_id"], []).append(message)
     waiting = [t for t in open_threads.values() if t[0]["subject"].startswith(("Charged twice", "Contract renewal"))

@@ -46,7 +46,7 @@ import gc
 import hashlib
 import importlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -95,7 +95,7 @@ class WorldGenerator:
     name: str
     version: int
     build: Callable[..., dict[str, Any]]
-    collections: dict[str, Key] = field(default_factory=dict)
+    collections: Mapping[str, Key] = field(default_factory=dict)
     describe: Callable[[dict[str, Any]], dict[str, int]] | None = None
     cast: Callable[[int, str], Any] | None = None
 
@@ -104,7 +104,7 @@ class WorldGenerator:
         return _generated(self.name, self.version, seed, size)
 
 
-def versions(name: str, collections: dict[str, Key], describe: Callable[[dict[str, Any]], dict[str, int]],
+def versions(name: str, collections: Mapping[str, Key], describe: Callable[[dict[str, Any]], dict[str, int]],
              *builds: Any) -> tuple[WorldGenerator, ...]:
     """The generators of ``name``, versions 1, 2, ... in the order of ``builds`` (what a world module
     keeps as ``GENERATORS``): each a build function, or ``(build, cast)`` for a version that projects a

@@ -286,8 +286,8 @@ def _issues(rng: random.Random, counts: tuple[int, ...], cycles: list[dict[str, 
 def build(rng: random.Random, size: str) -> dict[str, Any]:
     """Version 1: forty people drawn from the shared name pools."""
     staff = people(rng, 40)
-    users = [{"id": f"usr_{rng.getrandbits(40):010x}", "name": p.full_name, "email": p.email,
-              "active": i not in (11, 29)} for i, p in enumerate(staff)]
+    users: list[dict[str, Any]] = [{"id": f"usr_{rng.getrandbits(40):010x}", "name": p.full_name, "email": p.email,
+                                    "active": i not in (11, 29)} for i, p in enumerate(staff)]
     viewer = {"id": f"usr_{rng.getrandbits(40):010x}", "name": "Priya Raman", "email": f"priya.raman@{DOMAIN}",
               "active": True}
     if viewer["email"] in {u["email"] for u in users}:
@@ -320,10 +320,10 @@ class _OrgCast(_Cast):
 
     def __init__(self, org: Organisation, users: list[Employee]) -> None:
         self.org, self.users, self.words = org, users, org.words
-        self.engineers = {key: [e for e in org.active if e.team in teams] for key, teams in LINEAR_TEAMS.items()}
+        self.team_engineers = {key: [e for e in org.active if e.team in teams] for key, teams in LINEAR_TEAMS.items()}
 
     def assignee(self, rng: random.Random, team: str, created: datetime) -> str:
-        return rng.choice(self.engineers[team]).linear_id
+        return rng.choice(self.team_engineers[team]).linear_id
 
     def stray(self, rng: random.Random, assignee: str) -> str:
         return assignee

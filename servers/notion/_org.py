@@ -49,7 +49,8 @@ def _invoice_status(invoice: Invoice) -> str:
 def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
     b = Builder(rng, org.words)
     staff = org.staff
-    users = [{"id": e.notion_id, "name": e.name, "type": "person", "email": e.email} for e in staff]
+    users: list[dict[str, str | None]] = [{"id": e.notion_id, "name": e.name, "type": "person", "email": e.email}
+                                          for e in staff]
     users.append({"id": b.new_id(), "name": "Kestrel Ops Assistant", "type": "bot", "email": None})
     b.names = [e.name for e in org.active]
     nid = {e.key: e.notion_id for e in org.employees}
@@ -129,9 +130,13 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     people_page = b.page("People", None, n=2)
     hiring = b.page("Hiring", people_page, n=2)
     b.page("Onboarding", people_page, n=4)
-    starters = [e for e in org.employees if not e.started]
-    b.page("New starters", people_page, n=0, texts=[("bulleted_list_item", f"{e.name}, {e.title} ({e.team}), starts {e.start}, "
-                                                     f"manager {name[e.manager]}") for e in starters] or para("None planned."))
+    starter_items = []
+    for e in org.employees:
+        if not e.started:
+            assert e.manager is not None, f"{e.key} starts soon and has no manager"
+            starter_items.append(("bulleted_list_item", f"{e.name}, {e.title} ({e.team}), starts {e.start}, "
+                                                        f"manager {name[e.manager]}"))
+    b.page("New starters", people_page, n=0, texts=starter_items or para("None planned."))
     b.page("Benefits 2026", people_page, n=3)
     meetings = b.page("Meeting Notes", None, n=1)
     for series in org.series:
@@ -145,7 +150,9 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
             texts += [("bulleted_list_item", f"Incident {i.number} ({i.severity}, {i.service}): "
                                              f"{', '.join(org.customer(k).short for k in i.customers) or 'no customers'} affected")
                       for i in week]
-            b.page(series.notes_at(start), meetings, n=3, texts=texts, when=f"{start[:10]}T{start[11:16]}:00Z")
+            notes_title = series.notes_at(start)
+            assert notes_title is not None, "notes kept in Notion have a page title"
+            b.page(notes_title, meetings, n=3, texts=texts, when=f"{start[:10]}T{start[11:16]}:00Z")
     board = b.page("Board Meetings", meetings, n=1)
     for day in ("2025-04-09", "2025-07-10", "2025-10-08", "2026-01-14"):
         b.page(f"Quarterly Board Meeting {day}", board, texts=[("heading_2", "Agenda")], n=3, when=f"{day}T09:00:00Z")

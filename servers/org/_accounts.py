@@ -165,6 +165,7 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
         previous, owner_since = None, since
         if not owner.active:
             previous, owner = owner, rng.choice(active_owners)
+            assert previous.leave is not None, f"{previous.key} worked here on {since} and is gone today"
             owner_since = (date.fromisoformat(previous.leave) + timedelta(days=rng.randint(1, 6))).isoformat()
         contacts = []
         for role in ("operations", "billing", "it"):

@@ -47,7 +47,8 @@ def unix_of(iso: str) -> int:
 
 class _Ids:
     def __init__(self, rng: random.Random) -> None:
-        self.rng, self.taken = rng, set()
+        self.rng = rng
+        self.taken: set[str] = set()
 
     def __call__(self, prefix: str, length: int = 24) -> str:
         while True:
@@ -69,6 +70,7 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
         if not customer.billed:
             continue
         currency, signup = customer.currency, customer.signup
+        assert signup is not None, f"{customer.key}: a billed customer has signed up"
         signup_month = time.gmtime(signup).tm_mon
         renewal = signup_month if signup_month in (10, 11, 12, 1, 2, 3) else 10
         original = by_key[customer.duplicate_of] if customer.duplicate_of else None
@@ -150,7 +152,8 @@ def credit_percent(policy: Policy, incident: Incident) -> int:
     return policy.version_on(incident.started).facts.get(f"credit_{incident.severity.lower()}", 0)
 
 
-def _service_credits(rng, new_id, incidents, invoices, charges, policy) -> list[Refund]:
+def _service_credits(rng: random.Random, new_id: _Ids, incidents: tuple[Incident, ...], invoices: list[Invoice],
+                     charges: list[Charge], policy: Policy) -> list[Refund]:
     """Service credits for the customers an incident affected, as the refund policy in force on the
     incident's day says; those of the last two weeks' incidents are not issued yet."""
     paid = {c.invoice: c for c in charges if c.invoice and c.status == "succeeded"}
@@ -166,7 +169,7 @@ def _service_credits(rng, new_id, incidents, invoices, charges, policy) -> list[
         for key in incident.customers:
             invoice = by_period.get((key, incident.started[:7]))
             charge = paid.get(invoice.id) if invoice else None
-            if charge is None:
+            if invoice is None or charge is None:
                 continue
             created = max(resolved + rng.randint(3, 12) * 86_400, charge.created + 86_400)
             if created > NOW_UNIX - 7200:  # paid so late that the credit is not issued yet

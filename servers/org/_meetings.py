@@ -104,6 +104,7 @@ def expand(start: str, rule: Rule, limit_days: int = 400) -> list[str]:
         else:
             year, month = divmod(first.month - 1 + k * rule.interval, 12)
             day1 = first.replace(year=first.year + year, month=month + 1, day=1)
+            assert rule.nth is not None, "a MONTHLY rule names its nth weekday"
             offset = (rule.days[0] - day1.weekday()) % 7
             candidates = [day1 + timedelta(days=offset + 7 * (rule.nth - 1))]
         k += 1
@@ -213,8 +214,8 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     owner = next(e for e in staff if e.name == "Priya Raman")
     by_key = {e.key: e for e in staff}
     holidays = {d for _, d in HOLIDAYS}
-    days = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
-    days = [d.isoformat() for d in days if d.weekday() < 5 and d.isoformat() not in holidays]
+    every_day = [FIRST + timedelta(days=k) for k in range((LAST - FIRST).days + 1)]
+    days = [d.isoformat() for d in every_day if d.weekday() < 5 and d.isoformat() not in holidays]
     twins = {"Maria Santos", "Maria Santana"}
     meetings: list[Meeting] = []
     busy: dict[str, list[tuple[str, str]]] = {"2026-03-18": [("2026-03-18T10:00", "2026-03-18T11:30")]}
@@ -223,10 +224,17 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     def colleagues(day: str) -> list[Employee]:
         return [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
 
+    def stand_in(key: str, day: str) -> Employee:
+        """The employee ``key``, or after their last day (a hand-over not yet made) their manager."""
+        person = by_key[key]
+        if person.employed_on(day):
+            return person
+        assert person.manager is not None, f"{key} has left and has no manager"
+        return by_key[person.manager]
+
     def host(customer: Customer, day: str) -> Employee:
-        """The account owner, or after an owner's last day (a hand-over not yet made) their manager."""
-        person = by_key[customer.owner]
-        return person if person.employed_on(day) else by_key[person.manager]
+        """The account owner on ``day``, or their ``stand_in``."""
+        return stand_in(customer.owner, day)
 
     def weekday_on_or_after(day: date) -> str:
         while day.weekday() >= 5 or day.isoformat() in holidays:
@@ -284,6 +292,7 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
                 guests = [host(customer, day).email, customer.contact("billing", day).email]
                 add("renewal", day, guests, customer.key, customer=customer.short, renewal=customer.renewal)
         if customer.status == "Onboarding":
+            assert customer.signup is not None, f"{customer.key}: an onboarding customer has signed up"
             signed = _day_of(customer.signup)
             day = weekday_on_or_after(max(signed + timedelta(days=rng.randint(5, 20)), FIRST))
             guests = [host(customer, day).email, customer.contact("operations", day).email,
@@ -316,7 +325,7 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
             add(kind, day, guests, project.key, project=project.codename, owner=by_key[project.lead].name)
         elif kind == "vendor-review":
             vendor = rng.choice(billed_vendors)
-            keeper = by_key[vendor.owner] if by_key[vendor.owner].employed_on(day) else by_key[by_key[vendor.owner].manager]
+            keeper = stand_in(vendor.owner, day)
             add(kind, day, [keeper.email, vendor.email], vendor.key, vendor=vendor.name)
         elif kind == "coffee":
             person = rng.choice(others)

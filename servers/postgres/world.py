@@ -17,7 +17,7 @@ key is its values joined by ``,``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -74,7 +74,7 @@ def _stamp(rng: random.Random, day: int) -> str:
 
 
 def _table(name: str, columns: list[tuple[str, str, bool]], rows: list[list[Any]],
-           fks: list[tuple[str, str]] = ()) -> dict[str, Any]:
+           fks: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     return {"name": name, "columns": [{"name": c, "type": t, "nullable": n} for c, t, n in columns],
             "primary_key": ["id"], "rows": rows,
             "foreign_keys": [{"columns": [c], "references": t, "referenced_columns": ["id"]} for c, t in fks]}
@@ -96,7 +96,11 @@ def _orders(rng: random.Random, n_orders: int, products: list[list[Any]], wareho
             customer: Callable[[random.Random, str], int]) -> tuple[list, list, list, list, list]:
     """Orders from January to March 2026 with their items, payments (failed attempts, a few charged
     twice), shipments and refunds; ``customer(rng, ordered_at)`` picks who ordered."""
-    orders, items, payments, shipments, refunds = [], [], [], [], []
+    orders: list[list[Any]] = []
+    items: list[list[Any]] = []
+    payments: list[list[Any]] = []
+    shipments: list[list[Any]] = []
+    refunds: list[list[Any]] = []
     for oid in range(1, n_orders + 1):
         day = (oid - 1) * 88 // n_orders
         at = _stamp(rng, day)

@@ -111,7 +111,9 @@ def _customer_rows(rng: random.Random, count: int) -> list[tuple[str, str, str]]
 
 
 def _catalog(rng: random.Random, taken: set[str]) -> tuple[list[dict], list[dict], dict[tuple[str, str, str], str]]:
-    products, prices, index = [], [], {}
+    products: list[dict[str, Any]] = []
+    prices: list[dict[str, Any]] = []
+    index: dict[tuple[str, str, str], str] = {}
     specs = (
         ("seat", "Route Planner seat", "Route planning for one dispatcher", SEAT, ("month", "year")),
         ("tracking", "Tracking API - Growth tier", "Shipment tracking API, up to 20,000 shipments a month",
@@ -130,9 +132,10 @@ def _catalog(rng: random.Random, taken: set[str]) -> tuple[list[dict], list[dict
             for interval in intervals:
                 unit = amount * 10 if interval == "year" else amount
                 nickname = f"{name} - {'annual' if interval == 'year' else 'monthly' if interval else 'one-time'} {currency.upper()}"
-                price = {"id": _id(rng, "price", taken, 24), "product": pid, "unit_amount": unit, "currency": currency,
-                         "active": active, "nickname": nickname,
-                         "recurring": {"interval": interval, "interval_count": 1} if interval else None}
+                price: dict[str, Any] = {
+                    "id": _id(rng, "price", taken, 24), "product": pid, "unit_amount": unit, "currency": currency,
+                    "active": active, "nickname": nickname,
+                    "recurring": {"interval": interval, "interval_count": 1} if interval else None}
                 prices.append(price)
                 index[(key, currency, interval or "once")] = price["id"]
     return products, prices, index
@@ -142,7 +145,10 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
     taken: set[str] = set()
     products, prices, price_ids = _catalog(rng, taken)
     unit = {p["id"]: p["unit_amount"] for p in prices}
-    customers, invoices, charges, refunds = [], [], [], []
+    customers: list[dict[str, Any]] = []
+    invoices: list[dict[str, Any]] = []
+    charges: list[dict[str, Any]] = []
+    refunds: list[dict[str, Any]] = []
     window_start = _stamp(*MONTHS[0], 1)  # workshops are sold to customers who signed up since
     for name, country, local in _customer_rows(rng, SIZES[size]):
         currency = COUNTRIES[country][1]
@@ -175,7 +181,8 @@ def build(rng: random.Random, size: str) -> dict[str, Any]:
             if annual and month != renewal:
                 continue
             interval = "year" if annual else "month"
-            lines = [("seat", seats, f"Route Planner seat x {seats} ({_month_name(year, month)})", interval)]
+            lines: list[tuple[str, int, str | None, str]] = [
+                ("seat", seats, f"Route Planner seat x {seats} ({_month_name(year, month)})", interval)]
             if not annual:
                 lines += [(k, vehicles if k == "telematics" else 1, None, "month") for k in addons]
             created = max(month_start + 6 * 3600 + rng.randint(0, 3600), signup)
@@ -268,7 +275,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
         customers.append({"id": customer.stripe_id, "email": customer.stripe_email, "name": customer.name,
                           "description": f"Billing contact: {contact.name}", "metadata": metadata,
                           "created": customer.signup, "currency": customer.currency})
-    invoices = []
+    invoices: list[dict[str, Any]] = []
     for invoice in org.invoices:
         year, month = int(invoice.period[:4]), int(invoice.period[5:])
         invoices.append({
