@@ -126,7 +126,7 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
             break
         final = attempt == infra_retries
         ran = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
-                                          land=lambda r: store.land_run(r.run, r.calls),
+                                          land=lambda r: store.land_run(r.run, r.calls, r.turns),
                                           on_result=on_result if final else _unless_infra(on_result), runs=queue))
         by_id.update((r.run.run_id, r) for r in ran)
     results = [by_id[submission.run_id(t, k)] for t, k in todo]
@@ -183,7 +183,7 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
     result = loop.call(lambda: run_with_requeues(tasks[task_id], agent, host=loop.host, sandbox=box,
                                                  submission=submission, models=models, trial=trial))
     try:
-        store.land_run(result.run, result.calls)
+        store.land_run(result.run, result.calls, result.turns)
     except Exception as exc:  # noqa: BLE001 - as in run_tasks: an infra error of kind store, not landed
         result = not_landed(result, exc, private=submission.private)
     return RunOutcome(task_id=task_id, run_id=result.run.run_id, status=result.run.status,

@@ -30,7 +30,7 @@ from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, OpenAIAgent, ProcessAgent
 from mcpbench.gateway import Gateway, GatewayHost
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
-from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
+from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord, TurnRecord
 from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits, get_sandbox,
                               raise_open_file_limit)
 from servers import get_spec
@@ -68,6 +68,8 @@ class RunResult:
     run: RunRecord
     calls: list[CallRecord] = field(default_factory=list)
     outcome: ProcessOutcome | None = None
+    #: the model turns the model gateway metered for the run (none for an agent that used no model)
+    turns: list[TurnRecord] = field(default_factory=list)
 
 
 def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status: str, trial: int = 1,
@@ -184,7 +186,9 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         harness_wait_s=gateway.waits.seconds(),
         stderr_tail=None if submission.private else (_agent_stderr(agent, outcome)[-STDERR_TAIL_BYTES:] or None),
     )
-    return RunResult(record, gateway.calls, outcome)
+    turns = [t.record(run_id=run_id, submission_id=submission.submission_id, task_id=task.id, redact=submission.private)
+             for t in meter.turns] if meter is not None else []
+    return RunResult(record, gateway.calls, outcome, turns)
 
 
 def _open_backend(spec, task: Task):
@@ -353,7 +357,7 @@ def not_landed(result: RunResult, exc: BaseException, *, private: bool) -> RunRe
     record = RunRecord.model_validate({
         **result.run.model_dump(), "status": "infra_error", "passed": False, "end_reason": "infra:store",
         "infra_error": f"store: the run did not land: {what}"[:2000]})
-    return RunResult(record, [], result.outcome)
+    return RunResult(record, [], result.outcome, [])
 
 
 async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sandbox | None,

@@ -1,11 +1,11 @@
 """Build the DuckDB warehouse: the SQL files of ``warehouse/sql`` over a store's Parquet.
 
-Staging files name their input as ``{{ source('runs') }}`` / ``{{ source('calls') }}``; the build
-fills that with where the Parquet lives:
+Staging files name their input as ``{{ source('runs') }}``, ``{{ source('calls') }}`` or
+``{{ source('turns') }}``; the build fills that with where the Parquet lives:
 
 * a local store: ``read_parquet('<root>/runs/**/*.parquet')``, read in place;
-* any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` table,
-  since DuckDB's httpfs is not available here.
+* any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` /
+  ``source_turns`` table, since DuckDB's httpfs is not available here.
 
 Each file becomes one view named after it, or a table where the file says ``-- materialized: table``
 (``run_facts``: the one pass over the calls, so the marts read runs, not calls). The database is
@@ -30,7 +30,8 @@ from pathlib import Path
 
 import duckdb
 
-from runstore.store import DEFAULT_WAREHOUSE, PUBLISHED_MAX_BYTES, LocalStore, Store, default_warehouse, open_store
+from runstore.store import (DEFAULT_WAREHOUSE, PUBLISHED_MAX_BYTES, RECORD_KINDS, LocalStore, Store, default_warehouse,
+                            open_store)
 from runstore.store._base import read_parquet_bytes, schema_of
 from warehouse.database_file import WarehouseFileError, check_database_path
 
@@ -39,7 +40,7 @@ LAYERS = ("staging", "marts")
 DEFAULT_DB = DEFAULT_WAREHOUSE
 #: The landed kinds of records. Their Arrow schemas (``runstore.store.schema_of``) are read only where
 #: needed: pyarrow costs ~0.3 s to import, and a rebuild over a local store does not need it.
-KINDS = ("runs", "calls")
+KINDS = RECORD_KINDS
 _SOURCE = re.compile(r"\{\{\s*source\('(\w+)'\)\s*\}\}")
 
 
@@ -220,7 +221,7 @@ class CorruptFileError(ValueError):
         runs = sorted({key.rsplit("/", 1)[1].removesuffix(".parquet") for key in self.files})
         super().__init__(
             "\n".join(lines) + f"\n{stopped} and nothing in the store was changed. To recover, "
-            "restore the file from a backup, or delete it (and its run's other file under runs/ or calls/) and "
+            "restore the file from a backup, or delete it (and its run's other files under runs/, calls/ and turns/) and "
             "run that submission's evaluation again with the same --submission-id: it runs exactly the "
             f"missing runs ({', '.join(runs)}).")
 
@@ -265,14 +266,18 @@ def connect(store: Store | str | None = None, *, submission_id: str | None = Non
     return con
 
 
-#: One fingerprint per run: its row and its calls. A re-landed run with any change is checked again.
+#: One fingerprint per run: its row, its calls and its turns. A re-landed run with any change is checked again.
 _FINGERPRINTS = """
 create or replace table run_fingerprints as
 with calls as (
     select run_id, count(*) as n, bit_xor(hash(c)) as digest from stg_calls c group by run_id
+),
+turns as (
+    select run_id, count(*) as n, bit_xor(hash(t)) as digest from stg_turns t group by run_id
 )
-select r.run_id, hash(r, coalesce(calls.n, 0), coalesce(calls.digest, 0)) as fingerprint
-from stg_runs r left join calls on calls.run_id = r.run_id
+select r.run_id, hash(r, coalesce(calls.n, 0), coalesce(calls.digest, 0), coalesce(turns.n, 0),
+                      coalesce(turns.digest, 0)) as fingerprint
+from stg_runs r left join calls on calls.run_id = r.run_id left join turns on turns.run_id = r.run_id
 """
 
 
@@ -327,8 +332,9 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
         con.execute("create or replace temp table new_runs as select f.run_id from run_fingerprints f "
                     "anti join previously_checked p on p.run_id = f.run_id and p.fingerprint = f.fingerprint")
         ((new,),) = con.execute("select count(*) from new_runs").fetchall()
-        ((orphans,),) = con.execute("select count(*) from stg_calls c anti join stg_runs r on r.run_id = c.run_id"
-                                    ).fetchall()
+        ((orphans,),) = con.execute(
+            "select (select count(*) from stg_calls c anti join stg_runs r on r.run_id = c.run_id)"
+            " + (select count(*) from stg_turns t anti join stg_runs r on r.run_id = t.run_id)").fetchall()
         validated = 0
         if check and (new or orphans):
             from warehouse.quality import QualityError, validate
