@@ -42,10 +42,13 @@ class EvaluationSummary:
 
 
 def make_submission(agent: Agent, split: str | Split, *, submission_id: str | None = None, submitter: str | None = None,
-                    publish_goals: bool = False, month: str | None = None) -> Submission:
+                    publish_goals: bool = False, month: str | None = None, label: str | None = None) -> Submission:
     """The labels of an evaluation. ``month`` (the partition) defaults to the split's month for a
-    private or historical split, else the current UTC month; goals are never published on a private one."""
+    private or historical split, else the current UTC month; goals are never published on a private one.
+    ``label`` names the agent and its version (``my-agent@1.2``); ``ValueError`` when it is not a label."""
     import os
+
+    from runstore.records import check_label
 
     now = datetime.now(UTC)
     parsed = Split.parse(split)
@@ -54,6 +57,7 @@ def make_submission(agent: Agent, split: str | Split, *, submission_id: str | No
         submitter=submitter or os.environ.get("USER") or "local",
         agent=agent.name, split=parsed.text, month=month or parsed.month or f"{now:%Y-%m}",
         publish_goals=publish_goals and not parsed.is_private, private=parsed.is_private,
+        label=check_label(label) if label is not None else None,
     )
 
 

@@ -23,7 +23,9 @@ from typing import Literal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from runstore.split import Split
 
@@ -51,6 +53,19 @@ ErrorKind = Literal["tool_error", "injected_fault", "unlisted_tool", "over_budge
 #: timeout_s of its own time); else ``exit <code>``, ``signal <number>`` or, for a hosted agent's
 #: answer or a loop's failure, ``error``.
 END_REASON_DETAILS = ("connection limit", "memory limit", "pids limit", "deadline")
+
+#: What a submitter's label for an agent may be (``--label my-agent@1.2``): a letter or digit, then up to
+#: 99 letters, digits, spaces and ``. _ - @ + : / =``; one line.
+LABEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._@+:/=-]{0,99}$"
+
+
+def check_label(label: str) -> str:
+    """``label`` if it is a valid agent label, else ``ValueError`` saying what a label may be."""
+    if not re.fullmatch(LABEL_PATTERN, label):
+        raise ValueError(f"label {label!r} is not a valid agent label: use a letter or digit, then up to 99 letters, "
+                         "digits, spaces or . _ - @ + : / = (e.g. my-agent@1.2)")
+    return label
+
 
 #: What stands in for the goal text in stored records unless the submitter publishes full traces.
 REDACTED = "[redacted]"
@@ -138,6 +153,26 @@ class Explanation(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
+
+    def lines(self) -> list[str]:
+        """What a person reads: a line per failing clause (its id, primitive, what it asks; what the state
+        held, on the line below it) and per entity outside the frame; ids and kinds only when that is
+        all it holds."""
+        out = []
+        for c in self.clauses:
+            head = f"{c.clause}" + (f" {c.primitive}" if c.primitive else "") + (" (must not hold)" if c.negated else "")
+            out.append(f"{head}: expected {c.expected}" if c.expected else head)
+            if c.found:
+                out.append(f"    found: {c.found}")
+        if self.clauses_omitted:
+            out.append(f"... and {self.clauses_omitted} more failing clauses")
+        for f in self.frame:
+            what = f"frame: {f.entity} {f.id} {f.change}" if f.id is not None else \
+                f"frame: {f.count or 1} {f.entity} {f.change}"
+            out.append(what + (f" ({', '.join(f.fields)})" if f.fields else "") + (f": {f.reason}" if f.reason else ""))
+        if self.frame_omitted:
+            out.append(f"... and {self.frame_omitted} more entities outside the frame")
+        return out
 
 
 def explanation_ids_only(text: str | None) -> bool:
@@ -237,7 +272,7 @@ class RunRecord(BaseModel):
     model_latency_ms: float = 0.0  # summed over the run's model requests
     model_cost_nanousd: int = 0  # from the operator's price table, in 1e-9 USD (integer, so sums are exact)
     split_kind: str = ""  # dev | private | historical | folder: filled from ``split`` (parsed once, here)
-    label: str | None = None  # the submitter's name for the agent and its version (``--label my-agent@1.2``)
+    label: str | None = Field(default=None, pattern=LABEL_PATTERN)  # the submitter's name for the agent and its version (``--label my-agent@1.2``)
     #: Why the run did not pass: an ``Explanation`` as JSON (the predicate's failing clauses, expected
     #: against found; the entities outside the frame); clause ids and frame kinds only on private months.
     #: Null when the run passed, was not judged (infra error), or landed before this column.
@@ -323,6 +358,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["CALL_SCHEMA", "END_REASON_DETAILS", "END_REASONS", "EXPLAINED_CLAUSES", "EXPLAINED_FRAME", "FOUND_KEPT",
-           "REDACTED", "RESULT_TEXT_KEPT", "RUN_SCHEMA", "STDERR_TAIL_BYTES", "TURN_SCHEMA", "TURN_TEXT_KEPT",
+           "LABEL_PATTERN", "REDACTED", "RESULT_TEXT_KEPT", "RUN_SCHEMA", "STDERR_TAIL_BYTES", "TURN_SCHEMA", "TURN_TEXT_KEPT",
            "CallRecord", "ErrorKind", "Explanation", "FailedClause", "FrameBreak", "RunRecord", "RunStatus",
-           "TurnRecord", "TurnStatus", "explanation_ids_only", "keep_text"]
+           "TurnRecord", "TurnStatus", "check_label", "explanation_ids_only", "keep_text"]

@@ -19,8 +19,9 @@ gate"). Each reason says which rule the task breaks; callers print it after the 
 template check after the template, seed and task id).
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
-``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate". From the
-command line: ``mcpbench tasks validate PATHS``.
+``extra_frames`` for frames); any disagreement is a failure: on a verdict, on the frame, or, where both
+say false and the second names the clauses that decided it (a ``predicates.Refuted``), on those clause
+ids. docs/frames.md, "The gate". From the command line: ``mcpbench tasks validate PATHS``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
-from tasks_catalog.predicates import evaluate, goal_literals
+from tasks_catalog.predicates import Refuted, clause_ids, evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
 from tasks_catalog.stats import budget_limit, measure, shortfalls
 
@@ -222,9 +224,10 @@ class _Judged:
     result: GateResult
     server: str
     predicate: dict[str, Any]
-    #: (what, state dump or None, python verdict) per judged state: the initial one, the reference's,
-    #: the wrong ones' (dumped only when a second verifier will be asked)
-    verdicts: list[tuple[str, dict[str, Any] | None, bool]]
+    #: (what, state dump or None, python verdict, python's failing clause ids) per judged state: the
+    #: initial one, the reference's, the wrong ones' (dumped, and their clauses found, only when a second
+    #: verifier will be asked)
+    verdicts: list[tuple[str, dict[str, Any] | None, bool, tuple[str, ...]]]
     #: (what, initial dump, final dump, frame, python violations) per final state
     frames: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]
     #: reasons that come after the verifiers' disagreements (the literal rule, the difficulty rule)
@@ -234,12 +237,16 @@ class _Judged:
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
     result = GateResult(task.id)
     reasons = result.reasons
+    def clauses(state: Any) -> tuple[str, ...]:
+        return clause_ids(task.success, state) if dumps_wanted else ()
+
     ref = await replay(task, task.reference_solution, faults=True,
-                       at_start=lambda state: (state.dump(), evaluate(task.success, state)))
-    start, initially = ref.initial
-    #: (what, the predicate's verdict, the state's dump, must the predicate pass?) of every state judged;
-    #: each state is dumped and evaluated once
-    judged: list[tuple[str, bool, dict[str, Any], bool | None]] = [("on the initial state", initially, start, False)]
+                       at_start=lambda state: (state.dump(), evaluate(task.success, state), clauses(state)))
+    start, initially, initial_clauses = ref.initial
+    #: (what, the predicate's verdict, the state's dump, must the predicate pass?, failing clause ids) of
+    #: every state judged; each state is dumped and evaluated once
+    judged: list[tuple[str, bool, dict[str, Any], bool | None, tuple[str, ...]]] = [
+        ("on the initial state", initially, start, False, initial_clauses)]
     if ref.errors:
         reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
     if ref.steps > task.max_steps:
@@ -251,7 +258,8 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
         final = ref.state.dump()
-        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True))
+        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True,
+                       clauses(ref.state)))
         outside = frame_violations(task.server, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
@@ -278,17 +286,17 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
             reasons.append(f"{what} is marked collateral, so the predicate's positive part must hold and the frame "
                            f"must break; positive part {positive_part(task.success, done.state)}, frame broken {broken}")
-        judged.append((f"after {what}", verdict, final, None))
+        judged.append((f"after {what}", verdict, final, None, clauses(done.state)))
     if not {"collateral", "lookalike"} <= kinds:
         missing = sorted({"collateral", "lookalike"} - kinds)
         reasons.append(f"every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); "
                        f"this one has no {' and no '.join(missing)}")
 
     verdicts = []
-    for what, got, dump, wanted in judged:
+    for what, got, dump, wanted, failing in judged:
         if wanted is not None and got is not wanted:
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
-        verdicts.append((what, dump if dumps_wanted else None, got))
+        verdicts.append((what, dump if dumps_wanted else None, got, failing))
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
@@ -325,7 +333,7 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
     """Ask the second verifiers about every judged state of ``judged`` (one call each, or one ``joint``
     call for both when both are asked) and add each disagreement, then the task's remaining reasons, to
     its result."""
-    verdict_cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _ in j.verdicts] if extra else []
+    verdict_cases = [(j.server, dump, j.predicate) for j in judged for _, dump, _, _ in j.verdicts] if extra else []
     frame_cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames] if extra_frames else []
     if not verdict_cases and not frame_cases:
         verdicts, frames = [], []
@@ -340,10 +348,13 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
         raise ValueError(f"the second frame judge answered {len(frames)} times to {len(frame_cases)} cases")
     at = iter(verdicts)
     for j in judged if extra is not None else ():
-        for what, _, mine in j.verdicts:
+        for what, _, mine, failing in j.verdicts:
             other = next(at)
-            if other is not mine:
+            if (False if isinstance(other, Refuted) else other) is not mine:
                 j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
+            elif isinstance(other, Refuted) and other.clauses != failing:
+                j.result.reasons.append(f"verifiers disagree on the failing clauses {what}: python "
+                                        f"{', '.join(failing)}, typescript {', '.join(other.clauses)}")
     at = iter(frames)
     for j in judged if extra_frames is not None else ():
         for what, _, _, _, mine in j.frames:
@@ -502,8 +513,9 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
     if typescript is False:
         gate = Gate(None, "not asked for")
     elif ts_verifier.available():
-        gate = Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many,
-                    joint=ts_verifier.judge_many)
+        # asked to explain, so that the two are held to the same failing clauses too
+        gate = Gate(partial(ts_verifier.evaluate_many, explain=True), extra_frames=ts_verifier.frame_violations_many,
+                    joint=partial(ts_verifier.judge_many, explain=True))
     elif typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
         raise GateUnavailable(ts_verifier.unavailable_reason())
     else:

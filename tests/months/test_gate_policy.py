@@ -41,13 +41,13 @@ def asked(monkeypatch):
     real, real_joint = ts_verifier.evaluate_many, ts_verifier.judge_many
     cases: list = []
 
-    def spy(batch):
+    def spy(batch, **options):
         cases.extend(batch)
-        return real(batch)
+        return real(batch, **options)
 
-    def joint_spy(verdict_cases, frame_cases):
+    def joint_spy(verdict_cases, frame_cases, **options):
         cases.extend(verdict_cases)
-        return real_joint(verdict_cases, frame_cases)
+        return real_joint(verdict_cases, frame_cases, **options)
 
     monkeypatch.setattr(ts_verifier, "evaluate_many", spy)
     monkeypatch.setattr(ts_verifier, "judge_many", joint_spy)
