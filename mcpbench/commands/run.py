@@ -52,7 +52,7 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
     \b
     Examples:
       mcpbench run --agent oracle --split dev
-      mcpbench run --agent "command:python agent/my_agent.py" --label my-agent@1.2 --tasks "slack-*,pg-ship-order-1042" --json
+      mcpbench run --agent "command:python agent/my_agent.py" --label my-agent@1.2 --tasks "slack-announce-*,slack-archive-resolved-incident" --json
       mcpbench run --agent oracle --split Historical-2026-11
       OPENAI_BASE_URL=http://127.0.0.1:8080/v1 mcpbench run --agent openai:my-model --trials 3
 
