@@ -366,14 +366,16 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
-                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None) -> list[GateResult]:
+                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None,
+                     progress: Callable[[int], None] | None = None) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
     cases a call; each disagreement is a reason of its task.
 
     A batch is asked in a worker thread while the next tasks are judged, so the TypeScript verifier
     (another process) works beside the Python one instead of after it; one batch at a time is in
-    flight, so at most two batches of states are held."""
+    flight, so at most two batches of states are held. ``progress(1)`` is called as each task has been
+    judged by the Python verifier."""
     from concurrent.futures import ThreadPoolExecutor
 
     results: list[GateResult] = []
@@ -382,6 +384,8 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
         asked = None
         for task in tasks:
             judged = await _judge(task, extra is not None, extra_frames is not None)
+            if progress is not None:
+                progress(1)
             results.append(judged.result)
             pending.append(judged)
             if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
@@ -437,6 +441,8 @@ class Gate:
     cache: GateCache | None = None
     #: both second verifiers in one call (``ExtraJudge``), used instead of ``extra`` and ``extra_frames``
     joint: ExtraJudge | None = None
+    #: called with how many more tasks were settled (judged, or accepted before): a caller's progress
+    progress: Callable[[int], None] | None = None
 
     @property
     def verifiers(self) -> list[str]:
@@ -451,7 +457,8 @@ class Gate:
         """One result per task, in order. With a cache, a task this code already accepted under these
         verifiers passes without being judged again, and every newly accepted task is recorded."""
         if self.cache is None:
-            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint)
+            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint, self.progress)
+        settled = self.progress or (lambda n: None)
         keys = [(t.id, task_hash(t)) for t in tasks]
         results: dict[int, GateResult] = {}
         queue = list(range(len(tasks)))
@@ -463,6 +470,7 @@ class Gate:
                 for i in queue:
                     if self.cache.accepted(*keys[i]):
                         results[i] = GateResult(tasks[i].id, cached=True)
+                        settled(1)
                     elif len(chunk) < CLAIM and (claim := self.cache.claim(keys[i][1])) is not None:
                         chunk.append(i)
                         claims.append(claim)
@@ -475,10 +483,12 @@ class Gate:
                 for i in chunk:
                     if self.cache.accepted(*keys[i]):  # accepted by another gate while this one claimed
                         results[i] = GateResult(tasks[i].id, cached=True)
+                        settled(1)
                     else:
                         todo.append(i)
                 if todo:
-                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames, self.joint)
+                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames, self.joint,
+                                       settled)
                     for i, result in zip(todo, judged, strict=True):
                         results[i] = result
                         if result.ok:
@@ -523,6 +533,26 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
     return replace(gate, cache=cache_from(cache, gate.verifiers))
 
 
+def sealed_month_gate(cache: str | os.PathLike | None = None) -> Gate:
+    """The gate of a private month (its rotation, and the catalog's check of a sealed month): both
+    verifiers, always. A month's verdicts are never left to one verifier: where the TypeScript verifier
+    is not built (a fresh clone on a worker), it is built (``npm ci && npm run build``); where it cannot
+    be, :class:`GateUnavailable` says why, and nothing is gated, sealed or published. The dev set and an
+    author's folders keep :func:`acceptance_gate`'s policy."""
+    from tasks_catalog import ts_verifier
+
+    if not ts_verifier.available():
+        why = ts_verifier.unavailable_reason()
+        try:
+            ts_verifier.build()
+        except ts_verifier.TypeScriptVerifierError as exc:
+            raise GateUnavailable(f"a private month is gated by both verifiers, and {why}; building it here failed: "
+                                  f"{exc}") from None
+        if not ts_verifier.available():
+            raise GateUnavailable(f"a private month is gated by both verifiers, and {ts_verifier.unavailable_reason()}")
+    return acceptance_gate(typescript=True, cache=cache)
+
+
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
            "acceptance_gate", "apply_calls", "difficulty_problems", "gate_tasks", "literal_problems", "positive_part", "replay",
-           "validate_paths"]
+           "sealed_month_gate", "validate_paths"]

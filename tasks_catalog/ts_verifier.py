@@ -45,11 +45,22 @@ def available() -> bool:
 
 
 def build() -> None:
-    """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache)."""
-    for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
-        proc = subprocess.run(argv, cwd=PACKAGE, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            raise TypeScriptVerifierError(f"`{' '.join(argv)}` failed in {PACKAGE}:\n{proc.stderr[-2000:]}")
+    """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache).
+    Processes building at once take turns (a lock file in the package): the first builds, the others
+    find it built."""
+    import fcntl
+
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise TypeScriptVerifierError("node and npm are needed to build the TypeScript verifier")
+    with open(PACKAGE / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
+                proc = subprocess.run(argv, cwd=PACKAGE, capture_output=True, text=True, timeout=600)
+                if proc.returncode != 0:
+                    raise TypeScriptVerifierError(f"`{' '.join(argv)}` failed in {PACKAGE}:\n{proc.stderr[-2000:]}")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None,

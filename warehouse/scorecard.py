@@ -146,6 +146,21 @@ def format_scorecard(card: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def scorecard_table(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The score card as rows for a table (a Prefect table artifact): one per server and ``overall``,
+    rates in percent and the success rate with its 95% interval, as ``format_scorecard`` shows them."""
+    trials = card.get("trials") or {}
+    rows = []
+    for name, metrics in [*card["by_server"].items(), ("overall", card["overall"])]:
+        t = trials.get("overall") if name == "overall" else trials.get("by_server", {}).get(name)
+        success = (interval(metrics["success_rate"], t["pass_at_1_ci_low"], t["pass_at_1_ci_high"]) if t
+                   else _fmt("success_rate", metrics["success_rate"]))
+        rows.append({"server": name, "attempted": metrics["attempted"], "passed": metrics["passed"],
+                     "success (95% CI)": success,
+                     **{k: _fmt(k, metrics[k]) for k in METRICS if k not in ("attempted", "passed", "success_rate")}})
+    return rows
+
+
 def interval(rate: float | None, low: float | None, high: float | None) -> str:
     """``62.5% [48.1-75.0]``: a rate and its 95% interval, in percent."""
     if rate is None:
@@ -169,4 +184,5 @@ def _format_trials(trials: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["METRICS", "TRIALS", "agent_name", "format_scorecard", "interval", "scorecard", "submission_labels"]
+__all__ = ["METRICS", "TRIALS", "agent_name", "format_scorecard", "interval", "scorecard", "scorecard_table",
+           "submission_labels"]

@@ -231,7 +231,7 @@ class _progress:
     def __enter__(self):
         if self.quiet:
             return lambda result: None
-        from mcpbench.commands._progress import ProgressLines, stderr_is_terminal
+        from mcpbench.progress import ProgressLines, stderr_is_terminal
 
         if not stderr_is_terminal():
             self._lines = ProgressLines(self.total, "runs").__enter__()

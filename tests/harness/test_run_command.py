@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import main
-from mcpbench.commands._progress import ProgressLines
+from mcpbench.progress import ProgressLines
 from mcpbench.splits import load_split, task_selection
 from tasks_catalog.loader import DEV_DIR, load_valid_tasks
 

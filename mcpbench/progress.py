@@ -1,9 +1,10 @@
-"""Progress on stderr for long commands (``run``, ``rotate``): a bar on a terminal, and plain lines when
-stderr is not one (a pipe, a file, a CI log), so a reader is never left without news for long.
+"""Progress of long work (``mcpbench run`` and ``rotate``, the rotation flow) as plain lines, for a
+reader who is not at a terminal (a pipe, a file, a CI log, a Prefect log), so they are never left
+without news for long.
 
-``ProgressLines`` writes a line at the start, then whenever another tenth of the work is done or
-``every_s`` seconds have passed since its last line (a ticker thread writes "still working" lines while
-nothing finishes), and at the end. Every line carries ids and counts only.
+``ProgressLines`` writes a line for each stage (``say``), then whenever another tenth of the work is
+done or ``every_s`` seconds have passed since its last line (a ticker thread writes "still working"
+lines while nothing finishes), and at the end. Every line carries ids and counts only.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ class ProgressLines:
     def _summary(self) -> str:
         counts = ", ".join(f"{n} {k}" for k, n in self.counts.items() if n)
         return f"{self.done}/{self.total} {self.what} done" + (f" ({counts})" if counts else "") + f", {self._elapsed()}"
+
+    def expect(self, total: int) -> None:
+        """The amount of work, once it is known (a month's tasks, once rendered)."""
+        with self._lock:
+            self.total, self._step = total, max(1, -(-total // 10))
+            self._next = self.done + self._step
 
     def say(self, text: str) -> None:
         """Write one line now (a stage of the work)."""
