@@ -178,6 +178,17 @@ def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, A
     schema_df = pd.DataFrame(schema, columns=["column"])
 
     between = gxe.ExpectColumnValuesToBeBetween
+
+    def per_run(kind: str, kinds: tuple[str, ...], counts: tuple[str, ...]) -> list:
+        """The expectations of the rows a run has many of (its calls, its turns): required fields, one
+        row per (run_id, seq), a landed run, a known ``kind``, ``seq`` from 1 and no negative ``counts``."""
+        return [gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
+                gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
+                gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
+                gxe.ExpectColumnValuesToBeInSet(column=kind, value_set=list(kinds)),
+                between(column="seq", min_value=1),
+                *(between(column=c, min_value=0) for c in counts)]
+
     return [
         ("schema", schema_df, [gxe.ExpectColumnDistinctValuesToEqualSet(column="column", value_set=expected)]),
         ("runs", runs, [
@@ -195,23 +206,9 @@ def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, A
             *(between(column=c, min_value=0) for c in ("tool_calls", "errors_observed", "faults_injected",
                                                           "duration_s", "agent_s")),
         ]),
-        ("calls", calls, [
-            gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
-            gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
-            gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
-            gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=list(get_args(ErrorKind))),
-            between(column="seq", min_value=1),
-            *(between(column=c, min_value=0) for c in ("latency_ms", "result_bytes", "arguments_bytes")),
-        ]),
-        ("turns", turns, [
-            gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
-            gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
-            gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
-            gxe.ExpectColumnValuesToBeInSet(column="status", value_set=list(get_args(TurnStatus))),
-            between(column="seq", min_value=1),
-            *(between(column=c, min_value=0) for c in ("calls_before", "prompt_tokens", "completion_tokens",
-                                                          "latency_ms", "tool_calls")),
-        ]),
+        ("calls", calls, per_run("error_kind", get_args(ErrorKind), ("latency_ms", "result_bytes", "arguments_bytes"))),
+        ("turns", turns, per_run("status", get_args(TurnStatus), ("calls_before", "prompt_tokens", "completion_tokens",
+                                                                   "latency_ms", "tool_calls"))),
         ("rates", rates, [
             *(between(column=c, min_value=0, max_value=1)
               for c in ("success_rate", "hallucination_rate", "recovery_rate")),

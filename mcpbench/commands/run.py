@@ -158,18 +158,18 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         click.echo(json.dumps({**card["overall"], "submission_id": card["submission_id"], "agent": card["agent"],
                                "label": card.get("label"), "split": card["split"], "by_server": card["by_server"],
                                "trials": card["trials"], "frame_violations": card["frame_violations"],
-                               "runs": [run_json(r.run) for r in results],
+                               "runs": [run_json(r.run, r.calls) for r in results],
                                **({"task_errors": [e.located() for e in refused]} if tasks_dir else {})},
                               indent=2, default=str))
     else:
         click.echo(format_scorecard(card))
         click.echo(f"landed in {store.url()}")
-    failed = [r.run for r in results if r.run.status != "passed"]
+    failed = [r for r in results if r.run.status != "passed"]
     if failed:
         click.echo(f"{len(failed)} runs did not pass:", err=True)
-        for record in failed:
-            click.echo(f"  {failure_line(record)}", err=True)
-            for line in explanation_lines(record):
+        for result in failed:
+            click.echo(f"  {failure_line(result.run)}", err=True)
+            for line in [*explanation_lines(result.run), *calls_lines(result.calls)]:
                 click.echo(f"      {line}", err=True)
     if refused:
         files = sorted({e.file or e.task for e in refused})
@@ -179,14 +179,41 @@ def run(agent_spec: str, split: str, tasks_dir: Path | None, task_ids: tuple[str
         sys.exit(1)
 
 
-def run_json(run) -> dict:
-    """One run's result for ``--json``: its ids, status, why it ended, counts and times, and (for a run
-    that did not pass) its explanation as an object (``runstore.records.Explanation``)."""
+#: How much of a call's arguments and result a line or ``--json`` shows (the store keeps more).
+CALL_SHOWN = 300
+
+
+def run_json(run, calls=()) -> dict:
+    """One run's result for ``--json``: its ids, status, why it ended, counts and times, and, for a run
+    that did not pass, its explanation as an object (``runstore.records.Explanation``) and its calls in
+    order (tool, error, fault, arguments and result, each cut at CALL_SHOWN characters)."""
     keep = ("task_id", "trial", "run_id", "server", "status", "passed", "end_reason", "end_reason_detail", "exit_code",
             "tool_calls", "max_steps", "errors_observed", "faults_injected", "frame_held", "duration_s", "infra_error")
     out = {k: getattr(run, k) for k in keep}
     out["explanation"] = json.loads(run.explanation) if run.explanation else None
+    if not run.passed:
+        out["calls"] = [{"seq": c.seq, "tool": c.tool, "listed": c.listed, "error_kind": c.error_kind,
+                         "fault": c.fault, "arguments": c.arguments_json[:CALL_SHOWN],
+                         "result": (c.result_text or "")[:CALL_SHOWN] if c.result_text is not None else None}
+                        for c in calls]
     return out
+
+
+def calls_lines(calls) -> list[str]:
+    """The calls of a run that did not pass, in a line or two: how many, those answered with an error
+    (at most three) and the last one, each by its number, tool and how it was answered."""
+    if not calls:
+        return ["calls: none"]
+
+    def call(c) -> str:
+        answer = (f"{c.error_kind}" + (f" ({c.fault})" if c.fault else "") if c.is_error else "ok")
+        return f"#{c.seq} {c.tool} {answer}"
+
+    errors = [c for c in calls if c.is_error]
+    line = f"calls: {len(calls)}; last {call(calls[-1])}"
+    if errors:
+        line += f"; errors: {', '.join(call(c) for c in errors[:3])}" + (" ..." if len(errors) > 3 else "")
+    return [line]
 
 
 def explanation_lines(run) -> list[str]:

@@ -72,7 +72,26 @@ def test_the_did_not_pass_lines_and_json_name_the_failing_clause(tmp_path):
     assert (only["task_id"], only["status"], only["end_reason"]) == (ARCHIVE, "failed", "predicate_false")
     assert only["explanation"]["clauses"][0]["clause"] == "$.all[0]"
     assert only["explanation"]["clauses"][0]["found"] == "#incident-2041 (CCQRN6M6BG) is not archived"
+    assert only["calls"] == []  # noop made none
     lines = out.stderr.splitlines()
     at = lines.index(f"  {ARCHIVE}: predicate_false | exit 0")
     assert lines[at + 1] == "      $.all[0] slack.channelArchived: expected 'CCQRN6M6BG' archived"
     assert lines[at + 2] == "          found: #incident-2041 (CCQRN6M6BG) is not archived"
+    assert lines[at + 3] == "      calls: none"
+
+
+def test_a_failing_run_names_the_calls_that_led_there_with_what_they_were_answered(dev_tasks, tmp_path):
+    """From a failing run to its failing clause and the call that caused it, without SQL: the random
+    agent calls tools (some unlisted) and fails; its lines name the calls, --json gives them whole."""
+    from mcpbench.commands.run import calls_lines, run_json
+
+    (result,) = run([_task(dev_tasks)], "random")
+    assert not result.run.passed and result.calls
+    (line,) = calls_lines(result.calls)
+    last = result.calls[-1]
+    assert line.startswith(f"calls: {len(result.calls)}; last #{last.seq} {last.tool} ")
+    errors = [c for c in result.calls if c.is_error]
+    assert errors and f"errors: #{errors[0].seq} {errors[0].tool} {errors[0].error_kind}" in line
+    shown = run_json(result.run, result.calls)["calls"]
+    assert [c["seq"] for c in shown] == [c.seq for c in result.calls]
+    assert all(c["result"] is not None for c in shown)  # what each was answered
