@@ -46,13 +46,16 @@ def available() -> bool:
 
 def build() -> None:
     """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache).
-    Processes building at once take turns (a lock file in the package): the first builds, the others
-    find it built."""
+    Processes building this checkout's verifier at once take turns (a lock file in the temporary folder,
+    named after the package's path, so nothing is written in the checkout but the build)."""
     import fcntl
+    import hashlib
+    import tempfile
 
     if shutil.which("node") is None or shutil.which("npm") is None:
         raise TypeScriptVerifierError("node and npm are needed to build the TypeScript verifier")
-    with open(PACKAGE / ".build.lock", "w") as lock:
+    name = hashlib.sha256(str(PACKAGE.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"mcpbench-verifier-ts-{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):

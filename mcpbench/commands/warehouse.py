@@ -129,7 +129,7 @@ def _open(db_path: Path | None, store: str | None, unchecked: bool):
 def warehouse() -> None:
     """Build and query the DuckDB warehouse of landed runs and calls.
 
-    Views (see docs/warehouse.md): stg_runs, stg_calls, run_facts, metrics_by_submission,
+    Views (see docs/warehouse.md): stg_runs, stg_calls, stg_turns, run_facts, metrics_by_submission,
     metrics_by_submission_server, metrics_aggregate, anomaly_submitter_flags, anomaly_task_flags,
     leaderboard_contemporary, leaderboard_historical.
 
