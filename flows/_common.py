@@ -26,6 +26,38 @@ def logger():
         return logging.getLogger("mcpbench.flows")
 
 
+def run_name(template: str):
+    """A ``flow_run_name`` that says what ran, from the run's parameters (``named``)."""
+
+    def name() -> str:
+        from prefect.runtime import flow_run
+
+        return named(template, flow_run.parameters)
+
+    return name
+
+
+def named(template: str, params: dict) -> str:
+    """``template`` filled from a run's ``params``: ``{name}`` is a parameter, ``{a|b}`` the first of them
+    that is set, ``{name.attribute}`` an attribute of one (e.g. ``{submission.submission_id}``), ``'text'``
+    a text to use when none is. Only ids, months and splits go into a name, never task text."""
+    import re
+
+    def value(match: re.Match) -> str:
+        for choice in match.group(1).split("|"):
+            if choice.startswith("'"):
+                return choice.strip("'")
+            head, *attrs = choice.split(".")
+            found = params.get(head)
+            for attr in attrs:
+                found = found.get(attr) if isinstance(found, dict) else getattr(found, attr, None)
+            if found not in (None, ""):
+                return str(found)
+        return "-"
+
+    return re.sub(r"\{([^}]+)\}", value, template)
+
+
 def store_root(store: str | None, usage: str) -> str:
     """The store as a location another process can open: an ``s3://`` URL, or an absolute folder
     (default ``MCPBENCH_STORE`` or ``.mcpbench/store``), after checking that it can serve ``usage``
@@ -59,4 +91,4 @@ def open_checked(db_path: str, store: str):
     return open_warehouse(db_path, store=store, recheck=True)
 
 
-__all__ = ["PRIVATE", "db_location", "logger", "open_checked", "store_root"]
+__all__ = ["PRIVATE", "db_location", "logger", "named", "open_checked", "run_name", "store_root"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows._common import PRIVATE, logger, store_root
+from flows._common import PRIVATE, logger, run_name, store_root
 
 
 class CatalogInvalid(RuntimeError):
@@ -30,13 +30,14 @@ def gate_dev(tasks_dir: str | None = None) -> dict[str, Any]:
 
 @task(name="gate-month", **PRIVATE)
 def gate_month(month: str, store: str) -> dict[str, Any]:
-    """Gate every task of a sealed month, decrypted in memory here; only failing ids leave, since a
-    reason can quote the task's sampled values."""
+    """Gate every task of a sealed month, decrypted in memory here, with both verifiers (the TypeScript
+    one built where it is not, or the task fails saying why); only failing ids leave, since a reason can
+    quote the task's sampled values."""
     from runstore.store import open_store
-    from tasks_catalog.gate import acceptance_gate
+    from tasks_catalog.gate import sealed_month_gate
     from tasks_catalog.months import load_month_tasks
 
-    gate = acceptance_gate()
+    gate = sealed_month_gate()
     results = gate.check(load_month_tasks(open_store(store), month))
     failed = sorted(r.task_id for r in results if not r.ok)
     logger().info("month %s: %d tasks gated, %d failed (verifiers: %s)", month, len(results), len(failed),
@@ -44,12 +45,20 @@ def gate_month(month: str, store: str) -> dict[str, Any]:
     return {"month": month, "checked": len(results), "failed": failed, "verifiers": gate.verifiers}
 
 
-@flow(name="validate-catalog", persist_result=False)
+@flow(name="validate-catalog", persist_result=False,
+      flow_run_name=run_name("validate {tasks_dir|'the dev set'} and {month|'no month'}"))
 def validate_catalog(store: str | None = None, month: str | None = None, dev: bool = True,
                      tasks_dir: str | None = None) -> dict[str, Any]:
-    """Gate the public tasks (``dev``: the dev set, or the task files under ``tasks_dir``) and the sealed
-    ``month`` (if given; the worker needs MCPBENCH_SECRET). Fails, naming the task ids, if any task does
-    not pass."""
+    """Run the acceptance gate over the public tasks and a sealed private month; fails, naming the task
+    ids, if any task does not pass.
+
+    Args:
+        store: The store holding the sealed month: a folder or s3://bucket/prefix. Empty: $MCPBENCH_STORE.
+        month: A sealed private month YYYY-MM to gate too, with both verifiers (the worker needs
+            MCPBENCH_SECRET). Empty: none.
+        dev: Gate the public tasks (the dev set, or the folder in tasks_dir).
+        tasks_dir: A folder of task files to gate instead of the dev set. Empty: tasks_catalog/dev.
+    """
     report: dict[str, Any] = {}
     if dev:
         report["dev"] = gate_dev(tasks_dir)

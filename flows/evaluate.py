@@ -9,11 +9,12 @@ normally. Re-running the flow with the same ``submission_id`` resumes: runs alre
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from prefect import flow, task
+from pydantic import Field
 
-from flows._common import PRIVATE, db_location, logger, open_checked, store_root
+from flows._common import PRIVATE, db_location, logger, open_checked, run_name, store_root
 from flows._runners import task_runner
 from flows.scoring import build_warehouse, read_flags
 from mcpbench.runner import Submission
@@ -68,7 +69,7 @@ def infra_message(outcome) -> str:
     return f"run {outcome.run_id} was not dispatched ({kind}); its landed run row says why"
 
 
-@flow(name="run-tasks", persist_result=False)
+@flow(name="run-tasks", persist_result=False, flow_run_name=run_name("runs of {submission.submission_id}"))
 def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
             sandbox: str = "local", trials: list[int] | None = None) -> list[dict[str, str]]:
     """Fan out one ``run-task`` per id (and per trial: ``trials[i]`` is the trial of ``task_ids[i]``,
@@ -87,18 +88,36 @@ def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
     return outcomes
 
 
-@flow(name="evaluate-submission", persist_result=False)
+@flow(name="evaluate-submission", persist_result=False,
+      flow_run_name=run_name("{submission_id|label|agent} on {split}"))
 def evaluate_submission(agent: str, split: str = "dev", submission_id: str | None = None,
-                        submitter: str | None = None, concurrency: int = 4, sandbox: str = "local",
+                        submitter: str | None = None,
+                        concurrency: Annotated[int, Field(ge=1, le=64)] = 4,
+                        sandbox: Literal["local", "docker", "none"] = "local",
                         store: str | None = None, db_path: str | None = None, task_ids: list[str] | None = None,
-                        runner: str | None = None, trials: int = 1) -> dict[str, Any]:
-    """Evaluate ``agent`` (an agent spec: oracle, noop, command:<argv>, http:<url>, openai[:model]) on
-    ``split`` (dev, or a private month YYYY-MM: the worker needs MCPBENCH_SECRET), landing every run in
-    ``store``; then rebuild the warehouse at ``db_path`` and return the score and anomaly flags.
+                        runner: str | None = None, trials: Annotated[int, Field(ge=1, le=100)] = 1,
+                        label: str | None = None) -> dict[str, Any]:
+    """Evaluate an agent on every task of a split, land every run in the store, then rebuild the
+    warehouse and return the score card (also published as a table artifact) and the anomaly flags.
 
-    ``runner``: threads (default), dask, dask-threads, or a Dask scheduler address; default
-    ``$MCPBENCH_TASK_RUNNER``. ``trials``: run every task this many times (pass@1, pass^k, pass@k).
-    Pass the same ``submission_id`` to resume an interrupted evaluation."""
+    Args:
+        agent: The agent: oracle, noop, liar, random, command:<argv>, http:<url> or openai[:model].
+        split: dev (the public dev set), a private month YYYY-MM (the worker needs MCPBENCH_SECRET), or a
+            retired month Historical-YYYY-MM.
+        submission_id: Names the evaluation (letters, digits, . _ -); pass the same id to resume one.
+            Empty: local-<agent>-<UTC timestamp>.
+        submitter: Who submits it. Empty: the worker's $USER.
+        concurrency: How many runs at once (1-64).
+        sandbox: Where a command: agent runs: local (bubblewrap), docker, or none (unisolated: trusted
+            agents only).
+        store: Where runs land: a folder or s3://bucket/prefix. Empty: the worker's $MCPBENCH_STORE.
+        db_path: The warehouse database file. Empty: the worker's $MCPBENCH_WAREHOUSE.
+        task_ids: Only these tasks: ids or patterns (slack-*). Empty: every task of the split.
+        runner: The fan-out: threads, dask, dask-threads, or a Dask scheduler address (tcp://host:8786).
+            Empty: $MCPBENCH_TASK_RUNNER, else threads.
+        trials: Runs per task (1-100), for pass@1, pass^k and pass@k.
+        label: Your name for the agent and its version (my-agent@1.2), on every run and the score card.
+    """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     from mcpbench.agents.spec import check_agent_reads, parse_agent
@@ -109,7 +128,7 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     root, db = store_root(store, "write"), db_location(db_path)  # refused before any agent runs
     parsed = parse_agent(agent)
     check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
-    submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter)
+    submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter, label=label)
     ids = list_task_ids(split, root, task_ids)
     pairs = pending_runs(ids, submission, root, trials)
     todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
@@ -144,15 +163,28 @@ def pending_runs(task_ids: list[str], submission: Submission, store: str, trials
 def score_card(submission_id: str, db_path: str, store: str) -> dict[str, Any]:
     """The submission's overall metrics, read from a checked warehouse's marts
     (``flows._common.open_checked``), with its trial metrics under ``trials`` (k, pass@1, pass^k,
-    pass@k and their 95% intervals)."""
-    from warehouse.scorecard import scorecard
+    pass@k and their 95% intervals); published as a table artifact (one row per server and the
+    overall), the score card a person reads in the Prefect UI."""
+    from prefect.artifacts import create_table_artifact
+
+    from warehouse.scorecard import scorecard, scorecard_table
 
     with open_checked(db_path, store) as warehouse:
         card = scorecard(submission_id, con=warehouse)
     logger().info("%s: success rate %s over %s attempted", submission_id, card["overall"]["success_rate"],
                   card["overall"]["attempted"])
+    create_table_artifact(table=scorecard_table(card), key=artifact_key("score-card", submission_id),
+                          description=f"Score card of {submission_id} ({card['label'] or card['agent']}) on "
+                                      f"{card['split']}: rates in percent, success with its 95% interval.")
     return {**card["overall"], "trials": card["trials"]["overall"]}
 
 
-__all__ = ["InfraError", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "retry_only_infra_errors",
+def artifact_key(kind: str, submission_id: str) -> str:
+    """A Prefect artifact key (lowercase letters, digits and dashes) for ``kind`` of a submission."""
+    import re
+
+    return f"{kind}-" + re.sub(r"[^a-z0-9-]+", "-", submission_id.lower()).strip("-")
+
+
+__all__ = ["InfraError", "artifact_key", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "retry_only_infra_errors",
            "run_all", "run_task", "score_card"]

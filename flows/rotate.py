@@ -9,7 +9,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows._common import PRIVATE, db_location, logger, open_checked, store_root
+from flows._common import PRIVATE, db_location, logger, open_checked, run_name, store_root
 
 
 class GateFailed(RuntimeError):
@@ -37,18 +37,19 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
     """Render the month from the operator's pool, gate every task, seal it, publish its attestation list
     and retire the month before. Raises :class:`GateFailed` (naming task ids only) if any task fails
     the gate, in which case nothing is written."""
+    from mcpbench.progress import ProgressLines
     from runstore.store import open_store
-    from tasks_catalog.gate import acceptance_gate
+    from tasks_catalog.gate import sealed_month_gate
     from tasks_catalog.months import load_operator_pool
     from tasks_catalog.months import rotate as rotate_store
 
     opened = open_store(store)
-    gate = acceptance_gate()  # the one policy: both verifiers when the TypeScript one is built
-    if gate.missing:
-        logger().warning("the gate runs with the Python verifier alone: %s", gate.missing)
+    # both verifiers, always: a worker without the TypeScript verifier builds it, or the task fails saying why
+    gate = sealed_month_gate()
     pool = load_operator_pool(opened, pool_dir=pool_dir)
-    report = rotate_store(opened, month, pool=pool, leaked_task_ids=set(leaked_task_ids),
-                          retire_previous=retire_previous, gate=gate)
+    with ProgressLines(0, "tasks", write=logger().info) as progress:
+        report = rotate_store(opened, month, pool=pool, leaked_task_ids=set(leaked_task_ids),
+                              retire_previous=retire_previous, gate=gate, progress=progress)
     # the public report (ids and counts), as `mcpbench rotate` prints it: gate reasons can quote a
     # task's sampled values, so only the failing ids leave this task
     summary = report.public()
@@ -64,12 +65,24 @@ def rotate(month: str, store: str, leaked_task_ids: list[str], pool_dir: str | N
     return summary
 
 
-@flow(name="rotate-month", persist_result=False)
+@flow(name="rotate-month", persist_result=False, flow_run_name=run_name("rotate {month|'the current month'}"))
 def rotate_month(month: str | None = None, store: str | None = None, leaked_task_ids: list[str] | None = None,
                  db_path: str | None = None, pool_dir: str | None = None, retire_previous: bool = True) -> dict[str, Any]:
-    """Build ``month`` (default: the current UTC month, so the cron on the 1st builds the month that
-    starts). Tasks flagged as leaked, given here or flagged in the warehouse for the month before, are
-    replaced first. The worker needs MCPBENCH_SECRET."""
+    """Build a private month: render it from the operator's template pool, gate every task with both
+    verifiers (the TypeScript one is built where it is not, or the run fails saying why), seal it,
+    publish its attestation list, and retire the month before. The worker needs MCPBENCH_SECRET.
+
+    Args:
+        month: The month to build, YYYY-MM. Empty: the current UTC month (the cron on the 1st builds the
+            month that starts).
+        store: The store: a folder or s3://bucket/prefix. Empty: the worker's $MCPBENCH_STORE.
+        leaked_task_ids: Task ids flagged as possibly leaked: their templates are replaced first (with any
+            the warehouse flags for the month before).
+        db_path: The warehouse whose anomaly flags name leaked tasks. Empty: $MCPBENCH_WAREHOUSE.
+        pool_dir: A folder of templates. Empty: the operator's sealed pool in the store, else the public
+            demonstration pool.
+        retire_previous: Retire the month before: publish its plaintext as Historical-YYYY-MM.
+    """
     from tasks_catalog.months import previous_month
     from tasks_catalog.sealed import check_month
 

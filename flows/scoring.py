@@ -43,14 +43,24 @@ def read_flags(db_path: str, store: str, submission_id: str | None = None) -> di
 
 @flow(name="score", persist_result=False)
 def score(store: str | None = None, db_path: str | None = None) -> dict[str, Any]:
-    """Rebuild the warehouse marts over the store, after the data-quality suites pass."""
+    """Rebuild the warehouse marts over the store, after the data-quality suites pass.
+
+    Args:
+        store: The store: a folder or s3://bucket/prefix. Empty: the worker's $MCPBENCH_STORE.
+        db_path: The warehouse database file. Empty: the worker's $MCPBENCH_WAREHOUSE.
+    """
     return build_warehouse(store_root(store, "read"), db_location(db_path))
 
 
 @flow(name="detect-anomalies", persist_result=False)
 def detect_anomalies(store: str | None = None, db_path: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """Rebuild the marts and return the anomaly flags: submissions more than 2 sigma above their
-    submitter's history, and private tasks that look leaked (the next rotation replaces those first)."""
+    submitter's history, and private tasks that look leaked (the next rotation replaces those first).
+
+    Args:
+        store: The store: a folder or s3://bucket/prefix. Empty: the worker's $MCPBENCH_STORE.
+        db_path: The warehouse database file. Empty: the worker's $MCPBENCH_WAREHOUSE.
+    """
     root = store_root(store, "read")
     built = build_warehouse(root, db_location(db_path))
     return read_flags(built["db_path"], root)

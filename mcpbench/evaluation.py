@@ -42,10 +42,13 @@ class EvaluationSummary:
 
 
 def make_submission(agent: Agent, split: str | Split, *, submission_id: str | None = None, submitter: str | None = None,
-                    publish_goals: bool = False, month: str | None = None) -> Submission:
+                    publish_goals: bool = False, month: str | None = None, label: str | None = None) -> Submission:
     """The labels of an evaluation. ``month`` (the partition) defaults to the split's month for a
-    private or historical split, else the current UTC month; goals are never published on a private one."""
+    private or historical split, else the current UTC month; goals are never published on a private one.
+    ``label`` names the agent and its version (``my-agent@1.2``); ``ValueError`` when it is not a label."""
     import os
+
+    from runstore.records import check_label
 
     now = datetime.now(UTC)
     parsed = Split.parse(split)
@@ -54,6 +57,7 @@ def make_submission(agent: Agent, split: str | Split, *, submission_id: str | No
         submitter=submitter or os.environ.get("USER") or "local",
         agent=agent.name, split=parsed.text, month=month or parsed.month or f"{now:%Y-%m}",
         publish_goals=publish_goals and not parsed.is_private, private=parsed.is_private,
+        label=check_label(label) if label is not None else None,
     )
 
 
@@ -126,7 +130,7 @@ def evaluate(tasks: list[Task], agent: Agent | str, submission: Submission, *, s
             break
         final = attempt == infra_retries
         ran = anyio.run(lambda: run_tasks([], agent, sandbox=box, submission=submission, concurrency=concurrency,
-                                          land=lambda r: store.land_run(r.run, r.calls),  # noqa: B023 - anyio.run runs it to the end inside this iteration
+                                          land=lambda r: store.land_run(r.run, r.calls, r.turns),  # noqa: B023 - anyio.run runs it to the end inside this iteration
                                           on_result=on_result if final else _unless_infra(on_result), runs=queue))  # noqa: B023 - anyio.run runs it to the end inside this iteration
         by_id.update((r.run.run_id, r) for r in ran)
     results = [by_id[submission.run_id(t, k)] for t, k in todo]
@@ -183,7 +187,7 @@ def evaluate_task(task_id: str, agent: Agent | str, submission: Submission, *, s
     result = loop.call(lambda: run_with_requeues(tasks[task_id], agent, host=loop.host, sandbox=box,
                                                  submission=submission, models=models, trial=trial))
     try:
-        store.land_run(result.run, result.calls)
+        store.land_run(result.run, result.calls, result.turns)
     except Exception as exc:  # noqa: BLE001 - as in run_tasks: an infra error of kind store, not landed
         result = not_landed(result, exc, private=submission.private)
     return RunOutcome(task_id=task_id, run_id=result.run.run_id, status=result.run.status,

@@ -3,7 +3,9 @@
 It sits in front of a fresh backend built from the task's initial state and:
 - lists only the task's ``available_tools``;
 - records every ``tools/call`` (order, time, tool, arguments, listed or not, error kind, latency,
-  result size) as a ``CallRecord`` — the trace every metric is computed from;
+  result size, the result's text capped at ``RESULT_TEXT_KEPT`` bytes, the fault injected on it) as a
+  ``CallRecord`` — the trace every metric is computed from, and from which a transcript is rebuilt (on a
+  private month no argument, result, error text or fault is kept);
 - answers a call to an unlisted tool with a tool error, without executing it (a hallucination);
 - injects the task's faults (tasks_catalog/faults.py): the call is answered with the fault's error
   and not executed, or, for a partial failure (``timeout_after_commit``), executed and still answered
@@ -43,7 +45,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from runstore.records import REDACTED, CallRecord, ErrorKind
+from runstore.records import REDACTED, RESULT_TEXT_KEPT, CallRecord, ErrorKind, keep_text
 from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
@@ -147,6 +149,13 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
+def result_text(result: types.CallToolResult) -> str:
+    """What the agent was answered, as text: every text block, in order, and ``[<type> content]`` for a
+    block that is not text (an image, an embedded resource)."""
+    return "".join(c.text if isinstance(c, types.TextContent) else f"[{getattr(c, 'type', 'unknown')} content]"
+                   for c in result.content)
+
+
 class Gateway:
     """One run's gateway over ``tools`` (a live backend of ``task.server``)."""
 
@@ -208,6 +217,7 @@ class Gateway:
         seq = len(self.calls) + 1
         listed = name in self.listed
         kind: ErrorKind | None = None
+        fault = None
         if seq > self.task.max_steps:
             self.over_budget = True
             kind, result = "over_budget", _error(
@@ -234,20 +244,28 @@ class Gateway:
                 elif fault is not None:  # committed, but the answer is lost: the agent sees an error
                     self.faults_injected += 1
                     kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
-        self._record(seq, arrived, name, arguments, listed, kind, result, started)
+        # the fault is the call's only when it was injected (a call after commit whose tool failed anyway
+        # answered with the tool's own error)
+        self._record(seq, arrived, name, arguments, listed, kind, result, started,
+                     fault.kind if fault is not None and kind == "injected_fault" else None)
         return result
 
-    def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,
-                kind: ErrorKind | None, result: types.CallToolResult, started: float) -> None:
+    def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,  # noqa: PLR0913 - one call's every recorded field
+                kind: ErrorKind | None, result: types.CallToolResult, started: float, fault: str | None) -> None:
         args_json = json.dumps(arguments, ensure_ascii=False, default=str)
         text = "".join(getattr(c, "text", "") for c in result.content)
         error_message = text[:500] if result.is_error else None
+        kept: str | None
+        truncated: bool | None
+        cap: int | None
         if self.redact:
             args_kept = REDACTED
             error_message = kind if result.is_error else None
             name = name if listed else "[unlisted]"
+            kept = truncated = cap = fault = None
         else:
             args_kept = args_json[:ARGUMENTS_KEPT]
+            (kept, truncated), cap = keep_text(result_text(result), RESULT_TEXT_KEPT), RESULT_TEXT_KEPT
         # Built without re-validation: every field is ours and typed, and this is on each call's path.
         self.calls.append(CallRecord.model_construct(
             run_id=self.run_id, submission_id=self.submission_id, task_id=self.task.id,
@@ -256,6 +274,7 @@ class Gateway:
             truncated=len(args_json) > ARGUMENTS_KEPT, listed=listed, is_error=bool(result.is_error),
             error_kind=kind, error_message=error_message,
             latency_ms=(time.perf_counter() - started) * 1000, result_bytes=len(text.encode()),
+            result_text=kept, result_truncated=truncated, result_cap=cap, fault=fault,
         ))
 
     async def settled(self, timeout_s: float = CALL_WALL_LIMIT_S) -> bool:
@@ -349,4 +368,4 @@ class GatewayHost:
                 gateway.waits.mounted(None)
 
 
-__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch"]
+__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch", "result_text"]

@@ -38,11 +38,20 @@ from mcpbench.sandbox import (
     get_sandbox,
     raise_open_file_limit,
 )
-from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
+from runstore.records import (
+    EXPLAINED_FRAME,
+    REDACTED,
+    STDERR_TAIL_BYTES,
+    CallRecord,
+    Explanation,
+    FrameBreak,
+    RunRecord,
+    TurnRecord,
+)
 from servers import get_spec
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
-from tasks_catalog.predicates import evaluate
+from tasks_catalog.predicates import evaluate, explain
 from tasks_catalog.schema import Task
 
 log = logging.getLogger("mcpbench.runner")
@@ -61,6 +70,8 @@ class Submission:
     #: private months: goals are never stored and call arguments and error texts are redacted too,
     #: since they carry the month's sampled parameter values
     private: bool = False
+    #: the submitter's name for the agent and its version (``--label my-agent@1.2``), on every run record
+    label: str | None = None
 
     def run_id(self, task: Task | str, trial: int = 1) -> str:
         """Stable per (submission, task, trial), so a re-run replaces its records instead of duplicating
@@ -74,6 +85,8 @@ class RunResult:
     run: RunRecord
     calls: list[CallRecord] = field(default_factory=list)
     outcome: ProcessOutcome | None = None
+    #: the model turns the model gateway metered for the run (none for an agent that used no model)
+    turns: list[TurnRecord] = field(default_factory=list)
 
 
 def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status: str, trial: int = 1,
@@ -84,7 +97,7 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
     published = sub.publish_goals and not sub.private
     base = dict(
         run_id=sub.run_id(task, trial), trial=trial, submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
-        split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
+        split=sub.split, month=sub.month, label=sub.label, task_id=task.id, task_hash=task_hash(task), server=task.server,
         difficulty=task.difficulty, category=task.category,
         goal=task.goal if published else REDACTED, goals_published=published, status=status, passed=status == "passed",
         predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
@@ -164,7 +177,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra("backend call did not finish", RuntimeError(
                 f"a call to {task.server} ran past the call time limit and did not finish"), kind="backend")
         try:  # the agent and the gateway are done with the tools
-            final, verdict, final_dump, frame_held, violations = await anyio.to_thread.run_sync(
+            final, verdict, final_dump, frame_held, violations, why = await anyio.to_thread.run_sync(
                 _judge, task, tools, initial, submission.private)
         except Exception as exc:  # noqa: BLE001 - a verifier bug is ours: this run is requeued, the others go on
             return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
@@ -189,10 +202,13 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
         errors_observed=sum(c.is_error for c in gateway.calls), faults_injected=gateway.faults_injected,
         sandbox=outcome.sandbox, agent_s=outcome.wall_s, final_state_digest=state_digest(task, final_dump), end_reason=reason,
         frame_held=frame_held, frame_violations=violations, end_reason_detail=detail,
+        explanation=why if not passed else None,
         harness_wait_s=gateway.waits.seconds(),
         stderr_tail=None if submission.private else (_agent_stderr(agent, outcome)[-STDERR_TAIL_BYTES:] or None),
     )
-    return RunResult(record, gateway.calls, outcome)
+    turns = [t.record(run_id=run_id, submission_id=submission.submission_id, task_id=task.id, redact=submission.private)
+             for t in meter.turns] if meter is not None else []
+    return RunResult(record, gateway.calls, outcome, turns)
 
 
 def _open_backend(spec, task: Task):
@@ -206,19 +222,40 @@ def _open_backend(spec, task: Task):
 
 
 def _judge(task: Task, tools, initial: dict, private: bool):
-    """``(final state, predicate verdict, final state as JSON data, frame held, violations)`` of a finished run."""
+    """``(final state, predicate verdict, final state as JSON data, frame held, violations, explanation)`` of
+    a finished run; the explanation (``runstore.records.Explanation`` as JSON) says which clauses of the
+    predicate failed and which entities broke the frame, or is None when neither did."""
     final = tools.snapshot(copy=False)
     verdict = evaluate(task.success, final)
     final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
-    frame_held, violations = judge_frame(task, initial, final_dump, private=private)
-    return final, verdict, final_dump, frame_held, violations
+    broken = frame_violations(task.server, task.frame, initial, final_dump)
+    frame_held, violations = frame_text(broken, private=private)
+    why = explanation(task, final, verdict, broken, private=private)
+    return final, verdict, final_dump, frame_held, violations, why
+
+
+def explanation(task: Task, final, verdict: bool, broken: list, *, private: bool) -> str | None:
+    """Why the run's final state does not pass, as the run record stores it: the predicate's failing
+    clauses (expected against found) and the entities outside the frame; on a private month the clause
+    ids and the frame's kinds and counts only. None when the predicate held and the frame too."""
+    if verdict and not broken:
+        return None
+    clauses, omitted = ([], 0) if verdict else explain(task.success, final)
+    frame = [FrameBreak(**v.to_json()) for v in broken[:EXPLAINED_FRAME]]
+    why = Explanation(clauses=clauses, clauses_omitted=omitted, frame=frame,
+                      frame_omitted=max(0, len(broken) - EXPLAINED_FRAME))
+    return (why.ids_only() if private else why).to_json()
 
 
 def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
     """Whether the run stayed inside the task's frame (every task has one) and a short text naming the
     violating entities; on a private month only their kinds and counts, since ids can carry the
     month's sampled values."""
-    violations = frame_violations(task.server, task.frame, initial, final)
+    return frame_text(frame_violations(task.server, task.frame, initial, final), private=private)
+
+
+def frame_text(violations: list, *, private: bool) -> tuple[bool, str | None]:
+    """``judge_frame`` of violations already found."""
     if not violations:
         return True, None
     return False, (summarize_counts(violations) if private else summarize(violations))[:2000]
@@ -365,7 +402,7 @@ def not_landed(result: RunResult, exc: BaseException, *, private: bool) -> RunRe
     record = RunRecord.model_validate({
         **result.run.model_dump(), "status": "infra_error", "passed": False, "end_reason": "infra:store",
         "infra_error": f"store: the run did not land: {what}"[:2000]})
-    return RunResult(record, [], result.outcome)
+    return RunResult(record, [], result.outcome, [])
 
 
 async def run_with_requeues(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sandbox | None,
@@ -435,5 +472,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
 
 
 __all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason",
-           "end_reason_detail", "judge_frame", "model_settings_for", "not_landed", "open_sandbox", "run_task",
+           "end_reason_detail", "explanation", "judge_frame", "model_settings_for", "not_landed", "open_sandbox", "run_task",
            "run_tasks", "run_with_requeues", "uses_model"]

@@ -19,8 +19,9 @@ gate"). Each reason says which rule the task breaks; callers print it after the 
 template check after the template, seed and task id).
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
-``extra_frames`` for frames); any disagreement is a failure. docs/frames.md, "The gate". From the
-command line: ``mcpbench tasks validate PATHS``.
+``extra_frames`` for frames); any disagreement is a failure: on a verdict, on the frame, or, where both
+say false and the second names the clauses that decided it (a ``predicates.Refuted``), on those clause
+ids. docs/frames.md, "The gate". From the command line: ``mcpbench tasks validate PATHS``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
@@ -44,7 +46,7 @@ from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
-from tasks_catalog.predicates import evaluate, goal_literals
+from tasks_catalog.predicates import Refuted, clause_ids, evaluate, goal_literals
 from tasks_catalog.schema import Task, ToolCall
 from tasks_catalog.stats import budget_limit, measure, shortfalls
 
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 
 #: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
 #: (A string: ``NoVerdict`` is imported for the type checker only, ts_verifier itself when it is used.)
-ExtraVerifier: TypeAlias = "Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool | NoVerdict]]"
+ExtraVerifier: TypeAlias = "Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool | Refuted | NoVerdict]]"
 #: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case.
 ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
 #: Both second verifiers in one call, ``(verdict cases, frame cases) -> (verdicts, frame violations)``, each
@@ -61,7 +63,7 @@ ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dic
 #: separate calls when set.
 ExtraJudge: TypeAlias = ("Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]], "
                           "list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], "
-                          "tuple[list[bool | NoVerdict], list[list[dict]]]]")
+                          "tuple[list[bool | Refuted | NoVerdict], list[list[dict]]]]")
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
 
@@ -228,24 +230,29 @@ class _Judged:
     result: GateResult
     server: str
     predicate: dict[str, Any]
-    #: (what, state dump or None, python verdict) per judged state: the initial one, the reference's,
-    #: the wrong ones' (dumped only when a second verifier will be asked)
-    verdicts: list[tuple[str, dict[str, Any] | None, bool]]
+    #: (what, state dump or None, python verdict, python's failing clause ids) per judged state: the
+    #: initial one, the reference's, the wrong ones' (dumped, and their clauses found, only when a second
+    #: verifier will be asked)
+    verdicts: list[tuple[str, dict[str, Any] | None, bool, tuple[str, ...]]]
     #: (what, initial dump, final dump, frame, python violations) per final state
     frames: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]
     #: reasons that come after the verifiers' disagreements (the literal rule, the difficulty rule)
     tail: list[str]
 
 
-async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
+async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:  # noqa: C901 - one task's reference, wrong solutions and frames judged in order
     result = GateResult(task.id)
     reasons = result.reasons
+    def clauses(state: Any) -> tuple[str, ...]:
+        return clause_ids(task.success, state) if dumps_wanted else ()
+
     ref = await replay(task, task.reference_solution, faults=True,
-                       at_start=lambda state: (state.dump(), evaluate(task.success, state)))
-    start, initially = ref.initial
-    #: (what, the predicate's verdict, the state's dump, must the predicate pass?) of every state judged;
-    #: each state is dumped and evaluated once
-    judged: list[tuple[str, bool, dict[str, Any], bool | None]] = [("on the initial state", initially, start, False)]
+                       at_start=lambda state: (state.dump(), evaluate(task.success, state), clauses(state)))
+    start, initially, initial_clauses = ref.initial
+    #: (what, the predicate's verdict, the state's dump, must the predicate pass?, failing clause ids) of
+    #: every state judged; each state is dumped and evaluated once
+    judged: list[tuple[str, bool, dict[str, Any], bool | None, tuple[str, ...]]] = [
+        ("on the initial state", initially, start, False, initial_clauses)]
     if ref.errors:
         reasons.append(f"reference solution{' with its faults injected' if task.faults else ''}: {ref.errors[0]}")
     if ref.steps > task.max_steps:
@@ -257,7 +264,8 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
         final = ref.state.dump()
-        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True))
+        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True,
+                       clauses(ref.state)))
         outside = frame_violations(task.server, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
@@ -284,17 +292,17 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         if wrong.kind == "collateral" and not (positive_part(task.success, done.state) and broken):
             reasons.append(f"{what} is marked collateral, so the predicate's positive part must hold and the frame "
                            f"must break; positive part {positive_part(task.success, done.state)}, frame broken {broken}")
-        judged.append((f"after {what}", verdict, final, None))
+        judged.append((f"after {what}", verdict, final, None, clauses(done.state)))
     if not {"collateral", "lookalike"} <= kinds:
         missing = sorted({"collateral", "lookalike"} - kinds)
         reasons.append(f"every task needs a collateral and a lookalike wrong solution (wrong_solutions[].kind); "
                        f"this one has no {' and no '.join(missing)}")
 
     verdicts = []
-    for what, got, dump, wanted in judged:
+    for what, got, dump, wanted, failing in judged:
         if wanted is not None and got is not wanted:
             reasons.append(f"predicate is {str(got).lower()} {what}; it must be {str(wanted).lower()}")
-        verdicts.append((what, dump if dumps_wanted else None, got))
+        verdicts.append((what, dump if dumps_wanted else None, got, failing))
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
@@ -333,7 +341,7 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
     its result."""
     # a dump is None only when no second verifier is asked (_Judged.verdicts)
     verdict_cases = [(j.server, cast("dict[str, Any]", dump), j.predicate)
-                     for j in judged for _, dump, _ in j.verdicts] if extra else []
+                     for j in judged for _, dump, _, _ in j.verdicts] if extra else []
     frame_cases = [(j.server, a, b, f) for j in judged for _, a, b, f, _ in j.frames] if extra_frames else []
     if not verdict_cases and not frame_cases:
         verdicts, frames = [], []
@@ -348,10 +356,13 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
         raise ValueError(f"the second frame judge answered {len(frames)} times to {len(frame_cases)} cases")
     at = iter(verdicts)
     for j in judged if extra is not None else ():
-        for what, _, mine in j.verdicts:
+        for what, _, mine, failing in j.verdicts:
             other = next(at)
-            if other is not mine:
+            if (False if isinstance(other, Refuted) else other) is not mine:
                 j.result.reasons.append(f"verifiers disagree {what}: python {mine}, typescript {other}")
+            elif isinstance(other, Refuted) and other.clauses != failing:
+                j.result.reasons.append(f"verifiers disagree on the failing clauses {what}: python "
+                                        f"{', '.join(failing)}, typescript {', '.join(other.clauses)}")
     at = iter(frames)
     for j in judged if extra_frames is not None else ():
         for what, _, _, _, violations in j.frames:
@@ -363,14 +374,16 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
-                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None) -> list[GateResult]:
+                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None,
+                     progress: Callable[[int], None] | None = None) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
     cases a call; each disagreement is a reason of its task.
 
     A batch is asked in a worker thread while the next tasks are judged, so the TypeScript verifier
     (another process) works beside the Python one instead of after it; one batch at a time is in
-    flight, so at most two batches of states are held."""
+    flight, so at most two batches of states are held. ``progress(1)`` is called as each task has been
+    judged by the Python verifier."""
     from concurrent.futures import ThreadPoolExecutor
 
     results: list[GateResult] = []
@@ -379,6 +392,8 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
         asked = None
         for task in tasks:
             judged = await _judge(task, extra is not None, extra_frames is not None)
+            if progress is not None:
+                progress(1)
             results.append(judged.result)
             pending.append(judged)
             if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
@@ -434,6 +449,8 @@ class Gate:
     cache: GateCache | None = None
     #: both second verifiers in one call (``ExtraJudge``), used instead of ``extra`` and ``extra_frames``
     joint: ExtraJudge | None = None
+    #: called with how many more tasks were settled (judged, or accepted before): a caller's progress
+    progress: Callable[[int], None] | None = None
 
     @property
     def verifiers(self) -> list[str]:
@@ -448,7 +465,8 @@ class Gate:
         """One result per task, in order. With a cache, a task this code already accepted under these
         verifiers passes without being judged again, and every newly accepted task is recorded."""
         if self.cache is None:
-            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint)
+            return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint, self.progress)
+        settled = self.progress or (lambda n: None)
         keys = [(t.id, task_hash(t)) for t in tasks]
         results: dict[int, GateResult] = {}
         queue = list(range(len(tasks)))
@@ -460,6 +478,7 @@ class Gate:
                 for i in queue:
                     if self.cache.accepted(*keys[i]):
                         results[i] = GateResult(tasks[i].id, cached=True)
+                        settled(1)
                     elif len(chunk) < CLAIM and (claim := self.cache.claim(keys[i][1])) is not None:
                         chunk.append(i)
                         claims.append(claim)
@@ -474,10 +493,12 @@ class Gate:
                 for i in chunk:
                     if self.cache.accepted(*keys[i]):  # accepted by another gate while this one claimed
                         results[i] = GateResult(tasks[i].id, cached=True)
+                        settled(1)
                     else:
                         todo.append(i)
                 if todo:
-                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames, self.joint)
+                    judged = anyio.run(gate_tasks, [tasks[i] for i in todo], self.extra, self.extra_frames, self.joint,
+                                       settled)
                     for i, result in zip(todo, judged, strict=True):
                         results[i] = result
                         if result.ok:
@@ -512,8 +533,9 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
     if typescript is False:
         gate = Gate(None, "not asked for")
     elif ts_verifier.available():
-        gate = Gate(ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many,
-                    joint=ts_verifier.judge_many)
+        # asked to explain, so that the two are held to the same failing clauses too
+        gate = Gate(partial(ts_verifier.evaluate_many, explain=True), extra_frames=ts_verifier.frame_violations_many,
+                    joint=partial(ts_verifier.judge_many, explain=True))
     elif typescript or os.environ.get(REQUIRE_TYPESCRIPT_ENV) == "1":
         raise GateUnavailable(ts_verifier.unavailable_reason())
     else:
@@ -521,6 +543,26 @@ def acceptance_gate(typescript: bool | None = None, cache: str | os.PathLike | N
     return replace(gate, cache=cache_from(cache, gate.verifiers))
 
 
+def sealed_month_gate(cache: str | os.PathLike | None = None) -> Gate:
+    """The gate of a private month (its rotation, and the catalog's check of a sealed month): both
+    verifiers, always. A month's verdicts are never left to one verifier: where the TypeScript verifier
+    is not built (a fresh clone on a worker), it is built (``npm ci && npm run build``); where it cannot
+    be, :class:`GateUnavailable` says why, and nothing is gated, sealed or published. The dev set and an
+    author's folders keep :func:`acceptance_gate`'s policy."""
+    from tasks_catalog import ts_verifier
+
+    if not ts_verifier.available():
+        why = ts_verifier.unavailable_reason()
+        try:
+            ts_verifier.build()
+        except ts_verifier.TypeScriptVerifierError as exc:
+            raise GateUnavailable(f"a private month is gated by both verifiers, and {why}; building it here failed: "
+                                  f"{exc}") from None
+        if not ts_verifier.available():
+            raise GateUnavailable(f"a private month is gated by both verifiers, and {ts_verifier.unavailable_reason()}")
+    return acceptance_gate(typescript=True, cache=cache)
+
+
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
            "acceptance_gate", "apply_calls", "difficulty_problems", "gate_tasks", "literal_problems", "positive_part", "replay",
-           "validate_paths"]
+           "sealed_month_gate", "validate_paths"]

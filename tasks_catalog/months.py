@@ -194,23 +194,36 @@ class RotationReport:
 def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = None,  # noqa: PLR0913 - past the second, keyword-only options
            pool: list[Template] | None = None, leaked_task_ids: set[str] | frozenset[str] = frozenset(),
            retire_previous: bool = True, gate: Gate | bool = True, today: date | None = None,
-           gate_processes: int = 1) -> RotationReport:
+           gate_processes: int = 1, progress: Any = None) -> RotationReport:
     """Build ``month``: render from the pool (rotating from the month before, if it exists), run the
-    acceptance gate over every task (``gate``: True for :func:`tasks_catalog.gate.acceptance_gate`'s
-    policy, both verifiers when the TypeScript one is built), seal, publish the attestation list; then
+    acceptance gate over every task (``gate``: True for :func:`tasks_catalog.gate.sealed_month_gate`, both
+    verifiers always, the TypeScript one built where it is not; a gate given must consult both; False
+    gates nothing, for tests), seal, publish the attestation list; then
     retire the month before (publish its plaintext and hashes under ``Historical-YYYY-MM``). Nothing is
     written unless every task passes the gate. ``gate_processes``: how many processes gate the month
-    (tasks_catalog/gate_pool.py), this one included."""
+    (tasks_catalog/gate_pool.py), this one included. ``progress`` (an ``mcpbench.progress.ProgressLines``,
+    or anything with its ``say(text)``, ``expect(total)`` and ``advance(outcome, n)``) hears of each
+    stage and of every task gated: ids and counts only."""
+    from dataclasses import replace
+
     from tasks_catalog import gate_pool
-    from tasks_catalog.gate import acceptance_gate
+    from tasks_catalog.gate import GateUnavailable, sealed_month_gate
 
     secret = operator_secret(secret)
-    judge = acceptance_gate() if gate is True else (gate or None)
+    judge = sealed_month_gate() if gate is True else (gate or None)
+    if judge is not None and "typescript" not in judge.verifiers:
+        raise GateUnavailable(f"month {month} would be gated by {' + '.join(judge.verifiers)} alone: a private month "
+                              f"is gated by both verifiers ({judge.describe()})")
+    if progress is not None and judge is not None:
+        judge = replace(judge, progress=lambda n: progress.advance("gated", n))
     pool = pool if pool is not None else load_operator_pool(store, secret)
     prev_name = previous_month(month)
     previous = load_month(store, prev_name, secret) if store.exists(sealed_key(prev_name)) else None
     if store.exists(sealed_key(month)):
         raise MonthError(f"month {month} is already built; a month is built once and never rewritten")
+    if progress is not None:
+        progress.say(f"rendering {month} from {len(pool)} templates"
+                     + (f", rotating from {prev_name}" if previous is not None else ""))
     try:
         built = build_month(pool, month, month_seed(month, secret), previous, leaked_task_ids)
     except TemplateError as exc:
@@ -218,11 +231,19 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     verifiers = judge.verifiers if judge is not None else []
     cached = 0
     if judge is not None:
+        if progress is not None:
+            progress.expect(len(built.tasks))
+            how = (f"{len(built.carried)} carried over, {len(built.replaced)} replaced" if previous is not None
+                   else "the first month: every task new")
+            progress.say(f"rendered {len(built.tasks)} tasks ({how}); gating them with {' + '.join(verifiers)} on "
+                         f"{gate_processes} processes")
         results = gate_pool.check(judge, built.tasks, gate_processes)
         reasons = {r.task_id: r.reasons for r in results if not r.ok}
         cached = sum(r.cached for r in results)
         if reasons:
             return _report(built, None, reasons, verifiers, cached)
+    if progress is not None:
+        progress.say(f"sealing {month} and publishing its attestation list")
     store.put_bytes(sealed_key(month), seal(built.to_json(), month=month, secret=secret))
     store.put_bytes(attestation_key(month), _json({
         "month": month, "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -231,6 +252,8 @@ def rotate(store: ArtefactStore, month: str, *, secret: str | bytes | None = Non
     }))
     retired = None
     if retire_previous and previous is not None:
+        if progress is not None:
+            progress.say(f"retiring {prev_name}: publishing its plaintext")
         retired = retire(store, previous, today=today)
     return _report(built, retired, {}, verifiers, cached)
 

@@ -3,7 +3,10 @@
 ``node dist/cli.js`` reads ``[{"server", "state", "predicate"}, ...]`` on stdin and answers one
 verdict per case: ``true``/``false``, or ``{"verdict": null, "error": ..., "problems": [...]}`` for a
 case it cannot decide (a malformed predicate, each problem with its JSON path; or a primitive outside
-what it can evaluate, e.g. SQL outside its subset). Build it with ``npm ci && npm run build`` in the
+what it can evaluate, e.g. SQL outside its subset). Asked to explain (``--explain``, or ``explain``
+here), a false verdict is ``{"verdict": false, "failing": [...], "clauses": [...]}``: the ids of the
+clauses that decided it (which this module returns as a ``predicates.Refuted``) and the first of them
+described. Build it with ``npm ci && npm run build`` in the
 package (``scripts/setup.sh`` does). Until it is built, ``available()`` is false and the gate uses the
 Python verifier alone.
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks_catalog.frames import exact_form
+from tasks_catalog.predicates import Refuted
 
 PACKAGE = Path(__file__).with_name("verifier-ts")
 CLI = PACKAGE / "dist" / "cli.js"
@@ -41,18 +45,34 @@ def available() -> bool:
 
 
 def build() -> None:
-    """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache)."""
-    for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
-        proc = subprocess.run(argv, cwd=PACKAGE, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            raise TypeScriptVerifierError(f"`{' '.join(argv)}` failed in {PACKAGE}:\n{proc.stderr[-2000:]}")
+    """``npm ci && npm run build`` in the package (needs node, npm and the npm registry or its cache).
+    Processes building this checkout's verifier at once take turns (a lock file in the temporary folder,
+    named after the package's path, so nothing is written in the checkout but the build)."""
+    import fcntl
+    import hashlib
+    import tempfile
+
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise TypeScriptVerifierError("node and npm are needed to build the TypeScript verifier")
+    name = hashlib.sha256(str(PACKAGE.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"mcpbench-verifier-ts-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for argv in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
+                proc = subprocess.run(argv, cwd=PACKAGE, capture_output=True, text=True, timeout=600)
+                if proc.returncode != 0:
+                    raise TypeScriptVerifierError(f"`{' '.join(argv)}` failed in {PACKAGE}:\n{proc.stderr[-2000:]}")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None) -> list[Any]:
+def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None,
+        explain: bool = False) -> list[Any]:
     """The CLI's raw answers on ``(server, dumped state, predicate)`` cases, in order: a bool, or a dict
-    with ``"verdict": None`` and ``"error"`` for a case it could not decide."""
+    with ``"verdict": None`` and ``"error"`` for a case it could not decide; with ``explain``, a false
+    verdict is a dict with ``"verdict": False`` and its failing ``"clauses"``."""
     payload = json.dumps([{"server": s, "state": st, "predicate": p} for s, st, p in cases])
-    out = _call([], payload, break_primitive)
+    out = _call(["--explain"] if explain else [], payload, break_primitive)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
     _verdicts(out)  # each answer is a verdict or says why there is none
@@ -97,20 +117,38 @@ class NoVerdict:
         raise TypeError(f"case {self.case} has no verdict: {self.error}")
 
 
-def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[bool | NoVerdict]:
+def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *,
+                  explain: bool = False) -> list[bool | Refuted | NoVerdict]:
     """Verdicts of the TypeScript verifier on ``(server, state, predicate)`` cases, in order. A case it
     cannot decide (a malformed predicate, each problem with its JSON path; or e.g. SQL outside its
     subset) is a ``NoVerdict`` naming the case and why, so the gate fails that task with the reason
-    instead of stopping."""
-    return _verdicts(run(cases))
+    instead of stopping. With ``explain`` a false verdict is a ``Refuted`` naming its failing clauses."""
+    return _verdicts(run(cases, explain=explain))
 
 
-def _verdicts(answers: list[Any]) -> list[bool | NoVerdict]:
-    out: list[bool | NoVerdict] = []
+def explain_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[list[dict[str, Any]] | None]:
+    """The TypeScript verifier's explanation of each case: its failing clauses (``{clause, primitive,
+    negated, args, expected, found}``), or None where the predicate holds."""
+    out = []
+    for item in run(cases, explain=True):
+        if isinstance(item, dict) and item.get("verdict") is None:
+            raise TypeScriptVerifierError(f"TypeScript verifier could not decide a case: {item.get('error')}")
+        out.append(item["clauses"] if isinstance(item, dict) else None)
+    return out
+
+
+def _verdicts(answers: list[Any]) -> list[bool | Refuted | NoVerdict]:
+    out: list[bool | Refuted | NoVerdict] = []
     for i, item in enumerate(answers):
         if not (isinstance(item, bool) or (isinstance(item, dict) and "verdict" in item)):
             raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not a verdict")
         verdict = item["verdict"] if isinstance(item, dict) else item
+        if verdict is False and isinstance(item, dict):
+            failing = item.get("failing")
+            if not isinstance(failing, list) or not all(isinstance(c, str) for c in failing):
+                raise TypeScriptVerifierError(f"TypeScript verifier answered {item!r}, not an explained verdict")
+            out.append(Refuted(tuple(failing)))
+            continue
         out.append(verdict if isinstance(verdict, bool) or not isinstance(item, dict)
                    else NoVerdict(i, str(item.get("error", "no verdict"))))
     return out
@@ -118,7 +156,7 @@ def _verdicts(answers: list[Any]) -> list[bool | NoVerdict]:
 
 def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
                frame_cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
-               ) -> tuple[list[bool | NoVerdict], list[list[dict[str, Any]]]]:
+               *, explain: bool = False) -> tuple[list[bool | Refuted | NoVerdict], list[list[dict[str, Any]]]]:
     """``evaluate_many(verdict_cases)`` and ``frame_violations_many(frame_cases)`` in one call of the CLI
     (``--judge``), each state object sent once however many cases name it, and most of them as their
     changes to another (src/joint.ts): the gate judges a task's initial state and each final state, and
@@ -126,7 +164,8 @@ def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
     (hundreds of kilobytes of JSON) went out once per case: 390 MB for a 160-task month, whose writing
     and parsing were most of what the TypeScript verifier cost. States are told apart by identity (the
     same dumped ``dict``); a final state is sent as its changes to its task's initial state, an initial
-    state as its changes to the first state of its server."""
+    state as its changes to the first state of its server. With ``explain`` a false verdict is a
+    ``Refuted`` naming its failing clauses."""
     payload = _Payload()
     for _, initial, final, _ in frame_cases:
         payload.bases.setdefault(id(final), initial)
@@ -136,7 +175,7 @@ def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
     out = _call(["--judge"], json.dumps({
         "verdicts": [{"server": s, "state": number(at), "predicate": p} for s, at, p in verdicts],
         "frames": [{"server": s, "initial": number(a), "final": number(b), "frame": f} for s, a, b, f in frames],
-        **payload.encoded(),
+        **payload.encoded(), **({"explain": True} if explain else {}),
     }))
     if not (isinstance(out, dict) and isinstance(out.get("verdicts"), list) and isinstance(out.get("frames"), list)
             and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):

@@ -67,14 +67,18 @@ def connect(store: Store | str | None = None, *, submission_id: str | None = Non
     return con
 
 
-#: One fingerprint per run: its row and its calls. A re-landed run with any change is checked again.
+#: One fingerprint per run: its row, its calls and its turns. A re-landed run with any change is checked again.
 _FINGERPRINTS = """
 create or replace table run_fingerprints as
 with calls as (
     select run_id, count(*) as n, bit_xor(hash(c)) as digest from stg_calls c group by run_id
+),
+turns as (
+    select run_id, count(*) as n, bit_xor(hash(t)) as digest from stg_turns t group by run_id
 )
-select r.run_id, hash(r, coalesce(calls.n, 0), coalesce(calls.digest, 0)) as fingerprint
-from stg_runs r left join calls on calls.run_id = r.run_id
+select r.run_id, hash(r, coalesce(calls.n, 0), coalesce(calls.digest, 0), coalesce(turns.n, 0),
+                      coalesce(turns.digest, 0)) as fingerprint
+from stg_runs r left join calls on calls.run_id = r.run_id left join turns on turns.run_id = r.run_id
 """
 
 
@@ -129,8 +133,9 @@ def build(store: Store | str | None = None, db_path: str | os.PathLike[str] | No
         con.execute("create or replace temp table new_runs as select f.run_id from run_fingerprints f "
                     "anti join previously_checked p on p.run_id = f.run_id and p.fingerprint = f.fingerprint")
         ((new,),) = con.execute("select count(*) from new_runs").fetchall()
-        ((orphans,),) = con.execute("select count(*) from stg_calls c anti join stg_runs r on r.run_id = c.run_id"
-                                    ).fetchall()
+        ((orphans,),) = con.execute(
+            "select (select count(*) from stg_calls c anti join stg_runs r on r.run_id = c.run_id)"
+            " + (select count(*) from stg_turns t anti join stg_runs r on r.run_id = t.run_id)").fetchall()
         validated = 0
         if check and (new or orphans):
             from warehouse.quality import QualityError, validate

@@ -8,9 +8,13 @@ Suites (each over a DataFrame read from the staging and mart views):
   with ``status``, ``split_kind`` is dev / private / historical / folder and ``split`` is that kind's
   canonical text (``runstore.split.Split``);
 * ``calls``: not-null, ranges, (run_id, seq) unique, every call belongs to a landed run;
+* ``turns``: not-null, ranges, (run_id, seq) unique, known status, every turn belongs to a landed run;
 * ``rates``: every rate in [0, 1] and efficiency in [0, 100] in ``metrics_by_submission_server``;
 * ``redaction``: on every run, the goal is ``[redacted]`` unless the run record says the submitter
-  opted in (``goals_published``), and no private-month run has ``goals_published``.
+  opted in (``goals_published``), and no private-month run has ``goals_published``; a private-month run
+  keeps no text of its own: no stderr, its calls no arguments (``[redacted]``), result text, error text
+  (an error kind at most), fault or unlisted tool name (``[unlisted]``), its turns no model text, and its
+  explanation clause ids and frame kinds only.
 
 With ``only_new`` the suites read only the runs in the temporary table ``new_runs`` (what landed since
 the last checked build; see ``warehouse.build``), their calls, calls whose run never landed, and the
@@ -27,7 +31,7 @@ from typing import Any, get_args
 
 import duckdb
 
-from runstore.records import ErrorKind
+from runstore.records import ErrorKind, TurnStatus, explanation_ids_only
 from runstore.split import SPLIT_KINDS
 
 
@@ -109,44 +113,82 @@ _SPLIT_MATCHES_KIND = """case split_kind
 def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, Any, list]]:
     import great_expectations.expectations as gxe
 
-    from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA
+    from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA, TURN_SCHEMA
 
     not_null_runs = [f.name for f in RUN_SCHEMA if not f.nullable]
     not_null_calls = [f.name for f in CALL_SCHEMA if not f.nullable]
+    not_null_turns = [f.name for f in TURN_SCHEMA if not f.nullable]
 
-    run_cols = ", ".join(f.name for f in RUN_SCHEMA if f.name != "split_kind")
-    call_cols = ", ".join(f.name for f in CALL_SCHEMA if f.name not in ("arguments_json", "error_message"))
+    # text columns stay in DuckDB: the suites read counts and flags, never what an agent or a model wrote
+    run_cols = ", ".join(f.name for f in RUN_SCHEMA if f.name not in ("split_kind", "explanation"))
+    call_cols = ", ".join(f.name for f in CALL_SCHEMA if f.name not in ("arguments_json", "error_message", "result_text"))
+    turn_cols = ", ".join(f.name for f in TURN_SCHEMA if f.name != "text")
     # only_new: the new runs, plus every run sharing a run id (so uniqueness is still checked whole)
-    runs_where = ("where run_id in (select run_id from new_runs) or run_id in "
-                  "(select run_id from stg_runs group by run_id having count(*) > 1)") if only_new else ""
+    def runs_where(column: str = "run_id") -> str:
+        return (f"where {column} in (select run_id from new_runs) or {column} in "
+                "(select run_id from stg_runs group by run_id having count(*) > 1)") if only_new else ""
+
     calls_where = ("where run_id in (select run_id from new_runs) or run_id not in "
                    "(select run_id from stg_runs)") if only_new else ""
     rates_where = ("where submission_id in (select submission_id from stg_runs where run_id in "
                    "(select run_id from new_runs))") if only_new else ""
     runs = con.sql(f"select {run_cols}, split_kind, status = 'passed' as status_is_passed, "
                    f"coalesce({_SPLIT_MATCHES_KIND}, false) as split_matches_kind, "
-                   f"{_missing(not_null_runs)} as missing_required from stg_runs {runs_where}").df()
+                   f"{_missing(not_null_runs)} as missing_required from stg_runs {runs_where()}").df()
     landed = [r[0] for r in con.execute("select distinct run_id from stg_runs order by 1").fetchall()]
     calls = con.sql(f"select {call_cols}, {_missing(not_null_calls)} as missing_required from stg_calls "
+                    f"{calls_where}").df()
+    turns = con.sql(f"select {turn_cols}, {_missing(not_null_turns)} as missing_required from stg_turns "
                     f"{calls_where}").df()
     rates = con.sql("select submission_id, server, success_rate, hallucination_rate, recovery_rate, efficiency "
                     f"from metrics_by_submission_server {rates_where}").df()
     # Every run is checked against its own record: goal text is allowed only where the run says the
-    # submitter opted in, and never on a private month. The goal itself is never read into the report:
-    # a failure names runs, not their plaintext.
-    redacted = con.sql(f"select run_id, coalesce(goal = '{REDACTED}' or (goals_published and split_kind <> 'private'),"
-                       " false) as goal_redacted, coalesce(not (goals_published and split_kind = 'private'), false)"
-                       f" as private_never_published from stg_runs {runs_where}").df()
+    # submitter opted in, and never on a private month; a private month's run keeps no text of its own.
+    # No text itself is read into the report: a failure names runs, not their plaintext.
+    kinds = ", ".join(f"'{k}'" for k in get_args(ErrorKind))
+    redacted = con.sql(f"""
+        with call_leaks as (
+            select run_id, count(*) filter (where result_text is not null or fault is not null
+                or arguments_json is distinct from '{REDACTED}' or (error_message is not null and error_message not in ({kinds}))
+                or (not listed and tool <> '[unlisted]')) as leaks
+            from stg_calls group by run_id
+        ),
+        turn_leaks as (
+            select run_id, count(*) filter (where text is not null) as leaks from stg_turns group by run_id
+        )
+        select r.run_id,
+            coalesce(r.goal = '{REDACTED}' or (r.goals_published and r.split_kind <> 'private'), false) as goal_redacted,
+            coalesce(not (r.goals_published and r.split_kind = 'private'), false) as private_never_published,
+            r.split_kind <> 'private' or (r.stderr_tail is null and coalesce(c.leaks, 0) = 0
+                                          and coalesce(t.leaks, 0) = 0) as private_keeps_no_text,
+            case when r.split_kind = 'private' then r.explanation end as private_explanation
+        from stg_runs r left join call_leaks c on c.run_id = r.run_id left join turn_leaks t on t.run_id = r.run_id
+        {runs_where("r.run_id")}""").df()
+    redacted["private_explanation_ids_only"] = [explanation_ids_only(text if isinstance(text, str) else None)
+                                                for text in redacted.pop("private_explanation")]
 
     schema = [(f"runs.{s}",) for s in _signature(con, "stg_runs") if s.split(":")[0] in RUN_SCHEMA.names]
     schema += [(f"calls.{s}",) for s in _signature(con, "stg_calls")]
+    schema += [(f"turns.{s}",) for s in _signature(con, "stg_turns")]
     expected = [f"runs.{s}" for s in _expected_signature(con, RUN_SCHEMA)]
     expected += [f"calls.{s}" for s in _expected_signature(con, CALL_SCHEMA)]
+    expected += [f"turns.{s}" for s in _expected_signature(con, TURN_SCHEMA)]
     import pandas as pd
 
     schema_df = pd.DataFrame(schema, columns=["column"])
 
     between = gxe.ExpectColumnValuesToBeBetween
+
+    def per_run(kind: str, kinds: tuple[str, ...], counts: tuple[str, ...]) -> list:
+        """The expectations of the rows a run has many of (its calls, its turns): required fields, one
+        row per (run_id, seq), a landed run, a known ``kind``, ``seq`` from 1 and no negative ``counts``."""
+        return [gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
+                gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
+                gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
+                gxe.ExpectColumnValuesToBeInSet(column=kind, value_set=list(kinds)),
+                between(column="seq", min_value=1),
+                *(between(column=c, min_value=0) for c in counts)]
+
     return [
         ("schema", schema_df, [gxe.ExpectColumnDistinctValuesToEqualSet(column="column", value_set=expected)]),
         ("runs", runs, [
@@ -164,21 +206,20 @@ def _suites(con: duckdb.DuckDBPyConnection, only_new: bool) -> list[tuple[str, A
             *(between(column=c, min_value=0) for c in ("tool_calls", "errors_observed", "faults_injected",
                                                           "duration_s", "agent_s")),
         ]),
-        ("calls", calls, [
-            gxe.ExpectColumnValuesToBeInSet(column="missing_required", value_set=[""]),
-            gxe.ExpectCompoundColumnsToBeUnique(column_list=["run_id", "seq"]),
-            gxe.ExpectColumnValuesToBeInSet(column="run_id", value_set=landed),
-            gxe.ExpectColumnValuesToBeInSet(column="error_kind", value_set=list(get_args(ErrorKind))),
-            between(column="seq", min_value=1),
-            *(between(column=c, min_value=0) for c in ("latency_ms", "result_bytes", "arguments_bytes")),
-        ]),
+        ("calls", calls, per_run("error_kind", get_args(ErrorKind), ("latency_ms", "result_bytes", "arguments_bytes"))),
+        ("turns", turns, per_run("status", get_args(TurnStatus), ("calls_before", "prompt_tokens", "completion_tokens",
+                                                                   "latency_ms", "tool_calls"))),
         ("rates", rates, [
             *(between(column=c, min_value=0, max_value=1)
               for c in ("success_rate", "hallucination_rate", "recovery_rate")),
             between(column="efficiency", min_value=0, max_value=100),
         ]),
-        ("redaction", redacted, [gxe.ExpectColumnValuesToBeInSet(column="goal_redacted", value_set=[True]),
-                                 gxe.ExpectColumnValuesToBeInSet(column="private_never_published", value_set=[True])]),
+        ("redaction", redacted, [
+            gxe.ExpectColumnValuesToBeInSet(column="goal_redacted", value_set=[True]),
+            gxe.ExpectColumnValuesToBeInSet(column="private_never_published", value_set=[True]),
+            gxe.ExpectColumnValuesToBeInSet(column="private_keeps_no_text", value_set=[True]),
+            gxe.ExpectColumnValuesToBeInSet(column="private_explanation_ids_only", value_set=[True]),
+        ]),
     ]
 
 
@@ -219,6 +260,12 @@ def validate(con: duckdb.DuckDBPyConnection, *, only_new: bool = False) -> Quali
             published = sorted(frame.loc[~frame["private_never_published"], "run_id"])
             if published:
                 failures.append(f"goals_published on private-month runs {published[:20]}")
+            texts = sorted(frame.loc[~frame["private_keeps_no_text"], "run_id"])
+            if texts:
+                failures.append(f"private-month runs keep text of their calls, turns or stderr: {texts[:20]}")
+            explained = sorted(frame.loc[~frame["private_explanation_ids_only"], "run_id"])
+            if explained:
+                failures.append(f"private-month runs keep more than clause ids in their explanation: {explained[:20]}")
         results.append(SuiteResult(name, len(frame), failures))
     return QualityReport(results)
 

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from warehouse.reader import Warehouse, connection, query
+from warehouse.scorecard import agent_name, submission_labels
 
 _PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6"]
 _CSS = """
@@ -144,13 +145,14 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
     trial_cols = ["trials", "pass_hat_k_95ci", "pass_at_k_95ci", "tokens_per_run", "cost_usd"]
     coverage_cols = ["submission_id", "submitter", "agent", "tasks_covered", "tasks_in_month", "coverage",
                      "attempted", "passed", "success_rate_95ci"]
-    everyone = _with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate",
-                               "pass_hat_k", "pass_at_k")
+    labels = submission_labels(con)
+    everyone = _labelled(_with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate",
+                                         "pass_hat_k", "pass_at_k"), labels)
     month = everyone[0]["month"] if everyone else None
     board = [r for r in everyone if r["rank"] is not None]
     partial = [r for r in everyone if r["rank"] is None]
-    historical_all = _with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate",
-                                     "pass_hat_k", "pass_at_k")
+    historical_all = _labelled(_with_intervals(_records(con, "select * from leaderboard_historical"),
+                                               "success_rate", "pass_hat_k", "pass_at_k"), labels)
     historical = [r for r in historical_all if r["rank"] is not None]
     historical_partial = [r for r in historical_all if r["rank"] is None]
     leaders = [r["submission_id"] for r in board[:top]]
@@ -158,17 +160,18 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
                                "from metrics_by_submission_server where submission_id in "
                                "(select unnest(?::varchar[])) order by server", [leaders])
     servers = sorted({r["server"] for r in per_server})
-    label = {r["submission_id"]: f'{r["agent"]} ({r["submission_id"]})' for r in per_server}
+    label = {r["submission_id"]: f'{agent_name(r["agent"], labels.get(r["submission_id"]))} ({r["submission_id"]})'
+             for r in per_server}
     success: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
     efficiency: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
     for r in per_server:
         success[label[r["submission_id"]]][r["server"]] = None if r["success_rate"] is None else 100 * r["success_rate"]
         efficiency[label[r["submission_id"]]][r["server"]] = r["efficiency"]
-    server_ci = _with_intervals(_records(
+    server_ci = _labelled(_with_intervals(_records(
         con, "select agent, submission_id, server, pass_at_1 as success_rate, pass_at_1_ci_low as success_rate_ci_low, "
              "pass_at_1_ci_high as success_rate_ci_high, k as trials, tokens_per_run, cost_usd "
              "from trials_by_submission_server where submission_id in (select unnest(?::varchar[])) "
-             "order by server, submission_id", [leaders]), "success_rate")
+             "order by server, submission_id", [leaders]), "success_rate"), labels)
     submitter_flags = _with_intervals(_records(
         con, "select f.*, wilson_low(m.passed, m.attempted) as success_rate_ci_low, "
              "wilson_high(m.passed, m.attempted) as success_rate_ci_high from anomaly_submitter_flags f "
@@ -220,6 +223,13 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
     ]
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>MCPBench report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(sections)}</body></html>\n")
+
+
+def _labelled(rows: list[dict[str, Any]], labels: dict[str, str]) -> list[dict[str, Any]]:
+    """Each row's ``agent`` as it is shown: the submitter's label for it (``--label``), then the agent."""
+    for row in rows:
+        row["agent"] = agent_name(row["agent"], labels.get(row["submission_id"]))
+    return rows
 
 
 def _with_intervals(rows: list[dict[str, Any]], *rates: str) -> list[dict[str, Any]]:

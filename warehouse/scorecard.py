@@ -28,7 +28,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
               con: Warehouse | duckdb.DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The score card of ``submission_id``::
 
-        {"submission_id", "submitter", "agent", "split",
+        {"submission_id", "submitter", "agent", "label", "split",
          "overall": {attempted, passed, success_rate, efficiency, hallucination_rate, recovery_rate,
                      collateral_damage_rate, infra_errors},
          "by_server": {server: {same keys}},
@@ -38,6 +38,9 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
     ``trials`` holds pass@1 (the success rate), pass^k and pass@k over the submission's K trials, each
     with its 95% Wilson score interval (pass@1 over runs, the others over complete tasks), and the
     model gateway's usage: requests, prompt and completion tokens, tokens per run, cost in USD.
+
+    ``label`` is the submitter's name for the agent and its version (``mcpbench run --label``), None
+    when none was given.
 
     ``frame_violations`` lists the runs that changed state outside their task's frame, one per run (its
     task, trial and run id), each with the entities it changed (kind, id, what changed; kinds and counts
@@ -67,6 +70,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         violated = _rows(con, "select task_id, trial, run_id, frame_violations as entities from run_facts "
                               "where submission_id = ? and frame_violated order by task_id, trial, run_id",
                          [submission_id])
+        label = submission_labels(con, [submission_id]).get(submission_id)
     finally:
         if own:
             opened.close()
@@ -75,6 +79,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         "submission_id": submission_id,
         "submitter": head["submitter"],
         "agent": head["agent"],
+        "label": label,
         "split": head["split"],
         "overall": {k: head[k] for k in METRICS},
         "by_server": {row["server"]: {k: row[k] for k in METRICS} for row in servers},
@@ -82,6 +87,20 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         "trials": {"overall": {k: trials[0][k] for k in TRIALS},
                    "by_server": {row["server"]: {k: row[k] for k in TRIALS} for row in trial_servers}},
     }
+
+
+def submission_labels(con: duckdb.DuckDBPyConnection, submission_ids: list[str] | None = None) -> dict[str, str]:
+    """The label of each submission that has one (``RunRecord.label``, from ``stg_runs``): the label of
+    its latest run, should a resumed evaluation have been given another. Only ``submission_ids``, if given."""
+    where = f"and submission_id in ({', '.join('?' * len(submission_ids))})" if submission_ids else ""
+    return dict(con.execute(
+        f"select submission_id, arg_max(label, started_at) from stg_runs where label is not null {where} "
+        "group by submission_id", submission_ids or []).fetchall())
+
+
+def agent_name(agent: str, label: str | None) -> str:
+    """How an agent is shown: its label and, after it, the agent spec it ran as."""
+    return f"{label} ({agent})" if label else agent
 
 
 def _fmt(key: str, value: Any) -> str:
@@ -110,7 +129,8 @@ def format_scorecard(card: dict[str, Any]) -> str:
     lines = [[name, *(cell(name, k, m[k]) for k in METRICS)] for name, m in card["by_server"].items()]
     lines.append(["overall", *(cell("overall", k, card["overall"][k]) for k in METRICS)])
     widths = [max(len(str(r[i])) for r in [header, *lines]) for i in range(len(header))]
-    title = f"submission {card['submission_id']} ({card['agent']}, {card['submitter']}, split {card['split']})"
+    title = (f"submission {card['submission_id']}: {agent_name(card['agent'], card.get('label'))}, "
+             f"submitter {card['submitter']}, split {card['split']}")
     out = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths))]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in lines]
     if trials:
@@ -122,6 +142,21 @@ def format_scorecard(card: dict[str, Any]) -> str:
     if card["split"] == "dev":
         out.append("dev-set scores never rank on a leaderboard")
     return "\n".join(out)
+
+
+def scorecard_table(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The score card as rows for a table (a Prefect table artifact): one per server and ``overall``,
+    rates in percent and the success rate with its 95% interval, as ``format_scorecard`` shows them."""
+    trials = card.get("trials") or {}
+    rows = []
+    for name, metrics in [*card["by_server"].items(), ("overall", card["overall"])]:
+        t = trials.get("overall") if name == "overall" else trials.get("by_server", {}).get(name)
+        success = (interval(metrics["success_rate"], t["pass_at_1_ci_low"], t["pass_at_1_ci_high"]) if t
+                   else _fmt("success_rate", metrics["success_rate"]))
+        rows.append({"server": name, "attempted": metrics["attempted"], "passed": metrics["passed"],
+                     "success (95% CI)": success,
+                     **{k: _fmt(k, metrics[k]) for k in METRICS if k not in ("attempted", "passed", "success_rate")}})
+    return rows
 
 
 def interval(rate: float | None, low: float | None, high: float | None) -> str:
@@ -148,4 +183,5 @@ def _format_trials(trials: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["METRICS", "TRIALS", "format_scorecard", "interval", "scorecard"]
+__all__ = ["METRICS", "TRIALS", "agent_name", "format_scorecard", "interval", "scorecard", "scorecard_table",
+           "submission_labels"]

@@ -2,11 +2,11 @@
 readable in a DuckDB connection, and what is said when a landed file does not read back.
 
 This is the one module that knows where the Parquet lives; the staging views name what they read as
-``{{ source('runs') }}``, ``{{ source('calls') }}`` and ``{{ source('month_tasks') }}``, and
+``{{ source('runs') }}``, ``{{ source('calls') }}``, ``{{ source('turns') }}`` and ``{{ source('month_tasks') }}``, and
 :func:`attach_sources` says what fills each:
 
 * a local store: ``read_parquet('<root>/runs/**/*.parquet')``, read in place;
-* any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` table,
+* any other store (S3): the pyarrow dataset copied into a ``source_runs`` / ``source_calls`` / ``source_turns`` table,
   since DuckDB's httpfs is not available here;
 * ``month_tasks``: the ``(month, task_id)`` lists published at each month's start, as a small table.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from runstore.store import PUBLISHED_MAX_BYTES, LocalStore, Store, open_store
+from runstore.store import PUBLISHED_MAX_BYTES, RECORD_KINDS, LocalStore, Store, open_store
 from runstore.store._base import read_parquet_bytes, schema_of
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: The landed kinds of records. Their Arrow schemas (``runstore.store.schema_of``) are read only where
 #: needed: pyarrow costs ~0.3 s to import, and a rebuild over a local store does not need it.
-KINDS = ("runs", "calls")
+KINDS = RECORD_KINDS
 
 
 def resolve_store(store: Store | str | None, usage: str | None = "read") -> Store:
@@ -108,7 +108,7 @@ class CorruptFileError(ValueError):
         runs = sorted({key.rsplit("/", 1)[1].removesuffix(".parquet") for key in self.files})
         super().__init__(
             "\n".join(lines) + f"\n{stopped} and nothing in the store was changed. To recover, "
-            "restore the file from a backup, or delete it (and its run's other file under runs/ or calls/) and "
+            "restore the file from a backup, or delete it (and its run's other files under runs/, calls/ and turns/) and "
             "run that submission's evaluation again with the same --submission-id: it runs exactly the "
             f"missing runs ({', '.join(runs)}).")
 

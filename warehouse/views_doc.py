@@ -27,13 +27,14 @@ def view_columns(views: list[View] | None = None) -> dict[str, list[tuple[str, s
     import duckdb
 
     from runstore.store._base import schema_of
+    from warehouse.sources import KINDS
     from warehouse.views import create_views
 
     with duckdb.connect() as con:
-        for kind in ("runs", "calls"):
+        for kind in KINDS:
             con.register(f"source_{kind}", schema_of(kind).empty_table())
         con.execute("create temp table source_month_tasks (month varchar, task_id varchar)")
-        create_views(con, {"runs": "source_runs", "calls": "source_calls", "month_tasks": "source_month_tasks"})
+        create_views(con, {**{kind: f"source_{kind}" for kind in KINDS}, "month_tasks": "source_month_tasks"})
         return {v.name: [(name, str(type_)) for name, type_ in
                          con.execute(f"select column_name, column_type from (describe {v.name})").fetchall()]
                 for v in (views if views is not None else load_views())}

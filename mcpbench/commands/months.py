@@ -41,9 +41,6 @@ def print_rotation(report: dict, as_json: bool) -> None:
               help="Template folder (default: the operator's sealed pool in the store, else the public demo pool).")
 @click.option("--leaked", multiple=True, help="Task id flagged as possibly leaked: its template is replaced first.")
 @click.option("--keep-previous", is_flag=True, help="Do not retire (publish) the month before.")
-@click.option("--typescript/--no-typescript", default=None,
-              help="Require the TypeScript verifier beside the Python one (default: both when it is built, "
-                   "else Python alone and the output says so).")
 @click.option("--reasons-file", type=click.Path(dir_okay=False), default=None,
               help="Write the gate's reasons for failing tasks to this file (mode 0600); they can quote the "
                    "month's sampled values, so they are never printed.")
@@ -52,15 +49,16 @@ def print_rotation(report: dict, as_json: bool) -> None:
                    "MCPBENCH_GATE_CACHE set, tasks accepted before by the same code are not judged again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rotation report as JSON.")
 def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tuple[str, ...],
-           keep_previous: bool, typescript: bool | None, reasons_file: str | None, gate_processes: int | None,
-           as_json: bool) -> None:
+           keep_previous: bool, reasons_file: str | None, gate_processes: int | None, as_json: bool) -> None:
     """Build, gate, seal and attest a private month; retire the month before.
 
     Needs the operator's secret in MCPBENCH_SECRET. The month is rendered from the template pool
     with a seed derived from the secret and the month; about a quarter of each server's templates
     are replaced relative to the month before and the rest re-rendered with fresh parameters. Every
-    task must pass the acceptance gate (Python and TypeScript verifiers) before anything is written.
-    Only ids and counts are printed.
+    task must pass the acceptance gate of both verifiers (Python and TypeScript) before anything is
+    written: where the TypeScript verifier is not built it is built first (npm ci && npm run build), and
+    where it cannot be the rotation stops, saying why. Only ids and counts are printed, and progress
+    lines (each stage, every tenth of the tasks gated) go to stderr.
 
     \b
     Example:
@@ -68,8 +66,9 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
     """
     import os
 
+    from mcpbench.progress import ProgressLines
     from runstore.store import StoreError
-    from tasks_catalog.gate import GateUnavailable, acceptance_gate
+    from tasks_catalog.gate import GateUnavailable, sealed_month_gate
     from tasks_catalog.months import MonthError, load_operator_pool
     from tasks_catalog.months import rotate as rotate_month
     from tasks_catalog.sealed import SealError
@@ -77,14 +76,15 @@ def rotate(month: str, store_root: str | None, pool_dir: str | None, leaked: tup
 
     store = open_store_for(store_root, "write")  # before the gate starts
     try:
-        gate = acceptance_gate(typescript)
-        pool = load_operator_pool(store, pool_dir=pool_dir)
-        report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked), retire_previous=not keep_previous,
-                              gate=gate, gate_processes=gate_processes or min(os.cpu_count() or 1, 4))
+        with ProgressLines(0, "tasks") as progress:
+            progress.say(f"rotating {month} in {store.url()}")
+            gate = sealed_month_gate()  # builds the TypeScript verifier where it is not built, or refuses
+            pool = load_operator_pool(store, pool_dir=pool_dir)
+            report = rotate_month(store, month, pool=pool, leaked_task_ids=set(leaked),
+                                  retire_previous=not keep_previous, gate=gate,
+                                  gate_processes=gate_processes or min(os.cpu_count() or 1, 4), progress=progress)
     except (GateUnavailable, MonthError, SealError, StoreError, TemplateError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    if gate.missing and not as_json:
-        click.echo(f"warning: the gate ran with the Python verifier alone: {gate.missing}", err=True)
     if reasons_file and report.reasons:
         fd = os.open(reasons_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -8,15 +8,111 @@ from pathlib import Path
 
 import click
 
+from mcpbench.commands._store import open_store_for, store_option
+
 
 @click.group()
 def tasks() -> None:
-    """Work with task files: validate, hash, schema.
+    """Work with task files: show, validate, hash, schema.
 
     \b
     Example:
+      mcpbench tasks show slack-archive-resolved-incident
       mcpbench tasks validate tasks_catalog/dev
     """
+
+
+def task_brief(task) -> dict:
+    """What an agent builder may see of a task: its goal, its tools (with their descriptions), its budget
+    and its faults, and where its initial state comes from; never its solution (the reference and wrong
+    solutions), its predicate or its frame."""
+    from servers import get_spec
+    from tasks_catalog.faults import FAULT_MESSAGES
+
+    spec = get_spec(task.server)
+    marks = dict(spec.toolset.tool_marks())
+
+    def described(name: str) -> dict:
+        doc = (getattr(spec.toolset, name, None).__doc__ or "").strip().split("\n\n")[0]
+        mark = marks.get(name)
+        kind = "unknown" if mark is None else "read-only" if mark.read_only else "destructive" if mark.destructive \
+            else "writes"
+        return {"name": name, "kind": kind, "description": " ".join(doc.split())}
+
+    state = task.initial_state
+    world = state.get("world") if isinstance(state, dict) else None
+    return {
+        "id": task.id, "server": task.server, "difficulty": task.difficulty, "category": task.category,
+        "goal": task.goal, "max_steps": task.max_steps, "timeout_s": task.timeout_s,
+        "tools": [described(name) for name in sorted(task.available_tools)],
+        "faults": [{**f.model_dump(mode="json"), "message": FAULT_MESSAGES[f.kind]} for f in task.faults],
+        "initial_state": {"world": world, "patched": bool(world) and len(state) > 1} if world else {"inline": True},
+    }
+
+
+@tasks.command()
+@click.argument("task_id")
+@click.option("--split", default="dev", show_default=True,
+              help="'dev', or a retired month Historical-YYYY-MM. A private month's tasks are never shown.")
+@click.option("--tasks-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Look the task up in this folder of task files instead of a split.")
+@store_option()
+@click.option("--json", "as_json", is_flag=True, help="Print the task's brief as one JSON object.")
+def show(task_id: str, split: str, tasks_dir: Path | None, store_root: str | None, as_json: bool) -> None:
+    """Show what an agent is given for a task: its goal, the tools it may call, its budget and the faults
+    that will be injected. Never its solution, predicate or frame.
+
+    \b
+    Examples:
+      mcpbench tasks show slack-archive-resolved-incident
+      mcpbench tasks show slack-announce-release --json
+    """
+    from mcpbench.splits import load_folder, load_split
+    from runstore.split import Split, SplitError
+
+    try:
+        parsed = Split.parse(split) if tasks_dir is None else None
+    except SplitError as exc:
+        raise click.BadParameter(str(exc), param_hint="--split") from None
+    if parsed is not None and parsed.kind == "private":
+        raise click.BadParameter(f"{parsed.text} is a private month: its tasks are sealed and never shown",
+                                 param_hint="--split")
+    try:
+        if tasks_dir is not None:
+            (task,), _ = load_folder(tasks_dir, [task_id])
+        else:
+            assert parsed is not None  # a split is parsed whenever no folder is named
+            store = None
+            if parsed.kind == "historical":
+                store = open_store_for(store_root, "read")
+            (task,) = load_split(parsed, store=store, task_ids=[task_id])
+    except (LookupError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    brief = task_brief(task)
+    if as_json:
+        click.echo(json.dumps(brief, indent=2))
+        return
+    click.echo(f"{brief['id']} ({brief['server']}, {brief['difficulty']}, {brief['category']})")
+    click.echo("goal:")
+    for line in brief["goal"].splitlines() or [""]:
+        click.echo(f"  {line}")
+    click.echo(f"budget: {brief['max_steps']} tool calls, {brief['timeout_s']:g} s of the agent's own time")
+    click.echo(f"tools ({len(brief['tools'])} listed; any other is answered as unknown and counted as a "
+               "hallucination):")
+    width = max(len(t["name"]) for t in brief["tools"])
+    for tool in brief["tools"]:
+        click.echo(f"  {tool['name']:<{width}}  {tool['kind']:<11}  {tool['description']}")
+    if not brief["faults"]:
+        click.echo("faults: none")
+    else:
+        click.echo("faults (injected by the gateway):")
+        for f in brief["faults"]:
+            more = f" and the {f['times'] - 1} after it" if f["times"] > 1 else ""
+            click.echo(f"  call {f['on_call']} of {f['tool']}{more}: {f['kind']} ({f['message']})")
+    world = brief["initial_state"].get("world")
+    click.echo("initial state: " + (f"world {world['generator']} v{world['version']}, seed {world['seed']}, size "
+                                    f"{world['size']}" + (", patched for the task" if brief["initial_state"]["patched"]
+                                                          else "") if world else "inline (in the task file)"))
 
 
 @tasks.command()

@@ -7,10 +7,14 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from mcpbench.commands._store import store_option
+
+if TYPE_CHECKING:
+    from warehouse.reader import Rows
 
 _db_option = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                           help="Warehouse database file [default: $MCPBENCH_WAREHOUSE or .mcpbench/warehouse.duckdb]; "
@@ -22,25 +26,43 @@ _unchecked_option = click.option(
          "printed is labelled UNCHECKED. By default such a warehouse is refused.")
 
 
-def _print_table(table, as_json: bool, *, limit: int | None = None) -> None:
-    """Print ``table`` (``warehouse.reader.Rows``) as JSON or a rich table (at most ``limit`` rows shown)."""
+#: Columns shown in percent by ``leaderboard`` (fractions in the warehouse and in ``--json``).
+_PERCENT = ("_rate", "_ci_low", "_ci_high", "pass_hat_k", "pass_at_k", "coverage")
+
+
+def _cell(name: str, value, percent: bool) -> str:
+    if value is None:
+        return "" if not percent else "-"
+    if percent and isinstance(value, float) and not isinstance(value, bool):
+        if name == "efficiency":
+            return f"{value:.1f}%"
+        if name.endswith(_PERCENT):
+            return f"{100 * value:.1f}%"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _print_table(table, as_json: bool, *, limit: int | None = None, percent: bool = False) -> None:
+    """Print ``table`` (``warehouse.reader.Rows``) as JSON or a rich table (at most ``limit`` rows shown;
+    with ``percent``, rates as percentages). Every cell is data: printed as it is, never read as Rich
+    markup (``[redacted]`` stays)."""
     if as_json:
         click.echo(json.dumps(table.plain(), default=str, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     shown = table.values if limit is None else table.values[:limit]
     out = Table(show_edge=False, header_style="bold")
     for name in table.columns:
-        out.add_column(name, overflow="fold")
+        out.add_column(Text(name), overflow="fold")
     for row in shown:
-        out.add_row(*("" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row))
+        out.add_row(*(Text(_cell(name, v, percent)) for name, v in zip(table.columns, row)))
     # a pipe or a file gets every column at full width; a terminal gets its own width
     console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(out)
     if len(shown) < len(table):
-        console.print(f"({len(table)} rows, {len(shown)} shown; use --json or LIMIT for the rest)")
+        console.print(Text(f"({len(table)} rows, {len(shown)} shown; use --json or LIMIT for the rest)"))
 
 
 @contextmanager
@@ -201,30 +223,75 @@ def docs(check: bool) -> None:
     click.echo(f"wrote {DOC_PATH}")
 
 
+#: What the compact leaderboard shows (``--wide``: every column of the view): rank, submission, agent
+#: (label first), success rate with its 95% interval, efficiency, hallucination rate, collateral damage
+#: rate, coverage (tasks covered / tasks in the month), notes.
+COMPACT = ("rank", "submission", "agent", "success (95% CI)", "efficiency", "hallucination", "collateral",
+           "coverage", "note")
+
+
+def _compact(table: Rows, historical: bool) -> Rows:
+    """The leaderboard's rows as the compact table: rank, the agent (its label, then the agent it ran
+    as), the success rate with its 95% interval, efficiency, hallucination and collateral damage in
+    percent, coverage, and a note (under review; not separable from the next at this sample size)."""
+    from warehouse.reader import Rows
+    from warehouse.scorecard import agent_name, interval
+
+    rows: list[tuple] = []
+    for r in table.dicts():
+        notes = ["under review"] if r.get("under_review") else []
+        if r["rank"] is not None and r.get("separable_from_next") is False:
+            notes.append("not separable")
+        rows.append((*([r["month"]] if historical else []), r["rank"], r["submission_id"],
+                     agent_name(r["agent"], r.get("label")),
+                     interval(r["success_rate"], r["success_rate_ci_low"], r["success_rate_ci_high"]),
+                     _cell("efficiency", r["efficiency"], True), _cell("_rate", r["hallucination_rate"], True),
+                     _cell("_rate", r["collateral_damage_rate"], True),
+                     f"{r['tasks_covered']}/{r['tasks_in_month']}", "; ".join(notes)))
+    return Rows([*(["month"] if historical else []), *COMPACT], rows)
+
+
 @click.command()
 @click.option("--historical", is_flag=True, help="Rank the retired public months instead of the current one.")
+@click.option("--wide", is_flag=True, help="Every column of the leaderboard view (trials, intervals, counts, "
+                                            "model cost), not the compact table.")
 @store_option()
 @_db_option
 @_json_option
 @_unchecked_option
-def leaderboard(historical: bool, store_root: str | None, db_path: Path | None, as_json: bool, unchecked: bool) -> None:
+def leaderboard(historical: bool, wide: bool, store_root: str | None, db_path: Path | None, as_json: bool,
+                unchecked: bool) -> None:
     """Print the leaderboard: the current private month, or --historical for retired public months.
 
-    Only submissions that covered their month (an attempted run on every task) get a rank; the
-    others are listed after them with their coverage. Dev-set and folder runs never rank.
+    Compact by default: rank, agent (its --label, then the agent it ran as), success rate with its 95%
+    interval, efficiency, hallucination and collateral damage rates, coverage, notes (under review; not
+    separable: its interval overlaps the next one's); rates in percent. At the same success rate (and
+    efficiency) a submission that made no call ranks with those that invented no tool, never below one
+    that did.
+    --wide prints every column; --json every column as fractions. Only submissions that covered their
+    month (an attempted run on every task) get a rank; the others are listed after them with their
+    coverage. Dev-set and folder runs never rank.
 
     \b
     Examples:
       mcpbench leaderboard
+      mcpbench leaderboard --wide
       mcpbench leaderboard --historical --json
     """
+    from warehouse.reader import Rows
+    from warehouse.scorecard import submission_labels
+
     view = "leaderboard_historical" if historical else "leaderboard_contemporary"
     with _open(db_path, store_root, unchecked) as opened:
         table = opened.query(f"select * from {view}")
+        labels = submission_labels(opened.con)
+    sid, at = table.columns.index("submission_id"), table.columns.index("agent") + 1
+    table = Rows([*table.columns[:at], "label", *table.columns[at:]],
+                 [(*row[:at], labels.get(row[sid]), *row[at:]) for row in table.values])
     if len(table) == 0 and not as_json:
         click.echo("no ranked submissions yet (dev-set runs never rank)")
         return
-    _print_table(table, as_json)
+    _print_table(table if wide or as_json else _compact(table, historical), as_json, percent=True)
 
 
 @click.command()

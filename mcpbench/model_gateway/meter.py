@@ -12,23 +12,57 @@ least one token a choice), or refused. On settling, the hold is replaced by what
 upstream's usage block, or, when there is none (a stream cut off, an upstream that reports none), the
 gateway's count, never more than the hold. So the tokens counted never pass the budget, unless the
 upstream bills a request more than its worst case.
+
+Each request it admits or refuses is also a ``Turn`` of the run (``RunMeter.turns``): when it came, after
+how many of the run's MCP calls, what it cost, how it ended and the model's text (capped), which the
+runner lands beside the run as ``TurnRecord``s (none of the text on a private month).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from mcpbench.model_gateway.admission import Ask, Reservation
 from mcpbench.model_gateway.completion import Completion, EmittedCall, estimate_tokens
 from mcpbench.model_gateway.settings import ModelSettings
-from runstore.records import REDACTED, CallRecord, ErrorKind
+from runstore.records import REDACTED, TURN_TEXT_KEPT, CallRecord, ErrorKind, TurnRecord, keep_text
 
 #: how much of a malformed call's raw arguments a call record keeps (as for MCP calls)
 ARGUMENTS_KEPT = 4096
+
+
+@dataclass
+class Turn:
+    """One request of a run to its model, as metered (``TurnRecord`` once the run lands)."""
+
+    seq: int
+    ts: datetime
+    calls_before: int  # the run's MCP calls recorded when it arrived
+    model: str
+    status: str = "ok"  # ok | error | refused | unavailable (runstore.records.TurnStatus)
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens_estimated: bool = False
+    latency_ms: float = 0.0
+    tool_calls: int = 0
+    text: str = ""
+    text_truncated: bool = False
+
+    def record(self, *, run_id: str, submission_id: str, task_id: str, redact: bool) -> TurnRecord:
+        """The turn as a record of run ``run_id``; with ``redact`` (a private month) without its text."""
+        return TurnRecord(
+            run_id=run_id, submission_id=submission_id, task_id=task_id, seq=self.seq, ts=self.ts,
+            calls_before=self.calls_before, model=self.model[:200], status=self.status,
+            finish_reason=self.finish_reason[:100] if self.finish_reason else None,
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
+            tokens_estimated=self.tokens_estimated, latency_ms=self.latency_ms, tool_calls=self.tool_calls,
+            text=None if redact else self.text, text_truncated=None if redact else self.text_truncated,
+            text_cap=None if redact else TURN_TEXT_KEPT)
 
 
 @dataclass
@@ -51,6 +85,13 @@ class RunMeter:
     unavailable: str | None = None
     in_flight: int = 0  # admitted, not yet settled
     reserved_tokens: int = 0  # the worst case of the requests in flight
+    turns: list[Turn] = field(default_factory=list)  # every request read, in arrival order
+
+    def turn(self, model: str, calls_before: int) -> Turn:
+        """Start the run's next turn: a request for ``model`` that arrived after ``calls_before`` MCP calls."""
+        turn = Turn(seq=len(self.turns) + 1, ts=datetime.now(UTC), calls_before=calls_before, model=model)
+        self.turns.append(turn)
+        return turn
 
     @property
     def tokens(self) -> int:
@@ -90,18 +131,21 @@ class RunMeter:
             self.reserved_tokens -= reservation.tokens
 
     def count(self, request: dict[str, Any], done: Completion, *, model: str, settings: ModelSettings,
-              started: float, error: bool, reservation: Reservation) -> None:
-        """Meter one answered request, settling its hold."""
+              started: float, error: bool, reservation: Reservation, turn: Turn | None = None) -> None:
+        """Meter one answered request, settling its hold (and filling in its ``turn``)."""
         self.release(reservation)
         self.requests += 1
-        self.errors += int(error or done.malformed is not None)
-        self.latency_ms += (time.perf_counter() - started) * 1000
+        failed = error or done.malformed is not None
+        self.errors += int(failed)
+        latency = (time.perf_counter() - started) * 1000
+        self.latency_ms += latency
+        estimated = False
         if done.usage is not None:
             prompt, completion = done.usage["prompt_tokens"], done.usage["completion_tokens"]
         elif error and not done.chunks:  # an error answer, not billed (a stream that broke was, for what came)
             prompt = completion = 0
         else:
-            self.tokens_estimated = True
+            self.tokens_estimated = estimated = True
             prompt = estimate_tokens(json.dumps(request.get("messages", ""), ensure_ascii=False)
                                      + json.dumps(request.get("tools", ""), ensure_ascii=False))
             completion = estimate_tokens(done.content + "".join(c.name + c.arguments for c in done.calls))
@@ -111,6 +155,12 @@ class RunMeter:
         self.prompt_tokens += prompt
         self.completion_tokens += completion
         self.cost_nanousd += settings.prices.for_model(model).nanousd(prompt, completion)
+        if turn is not None:
+            turn.status = "error" if failed else "ok"
+            turn.finish_reason, turn.latency_ms, turn.tool_calls = done.finish_reason, latency, len(done.calls)
+            turn.prompt_tokens, turn.completion_tokens = prompt, completion
+            turn.tokens_estimated = estimated
+            turn.text, turn.text_truncated = keep_text(done.content, TURN_TEXT_KEPT)
 
     def as_record_fields(self) -> dict[str, Any]:
         """The run record's ``model_*`` columns."""
@@ -154,4 +204,4 @@ def record_emitted_calls(gateway: Any, calls: list[EmittedCall], meter: RunMeter
         ))
 
 
-__all__ = ["RunMeter", "record_emitted_calls"]
+__all__ = ["RunMeter", "Turn", "record_emitted_calls"]

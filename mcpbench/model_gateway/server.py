@@ -43,7 +43,7 @@ import httpx
 from mcpbench.model_gateway import anthropic
 from mcpbench.model_gateway.admission import RequestError, Reservation, read_request
 from mcpbench.model_gateway.completion import Completion, EventStream
-from mcpbench.model_gateway.meter import RunMeter, record_emitted_calls
+from mcpbench.model_gateway.meter import RunMeter, Turn, record_emitted_calls
 from mcpbench.model_gateway.settings import ModelSettings
 from mcpbench.tls import shared_context
 
@@ -189,12 +189,15 @@ class ModelGatewayHost:
         except RequestError as exc:
             meter.errors += 1
             return await _json(send, 400, _error("invalid_request_error", f"not a chat-completions request: {exc}"))
+        turn = meter.turn(request["model"], len(route.gateway.calls) if route.gateway is not None else 0)
         while True:
             if meter.unavailable:
+                turn.status = "unavailable"
                 return await _json(send, 503, _error("model_unavailable", meter.unavailable))
             decision = meter.admit(settings, ask)
             if isinstance(decision, str):
                 meter.refused += 1
+                turn.status = "refused"
                 return await _json(send, 403, _error("budget_exceeded", decision))
             if decision is not None:
                 break
@@ -206,22 +209,23 @@ class ModelGatewayHost:
         request[settings.tokens_field] = decision.completion
         try:
             if settings.upstream_api == "anthropic":
-                await self._forward_translated(route, request, decision, send)
+                await self._forward_translated(route, request, decision, send, turn)
             else:
-                await self._forward_chat(route, request, decision, send)
+                await self._forward_chat(route, request, decision, send, turn)
         finally:
             route.settle(decision)
 
     async def _forward_chat(self, route: ModelRoute, request: dict[str, Any], reservation: Reservation,
-                            send: Any) -> None:
+                            send: Any, turn: Turn) -> None:
         """Forward to an OpenAI-compatible upstream: a whole answer, or a stream relayed as it comes."""
-        meter, count = route.meter, self._counter(route, request, reservation)
+        meter, count = route.meter, self._counter(route, request, reservation, turn)
         try:
             response = await self._open(route, request)
         except anyio.get_cancelled_exc_class():
             count(Completion())  # dropped before the upstream answered (deadline, agent gone): it read the prompt
             raise
         if response is None:
+            turn.status = "unavailable"
             return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
         done = Completion()
         try:
@@ -260,16 +264,17 @@ class ModelGatewayHost:
             await _close_quietly(response)
 
     async def _forward_translated(self, route: ModelRoute, request: dict[str, Any], reservation: Reservation,
-                                  send: Any) -> None:
+                                  send: Any, turn: Turn) -> None:
         """As ``_forward_chat``, for an Anthropic Messages upstream: asked for a whole answer, translated
         back to a chat completion (an event stream when the agent asked for one), metered the same way."""
-        meter, count = route.meter, self._counter(route, request, reservation)
+        meter, count = route.meter, self._counter(route, request, reservation, turn)
         try:
             response = await self._open(route, request)
         except anyio.get_cancelled_exc_class():
             count(Completion())
             raise
         if response is None:
+            turn.status = "unavailable"
             return await _json(send, 503, _error("model_unavailable", meter.unavailable or "the model is unavailable"))
         done = Completion()
         try:
@@ -290,15 +295,15 @@ class ModelGatewayHost:
                 count(done)
             await _close_quietly(response)
 
-    def _counter(self, route: ModelRoute, request: dict[str, Any],
-                 reservation: Reservation) -> Callable[..., None]:
-        """``count(done, error=False)``: meter ``request``'s answer once, settling its hold; the clock
-        starts now."""
+    def _counter(self, route: ModelRoute, request: dict[str, Any], reservation: Reservation,
+                 turn: Turn) -> Callable[..., None]:
+        """``count(done, error=False)``: meter ``request``'s answer once (its ``turn`` too), settling its
+        hold; the clock starts now."""
         started = time.perf_counter()
 
         def count(done: Completion, *, error: bool = False) -> None:
             route.meter.count(request, done, model=request["model"], settings=self.settings, started=started,
-                              error=error, reservation=reservation)
+                              error=error, reservation=reservation, turn=turn)
 
         return count
 

@@ -4,11 +4,13 @@ Layout under the root::
 
     runs/month=YYYY-MM/submission=<submission_id>/<run_id>.parquet    one row, RUN_SCHEMA
     calls/month=YYYY-MM/submission=<submission_id>/<run_id>.parquet   the run's calls, CALL_SCHEMA
+    turns/month=YYYY-MM/submission=<submission_id>/<run_id>.parquet   the run's model turns, TURN_SCHEMA
+                                                                      (only runs whose agent used a model)
     index/runs/<run_id>.json                                          where a run landed (the commit mark)
     <anything else>                                                   artefacts via put_bytes/get_bytes
 
-A run counts as landed once its index entry exists; the entry is written last, after both Parquet
-files. A landing that fails (after bounded retries) removes what it wrote and raises ``StoreError``;
+A run counts as landed once its index entry exists; the entry is written last, after the Parquet
+files (calls, turns, then the run row). A landing that fails (after bounded retries) removes what it wrote and raises ``StoreError``;
 a kill between a run's Parquet and its index entry leaves a complete run without its entry, which
 ``Store.repair_landings`` (called when an evaluation resumes) indexes, so the run is not run again.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from runstore.store._base import LAYOUT, USAGES, LandingRepair, Store, StoreError
+from runstore.store._base import LAYOUT, RECORD_KINDS, USAGES, LandingRepair, Store, StoreError
 from runstore.store._local import LocalStore
 
 #: The store used when neither an argument nor ``MCPBENCH_STORE`` names one.
@@ -76,5 +78,5 @@ def open_store(root: str | None = None, *, usage: str | None = None, **options) 
     return store
 
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_WAREHOUSE", "LAYOUT", "PUBLISHED_MAX_BYTES", "USAGES", "LandingRepair", "LocalStore",
+__all__ = ["DEFAULT_ROOT", "DEFAULT_WAREHOUSE", "LAYOUT", "PUBLISHED_MAX_BYTES", "RECORD_KINDS", "USAGES", "LandingRepair", "LocalStore",
            "Store", "StoreError", "default_root", "default_warehouse", "open_store"]

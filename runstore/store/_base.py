@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the records (pydantic) and pyarrow are imported on first us
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    from runstore.records import CallRecord, RunRecord
+    from runstore.records import CallRecord, RunRecord, TurnRecord
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 #: The folders a store's writes make at its root: runs and calls land in ``runs/`` and ``calls/``, ``index/``
@@ -30,11 +30,16 @@ USAGES = ("read", "write")
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 
 
+#: The kinds of landed records, each a folder of Parquet files, one per run: the run's row, its MCP calls,
+#: and its model turns (a turns file only for a run whose agent used the model gateway).
+RECORD_KINDS = ("runs", "calls", "turns")
+
+
 def schema_of(kind: str) -> pa.Schema:
-    """The Parquet schema of ``runs`` or ``calls`` (the contract in ``runstore.records``)."""
+    """The Parquet schema of ``runs``, ``calls`` or ``turns`` (the contract in ``runstore.records``)."""
     from runstore import records
 
-    return {"runs": records.RUN_SCHEMA, "calls": records.CALL_SCHEMA}[kind]
+    return {"runs": records.RUN_SCHEMA, "calls": records.CALL_SCHEMA, "turns": records.TURN_SCHEMA}[kind]
 
 
 class StoreError(RuntimeError):
@@ -132,8 +137,8 @@ class Store(ABC):
 
     @abstractmethod
     def dataset(self, kind: str, submission_id: str | None = None) -> ds.Dataset | None:
-        """A pyarrow dataset over the landed ``runs`` or ``calls`` (optionally one submission's), or
-        None when nothing has landed."""
+        """A pyarrow dataset over the landed ``runs``, ``calls`` or ``turns`` (optionally one submission's),
+        or None when nothing has landed."""
 
     def version(self) -> str | None:
         """A token that changes whenever a run lands, or None where that is not cheap to know (S3)."""
@@ -196,9 +201,10 @@ class Store(ABC):
         return key
 
     # -- runs and calls --------------------------------------------------------------------------
-    def land_run(self, run: RunRecord, calls: builtins.list[CallRecord]) -> None:  # list: the method below
-        """Land one run and its calls. Atomic per file and idempotent: re-landing a ``run_id`` replaces
-        its files (also when it moves to another month or submission), never duplicates rows.
+    def land_run(self, run: RunRecord, calls: builtins.list[CallRecord], turns: builtins.list[TurnRecord] | None = None) -> None:  # list: the method below
+        """Land one run, its calls and its model turns. Atomic per file and idempotent: re-landing a
+        ``run_id`` replaces its files (also when it moves to another month or submission, and a turns
+        file it no longer has is removed), never duplicates rows.
 
         A failed write is retried, the whole landing ``land_attempts`` times with exponential backoff
         (on top of a backend's own retries); if it still fails, what this landing wrote is removed
@@ -206,19 +212,23 @@ class Store(ABC):
         names the run: the run is then not landed, and a resumed evaluation runs it again."""
         _check_id("run_id", run.run_id)
         where = partition(run.month, run.submission_id)
-        for call in calls:
-            if call.run_id != run.run_id or call.submission_id != run.submission_id:
-                raise StoreError(
-                    f"call seq={call.seq} of run {call.run_id!r} (submission {call.submission_id!r}) "
-                    f"does not belong to run {run.run_id!r} (submission {run.submission_id!r})"
-                )
-        calls_bytes = parquet_bytes([c.model_dump() for c in calls], schema_of("calls"))
-        run_bytes = parquet_bytes([run.model_dump()], schema_of("runs"))
+        turns = turns or []
+        for kind, rows in (("call", calls), ("turn", turns)):
+            for row in rows:
+                if row.run_id != run.run_id or row.submission_id != run.submission_id:
+                    raise StoreError(
+                        f"{kind} seq={row.seq} of run {row.run_id!r} (submission {row.submission_id!r}) "
+                        f"does not belong to run {run.run_id!r} (submission {run.submission_id!r})"
+                    )
+        files = {"calls": parquet_bytes([c.model_dump() for c in calls], schema_of("calls"))}
+        if turns:
+            files["turns"] = parquet_bytes([t.model_dump() for t in turns], schema_of("turns"))
+        files["runs"] = parquet_bytes([run.model_dump()], schema_of("runs"))
         first: StoreError | None = None
         progress: dict = {"previous": None, "written": []}  # over all attempts
         for attempt in range(max(1, self.land_attempts)):
             try:
-                self._land_once(run.run_id, where, calls_bytes, run_bytes, progress)
+                self._land_once(run.run_id, where, files, progress)
                 return
             except StoreError as exc:
                 first = first or exc  # where it broke; later attempts may fail earlier, on the lookup
@@ -227,22 +237,23 @@ class Store(ABC):
         self._roll_back(run.run_id, where, progress)
         raise StoreError(f"run {run.run_id} did not land ({self.land_attempts} tries): {first}") from first
 
-    def _land_once(self, run_id: str, where: str, calls_bytes: bytes, run_bytes: bytes, progress: dict) -> None:
+    def _land_once(self, run_id: str, where: str, files: dict[str, bytes], progress: dict) -> None:
         index_key = f"index/runs/{run_id}.json"
         previous = self._get(index_key)
         if progress["previous"] is None:  # what was there before this landing's first write
             progress["previous"] = previous is not None
         old_where = json.loads(previous)["partition"] if previous else None
-        # calls first, the run row second (it marks the run landed), the locator last
-        for key, data in ((f"calls/{where}/{run_id}.parquet", calls_bytes),
-                          (f"runs/{where}/{run_id}.parquet", run_bytes),
-                          (index_key, json.dumps({"partition": where}).encode())):
+        if previous and "turns" not in files:  # an earlier landing's turns are not this one's
+            self._delete(f"turns/{where}/{run_id}.parquet")
+        # calls (and turns) first, the run row next (it marks the run landed), the locator last
+        writes = [(f"{kind}/{where}/{run_id}.parquet", data) for kind, data in files.items()]
+        for key, data in [*writes, (index_key, json.dumps({"partition": where}).encode())]:
             if key not in progress["written"]:
                 progress["written"].append(key)  # before the write: a failed PUT may still have happened
             self._put(key, data)
         if old_where and old_where != where:
-            self._delete(f"runs/{old_where}/{run_id}.parquet")
-            self._delete(f"calls/{old_where}/{run_id}.parquet")
+            for kind in RECORD_KINDS:
+                self._delete(f"{kind}/{old_where}/{run_id}.parquet")
 
     def _roll_back(self, run_id: str, where: str, progress: dict) -> None:
         """After a landing that failed for good, leave nothing half-written: remove the run's files
@@ -251,7 +262,7 @@ class Store(ABC):
         written = progress["written"]
         if not written or (len(written) == 1 and progress["previous"]):
             return
-        for key in (f"index/runs/{run_id}.json", f"runs/{where}/{run_id}.parquet", f"calls/{where}/{run_id}.parquet"):
+        for key in (f"index/runs/{run_id}.json", *(f"{kind}/{where}/{run_id}.parquet" for kind in RECORD_KINDS)):
             try:
                 self._delete(key)
             except (StoreError, OSError):
@@ -261,30 +272,34 @@ class Store(ABC):
         """Finish or undo landings that a kill or a dead store interrupted, for one submission.
 
         A run whose row landed but whose index entry did not (killed between the two) is complete:
-        both Parquet files are written whole before the index, calls first. When both files read back
-        and belong to the run, its index entry is written (the run counts as landed); otherwise both
-        files are removed and the run is run again. Calls without a run row, and index entries whose
-        run row is gone, are removed. Resuming an evaluation calls this first, before it starts a run;
-        never call it while another process may be landing runs of the same submission."""
+        its calls and turns files are written whole before the run row, and the run row before the
+        index. When its files read back and belong to the run, its index entry is written (the run
+        counts as landed); otherwise its files are removed and the run is run again. Calls or turns
+        without a run row, and index entries whose run row is gone, are removed. Resuming an
+        evaluation calls this first, before it starts a run; never call it while another process may
+        be landing runs of the same submission."""
         _check_id("submission_id", submission_id)
-        runs, calls = self._submission_files("runs", submission_id), self._submission_files("calls", submission_id)
+        files = {kind: self._submission_files(kind, submission_id) for kind in RECORD_KINDS}
+        runs, calls, turns = files["runs"], files["calls"], files["turns"]
         report = LandingRepair()
         for run_id, where in sorted(runs.items()):
             if self._exists(f"index/runs/{run_id}.json"):
                 continue
-            if run_id in calls and calls[run_id] == where and self._landing_reads_back(run_id, where, submission_id):
+            if (calls.get(run_id) == where and turns.get(run_id, where) == where
+                    and self._landing_reads_back(run_id, where, submission_id, run_id in turns)):
                 self._put(f"index/runs/{run_id}.json", json.dumps({"partition": where}).encode())
                 report.indexed.append(run_id)
             else:
-                self._delete(f"runs/{where}/{run_id}.parquet")
-                self._delete(f"calls/{where}/{run_id}.parquet")
+                for kind in RECORD_KINDS:
+                    self._delete(f"{kind}/{where}/{run_id}.parquet")
                 report.removed.append(run_id)
-        for run_id, where in sorted(calls.items()):
-            if run_id not in runs:
-                self._delete(f"calls/{where}/{run_id}.parquet")
-                if self._index_partition(run_id) == where:
-                    self._delete(f"index/runs/{run_id}.json")
-                report.removed.append(run_id)
+        for run_id in sorted((calls.keys() | turns.keys()) - runs.keys()):
+            for kind, at in (("calls", calls), ("turns", turns)):
+                if run_id in at:
+                    self._delete(f"{kind}/{at[run_id]}/{run_id}.parquet")
+                    if self._index_partition(run_id) == at[run_id]:
+                        self._delete(f"index/runs/{run_id}.json")
+            report.removed.append(run_id)
         return report
 
     def _submission_files(self, kind: str, submission_id: str) -> dict[str, str]:
@@ -303,20 +318,24 @@ class Store(ABC):
         except (ValueError, KeyError, TypeError):
             return None
 
-    def _landing_reads_back(self, run_id: str, where: str, submission_id: str) -> bool:
+    def _landing_reads_back(self, run_id: str, where: str, submission_id: str, with_turns: bool = False) -> bool:
         import pyarrow as pa
 
         try:
             run = read_parquet_bytes(self._get(f"runs/{where}/{run_id}.parquet") or b"")
-            calls = read_parquet_bytes(self._get(f"calls/{where}/{run_id}.parquet") or b"")
+            parts = [read_parquet_bytes(self._get(f"{kind}/{where}/{run_id}.parquet") or b"")
+                     for kind in ("calls", "turns")[:1 + with_turns]]
         except (pa.ArrowException, OSError):
             return False
         return (run.num_rows == 1 and run.column("run_id").to_pylist() == [run_id]
                 and run.column("submission_id").to_pylist() == [submission_id]
-                and set(calls.column("run_id").to_pylist()) <= {run_id})
+                and all(set(part.column("run_id").to_pylist()) <= {run_id} for part in parts))
 
-    def land_runs(self, batch: Iterable[tuple[RunRecord, builtins.list[CallRecord]]], *, workers: int = 8) -> builtins.list[str]:
-        """Land many runs, ``workers`` at a time (worth it on S3, where each write is a round trip).
+    def land_runs(self, batch: Iterable[tuple[RunRecord, builtins.list[CallRecord]] | tuple[RunRecord, builtins.list[CallRecord],
+                                                                                             builtins.list[TurnRecord]]],
+                  *, workers: int = 8) -> builtins.list[str]:
+        """Land many ``(run, calls[, turns])``, ``workers`` at a time (worth it on S3, where each write is a
+        round trip).
 
         Every run that can land does; if any fail, a :class:`StoreError` lists them after the rest
         have landed. Returns the run ids landed."""
@@ -324,7 +343,7 @@ class Store(ABC):
         failures: list[str] = []
         landed: list[str] = []
 
-        def one(item: tuple[RunRecord, list[CallRecord]]) -> str:
+        def one(item: tuple) -> str:
             self.land_run(*item)
             return item[0].run_id
 
@@ -361,6 +380,10 @@ class Store(ABC):
     def read_calls(self, submission_id: str | None = None) -> pa.Table:
         """Landed calls (one submission's, or all) as an Arrow table with ``CALL_SCHEMA``."""
         return self._read("calls", submission_id)
+
+    def read_turns(self, submission_id: str | None = None) -> pa.Table:
+        """Landed model turns (one submission's, or all) as an Arrow table with ``TURN_SCHEMA``."""
+        return self._read("turns", submission_id)
 
     def _read(self, kind: str, submission_id: str | None) -> pa.Table:
         if submission_id is not None:

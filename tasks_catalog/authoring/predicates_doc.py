@@ -83,6 +83,26 @@ never a silent false:
 - an empty string where a *string* is expected (only *text* accepts `""`);
 - a pattern that is not a valid regular expression or leaves the portable subset.
 
+## Explanations: which clause failed
+
+When a predicate is false, both verifiers say why: the **failing clauses**, each named by its
+**clause id**, the JSON path of the clause in the predicate (`$` for a lone primitive, `$.all[2]`,
+`$.any[0].all[1]`, `$.all[1].not` for the body of a `not`). The failing clauses of a false predicate:
+
+| clause | its failing clauses |
+|---|---|
+| a primitive that is false | itself |
+| `{{"all": [...]}}` | the failing clauses of each member that is false, in order |
+| `{{"any": [...]}}` | the failing clauses of every member (all of them are false), in order |
+| `{{"not": P}}` | `P` itself (it holds), as one clause, whatever its shape |
+
+Both verifiers must name the same clause ids, in the same order (the conformance corpus gives them for
+its compound cases, and the acceptance gate fails a task where the two differ). Each clause also comes
+with its primitive and arguments, what it asks (`expected`) and what the final state held (`found`:
+the entity it names and its values, or the closest candidates, e.g. a channel's last three messages,
+the rows matching the most conditions); those words may differ between the verifiers. A run record
+keeps them as its `explanation` (docs/warehouse.md); a private month keeps the clause ids only.
+
 ## Goal literals
 
 The acceptance gate (`mcpbench tasks validate`) requires the goal to name every value the predicate

@@ -1,8 +1,9 @@
 """Success predicates: JSON trees of ``all``/``any``/``not`` over per-server primitives.
 
 ``check`` validates a predicate statically (every problem, each with its JSON path);
-``evaluate`` decides it against a server's final state. The exact semantics of every primitive
-are in ``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
+``evaluate`` decides it against a server's final state; ``explain`` says why it is false: its failing
+clauses, each with what it asks and what the state held. The exact semantics of every primitive are in
+``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from runstore.records import EXPLAINED_CLAUSES, FOUND_KEPT, FailedClause
 from servers.kit import json_path
 from tasks_catalog.predicates._registry import (
     NOT_IN_GOAL,
@@ -21,6 +23,8 @@ from tasks_catalog.predicates._registry import (
     Pattern,
     Primitive,
     Scalar,
+    explainers,
+    explains,
     primitive,
     primitives,
     same,
@@ -28,6 +32,25 @@ from tasks_catalog.predicates._registry import (
 )
 
 COMPOUNDS = ("all", "any", "not")
+
+
+@dataclass(frozen=True)
+class Refuted:
+    """A false verdict with the ids of the clauses that decided it (``failing_clauses``), as a second
+    verifier answers when asked to explain: falsy like ``False``, and compared by its clause ids."""
+
+    clauses: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"False (failing {', '.join(self.clauses) or 'no clause'})"
+
+
+def clause_ids(pred: dict[str, Any], state: Any) -> tuple[str, ...]:
+    """The ids of ``pred``'s failing clauses on ``state`` (empty when it holds)."""
+    return () if evaluate(pred, state) else tuple(c for c, _, _ in failing_clauses(pred, state))
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,53 @@ def evaluate(pred: dict[str, Any], state: Any) -> bool:
     return prim.evaluate(state, body)
 
 
+def failing_clauses(pred: dict[str, Any], state: Any, path: str = "$") -> list[tuple[str, dict[str, Any], bool]]:
+    """The clauses that decide a false verdict of ``pred`` (which must be false on ``state``), in predicate
+    order, as ``(clause id, clause, negated)``. The clause id is the clause's JSON path in the predicate:
+    ``$`` for the whole, ``$.all[2]``, ``$.any[0].all[1]``, ``$.all[1].not`` for the body of a ``not``.
+
+    * a primitive that is false is the clause;
+    * ``all``: the failing clauses of each member that is false;
+    * ``any``: the failing clauses of every member (all are false);
+    * ``not``: its body, which holds (``negated``), as one clause, whatever its shape.
+
+    The TypeScript verifier gives the same ids (``explain`` in verifier-ts/src/predicate.ts); the
+    conformance corpus and the gate hold the two to it."""
+    (key, body), = pred.items()
+    if key == "all":
+        return [c for i, sub in enumerate(body) if not evaluate(sub, state)
+                for c in failing_clauses(sub, state, f"{path}.all[{i}]")]
+    if key == "any":
+        return [c for i, sub in enumerate(body) for c in failing_clauses(sub, state, f"{path}.any[{i}]")]
+    if key == "not":
+        return [(f"{path}.not", body, True)]
+    return [(path, pred, False)]
+
+
+def explain(pred: dict[str, Any], state: Any, limit: int = EXPLAINED_CLAUSES) -> tuple[list[FailedClause], int]:
+    """Why ``pred`` is false on ``state``: its first ``limit`` failing clauses (``failing_clauses``), each
+    with its primitive, arguments, what it asks and what the state held, and how many more there are.
+    ``([], 0)`` when it holds."""
+    if evaluate(pred, state):
+        return [], 0
+    found = failing_clauses(pred, state)
+    return [_described(clause, node, negated, state) for clause, node, negated in found[:limit]], \
+        max(0, len(found) - limit)
+
+
+def _described(clause: str, node: dict[str, Any], negated: bool, state: Any) -> FailedClause:
+    (key, body), = node.items()
+    if key in COMPOUNDS:  # the body of a not, itself a compound: it holds
+        return FailedClause(clause=clause, primitive=key, negated=negated,
+                            expected=f"not ({key} of {len(body) if key != 'not' else 1} clauses)", found="it holds")
+    try:
+        expected, found = primitives()[key].describe(state, body)
+    except Exception as exc:  # noqa: BLE001 - an explainer's bug must never cost the verdict
+        expected, found = key, f"(the state could not be described: {type(exc).__name__})"
+    return FailedClause(clause=clause, primitive=key, negated=negated, args=body,
+                        expected=f"not ({expected})" if negated else expected, found=found[:FOUND_KEPT])
+
+
 def goal_literals(pred: dict[str, Any]) -> list[tuple[str, Any, bool]]:
     """The values a goal must name: ``(path, value, is_pattern)`` for every string or number argument
     outside a ``not`` (a ``not`` guards against side effects the goal need not spell out)."""
@@ -173,9 +243,15 @@ __all__ = [
     "Pattern",
     "Primitive",
     "PredicateError",
+    "Refuted",
     "Scalar",
     "check",
+    "clause_ids",
     "evaluate",
+    "explain",
+    "explainers",
+    "explains",
+    "failing_clauses",
     "goal_literals",
     "primitive",
     "primitives",

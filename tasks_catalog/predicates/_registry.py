@@ -12,11 +12,19 @@ A primitive ``<server>.<name>`` is declared once, in ``tasks_catalog/predicates/
 
 The argument model's docstring and field descriptions are the primitive's documentation
 (``docs/predicates.md`` is generated from them), which the TypeScript verifier follows too.
+
+Every primitive also has an explainer, declared beside it, which says for a clause that decided a false
+verdict what the clause asks and what the state held instead (``tasks_catalog.predicates.explain``)::
+
+    @explains("slack", "channelExists")
+    def _channel_exists(state: SlackState, args: ChannelExists) -> tuple[str, str]:
+        return f"a channel {args.channel!r}", ...
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +106,11 @@ Scalar = str | int | float | bool | None
 NOT_IN_GOAL = {"in_goal": False}
 
 
+#: ``(state, args) -> (expected, found)``: what a primitive's clause asks, and what the state holds
+#: around it (the entity it names, the values there, the closest candidates), in a line or two.
+Explainer = Callable[[Any, Any], tuple[str, str]]
+
+
 @dataclass(frozen=True)
 class Primitive:
     server: str
@@ -112,8 +125,13 @@ class Primitive:
     def evaluate(self, state: Any, raw_args: dict[str, Any]) -> bool:
         return bool(self.fn(state, self.args.model_validate(raw_args)))
 
+    def describe(self, state: Any, raw_args: dict[str, Any]) -> tuple[str, str]:
+        """``(expected, found)`` for a clause of this primitive: what it asks, what the state holds."""
+        return _EXPLAINERS[self.key](state, self.args.model_validate(raw_args))
+
 
 _PRIMITIVES: dict[str, Primitive] = {}
+_EXPLAINERS: dict[str, Explainer] = {}
 _loaded = False
 
 
@@ -132,6 +150,25 @@ def primitive(server: str, name: str, args: type[Args]) -> Callable:
         return fn
 
     return register
+
+
+def explains(server: str, name: str) -> Callable[[Explainer], Explainer]:
+    """Register ``fn(state, args) -> (expected, found)`` as the explainer of primitive ``server.name``."""
+
+    def register(fn: Explainer) -> Explainer:
+        key = f"{server}.{name}"
+        if key in _EXPLAINERS:
+            raise ValueError(f"explainer of {key} registered twice")
+        _EXPLAINERS[key] = fn
+        return fn
+
+    return register
+
+
+def explainers() -> dict[str, Explainer]:
+    """Every registered explainer, keyed ``server.name`` (a test holds them to one per primitive)."""
+    primitives()
+    return _EXPLAINERS
 
 
 def primitives() -> dict[str, Primitive]:
@@ -163,3 +200,45 @@ def same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return expected == actual
     return type(expected) is type(actual) and expected == actual
+
+
+# -- helpers of the explainers: short, one-line renderings of what a state holds --------------------
+
+def shown(text: str | None, limit: int = 80) -> str:
+    """``text`` on one line, quoted, cut at ``limit`` characters (``…`` says it was cut)."""
+    if text is None:
+        return "null"
+    line = " ".join(text.split())
+    return json.dumps(line[:limit] + ("…" if len(line) > limit else ""), ensure_ascii=False)
+
+
+def listing(items: Any, limit: int = 6) -> str:
+    """The first ``limit`` items, comma-separated, and how many more; ``none`` for no item."""
+    items = [str(i) for i in items]
+    if not items:
+        return "none"
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def value(v: Any) -> str:
+    """A state value as JSON (``"a"``, ``3``, ``null``, ``["x"]``)."""
+    return json.dumps(v, ensure_ascii=False, default=str)
+
+
+def pattern(p: str) -> str:
+    """A regex argument, as shown in an explanation."""
+    return f"/{p}/"
+
+
+def closest(rows: list[dict[str, Any]], where: dict[str, Any], equal: Callable[[Any, Any], bool],
+            limit: int = 2) -> str:
+    """The rows (dicts of values) matching the most pairs of ``where``, shown by ``where``'s keys: what
+    comes nearest to a row the clause asks for."""
+    scored = [(sum(k in row and equal(v, row[k]) for k, v in where.items()), i) for i, row in enumerate(rows)]
+    if not scored or not where:
+        return "none"
+    best = max(n for n, _ in scored)
+    near = [rows[i] for n, i in scored if n == best][:limit]
+    return "; ".join("{" + ", ".join(f"{k}: {value(row[k]) if k in row else 'absent'}" for k in where) + "}"
+                     for row in near) + \
+        f" ({best} of {len(where)} conditions hold)"

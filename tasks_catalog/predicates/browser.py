@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from servers.browser import BrowserState
-from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
+from tasks_catalog.predicates._registry import Args, Name, Pattern, explains, listing, primitive, search, value
 
 
 class PageVisited(Args):
@@ -58,3 +58,26 @@ def form_submitted(state: BrowserState, args: FormSubmitted) -> bool:
         and all(search(pattern, s.fields.get(name)) for name, pattern in patterns.items())
         for s in state.submissions
     )
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+@explains("browser", "pageVisited")
+def _explain_page_visited(state: BrowserState, args: PageVisited) -> tuple[str, str]:
+    return f"{args.url} visited", f"{len(state.visited)} pages visited; the last: {listing(state.visited[-5:], 5)}"
+
+
+@explains("browser", "urlIs")
+def _explain_url_is(state: BrowserState, args: UrlIs) -> tuple[str, str]:
+    return f"the current page {args.url}", f"the current page is {state.current_url or 'none (nothing opened)'}"
+
+
+@explains("browser", "formSubmitted")
+def _explain_form_submitted(state: BrowserState, args: FormSubmitted) -> tuple[str, str]:
+    expected = f"form {args.form} submitted with {value(args.fields)}" + \
+        (f" and values matching {value(args.matches)}" if args.matches else "")
+    sent = [s for s in state.submissions if s.form == args.form]
+    if not sent:
+        forms = sorted({s.form for s in state.submissions})
+        return expected, f"form {args.form} was never submitted; forms submitted: {listing(forms)}"
+    return expected, f"{len(sent)} submissions of {args.form}; the last sent {value(sent[-1].fields)}"

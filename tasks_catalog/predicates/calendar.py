@@ -11,7 +11,18 @@ from pydantic import Field
 
 from servers.calendar import CalendarState
 from servers.calendar.state import Event
-from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
+from tasks_catalog.predicates._registry import (
+    Args,
+    Name,
+    Pattern,
+    explains,
+    listing,
+    pattern,
+    primitive,
+    same,
+    search,
+    shown,
+)
 
 #: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
 #: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
@@ -98,3 +109,55 @@ def event_count(state: CalendarState, args: EventCount) -> bool:
         for e in _live(state)
     )
     return same(args.count, n)
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _no_calendar(state: CalendarState, ref: str) -> str:
+    return f"no calendar named or with id {ref!r}; calendars: {listing(c.name for c in state.calendars)}"
+
+
+def _events(state: CalendarState, events: list[Event]) -> str:
+    names = {c.id: c.name for c in state.calendars}
+    return "; ".join(f"{shown(e.title, 50)} at {e.start} in {names.get(e.calendar_id, e.calendar_id)}"
+                     + (" (cancelled)" if e.status == "cancelled" else "") for e in events[:3]) or "none"
+
+
+@explains("calendar", "eventExists")
+def _explain_event_exists(state: CalendarState, args: EventExists) -> tuple[str, str]:
+    where = f" in {args.calendar!r}" if args.calendar is not None else ""
+    at = f" at {args.start}" if args.start is not None else ""
+    expected = f"an event {args.title!r}{where}{at}"
+    if args.calendar is not None and _calendar_id(state, args.calendar) is None:
+        return expected, _no_calendar(state, args.calendar)
+    named = [e for e in state.events if args.title in (e.title, e.id)]
+    return expected, f"{len(named)} events titled or with id {args.title!r}: {_events(state, named)}"
+
+
+@explains("calendar", "eventHasAttendee")
+def _explain_event_has_attendee(state: CalendarState, args: EventHasAttendee) -> tuple[str, str]:
+    expected = f"{args.attendee} invited to {args.event!r}"
+    named = [e for e in _live(state) if args.event in (e.id, e.title)]
+    if not named:
+        return expected, f"no live event titled or with id {args.event!r}"
+    return expected, "; ".join(f"{shown(e.title, 50)} at {e.start} invites {listing((a.email for a in e.attendees), 8)}"
+                               for e in named[:3])
+
+
+@explains("calendar", "calendarExists")
+def _explain_calendar_exists(state: CalendarState, args: CalendarExists) -> tuple[str, str]:
+    found = _no_calendar(state, args.calendar) if _calendar_id(state, args.calendar) is None else \
+        f"calendar {args.calendar!r} exists"
+    return f"a calendar {args.calendar!r}", found
+
+
+@explains("calendar", "eventCount")
+def _explain_event_count(state: CalendarState, args: EventCount) -> tuple[str, str]:
+    where = f" in {args.calendar!r}" if args.calendar is not None else ""
+    titled = f" titled {pattern(args.title_pattern)}" if args.title_pattern is not None else ""
+    expected = f"{args.count} events{where}{titled}"
+    if args.calendar is not None and _calendar_id(state, args.calendar) is None:
+        return expected, _no_calendar(state, args.calendar)
+    counted = [e for e in _live(state) if _in_calendar(state, e, args.calendar)
+               and (args.title_pattern is None or search(args.title_pattern, e.title))]
+    return expected, f"{len(counted)} live events{where}{titled}: {_events(state, counted)}"

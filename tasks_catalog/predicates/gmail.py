@@ -7,7 +7,7 @@ from pydantic import Field
 
 from servers.gmail import GmailState
 from servers.gmail.state import SYSTEM_LABELS
-from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, search
+from tasks_catalog.predicates._registry import Args, Name, Pattern, explains, listing, pattern, primitive, search, shown
 
 #: An optional regex argument. The Pattern marker sits inside the Optional, where ``goal_literals`` does not
 #: look, so the field repeats it: the gate then checks the pattern against the goal as a pattern.
@@ -91,3 +91,54 @@ def draft_sent(state: GmailState, args: DraftSent) -> bool:
 @primitive("gmail", "messageIsRead", MessageIsRead)
 def message_is_read(state: GmailState, args: MessageIsRead) -> bool:
     return any(m.id == args.message and "UNREAD" not in m.label_ids for m in state.messages)
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _wanted(what: str, to: str | None, subject: str | None, body: str | None) -> str:
+    parts = [f"to {to}" if to is not None else "", f"subject matching {pattern(subject)}" if subject is not None else "",
+             f"body matching {pattern(body)}" if body is not None else ""]
+    return what + (" with " + ", ".join(p for p in parts if p) if any(parts) else "")
+
+
+def _mails(items) -> str:
+    return "; ".join(f"to {listing(m.to, 3)}, subject {shown(m.subject, 60)}" for m in items) or "none"
+
+
+def _labels_of(state: GmailState, label_ids: list[str]) -> str:
+    names = {label.id: label.name for label in state.labels}
+    return listing((names.get(i, i) for i in label_ids), 10)
+
+
+@explains("gmail", "draftExists")
+def _explain_draft_exists(state: GmailState, args: DraftExists) -> tuple[str, str]:
+    expected = _wanted("a draft", args.to, args.subject_pattern, args.body_pattern)
+    return expected, f"{len(state.drafts)} drafts; the last: {_mails(state.drafts[-3:])}"
+
+
+@explains("gmail", "messageLabelApplied")
+def _explain_message_label_applied(state: GmailState, args: MessageLabelApplied) -> tuple[str, str]:
+    expected = f"message {args.message} labelled {args.label}"
+    if args.label not in SYSTEM_LABELS and not any(args.label in (lab.name, lab.id) for lab in state.labels):
+        return expected, f"no label {args.label!r}; user labels: {listing(lab.name for lab in state.labels)}"
+    message = next((m for m in state.messages if m.id == args.message), None)
+    if message is None:
+        return expected, f"no message {args.message}"
+    return expected, f"message {message.id} {shown(message.subject, 60)} carries {_labels_of(state, message.label_ids)}"
+
+
+@explains("gmail", "draftSent")
+def _explain_draft_sent(state: GmailState, args: DraftSent) -> tuple[str, str]:
+    expected = _wanted("a sent message", args.to, args.subject_pattern, args.body_pattern)
+    sent = [m for m in state.messages if "SENT" in m.label_ids]
+    return expected, (f"{len(sent)} sent messages; the last: {_mails(sent[-3:])}; "
+                      f"{len(state.drafts)} unsent drafts")
+
+
+@explains("gmail", "messageIsRead")
+def _explain_message_is_read(state: GmailState, args: MessageIsRead) -> tuple[str, str]:
+    message = next((m for m in state.messages if m.id == args.message), None)
+    if message is None:
+        return f"message {args.message} read", f"no message {args.message}"
+    return (f"message {args.message} read",
+            f"message {message.id} {shown(message.subject, 60)} carries {_labels_of(state, message.label_ids)}")

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from servers.linear import LinearState
 from servers.linear.state import PRIORITY_NAMES
-from tasks_catalog.predicates._registry import Args, Name, Pattern, primitive, same, search
+from tasks_catalog.predicates._registry import (
+    Args,
+    Name,
+    Pattern,
+    explains,
+    listing,
+    pattern,
+    primitive,
+    same,
+    search,
+    shown,
+)
 
 
 class IssueState(Args):
@@ -119,3 +130,66 @@ def issue_in_cycle(state: LinearState, args: IssueInCycle) -> bool:
         return issue.cycle is None
     cycle = state.cycle(issue.cycle) if issue.cycle is not None else None
     return cycle is not None and cycle.team == issue.team and cycle.id == args.cycle
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _issue_or_why(state: LinearState, ref: str):
+    issue = state.issue(ref)
+    return issue, ("" if issue is not None else f"no issue {ref}")
+
+
+def _who(state: LinearState, user_id: str | None) -> str:
+    if user_id is None:
+        return "nobody"
+    user = state.user(user_id)
+    return f"{user.name} <{user.email}> ({user.id})" if user is not None else user_id
+
+
+@explains("linear", "issueState")
+def _explain_issue_state(state: LinearState, args: IssueState) -> tuple[str, str]:
+    issue, why = _issue_or_why(state, args.issue)
+    return f"{args.issue} in state {args.state!r}", why or f"{issue.id} {shown(issue.title, 60)} is in {issue.state!r}"
+
+
+@explains("linear", "issueHasLabel")
+def _explain_issue_has_label(state: LinearState, args: IssueHasLabel) -> tuple[str, str]:
+    issue, why = _issue_or_why(state, args.issue)
+    return f"{args.issue} labelled {args.label!r}", why or f"{issue.id} carries {listing(issue.labels)}"
+
+
+@explains("linear", "issueAssignee")
+def _explain_issue_assignee(state: LinearState, args: IssueAssignee) -> tuple[str, str]:
+    issue, why = _issue_or_why(state, args.issue)
+    expected = f"{args.issue} assigned to {args.assignee if args.assignee is not None else 'nobody'}"
+    return expected, why or f"{issue.id} is assigned to {_who(state, issue.assignee)}"
+
+
+@explains("linear", "issuePriority")
+def _explain_issue_priority(state: LinearState, args: IssuePriority) -> tuple[str, str]:
+    issue, why = _issue_or_why(state, args.issue)
+    expected = f"{args.issue} at priority {args.priority!r}"
+    return expected, why or f"{issue.id} has priority {issue.priority} ({PRIORITY_NAMES[issue.priority]})"
+
+
+@explains("linear", "issueHasComment")
+def _explain_issue_has_comment(state: LinearState, args: IssueHasComment) -> tuple[str, str]:
+    by = f" by {args.author}" if args.author is not None else ""
+    expected = f"a comment{by} on {args.issue} matching {pattern(args.pattern)}"
+    issue, why = _issue_or_why(state, args.issue)
+    if issue is None:
+        return expected, why
+    last = "; ".join(f"{_who(state, c.author)}: {shown(c.body)}" for c in issue.comments[-3:]) or "none"
+    return expected, f"{issue.id} has {len(issue.comments)} comments; the last: {last}"
+
+
+@explains("linear", "issueInCycle")
+def _explain_issue_in_cycle(state: LinearState, args: IssueInCycle) -> tuple[str, str]:
+    issue, why = _issue_or_why(state, args.issue)
+    expected = f"{args.issue} in cycle {args.cycle if args.cycle is not None else 'none'}"
+    if issue is None:
+        return expected, why
+    cycle = state.cycle(issue.cycle) if issue.cycle is not None else None
+    held = "no cycle" if issue.cycle is None else (
+        f"cycle {issue.cycle}" + (f" (team {cycle.team}, the issue's team {issue.team})" if cycle else " (no such cycle)"))
+    return expected, f"{issue.id} is in {held}"

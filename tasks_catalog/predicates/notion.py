@@ -18,7 +18,21 @@ from pydantic import Field
 
 from servers.notion import NotionState
 from servers.notion.state import Page
-from tasks_catalog.predicates._registry import Args, Name, Pattern, Scalar, primitive, same, search
+from tasks_catalog.predicates._registry import (
+    Args,
+    Name,
+    Pattern,
+    Scalar,
+    closest,
+    explains,
+    listing,
+    pattern,
+    primitive,
+    same,
+    search,
+    shown,
+    value,
+)
 
 #: An expected property value: a JSON scalar, or a list of option names for a multi_select.
 Value = Scalar | list[str]
@@ -142,3 +156,80 @@ def comment_posted(state: NotionState, args: CommentPosted) -> bool:
     pages = {page.id for page in _live_pages(state, args.page)}
     return any(c.page_id in pages and search(args.pattern, c.text) and (args.author is None or c.author == args.author)
                for c in state.comments)
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _no_page(state: NotionState, ref: str) -> str:
+    archived = [p for p in state.pages if ref in (p.title, p.id) and p.archived]
+    return f"no live page titled or with id {ref!r}" + (f" ({len(archived)} archived)" if archived else "")
+
+
+@explains("notion", "pageExists")
+def _explain_page_exists(state: NotionState, args: PageExists) -> tuple[str, str]:
+    expected = f"a page {args.title!r}" + (f" under {args.parent!r}" if args.parent is not None else "")
+    pages = _live_pages(state, args.title)
+    if not pages:
+        return expected, _no_page(state, args.title)
+
+    def parent(page: Page) -> str:
+        if page.parent_id is None:
+            return "the top of the workspace"
+        p = state.page(page.parent_id) or state.database(page.parent_id)
+        return f"{p.title!r}{' (archived)' if p.archived else ''}" if p is not None else page.parent_id
+
+    return expected, "; ".join(f"{p.id} under {parent(p)}" for p in pages[:4])
+
+
+@explains("notion", "databaseHasRow")
+def _explain_database_has_row(state: NotionState, args: DatabaseHasRow) -> tuple[str, str]:
+    expected = f"a row of {args.database!r} with {value(args.where)}"
+    dbs = [db for db in state.databases if args.database in (db.title, db.id) and not db.archived]
+    if not dbs:
+        return expected, f"no live database titled or with id {args.database!r}"
+    rows = [state.values_of(r) for r in state.pages if not r.archived and r.parent_id in {db.id for db in dbs}]
+    return expected, f"{len(rows)} rows; the nearest: {closest(rows, args.where, equal)}"
+
+
+@explains("notion", "pagePropertyEquals")
+def _explain_page_property_equals(state: NotionState, args: PagePropertyEquals) -> tuple[str, str]:
+    expected = f"{args.property} = {value(args.value)} on {args.page!r}"
+    pages = _live_pages(state, args.page)
+    if not pages:
+        return expected, _no_page(state, args.page)
+    held = [state.values_of(p) for p in pages[:4]]
+    return expected, "; ".join(f"{p.id}: {args.property} " + (f"= {value(v[args.property])}" if args.property in v
+                                                             else f"absent (it has {listing(v)})")
+                               for p, v in zip(pages, held))
+
+
+@explains("notion", "databaseExists")
+def _explain_database_exists(state: NotionState, args: DatabaseExists) -> tuple[str, str]:
+    named = [db for db in state.databases if args.title in (db.title, db.id)]
+    found = "; ".join(f"{db.id}{' (archived)' if db.archived else ''}" for db in named) or \
+        f"none; databases: {listing(db.title for db in state.databases if not db.archived)}"
+    return f"a live database {args.title!r}", f"databases titled or with id {args.title!r}: {found}"
+
+
+@explains("notion", "pageContentMatches")
+def _explain_page_content_matches(state: NotionState, args: PageContentMatches) -> tuple[str, str]:
+    typed = f" {args.type}" if args.type is not None else ""
+    expected = f"a{typed} block of {args.page!r} matching {pattern(args.pattern)}"
+    pages = _live_pages(state, args.page)
+    if not pages:
+        return expected, _no_page(state, args.page)
+    blocks = [b for p in pages for b in p.content]
+    return expected, f"{len(blocks)} blocks; the last: " + \
+        ("; ".join(f"{b.type} {shown(b.text, 60)}" for b in blocks[-4:]) or "none")
+
+
+@explains("notion", "commentPosted")
+def _explain_comment_posted(state: NotionState, args: CommentPosted) -> tuple[str, str]:
+    by = f" by {args.author}" if args.author is not None else ""
+    expected = f"a comment{by} on {args.page!r} matching {pattern(args.pattern)}"
+    pages = {p.id for p in _live_pages(state, args.page)}
+    if not pages:
+        return expected, _no_page(state, args.page)
+    comments = [c for c in state.comments if c.page_id in pages]
+    return expected, f"{len(comments)} comments; the last: " + \
+        ("; ".join(f"{c.author}: {shown(c.text)}" for c in comments[-3:]) or "none")

@@ -16,7 +16,18 @@ from pydantic import AfterValidator, Field
 
 from servers.postgres import PostgresState, SQLError, query_state
 from servers.postgres.state import Table, is_supported_type, supported_types_text
-from tasks_catalog.predicates._registry import NOT_IN_GOAL, Args, Name, Scalar, primitive, same
+from tasks_catalog.predicates._registry import (
+    NOT_IN_GOAL,
+    Args,
+    Name,
+    Scalar,
+    closest,
+    explains,
+    listing,
+    primitive,
+    same,
+    value,
+)
 
 
 def _canonical_type(value: str) -> str:
@@ -81,11 +92,11 @@ class ColumnEquals(Args):
 
 def _matching_rows(table: Table, where: dict[str, Scalar]) -> list[list] | None:
     positions = {}
-    for name, value in where.items():
+    for name, wanted in where.items():
         index = table.column_index(name)
         if index is None:
             return None
-        positions[index] = value
+        positions[index] = wanted
     return [row for row in table.rows if all(same(v, row[i]) for i, v in positions.items())]
 
 
@@ -132,3 +143,84 @@ def column_equals(state: PostgresState, args: ColumnEquals) -> bool:
     if not rows or index is None:
         return False
     return all(same(args.value, row[index]) for row in rows)
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _no_table(state: PostgresState, name: str) -> str:
+    return f"no table {name}; tables: {listing(t.name for t in state.tables)}"
+
+
+def _where(where: dict[str, Scalar]) -> str:
+    return ", ".join(f"{k} = {value(v)}" for k, v in where.items()) or "any values"
+
+
+def _rows_or_why(state: PostgresState, table_name: str, where: dict[str, Scalar]) -> tuple[Table | None, str]:
+    table = state.table(table_name)
+    if table is None:
+        return None, _no_table(state, table_name)
+    unknown = [c for c in where if table.column_index(c) is None]
+    if unknown:
+        return None, (f"{table.name} has no column {listing(unknown)}; columns: "
+                      f"{listing((c.name for c in table.columns), 12)}")
+    return table, ""
+
+
+def _as_dicts(table: Table, names: list[str]) -> list[dict]:
+    idx = {n: i for n in names if (i := table.column_index(n)) is not None}
+    return [{n: row[i] for n, i in idx.items()} for row in table.rows]
+
+
+@explains("postgres", "rowExists")
+def _explain_row_exists(state: PostgresState, args: RowExists) -> tuple[str, str]:
+    expected = f"a row of {args.table} with {_where(args.where)}"
+    table, why = _rows_or_why(state, args.table, args.where)
+    if table is None:
+        return expected, why
+    near = closest(_as_dicts(table, list(args.where)), args.where, same)
+    return expected, f"{table.name} has {len(table.rows)} rows; the nearest: {near}"
+
+
+@explains("postgres", "tableExists")
+def _explain_table_exists(state: PostgresState, args: TableExists) -> tuple[str, str]:
+    table = state.table(args.table)
+    found = _no_table(state, args.table) if table is None else f"table {table.name} exists ({len(table.rows)} rows)"
+    return f"a table {args.table}", found
+
+
+@explains("postgres", "queryReturnsCount")
+def _explain_query_returns_count(state: PostgresState, args: QueryReturnsCount) -> tuple[str, str]:
+    expected = f"the query to return {args.count} rows"
+    try:
+        _, rows = query_state(state, args.query)
+    except SQLError as exc:
+        return expected, f"the query fails: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}"
+    first = "; ".join(value(list(r)) for r in rows[:3]) or "none"
+    return expected, f"it returns {len(rows)} rows; the first: {first}"
+
+
+@explains("postgres", "tableHasColumn")
+def _explain_table_has_column(state: PostgresState, args: TableHasColumn) -> tuple[str, str]:
+    typed = f" of type {args.type}" if args.type is not None else ""
+    expected = f"a column {args.column}{typed} in {args.table}"
+    table = state.table(args.table)
+    if table is None:
+        return expected, _no_table(state, args.table)
+    return expected, f"{table.name} has columns {listing((f'{c.name} {c.type}' for c in table.columns), 12)}"
+
+
+@explains("postgres", "columnEquals")
+def _explain_column_equals(state: PostgresState, args: ColumnEquals) -> tuple[str, str]:
+    expected = f"{args.column} = {value(args.value)} in every row of {args.table} with {_where(args.where)}"
+    table, why = _rows_or_why(state, args.table, {**args.where, args.column: args.value})
+    if table is None:
+        return expected, why
+    rows = _matching_rows(table, args.where) or []
+    if not rows:
+        return expected, (f"no row of {table.name} has {_where(args.where)}; the nearest: "
+                          f"{closest(_as_dicts(table, list(args.where)), args.where, same)}")
+    index = table.column_index(args.column)
+    if index is None:
+        return expected, f"{table.name} has no column {args.column}"
+    held = [row[index] for row in rows]
+    return expected, f"{len(rows)} rows have {_where(args.where)}; their {args.column}: {listing(value(v) for v in held)}"

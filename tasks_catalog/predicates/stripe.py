@@ -6,7 +6,7 @@ and compared numerically. A missing object makes a primitive false."""
 from __future__ import annotations
 
 from servers.stripe import StripeState
-from tasks_catalog.predicates._registry import Args, Name, primitive, same
+from tasks_catalog.predicates._registry import Args, Name, explains, listing, primitive, same, value
 
 
 class CustomerExists(Args):
@@ -71,3 +71,54 @@ def refund_issued(state: StripeState, args: RefundIssued) -> bool:
     if not amounts:
         return False
     return args.amount is None or same(args.amount, sum(amounts))
+
+
+# -- explainers: what each clause asks and what the state held -------------------------------------
+
+def _customers(state: StripeState, ref: str) -> tuple[list, str]:
+    matched = state.customers_matching(ref)
+    return matched, ("" if matched else f"no customer with id or email {ref!r} ({len(state.customers)} customers)")
+
+
+@explains("stripe", "customerExists")
+def _explain_customer_exists(state: StripeState, args: CustomerExists) -> tuple[str, str]:
+    same_domain = [c.email for c in state.customers if c.email.split("@")[-1] == args.email.split("@")[-1]]
+    found = (f"customers with that email: {listing(c.id for c in state.customers if c.email == args.email)}"
+             if any(c.email == args.email for c in state.customers)
+             else f"no customer with email {args.email!r}; emails at its domain: {listing(same_domain)}")
+    return f"a customer with email {args.email!r}", found
+
+
+@explains("stripe", "invoiceExists")
+def _explain_invoice_exists(state: StripeState, args: InvoiceExists) -> tuple[str, str]:
+    parts = [f"total {value(args.amount)}" if args.amount is not None else "",
+             f"status {args.status!r}" if args.status is not None else ""]
+    expected = f"an invoice of {args.customer!r}" + (" with " + ", ".join(p for p in parts if p) if any(parts) else "")
+    matched, why = _customers(state, args.customer)
+    if not matched:
+        return expected, why
+    ids = {c.id for c in matched}
+    invoices = [i for i in state.invoices if i.customer in ids]
+    shown_ = "; ".join(f"{i.id} total {i.total} {i.status}" for i in invoices[-4:]) or "none"
+    return expected, f"{listing(ids)}: {len(invoices)} invoices; the last: {shown_}"
+
+
+@explains("stripe", "customerHasMetadata")
+def _explain_customer_has_metadata(state: StripeState, args: CustomerHasMetadata) -> tuple[str, str]:
+    expected = f"{args.customer!r} with metadata {args.key} = {value(args.value)}"
+    matched, why = _customers(state, args.customer)
+    if not matched:
+        return expected, why
+    return expected, "; ".join(f"{c.id}: {args.key} = {value(c.metadata.get(args.key))}" for c in matched[:4])
+
+
+@explains("stripe", "refundIssued")
+def _explain_refund_issued(state: StripeState, args: RefundIssued) -> tuple[str, str]:
+    expected = f"a refund of charge {args.charge}" + (f" totalling {value(args.amount)}" if args.amount is not None else "")
+    refunds = [r for r in state.refunds if r.charge == args.charge]
+    charge = next((c for c in state.charges if c.id == args.charge), None)
+    if charge is None and not refunds:
+        return expected, f"no charge {args.charge}"
+    succeeded = sum(r.amount for r in refunds if r.status == "succeeded")
+    return expected, (f"{len(refunds)} refunds of {args.charge}: {listing(f'{r.id} {r.amount} {r.status}' for r in refunds)}"
+                      f"; succeeded total {succeeded}")

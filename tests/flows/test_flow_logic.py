@@ -175,3 +175,39 @@ def test_the_rotation_runs_on_a_monthly_cron_in_utc():
     (rotation,) = [d for d in _deployments()["deployments"] if d["name"] == "rotate-month"]
     (schedule,) = rotation["schedules"]
     assert schedule["cron"] == "0 3 1 * *" and schedule["timezone"] == "UTC"
+
+
+@pytest.mark.parametrize("name", ["evaluate_submission", "rotate_month", "validate_catalog", "score",
+                                  "detect_anomalies"])
+def test_every_flow_parameter_describes_itself_to_the_run_form(name):
+    from prefect.utilities.callables import parameter_schema
+
+    import flows
+
+    flow = getattr(flows, name)
+    properties = parameter_schema(flow.fn).model_dump()["properties"]
+    assert properties and all(p.get("description") for p in properties.values()), \
+        [k for k, p in properties.items() if not p.get("description")]
+
+
+def test_the_evaluation_form_offers_its_choices_and_bounds():
+    from prefect.utilities.callables import parameter_schema
+
+    from flows import evaluate_submission
+
+    properties = parameter_schema(evaluate_submission.fn).model_dump()["properties"]
+    assert properties["sandbox"]["enum"] == ["local", "docker", "none"]
+    assert (properties["concurrency"]["minimum"], properties["concurrency"]["maximum"]) == (1, 64)
+    assert properties["trials"]["minimum"] == 1 and "label" in properties
+
+
+def test_run_names_come_from_the_parameters_never_from_task_text():
+    from flows._common import named
+    from mcpbench.runner import Submission
+
+    params = {"submission_id": None, "label": "my-agent@1.2", "agent": "oracle", "split": "2026-12",
+              "submission": Submission("sub-7", "me", "oracle", "dev", "2026-12")}
+    assert named("{submission_id|label|agent} on {split}", params) == "my-agent@1.2 on 2026-12"
+    assert named("{submission_id|label|agent} on {split}", {**params, "label": None}) == "oracle on 2026-12"
+    assert named("runs of {submission.submission_id}", params) == "runs of sub-7"
+    assert named("rotate {month|'the current month'}", params) == "rotate the current month"

@@ -97,3 +97,37 @@ def test_the_catalog_gate_accepts_good_tasks_and_fails_naming_a_bad_one(prefect_
     (folder / "calendar-does-nothing.json").write_text(json.dumps(broken))
     with pytest.raises(CatalogInvalid, match="calendar-does-nothing"):
         validate_catalog(tasks_dir=str(folder))
+
+
+def test_an_evaluation_run_is_named_after_its_submission_and_split_and_publishes_its_score_card(prefect_harness,
+                                                                                                  where):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterKey,
+        FlowRunFilter,
+        FlowRunFilterParentFlowRunId,
+    )
+
+    from flows import evaluate_submission
+
+    state = evaluate_submission(agent="oracle", split="dev", submission_id="wiring.named", submitter="wiring",
+                                concurrency=2, task_ids=DEV_TASKS[:2], store=where["store"], db_path=where["db_path"],
+                                runner="threads", label="oracle@1", return_state=True)
+    assert state.is_completed()
+    result = state.result()
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_run(state.state_details.flow_run_id)
+        children = client.read_flow_runs(flow_run_filter=FlowRunFilter(
+            parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[run.id])))
+        (artifact,) = client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(any_=["score-card-wiring-named"])))
+    assert run.name == "wiring.named on dev"
+    assert "runs of wiring.named" in {c.name for c in children}
+    assert artifact.type == "table" and "oracle@1" in artifact.description
+    import json
+
+    table = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
+    overall = table[-1]
+    assert overall["server"] == "overall" and overall["attempted"] == 2
+    assert overall["success (95% CI)"] == "100.0% [34.2-100.0]" and result["score"]["success_rate"] == 1.0

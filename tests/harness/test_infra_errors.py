@@ -200,18 +200,18 @@ def test_requeueing_is_bounded_and_what_still_fails_is_counted_apart(tmp_path):
 
 
 def test_a_verifier_that_fails_on_one_run_makes_it_an_infra_error_and_the_other_runs_are_judged(monkeypatch):
-    # A bug of ours in judging (here injected into the frame judge for one task) must not end the
-    # evaluation: that run is an infra error of kind harness, requeued; the rest are judged as usual.
+    # A bug of ours in judging (here injected into the explanation of one task's verdict) must not end
+    # the evaluation: that run is an infra error of kind harness, requeued; the rest are judged as usual.
     import mcpbench.runner
 
-    judge_frame = mcpbench.runner.judge_frame
+    explanation = mcpbench.runner.explanation
 
     def failing_once(task, *args, **kwargs):
         if task.id == "broken-judge":
             raise IndexError("tuple index out of range")
-        return judge_frame(task, *args, **kwargs)
+        return explanation(task, *args, **kwargs)
 
-    monkeypatch.setattr(mcpbench.runner, "judge_frame", failing_once)
+    monkeypatch.setattr(mcpbench.runner, "explanation", failing_once)
     broken, fine = make_task(id="broken-judge"), make_task(id="fine-judge")
     results = {r.run.task_id: r.run for r in run([broken, fine], "oracle")}
     assert results["broken-judge"].status == "infra_error" and results["broken-judge"].end_reason == "infra:harness"

@@ -41,13 +41,13 @@ def asked(monkeypatch):
     real, real_joint = ts_verifier.evaluate_many, ts_verifier.judge_many
     cases: list = []
 
-    def spy(batch):
+    def spy(batch, **options):
         cases.extend(batch)
-        return real(batch)
+        return real(batch, **options)
 
-    def joint_spy(verdict_cases, frame_cases):
+    def joint_spy(verdict_cases, frame_cases, **options):
         cases.extend(verdict_cases)
-        return real_joint(verdict_cases, frame_cases)
+        return real_joint(verdict_cases, frame_cases, **options)
 
     monkeypatch.setattr(ts_verifier, "evaluate_many", spy)
     monkeypatch.setattr(ts_verifier, "judge_many", joint_spy)
@@ -80,22 +80,94 @@ def test_the_rotate_command_and_the_rotation_flow_use_the_same_dual_gate(slack_o
     assert len(asked) == 3 * by_cli
 
 
-def test_without_the_typescript_verifier_the_gate_says_so_or_refuses_when_required(slack_only, monkeypatch,
-                                                                                   tmp_path):
+def test_without_the_typescript_verifier_the_dev_gate_says_so_or_refuses_when_required(monkeypatch, tmp_path):
     from tasks_catalog.gate import GateUnavailable, acceptance_gate
 
     monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")
     gate = acceptance_gate()
     assert gate.verifiers == ["python"] and "not built" in gate.describe()
-    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "s"),
-                                    "--pool", _pool_dir(tmp_path, slack_only)])
-    assert out.exit_code == 0, out.output
-    assert "gate verifiers: python\n" in out.output and "Python verifier alone" in out.output
     monkeypatch.setenv("MCPBENCH_REQUIRE_TYPESCRIPT", "1")
     with pytest.raises(GateUnavailable, match="not built"):
         acceptance_gate()
-    out = CliRunner().invoke(main, ["rotate", "--month", "2026-12", "--store", str(tmp_path / "s")])
-    assert out.exit_code == 1 and "not built" in out.output
+
+
+def _not_built(monkeypatch, tmp_path, build):
+    """The TypeScript verifier as a fresh clone has it: not built; ``build`` stands in for npm."""
+    monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "dist" / "cli.js")
+    monkeypatch.setattr(ts_verifier, "build", build)
+
+
+def test_a_month_is_never_gated_with_one_verifier_where_the_typescript_one_cannot_be_built(slack_only, monkeypatch,
+                                                                                          tmp_path):
+    """A worker in a fresh clone, without npm's packages: the rotation refuses, saying why, and writes
+    nothing (the month used to be gated by Python alone, with a warning)."""
+    from flows.catalog import gate_month
+    from flows.rotate import rotate as rotate_task
+    from tasks_catalog.gate import GateUnavailable
+
+    def cannot_build():
+        raise ts_verifier.TypeScriptVerifierError("`npm ci` failed: the registry cannot be reached")
+
+    _not_built(monkeypatch, tmp_path, cannot_build)
+    store = tmp_path / "s"
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(store),
+                                    "--pool", _pool_dir(tmp_path, slack_only)])
+    assert out.exit_code == 1, out.output
+    assert "a private month is gated by both verifiers" in out.output and "the registry cannot be reached" in out.output
+    assert not (store / "private").exists() and not (store / "public").exists()
+    with pytest.raises(GateUnavailable, match="gated by both verifiers"):
+        rotate_task.fn("2026-11", str(tmp_path / "flow"), [], _pool_dir(tmp_path, slack_only), True)
+    with pytest.raises(GateUnavailable, match="gated by both verifiers"):
+        gate_month.fn("2026-11", str(tmp_path / "flow"))
+
+
+def test_a_month_given_a_gate_of_one_verifier_is_refused(slack_only, tmp_path):
+    from tasks_catalog.gate import GateUnavailable, acceptance_gate
+    from tasks_catalog.months import rotate
+
+    with pytest.raises(GateUnavailable, match=r"gated by python alone: a private month is gated by both verifiers"):
+        rotate(open_store(str(tmp_path / "s")), "2026-11", secret=SECRET, pool=slack_only,
+               gate=acceptance_gate(typescript=False))
+    assert not (tmp_path / "s" / "private").exists()
+
+
+@needs_ts
+def test_a_worker_without_the_typescript_verifier_builds_it_before_gating_a_month(slack_only, monkeypatch, tmp_path,
+                                                                                 gate_cache):
+    """The build itself (npm ci, npm run build) is stood in for by copying the verifier built in this
+    checkout where the fresh clone's would be: what is under test is that the policy builds and then
+    asks both verifiers."""
+    built = ts_verifier.CLI.parent
+    builds = []
+
+    def build():
+        builds.append(1)
+        (tmp_path / "dist").symlink_to(built)  # node runs it from where it was built (it reads ../frames)
+
+    _not_built(monkeypatch, tmp_path, build)
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "s"),
+                                    "--pool", _pool_dir(tmp_path, slack_only)])
+    assert out.exit_code == 0, out.output
+    assert builds == [1] and "gate verifiers: python + typescript" in out.stdout
+    assert (tmp_path / "s" / "private" / "months" / "2026-11.sealed").exists()
+
+
+def test_the_rotation_prints_its_stages_and_gate_progress_with_ids_and_counts_only(slack_only, tmp_path, gate_cache,
+                                                                                   monkeypatch):
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))
+    out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "s"),
+                                    "--pool", _pool_dir(tmp_path, slack_only)])
+    assert out.exit_code == 0, out.output
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith("rotating 2026-11 in ")
+    assert any(line.startswith("rendering 2026-11 from ") for line in lines)
+    assert any(line.startswith("rendered 16 tasks (the first month: every task new); gating them with python")
+               for line in lines)
+    assert any(line.startswith("progress: 16/16 tasks done (16 gated)") for line in lines)
+    assert any(line.startswith("sealing 2026-11") for line in lines)
+    for value in _sampled_values(_pool_dir(tmp_path, slack_only)):
+        assert value not in out.stderr
 
 
 def _pool_dir(tmp_path, templates, *, break_goal: str | None = None) -> str:
@@ -143,11 +215,11 @@ def _sampled_values(pool_dir: str) -> set[str]:
     return {v for v in values if len(v) >= 5}
 
 
+@needs_ts
 def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, tmp_path, monkeypatch):
     from flows.rotate import GateFailed
     from flows.rotate import rotate as rotate_task
 
-    monkeypatch.setattr(ts_verifier, "CLI", tmp_path / "not-built" / "cli.js")  # the Python verifier suffices here
     # a cache of this test's own: the month is gated three times, and after the first only the failing
     # task is judged again (a cache keeps passes only)
     monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(tmp_path / "gate-cache"))
@@ -159,7 +231,7 @@ def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, 
                                "--reasons-file", str(reasons)])
     as_json = runner.invoke(main, ["rotate", "--month", "2026-11", "--store", str(store), "--pool", pool, "--json"])
     assert out.exit_code == 1 and as_json.exit_code == 1
-    (failing,) = json.loads(as_json.output)["gate_failures"]
+    (failing,) = json.loads(as_json.stdout)["gate_failures"]
     assert failing.startswith("sl-t-create-channel-") and f"FAIL {failing}\n" in out.output
     assert "NOT sealed" in out.output and not (store / "private/months/2026-11.sealed").exists()
 
@@ -170,7 +242,7 @@ def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, 
         rotate_task.fn("2026-11", str(store), [], pool, True)
     sampled = _sampled_values(pool)
     assert len(sampled) > 20
-    for text in (out.output, as_json.output, str(by_flow.value)):
+    for text in (out.output, as_json.output, str(by_flow.value)):  # stdout and stderr: progress lines too
         assert failing in text
         assert sorted(v for v in sampled if v in text) == []
     shutil.rmtree(store, ignore_errors=True)

@@ -98,3 +98,11 @@ def test_a_month_that_is_not_retired_yet_has_no_historical_split(cli):
     assert "nothing published" in out
     out = cli("run", "--agent", "oracle", "--split", "hist-2026-11", code=2)
     assert "unknown split 'hist-2026-11'" in out
+
+
+def test_tasks_show_reads_a_retired_months_published_task(cli):
+    from tasks_catalog.months import load_historical_tasks
+
+    task = load_historical_tasks(cli.store, TAG)[0]
+    brief = json.loads(cli("tasks", "show", task.id, "--split", TAG, "--json"))
+    assert brief["id"] == task.id and brief["goal"] == task.goal

@@ -84,3 +84,45 @@ def test_both_verifiers_reject_malformed_predicates_naming_the_json_path(ts_cli)
         assert any(p == path or p.startswith(path + ".") for p in python_paths), (pred, python_paths)
         assert isinstance(answer, dict) and answer["verdict"] is None, (pred, answer)
         assert [p["path"] for p in answer["problems"]] == [path], (pred, answer)
+
+
+def test_both_verifiers_name_the_same_failing_clauses_on_every_false_case(ts_cli):
+    """The explanation's contract: on every case whose verdict is false, the TypeScript verifier names
+    the clauses the Python one names, in the same order; where the corpus gives them, both name those."""
+    from _compare import corpus
+
+    from tasks_catalog.predicates import Refuted, clause_ids
+
+    cases = [(case, state, dumped) for case, state, dumped in corpus() if not case.expected]
+    answers = ts_verifier.evaluate_many([(case.server, dumped, case.predicate) for case, _, dumped in cases],
+                                        explain=True)
+    assert all(isinstance(a, Refuted) for a in answers)
+    wrong = [f"{case.id}: python {clause_ids(case.predicate, state)}, typescript {answer.clauses}"
+             for (case, state, _), answer in zip(cases, answers) if answer.clauses != clause_ids(case.predicate, state)]
+    assert not wrong, "\n".join(wrong)
+    given = [(case, answer) for (case, _, _), answer in zip(cases, answers) if case.failing is not None]
+    assert len(given) >= 10 and all(answer.clauses == case.failing for case, answer in given)
+
+
+def test_the_typescript_verifier_explains_every_failing_clause_with_its_arguments_and_the_state(ts_cli):
+    from _compare import corpus
+
+    cases = [(case, dumped) for case, _, dumped in corpus() if not case.expected]
+    explained = ts_verifier.explain_many([(case.server, dumped, case.predicate) for case, dumped in cases])
+    for (case, _), clauses in zip(cases, explained):
+        assert clauses, case.id
+        for clause in clauses:
+            assert clause["expected"] and clause["found"], case.id
+            assert "could not be described" not in clause["found"], (case.id, clause["found"])
+            assert clause["negated"] is clause["clause"].endswith(".not")
+    nested = next(clauses for (case, _), clauses in zip(cases, explained)
+                  if case.server == "slack" and case.name.startswith("nested"))
+    assert nested[0]["primitive"] == "slack.channelExists" and nested[0]["found"].startswith("no channel named")
+    assert nested[2]["primitive"] == "all" and nested[2]["found"] == "it holds"
+
+
+def test_true_verdicts_stay_plain_booleans_when_explained(ts_cli):
+    from _compare import corpus
+
+    cases = [(case.server, dumped, case.predicate) for case, _, dumped in corpus() if case.expected][:20]
+    assert ts_verifier.evaluate_many(cases, explain=True) == [True] * len(cases)

@@ -67,3 +67,40 @@ def test_the_gate_passes_a_task_both_real_frame_judges_agree_on(tmp_path, ts_cli
     (result,), _ = validate_paths([_copy(tmp_path)], extra=ts_verifier.evaluate_many,
                                   extra_frames=ts_verifier.frame_violations_many)
     assert result.ok, result.reasons
+
+
+def _python_refuting_another_clause(cases):
+    """Python's verdicts, a false one naming a clause the Python verifier does not name."""
+    from tasks_catalog.predicates import Refuted
+
+    verdicts = [evaluate(pred, get_spec(server).state_model.load(state)) for server, state, pred in cases]
+    return [True if v else Refuted(("$.all[9]",)) for v in verdicts]
+
+
+def test_the_gate_fails_a_task_when_the_verifiers_name_other_failing_clauses(tmp_path):
+    (result,), _ = validate_paths([_copy(tmp_path)], extra=_python_refuting_another_clause)
+    assert not result.ok
+    disagreements = [r for r in result.reasons if r.startswith("verifiers disagree on the failing clauses")]
+    assert any(r.startswith("verifiers disagree on the failing clauses on the initial state: python $")
+               and r.endswith("typescript $.all[9]") for r in disagreements), result.reasons
+
+
+def test_the_policys_gate_asks_the_typescript_verifier_for_the_failing_clauses_and_agrees(tmp_path, ts_cli):
+    from tasks_catalog.gate import acceptance_gate
+
+    gate = acceptance_gate(typescript=True)
+    asked = []
+    real = gate.extra
+
+    def spy(cases):
+        answers = real(cases)
+        asked.extend(answers)
+        return answers
+
+    import dataclasses
+
+    (result,), _ = dataclasses.replace(gate, extra=spy, joint=None).check_paths([_copy(tmp_path)])
+    assert result.ok, result.reasons
+    from tasks_catalog.predicates import Refuted
+
+    assert any(isinstance(a, Refuted) and a.clauses for a in asked)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from runstore.records import REDACTED, CallRecord, RunRecord
+from runstore.records import REDACTED, RESULT_TEXT_KEPT, CallRecord, RunRecord
 from runstore.split import Split
 from runstore.store import open_store
 
@@ -40,15 +40,21 @@ def make_run(run_id: str, *, submission_id: str = "sub-a", status: str = "passed
 
 
 def make_calls(run: RunRecord, spec: list[tuple[str, bool, bool]]) -> list[CallRecord]:
-    """Calls of ``run`` from ``(tool, listed, is_error)`` triples, in order."""
+    """Calls of ``run`` from ``(tool, listed, is_error)`` triples, in order; on a private month redacted
+    as the gateway redacts them (no arguments, result or error text; an unlisted tool unnamed)."""
     calls = []
+    private = run.split_kind == "private"
     for seq, (tool, listed, is_error) in enumerate(spec, start=1):
         kind = None if not is_error else ("unlisted_tool" if not listed else "tool_error")
+        text = f"{kind}: failed" if is_error else '{"ok": true}'
         calls.append(CallRecord(
             run_id=run.run_id, submission_id=run.submission_id, task_id=run.task_id, server=run.server, seq=seq,
-            ts=run.started_at + timedelta(milliseconds=100 * seq), tool=tool, arguments_json="{}", arguments_bytes=2,
-            truncated=False, listed=listed, is_error=is_error, error_kind=kind,
-            error_message="failed" if is_error else None, latency_ms=1.5, result_bytes=64,
+            ts=run.started_at + timedelta(milliseconds=100 * seq),
+            tool=tool if listed or not private else "[unlisted]", arguments_json=REDACTED if private else "{}",
+            arguments_bytes=2, truncated=False, listed=listed, is_error=is_error, error_kind=kind,
+            error_message=(kind if private else "failed") if is_error else None, latency_ms=1.5, result_bytes=64,
+            result_text=None if private else text, result_truncated=None if private else False,
+            result_cap=None if private else RESULT_TEXT_KEPT,
         ))
     return calls
 

@@ -161,3 +161,18 @@ def test_the_historical_leaderboard_carries_trials_pass_k_tokens_and_cost_like_t
     assert then["tokens_per_run"] == 120 and then["cost_usd"] == pytest.approx(12000e-9)
     assert then["pass_hat_k_ci_low"] < 0.5 < then["pass_hat_k_ci_high"]
     assert {c: then[c] for c in TRIAL_COLUMNS} == {c: now[c] for c in TRIAL_COLUMNS}
+
+
+def test_an_agent_that_made_no_calls_is_not_ranked_below_one_that_invented_tools(store, land):
+    """At the same success rate (here none passed, so no efficiency either), a submission that made no
+    call invented nothing: its hallucination rate counts as 0 for the ranking, not as last."""
+    from tests.warehouse.conftest import ok, unlisted
+
+    land(make_run("idle-1", submission_id="idle", status="failed"))
+    land(make_run("inventive-1", submission_id="inventive", status="failed"),
+         [ok(), ok(), unlisted("delete_everything"), ok(), ok(), ok(), unlisted("x"), ok(), unlisted("y"), ok()])
+    land(make_run("honest-1", submission_id="honest", status="failed"), [ok()])
+    board = rows(store, "select submission_id, rank, hallucination_rate from leaderboard_contemporary")
+    assert board == [{"submission_id": "honest", "rank": 1, "hallucination_rate": 0.0},
+                     {"submission_id": "idle", "rank": 1, "hallucination_rate": None},
+                     {"submission_id": "inventive", "rank": 3, "hallucination_rate": 0.3}]

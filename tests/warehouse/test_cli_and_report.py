@@ -89,3 +89,46 @@ def test_query_printed_to_a_pipe_keeps_every_column_whole(cli, land):
     for column in ("submission_id", "steps_used_ratio", "observed_error", "started_at"):
         assert column in header
     assert any("sub-with-a-rather-long-identifier" in row and "an-agent-with-a-long-name" in row for row in rows)
+
+
+def _labelled(land, run_id, submission_id, label, **fields):
+    return land(make_run(run_id, submission_id=submission_id, label=label, **fields), [ok()])
+
+
+def test_leaderboard_is_compact_in_percent_by_default_and_wide_on_request(cli, land):
+    _labelled(land, "r1", "sub-a", "my-agent@1.2", agent="command:python agent.py")
+    land(make_run("r2", submission_id="sub-b", status="failed", agent="command:python agent.py"), [ok()])
+    out = cli("leaderboard")
+    header, first, second = [[c.strip() for c in line.replace("┃", "│").split("│")]
+                             for line in out.splitlines() if line.strip() and "━" not in line][:3]
+    assert header == ["rank", "submission", "agent", "success (95% CI)", "efficiency", "hallucination", "collateral",
+                      "coverage", "note"]
+    assert first == ["1", "sub-a", "my-agent@1.2 (command:python agent.py)", "100.0% [20.7-100.0]", "10.0%", "0.0%",
+                     "0.0%", "1/1", "not separable"]
+    assert second[:4] == ["2", "sub-b", "command:python agent.py", "0.0% [0.0-79.3]"] and second[-1] == ""
+    assert max(len(line) for line in out.splitlines()) < 160  # was about 600 with every column
+    wide = cli("leaderboard", "--wide")
+    assert "pass_hat_k_ci_low" in wide and "tokens_per_run" in wide and "label" in wide
+    assert "my-agent@1.2" in wide and " 0.207" not in wide and "20.7%" in wide
+    rows = json.loads(cli("leaderboard", "--json"))
+    assert rows[0]["label"] == "my-agent@1.2" and rows[0]["success_rate"] == 1.0 and rows[1]["label"] is None
+
+
+def test_data_is_printed_as_it_is_never_read_as_markup(cli, land):
+    land(make_run("r1", submission_id="sub-a", agent="[bold]agent[/bold]"), [unlisted("post_messages")])
+    out = cli("warehouse", "query", "select goal, tool, agent from stg_runs join stg_calls using (run_id)")
+    assert "[redacted]" in out and "[unlisted]" in out and "[bold]agent[/bold]" in out
+    assert "[bold]agent[/bold]" in cli("leaderboard") and "[bold]agent[/bold]" in cli("leaderboard", "--wide")
+
+
+def test_the_score_card_and_the_report_show_the_label(cli, land, store, tmp_path):
+    from warehouse.scorecard import format_scorecard, scorecard
+
+    _labelled(land, "r1", "sub-month", "clever@2.0", agent="clever-agent")
+    card = scorecard("sub-month", store=store)
+    assert card["label"] == "clever@2.0"
+    assert format_scorecard(card).splitlines()[0] == \
+        "submission sub-month: clever@2.0 (clever-agent), submitter alice, split 2026-05"
+    out = tmp_path / "report.html"
+    cli("report", "--html", str(out))
+    assert "clever@2.0 (clever-agent)" in out.read_text()

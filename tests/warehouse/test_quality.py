@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runstore.records import CALL_SCHEMA
-from tests.warehouse.conftest import make_calls, make_run, ok
+from tests.warehouse.conftest import err, make_calls, make_run, ok
 from warehouse.build import build, connect
 from warehouse.quality import QualityError, validate
 
@@ -24,7 +24,7 @@ def test_clean_data_passes_and_a_dev_run_that_published_its_goal_may_keep_it(sto
     with connect(store) as con:
         report = validate(con)
     assert report.ok, report.render()
-    assert [s.name for s in report.suites] == ["schema", "runs", "calls", "rates", "redaction"]
+    assert [s.name for s in report.suites] == ["schema", "runs", "calls", "turns", "rates", "redaction"]
 
 
 @pytest.mark.parametrize("split", ["dev", "dir:my-tasks", "Historical-2026-01"])
@@ -93,3 +93,34 @@ def test_an_unchecked_build_records_which_runs_were_not_checked(store, land, tmp
     unchecked = build(store, db, check=False)
     assert not unchecked.checked and unchecked.runs_validated == 0
     assert build(store, db).runs_validated == 1, "the next checked build checks what the unchecked one skipped"
+
+
+def test_a_private_month_run_keeping_results_turn_text_stderr_or_explained_values_fails_the_redaction_suite(
+        store, land):
+    from runstore.records import Explanation, FailedClause
+    from tests.warehouse.test_trace_records import make_turns
+
+    secret = "refund ch_3QpX9 for 1337.42"
+    clean = make_run("clean", status="failed", explanation=Explanation(clauses=[FailedClause(clause="$.all[1]")]).to_json())
+    land(clean, [ok()])
+    store.land_run(make_run("turns"), [], make_turns(make_run("turns"), 1, text=secret))
+    store.land_run(make_run("silent-turns"), [], make_turns(make_run("silent-turns"), 1, text=None,
+                                                            text_truncated=None, text_cap=None))
+    results = make_run("results")
+    (call,) = make_calls(results, [ok()])
+    store.land_run(results, [call.model_copy(update={"result_text": secret})])
+    faulted = make_run("faulted")
+    (call,) = make_calls(faulted, [err()])
+    store.land_run(faulted, [call.model_copy(update={"fault": "rate_limit"})])
+    land(make_run("stderr", status="failed", stderr_tail=secret))
+    explained = Explanation(clauses=[FailedClause(clause="$.all[1]", primitive="stripe.refundIssued",
+                                                  found=secret)]).to_json()
+    land(make_run("explained", status="failed", explanation=explained))
+    land(make_run("explained-public", split="dev", status="failed", explanation=explained))
+    with connect(store) as con:
+        report = validate(con)
+    assert [s.name for s in report.suites if not s.ok] == ["redaction"]
+    text = report.render()
+    assert "text of their calls, turns or stderr: ['faulted', 'results', 'stderr', 'turns']" in text
+    assert "more than clause ids in their explanation: ['explained']" in text
+    assert secret not in text and "ch_3QpX9" not in text

@@ -5,6 +5,10 @@
  * case that cannot be decided, e.g. a malformed predicate, with each problem's JSON path).
  * Exit 0; exit 2 with a message on stderr when the input itself is malformed.
  *
+ * With `--explain`, a false verdict is `{"verdict": false, "failing": [ids], "clauses": [{clause, primitive,
+ * negated, args, expected, found}], "clauses_omitted"}`: the ids of the clauses that decided it (the ids
+ * the Python verifier gives) and the first of them described (src/explain.ts).
+ *
  * `node dist/cli.js --primitives` lists every primitive's arguments and whether each is required
  * (the conformance test compares it with the Python registry). `--timing` adds one line of JSON on
  * stderr, `{"parse_ms", "evaluate_ms"}`, for bench/verifier_bench.py.
@@ -74,7 +78,7 @@ function main(argv: string[]): number {
   try {
     const cases = parseCases(input);
     const t1 = performance.now();
-    const answers = verdicts(cases, broken);
+    const answers = verdicts(cases, broken, argv.includes("--explain"));
     const t2 = performance.now();
     process.stdout.write(JSON.stringify(answers) + "\n");
     if (argv.includes("--timing")) process.stderr.write(JSON.stringify({ parse_ms: t1 - t0, evaluate_ms: t2 - t1 }) + "\n");

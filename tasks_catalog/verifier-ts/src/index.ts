@@ -1,6 +1,8 @@
 /** The TypeScript verifier of MCPBench success predicates. */
 
-export { check, evaluate, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
+export { check, evaluate, explain, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
+export { failingClauses } from "./explain";
+export type { Explanation, FailedClause } from "./explain";
 export type { Problem } from "./predicate";
 export { verdicts } from "./verdicts";
 export type { Case, Verdict } from "./verdicts";

@@ -15,6 +15,8 @@
  * existing key or index, to `value`) or `[path, start, deleteCount, items]` (replace `deleteCount`
  * items of the list `path` names, from `start`, with `items`); a path is a non-empty list of object
  * keys and list indexes. The base is never changed: what an op changes is copied first.
+ *
+ * With `"explain": true`, a false verdict comes with its failing clauses, as `--explain` gives them.
  */
 
 import { FrameAnswer, frameAnswers } from "./frameCases";
@@ -64,7 +66,7 @@ export function jointAnswers(input: Json, broken: string | null = null): JointAn
     isObject(c) ? { ...c, initial: state(`$.frames[${i}].initial`, c.initial), final: state(`$.frames[${i}].final`, c.final) } : c);
   const frameBreak = broken !== null && broken.startsWith("frame:") ? broken.slice(6) : null;
   return {
-    verdicts: verdicts(parseCases(verdictCases), frameBreak === null ? broken : null),
+    verdicts: verdicts(parseCases(verdictCases), frameBreak === null ? broken : null, input.explain === true),
     frames: frameAnswers(frameCases, frameBreak),
   };
 }

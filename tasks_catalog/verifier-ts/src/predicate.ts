@@ -5,6 +5,7 @@
  */
 
 import { checkArgs, Problem } from "./args";
+import { explainFalse, Explanation } from "./explain";
 import { key, Primitive, Server, SERVERS } from "./registry";
 import { isObject, Json, JsonObject } from "./values";
 import browser from "./servers/browser";
@@ -96,4 +97,11 @@ export function evaluate(pred: Json, state: JsonObject, breakPrimitive: string |
   if (prim === undefined) throw new InvalidPredicate([{ path: "$", message: `unknown primitive '${name}'` }]);
   const verdict = prim.fn(state, body as JsonObject);
   return name === breakPrimitive ? !verdict : verdict;
+}
+
+/** Why `pred` is false on `state` (null when it holds): its failing clauses, described (src/explain.ts).
+ * `breakPrimitive` as in `evaluate`. */
+export function explain(pred: Json, state: JsonObject, breakPrimitive: string | null = null): Explanation | null {
+  const decide = (p: Json, s: JsonObject) => evaluate(p, s, breakPrimitive);
+  return decide(pred, state) ? null : explainFalse(pred, state, decide, PRIMITIVES);
 }

@@ -11,18 +11,29 @@ export type Server = (typeof SERVERS)[number];
 /** A primitive's function: the dumped state (`model_dump(mode="json")`) and its checked arguments. */
 export type PrimitiveFn = (state: JsonObject, args: JsonObject) => boolean;
 
+/** A primitive's explainer: `[expected, found]`, what a clause of it asks and what the state holds around
+ * it (tasks_catalog/predicates' explainers; the words may differ, the clause ids may not). */
+export type ExplainFn = (state: JsonObject, args: JsonObject) => [string, string];
+
 export interface Primitive {
   server: Server;
   name: string;
   args: ArgSpec;
   fn: PrimitiveFn;
+  explain: ExplainFn;
 }
 
 export const key = (p: Primitive): string => `${p.server}.${p.name}`;
 
-/** Build a server's primitives table (keyed `server.name`) from `name -> [args, fn]`. */
-export function definePrimitives(server: Server, defs: Record<string, [ArgSpec, PrimitiveFn]>): Primitive[] {
-  return Object.entries(defs).map(([name, [args, fn]]) => ({ server, name, args, fn }));
+/** Build a server's primitives table (keyed `server.name`) from `name -> [args, fn]` and `name ->
+ * explainer`; every primitive needs its explainer. */
+export function definePrimitives(server: Server, defs: Record<string, [ArgSpec, PrimitiveFn]>,
+                                 explainers: Record<string, ExplainFn>): Primitive[] {
+  return Object.entries(defs).map(([name, [args, fn]]) => {
+    const explain = explainers[name];
+    if (explain === undefined) throw new Error(`${server}.${name} has no explainer`);
+    return { server, name, args, fn, explain };
+  });
 }
 
 /** The argument as given, with an absent optional argument read as null (Python's default None). */

@@ -1,7 +1,8 @@
 /** Verdicts for a batch of cases: what the CLI answers, one entry per case. */
 
 import { PatternError } from "./pattern";
-import { check, evaluate, isServer } from "./predicate";
+import { check, evaluate, explain, isServer } from "./predicate";
+import type { FailedClause } from "./explain";
 import { Problem } from "./args";
 import { isObject, Json, Undecidable } from "./values";
 
@@ -12,8 +13,11 @@ export interface Case {
 }
 
 /** `true`/`false`, or `{verdict: null, error, problems?}` when the case cannot be decided: a malformed
- * predicate (`problems` names each JSON path) or a primitive this verifier cannot decide. */
-export type Verdict = boolean | { verdict: null; error: string; problems?: Problem[] };
+ * predicate (`problems` names each JSON path) or a primitive this verifier cannot decide. Asked to
+ * explain, a false verdict is `{verdict: false, failing, clauses, clauses_omitted}`: the ids of its failing
+ * clauses, and the first of them described. */
+export type Verdict = boolean | { verdict: null; error: string; problems?: Problem[] }
+  | { verdict: false; failing: string[]; clauses: FailedClause[]; clauses_omitted: number };
 
 export class InputError extends Error {
   override name = "InputError";
@@ -33,14 +37,19 @@ export function parseCases(input: Json): Case[] {
   });
 }
 
-export function verdicts(cases: Case[], breakPrimitive: string | null = null): Verdict[] {
+export function verdicts(cases: Case[], breakPrimitive: string | null = null, explained = false): Verdict[] {
   return cases.map((c) => {
     const problems = check(c.predicate, c.server);
     if (problems.length > 0) {
       return { verdict: null, error: problems.map((p) => `${p.path}: ${p.message}`).join("; "), problems };
     }
     try {
-      return evaluate(c.predicate, c.state as { [k: string]: Json }, breakPrimitive);
+      const state = c.state as { [k: string]: Json };
+      if (explained) {
+        const why = explain(c.predicate, state, breakPrimitive);
+        return why === null ? true : { verdict: false, ...why };
+      }
+      return evaluate(c.predicate, state, breakPrimitive);
     } catch (exc) {
       if (exc instanceof Undecidable || exc instanceof PatternError) return { verdict: null, error: exc.message };
       throw exc;

@@ -1,7 +1,8 @@
 -- leaderboard_ranks: where every private or historical submission stands within its month, the one
 -- ranking both leaderboards show. Submissions that covered their month (submission_coverage) are
--- ranked by success rate (desc), then efficiency (asc: fewer steps), then hallucination rate (asc);
--- the others get rank null. Each success rate carries its 95% Wilson interval; separable_from_next
+-- ranked by success rate (desc), then efficiency (asc: fewer steps), then hallucination rate (asc),
+-- a submission that made no call counting as 0 (it invented no tool: it never ranks below one that
+-- invented some at the same success rate); the others get rank null. Each success rate carries its 95% Wilson interval; separable_from_next
 -- is false when this entry's interval overlaps the next ranked one's (not separable at this sample
 -- size; null on the last, and on entries that are not ranked).
 -- depends: metrics_by_submission, submission_coverage
@@ -34,12 +35,12 @@ final as (
     window board_ranks as (
         partition by submissions.split, coverage.covered
         order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last
+            coalesce(submissions.hallucination_rate, 0) asc
     ),
     board as (
         partition by submissions.split, coverage.covered
         order by submissions.success_rate desc nulls last, submissions.efficiency asc nulls last,
-            submissions.hallucination_rate asc nulls last, submissions.submission_id
+            coalesce(submissions.hallucination_rate, 0) asc, submissions.submission_id
     )
 )
 

@@ -1,4 +1,6 @@
--- stg_calls: one row per MCP tools/call the gateway observed (CallRecord).
+-- stg_calls: one row per MCP tools/call the gateway observed (CallRecord), with what the agent was
+-- answered (result_text, cut at result_cap bytes: result_truncated) and the fault injected on it; those
+-- are null on private months and in calls landed before they were kept.
 -- The build fills {{ source('calls') }}; see stg_runs.
 -- grain: run_id, seq
 with source as (
@@ -22,7 +24,11 @@ final as (
         error_kind,
         error_message,
         latency_ms,
-        result_bytes
+        result_bytes,
+        result_text,
+        result_truncated,
+        result_cap,
+        fault
     from source
 )
 

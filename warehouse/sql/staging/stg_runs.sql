@@ -59,6 +59,8 @@ renamed as (
         model_latency_ms,
         model_cost_nanousd,
         split_kind,
+        label,
+        explanation,
         status <> 'infra_error' as attempted
     from source
 ),

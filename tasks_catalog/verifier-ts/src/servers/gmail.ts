@@ -4,13 +4,31 @@
 import { Name, Pattern, optional, required } from "../args";
 import { arg, definePrimitives } from "../registry";
 import { search } from "../pattern";
-import { list, str, strings } from "../values";
+import { JsonObject, list, str, strings } from "../values";
+import { listing, pattern, shown } from "../explain";
 
 /** The system labels every mailbox has (servers/gmail/state.py SYSTEM_LABELS). */
 export const SYSTEM_LABELS = new Set([
   "INBOX", "SENT", "DRAFT", "UNREAD", "STARRED", "IMPORTANT", "SPAM", "TRASH",
   "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES", "CATEGORY_FORUMS",
 ]);
+
+function wanted(what: string, args: JsonObject): string {
+  const to = arg(args, "to");
+  const subject = arg(args, "subject_pattern");
+  const body = arg(args, "body_pattern");
+  const parts = [to !== null ? `to ${to}` : "", subject !== null ? `subject matching ${pattern(subject)}` : "",
+    body !== null ? `body matching ${pattern(body)}` : ""].filter((p) => p !== "");
+  return parts.length > 0 ? `${what} with ${parts.join(", ")}` : what;
+}
+
+const mails = (items: JsonObject[]) =>
+  items.map((m) => `to ${listing(strings(m, "to"), 3)}, subject ${shown(str(m, "subject"), 60)}`).join("; ") || "none";
+
+function labelsOf(state: JsonObject, ids: string[]): string {
+  const names = new Map(list(state, "labels").map((l) => [str(l, "id"), str(l, "name")]));
+  return listing(ids.map((i) => names.get(i) ?? i), 10);
+}
 
 export default definePrimitives("gmail", {
   draftExists: [{ to: optional(Name), subject_pattern: optional(Pattern), body_pattern: optional(Pattern) }, (state, args) => {
@@ -43,4 +61,29 @@ export default definePrimitives("gmail", {
   }],
   messageIsRead: [{ message: required(Name) }, (state, args) =>
     list(state, "messages").some((m) => str(m, "id") === args.message && !strings(m, "label_ids").includes("UNREAD"))],
+}, {
+  draftExists: (state, args) => {
+    const drafts = list(state, "drafts");
+    return [wanted("a draft", args), `${drafts.length} drafts; the last: ${mails(drafts.slice(-3))}`];
+  },
+  messageLabelApplied: (state, args) => {
+    const expected = `message ${args.message} labelled ${args.label}`;
+    const labels = list(state, "labels");
+    if (!SYSTEM_LABELS.has(args.label as string) && !labels.some((l) => str(l, "name") === args.label || str(l, "id") === args.label)) {
+      return [expected, `no label '${args.label}'; user labels: ${listing(labels.map((l) => str(l, "name")))}`];
+    }
+    const m = list(state, "messages").find((x) => str(x, "id") === args.message);
+    if (m === undefined) return [expected, `no message ${args.message}`];
+    return [expected, `message ${args.message} ${shown(str(m, "subject"), 60)} carries ${labelsOf(state, strings(m, "label_ids"))}`];
+  },
+  draftSent: (state, args) => {
+    const sent = list(state, "messages").filter((m) => strings(m, "label_ids").includes("SENT"));
+    return [wanted("a sent message", args), `${sent.length} sent messages; the last: ${mails(sent.slice(-3))}; ${list(state, "drafts").length} unsent drafts`];
+  },
+  messageIsRead: (state, args) => {
+    const m = list(state, "messages").find((x) => str(x, "id") === args.message);
+    const expected = `message ${args.message} read`;
+    if (m === undefined) return [expected, `no message ${args.message}`];
+    return [expected, `message ${args.message} ${shown(str(m, "subject"), 60)} carries ${labelsOf(state, strings(m, "label_ids"))}`];
+  },
 });

@@ -4,11 +4,18 @@ import { Int, Name, Null, OneOf, Pattern, optional, required } from "../args";
 import { arg, definePrimitives } from "../registry";
 import { search } from "../pattern";
 import { get, JsonObject, list, same, str, strings } from "../values";
+import { listing, pattern, quoted, shown } from "../explain";
 
 /** Linear's priority scale (servers/linear/state.py PRIORITY_NAMES). */
 export const PRIORITY_NAMES: Record<number, string> = { 0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low" };
 
 const issue = (state: JsonObject, id: string) => list(state, "issues").find((i) => str(i, "id") === id);
+
+function who(state: JsonObject, userId: string | null): string {
+  if (userId === null) return "nobody";
+  const user = list(state, "users").find((u) => str(u, "id") === userId);
+  return user === undefined ? userId : `${str(user, "name")} <${str(user, "email")}> (${userId})`;
+}
 
 export default definePrimitives("linear", {
   issueState: [{ issue: required(Name), state: required(Name) }, (state, args) => {
@@ -57,4 +64,41 @@ export default definePrimitives("linear", {
     const cycle = list(state, "cycles").find((c) => str(c, "id") === cycleId);
     return cycle !== undefined && str(cycle, "team") === str(found, "id")?.split("-")[0] && str(cycle, "id") === args.cycle;
   }],
+}, {
+  issueState: (state, args) => {
+    const found = issue(state, args.issue as string);
+    return [`${args.issue} in state ${quoted(args.state)}`, found === undefined ? `no issue ${args.issue}` : `${args.issue} ${shown(str(found, "title"), 60)} is in ${quoted(str(found, "state"))}`];
+  },
+  issueHasLabel: (state, args) => {
+    const found = issue(state, args.issue as string);
+    return [`${args.issue} labelled ${quoted(args.label)}`, found === undefined ? `no issue ${args.issue}` : `${args.issue} carries ${listing(strings(found, "labels"))}`];
+  },
+  issueAssignee: (state, args) => {
+    const found = issue(state, args.issue as string);
+    const expected = `${args.issue} assigned to ${args.assignee ?? "nobody"}`;
+    return [expected, found === undefined ? `no issue ${args.issue}` : `${args.issue} is assigned to ${who(state, str(found, "assignee"))}`];
+  },
+  issuePriority: (state, args) => {
+    const found = issue(state, args.issue as string);
+    const expected = `${args.issue} at priority ${typeof args.priority === "string" ? quoted(args.priority) : args.priority}`;
+    if (found === undefined) return [expected, `no issue ${args.issue}`];
+    const p = get(found, "priority") as number;
+    return [expected, `${args.issue} has priority ${p} (${PRIORITY_NAMES[p] ?? "unknown"})`];
+  },
+  issueHasComment: (state, args) => {
+    const author = arg(args, "author");
+    const expected = `a comment${author !== null ? ` by ${author}` : ""} on ${args.issue} matching ${pattern(args.pattern)}`;
+    const found = issue(state, args.issue as string);
+    if (found === undefined) return [expected, `no issue ${args.issue}`];
+    const comments = list(found, "comments");
+    const last = comments.slice(-3).map((c) => `${who(state, str(c, "author"))}: ${shown(str(c, "body"))}`).join("; ") || "none";
+    return [expected, `${args.issue} has ${comments.length} comments; the last: ${last}`];
+  },
+  issueInCycle: (state, args) => {
+    const expected = `${args.issue} in cycle ${args.cycle ?? "none"}`;
+    const found = issue(state, args.issue as string);
+    if (found === undefined) return [expected, `no issue ${args.issue}`];
+    const cycleId = str(found, "cycle");
+    return [expected, `${args.issue} is in ${cycleId === null ? "no cycle" : `cycle ${cycleId}`}`];
+  },
 });

@@ -5,8 +5,12 @@ import { ListOf, Name, Pattern, optional, required } from "../args";
 import { arg, definePrimitives } from "../registry";
 import { search } from "../pattern";
 import { get, JsonObject, list, str, strings } from "../values";
+import { listing, pattern, quoted, shown } from "../explain";
 
 const byRef = (items: JsonObject[], ref: string) => items.find((x) => str(x, "id") === ref || str(x, "name") === ref);
+const noChannel = (state: JsonObject, ref: string) =>
+  `no channel named or with id ${quoted(ref)}; channels: ${listing(list(state, "channels").map((c) => `#${str(c, "name")}`))}`;
+const handle = (state: JsonObject, id: string) => str(byRef(list(state, "users"), id), "name") ?? id;
 
 export default definePrimitives("slack", {
   channelExists: [{ channel: required(Name) }, (state, args) => byRef(list(state, "channels"), args.channel as string) !== undefined],
@@ -36,4 +40,41 @@ export default definePrimitives("slack", {
     const channel = byRef(list(state, "channels"), args.channel as string);
     return channel !== undefined && get(channel, "is_archived") === true;
   }],
+}, {
+  channelExists: (state, args) => {
+    const c = byRef(list(state, "channels"), args.channel as string);
+    return [`a channel ${quoted(args.channel)}`, c === undefined ? noChannel(state, args.channel as string) : `#${str(c, "name")} (${str(c, "id")}) exists`];
+  },
+  messagePosted: (state, args) => {
+    const user = arg(args, "user") as string | null;
+    const by = user !== null ? ` by ${user}` : "";
+    const expected = `a message in ${quoted(args.channel)}${by} matching ${pattern(args.pattern)}`;
+    const c = byRef(list(state, "channels"), args.channel as string);
+    if (c === undefined) return [expected, noChannel(state, args.channel as string)];
+    const author = user !== null ? byRef(list(state, "users"), user) : undefined;
+    if (user !== null && author === undefined) return [expected, `no user named or with id ${quoted(user)}`];
+    const messages = list(c, "messages");
+    const mine = messages.filter((m) => author === undefined || str(m, "user") === str(author, "id"));
+    const matching = mine.filter((m) => search(args.pattern as string, str(m, "text")));
+    const last = messages.slice(-3).map((m) => `${handle(state, str(m, "user") ?? "")}: ${shown(str(m, "text"))}`).join("; ") || "none";
+    return [expected, `${matching.length} of the ${mine.length} messages${by} in #${str(c, "name")} (${str(c, "id")}) match `
+      + `${pattern(args.pattern)}; its last ${Math.min(3, messages.length)} messages: ${last}`];
+  },
+  channelHasMembers: (state, args) => {
+    const expected = `${listing(args.members as string[], 20)} members of ${quoted(args.channel)}`;
+    const c = byRef(list(state, "channels"), args.channel as string);
+    if (c === undefined) return [expected, noChannel(state, args.channel as string)];
+    const members = strings(c, "members");
+    const missing = (args.members as string[]).filter((ref) => {
+      const u = byRef(list(state, "users"), ref);
+      return u === undefined || !members.includes(str(u, "id") as string);
+    });
+    return [expected, `#${str(c, "name")} (${str(c, "id")}) has members ${listing(members.map((m) => handle(state, m)))}; not members: ${listing(missing)}`];
+  },
+  channelArchived: (state, args) => {
+    const c = byRef(list(state, "channels"), args.channel as string);
+    const expected = `${quoted(args.channel)} archived`;
+    if (c === undefined) return [expected, noChannel(state, args.channel as string)];
+    return [expected, `#${str(c, "name")} (${str(c, "id")}) is ${get(c, "is_archived") === true ? "" : "not "}archived`];
+  },
 });
