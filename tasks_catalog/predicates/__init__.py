@@ -1,12 +1,14 @@
 """Success predicates: JSON trees of ``all``/``any``/``not`` over per-server primitives.
 
 ``check`` validates a predicate statically (every problem, each with its JSON path);
-``evaluate`` decides it against a server's final state. The exact semantics of every primitive
+``evaluate`` decides it against a server's final state, or a cross-server task's final states (one per
+server: each primitive ``<server>.<name>`` is decided on its server's). The exact semantics of every primitive
 are in ``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -45,14 +47,15 @@ class InvalidPredicate(ValueError):
         super().__init__("; ".join(str(e) for e in errors))
 
 
-def check(pred: Any, server: str, path: str = "$") -> list[PredicateError]:
-    """Every static problem of ``pred`` for a task on ``server`` (empty when it is well formed)."""
+def check(pred: Any, server: str | Sequence[str], path: str = "$") -> list[PredicateError]:
+    """Every static problem of ``pred`` for a task on ``server`` (or on each of several servers, a
+    cross-server task's: a primitive of any of them is allowed) (empty when it is well formed)."""
     errors: list[PredicateError] = []
-    _check(pred, server, path, errors)
+    _check(pred, (server,) if isinstance(server, str) else tuple(server), path, errors)
     return errors
 
 
-def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> None:
+def _check(pred: Any, servers: tuple[str, ...], path: str, errors: list[PredicateError]) -> None:
     if not isinstance(pred, dict) or len(pred) != 1:
         errors.append(PredicateError(path, "a predicate is an object with exactly one key"))
         return
@@ -63,10 +66,10 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
             errors.append(PredicateError(here, f"'{key}' takes a non-empty list of predicates"))
             return
         for i, sub in enumerate(body):
-            _check(sub, server, f"{here}[{i}]", errors)
+            _check(sub, servers, f"{here}[{i}]", errors)
         return
     if key == "not":
-        _check(body, server, here, errors)
+        _check(body, servers, here, errors)
         return
     prims = primitives()
     prim = prims.get(key)
@@ -78,8 +81,10 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
         else:
             errors.append(PredicateError(here, f"unknown primitive {key!r}; expected all/any/not or <server>.<name>"))
         return
-    if prim.server != server:
-        errors.append(PredicateError(here, f"primitive {key!r} belongs to server {prim.server!r}, not {server!r}"))
+    if prim.server not in servers:
+        errors.append(PredicateError(here, f"primitive {key!r} belongs to server {prim.server!r}, not {servers[0]!r}"
+                                     if len(servers) == 1 else f"primitive {key!r} belongs to server "
+                                     f"{prim.server!r}, which this task does not name (its servers: {', '.join(servers)})"))
         return
     if not isinstance(body, dict):
         errors.append(PredicateError(here, "a primitive's arguments are an object"))
@@ -92,7 +97,8 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
 
 
 def evaluate(pred: dict[str, Any], state: Any) -> bool:
-    """Decide ``pred`` on ``state`` (the server's state model). The predicate must pass ``check``."""
+    """Decide ``pred`` on ``state``: the server's state model, or for a cross-server task a ``dict`` of
+    them keyed by server, each primitive decided on its own server's. The predicate must pass ``check``."""
     (key, body), = pred.items()
     if key == "all":
         return all(evaluate(p, state) for p in body)
@@ -103,6 +109,11 @@ def evaluate(pred: dict[str, Any], state: Any) -> bool:
     prim = primitives().get(key)
     if prim is None:
         raise InvalidPredicate([PredicateError("$", f"unknown primitive {key!r}")])
+    if isinstance(state, dict):  # a cross-server task's states (a server's state is a model, never a dict)
+        if prim.server not in state:
+            raise InvalidPredicate([PredicateError("$", f"primitive {key!r}: no state of server {prim.server!r} "
+                                                        f"(the states are {', '.join(state)})")])
+        state = state[prim.server]
     return prim.evaluate(state, body)
 
 
