@@ -5,11 +5,13 @@ written."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from servers import SERVER_NAMES
+
+T = TypeVar("T")
 
 SCHEMA_PATH = Path(__file__).with_name("task.schema.json")
 #: What a task file in the repository puts in ``$schema`` (relative to ``tasks_catalog/dev/<server>/``).
@@ -173,6 +175,17 @@ class Task(BaseModel):
     def server_label(self) -> str:
         """What run records carry as the task's ``server``: the server, or ``CROSS_SERVER``."""
         return CROSS_SERVER if self.servers is not None else self.server  # type: ignore[return-value]
+
+    @property
+    def scope(self) -> str | tuple[str, ...]:
+        """Whom the verifiers judge (``predicates``, ``frames``, the TypeScript verifier): the server, or
+        a cross-server task's servers, whose states then come keyed by server (``scoped``)."""
+        return self.server_names if self.servers is not None else self.server  # type: ignore[return-value]
+
+    def scoped(self, by_server: dict[str, T]) -> T | dict[str, T]:
+        """What the verifiers take of ``by_server`` (one value per server of the task, e.g. final states):
+        a single-server task's one value, or the mapping itself across servers."""
+        return by_server if self.servers is not None else by_server[self.server]  # type: ignore[index]
 
     def initial_states(self) -> dict[str, dict[str, Any]]:
         """Each server's initial state as the task writes it (a world reference and patch, or inline),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -325,11 +325,15 @@ def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
     return violations
 
 
-def frame_violations(server: str, frame: Iterable[Any], initial: Mapping[str, Any] | Extracted,
+def frame_violations(server: str | Sequence[str], frame: Iterable[Any], initial: Mapping[str, Any] | Extracted,
                      final: Mapping[str, Any]) -> list[Violation]:
     """Judge the run that took ``initial`` to ``final`` (dumped states of ``server``, the initial one
-    possibly ``Extracted``) against ``frame``."""
-    return judge(frame, diff(server, initial, final))
+    possibly ``Extracted``) against ``frame``. For a cross-server task ``server`` is its servers and
+    ``initial`` and ``final`` are keyed by them: every server's changes, in the order of ``server``, are
+    judged together (an allowance's ``max`` counts its matches on every server)."""
+    if isinstance(server, str):
+        return judge(frame, diff(server, initial, final))
+    return judge(frame, [c for s in server for c in diff(s, initial[s], final[s])])
 
 
 def summarize(violations: list[Violation], limit: int = 5) -> str:

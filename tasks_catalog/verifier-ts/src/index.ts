@@ -1,11 +1,11 @@
 /** The TypeScript verifier of MCPBench success predicates. */
 
-export { check, evaluate, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
+export { check, evaluate, evaluateAcross, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
 export type { Problem } from "./predicate";
 export { verdicts } from "./verdicts";
 export type { Case, Verdict } from "./verdicts";
 export { search, translate, PatternError } from "./pattern";
 export { countRows, SqlFailure } from "./sql";
 export { same, Undecidable } from "./values";
-export { declaration, describe, diff, extract, frameViolations, judge, jsonEqual, renderScalar, FrameError } from "./frame";
+export { declaration, describe, diff, extract, frameViolations, frameViolationsAcross, judge, jsonEqual, renderScalar, FrameError } from "./frame";
 export type { Change, Declaration, KindDeclaration, Violation } from "./frame";
