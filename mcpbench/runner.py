@@ -28,12 +28,13 @@ import anyio
 
 from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, InteractiveAgent, OpenAIAgent, ProcessAgent
-from mcpbench.gateway import Gateway, GatewayHost
+from mcpbench.gateway import Gateway, GatewayHost, server_path
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from runstore.records import REDACTED, STDERR_TAIL_BYTES, CallRecord, RunRecord
 from mcpbench.sandbox import (ProcessOutcome, Sandbox, SandboxUnavailable, concurrency_that_fits, get_sandbox,
                               raise_open_file_limit)
 from servers import get_spec
+from servers.kit import Toolset
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
 from tasks_catalog.predicates import evaluate
@@ -78,7 +79,8 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
     published = sub.publish_goals and not sub.private
     base = dict(
         run_id=sub.run_id(task, trial), trial=trial, submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
-        split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server,
+        split=sub.split, month=sub.month, task_id=task.id, task_hash=task_hash(task), server=task.server_label,
+        servers=list(task.server_names),
         difficulty=task.difficulty, category=task.category,
         goal=task.goal if published else REDACTED, goals_published=published, status=status, passed=status == "passed",
         predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
@@ -111,13 +113,12 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     route = None
     run_id = submission.run_id(task, trial)
 
-    spec = get_spec(task.server)
     try:
-        # In a worker thread, as every piece of a run's work that takes more than a moment: the event loop
+        # In worker threads, as every piece of a run's work that takes more than a moment: the event loop
         # carries the other runs' calls, links and deadlines (a world's backend takes tens of milliseconds).
-        tools, initial = await anyio.to_thread.run_sync(_open_backend, spec, task)
-    except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
-        return infra(f"backend {task.server} could not be built", exc, kind="backend")
+        tools, initial = await _open_backends(task)
+    except BackendError as exc:  # any failure to build a backend is ours
+        return infra(f"backend {exc.server} could not be built", exc.__cause__ or exc, kind="backend")
     try:
         gateway = Gateway(task, tools, run_id=run_id, submission_id=submission.submission_id,
                           redact=submission.private)
@@ -128,9 +129,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                 mounted = True
                 if models is not None:
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
-                job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
+                base = f"http://127.0.0.1:{host.port}"
+                job = AgentJob(task=task, run_id=run_id, mcp_url=f"{base}{path}",
                                deadline=deadline, seed=run_id,
-                               model_url=models.url(route) if route is not None else None)
+                               model_url=models.url(route) if route is not None else None,
+                               mcp_urls={s: f"{base}{server_path(path, s)}" for s in gateway.endpoints} or None)
                 outcome = await _dispatch(agent, job, host.port, sandbox,
                                           models.port if route is not None else None, gateway.waits.seconds)
         except Exception as exc:  # noqa: BLE001 - a harness bug must not take the other runs down
@@ -151,10 +154,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
                          f"(exit {outcome.exit_code}{announced})", RuntimeError(_last_line(outcome.stderr_tail)),
                          kind="sandbox")
-        if not await gateway.settled():
+        unsettled = await gateway.unsettled()
+        if unsettled:
             # A call answered at the time limit still runs (a bound of ours missed it): its state is not final.
             return infra("backend call did not finish", RuntimeError(
-                f"a call to {task.server} ran past the call time limit and did not finish"), kind="backend")
+                f"a call to {', '.join(unsettled)} ran past the call time limit and did not finish"), kind="backend")
         try:  # the agent and the gateway are done with the tools
             final, verdict, final_dump, frame_held, violations = await anyio.to_thread.run_sync(
                 _judge, task, tools, initial, submission.private)
@@ -162,7 +166,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
     finally:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(tools.close)
+            await anyio.to_thread.run_sync(_close, tools)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
     meter = route.meter if route is not None else None
     over_budget = gateway.over_budget or bool(meter and meter.budget_exceeded)
@@ -187,9 +191,43 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     return RunResult(record, gateway.calls, outcome)
 
 
-def _open_backend(spec, task: Task):
-    """A fresh backend for ``task`` and its initial state as JSON data (the frame is judged against it)."""
-    tools = spec.open(task.initial_state)
+class BackendError(RuntimeError):
+    """A server's backend could not be built (``server`` names which; the cause is chained)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        super().__init__(f"backend {server} could not be built")
+
+
+async def _open_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
+    """A fresh backend for each server of ``task`` and each one's initial state as JSON data (the frame is
+    judged against it), keyed by server; each built in a worker thread of its own. ``BackendError`` names
+    the first server that could not be built, after every backend that was built is closed."""
+    states = task.initial_states()
+    built: dict[str, tuple[Toolset, dict]] = {}
+    failed: list[tuple[str, Exception]] = []
+
+    async def one(server: str) -> None:
+        try:
+            built[server] = await anyio.to_thread.run_sync(_open_backend, get_spec(server), states[server])
+        except Exception as exc:  # noqa: BLE001 - reported below, naming the server
+            failed.append((server, exc))
+
+    async with anyio.create_task_group() as group:
+        for server in task.server_names:
+            group.start_soon(one, server)
+    if failed:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(_close, {s: tools for s, (tools, _) in built.items()})
+        server, exc = min(failed, key=lambda f: task.server_names.index(f[0]))
+        raise BackendError(server) from exc
+    return ({s: built[s][0] for s in task.server_names}, {s: built[s][1] for s in task.server_names})
+
+
+def _open_backend(spec, state: dict):
+    """A fresh backend over ``state`` (a server's initial state as a task gives it) and that state as JSON
+    data."""
+    tools = spec.open(state)
     try:
         return tools, tools.snapshot(copy=False).dump()
     except BaseException:
@@ -197,20 +235,34 @@ def _open_backend(spec, task: Task):
         raise
 
 
-def _judge(task: Task, tools, initial: dict, private: bool):
-    """``(final state, predicate verdict, final state as JSON data, frame held, violations)`` of a finished run."""
-    final = tools.snapshot(copy=False)
-    verdict = evaluate(task.success, final)
-    final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
-    frame_held, violations = judge_frame(task, initial, final_dump, private=private)
-    return final, verdict, final_dump, frame_held, violations
+def _close(tools: dict[str, Toolset]) -> None:
+    """Close every backend, each even when another's close fails (the first failure is raised after)."""
+    errors = []
+    for backend in tools.values():
+        try:
+            backend.close()
+        except Exception as exc:  # noqa: BLE001 - raised below, once every backend had its turn
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+
+
+def _judge(task: Task, tools: dict[str, Toolset], initial: dict[str, dict], private: bool):
+    """``(final state, predicate verdict, final state as JSON data, frame held, violations)`` of a finished run;
+    each state is the task's ``scoped`` one (a cross-server task's: keyed by server)."""
+    finals = {server: backend.snapshot(copy=False) for server, backend in tools.items()}
+    verdict = evaluate(task.success, task.scoped(finals))
+    # once: the frame and the digest both read it (a world's dump is milliseconds)
+    final_dump = task.scoped({server: state.dump() for server, state in finals.items()})
+    frame_held, violations = judge_frame(task, task.scoped(initial), final_dump, private=private)
+    return task.scoped(finals), verdict, final_dump, frame_held, violations
 
 
 def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
     """Whether the run stayed inside the task's frame (every task has one) and a short text naming the
     violating entities; on a private month only their kinds and counts, since ids can carry the
-    month's sampled values."""
-    violations = frame_violations(task.server, task.frame, initial, final)
+    month's sampled values. ``initial`` and ``final`` are the task's ``scoped`` states."""
+    violations = frame_violations(task.scope, task.frame, initial, final)
     if not violations:
         return True, None
     return False, (summarize_counts(violations) if private else summarize(violations))[:2000]

@@ -13,7 +13,7 @@ from typing import Literal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from runstore.split import Split
 
@@ -54,10 +54,10 @@ class CallRecord(BaseModel):
     run_id: str
     submission_id: str
     task_id: str
-    server: str
+    server: str  # the server the call went to (a cross-server task's: the one its name or address named)
     seq: int  # 1-based order of arrival within the run
     ts: datetime  # UTC, when the call arrived
-    tool: str
+    tool: str  # the tool's own name (no '<server>__'), or, for an unlisted call, the name as the agent sent it
     arguments_json: str  # the arguments as received (truncated to 4 KiB, see ``truncated``)
     arguments_bytes: int
     truncated: bool
@@ -82,7 +82,7 @@ class RunRecord(BaseModel):
     month: str  # YYYY-MM the run belongs to (partition key)
     task_id: str
     task_hash: str
-    server: str
+    server: str  # the task's server, or "cross-server" (tasks_catalog.schema.CROSS_SERVER) for a cross-server task
     difficulty: str
     category: str  # standard | recovery
     goal: str  # REDACTED unless the submitter opted in to publishing traces
@@ -125,6 +125,7 @@ class RunRecord(BaseModel):
     model_latency_ms: float = 0.0  # summed over the run's model requests
     model_cost_nanousd: int = 0  # from the operator's price table, in 1e-9 USD (integer, so sums are exact)
     split_kind: str = ""  # dev | private | historical | folder: filled from ``split`` (parsed once, here)
+    servers: list[str] = Field(default_factory=list)  # the task's servers, in its order (one for a single-server task)
 
     @model_validator(mode="before")
     @classmethod
@@ -161,6 +162,9 @@ def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
             args = getattr(ann, "__args__", ())
         if getattr(ann, "__origin__", None) is Literal or (args and all(isinstance(a, str) for a in args)):
             ann = str
+        if getattr(ann, "__origin__", None) is list:
+            fields.append(pa.field(name, pa.list_(mapping[args[0]]), nullable=nullable))
+            continue
         fields.append(pa.field(name, mapping[ann], nullable=nullable))
     return pa.schema(fields)
 

@@ -58,6 +58,9 @@ renamed as (
         model_latency_ms,
         model_cost_nanousd,
         split_kind,
+        -- the task's servers (one for a single-server task); a run landed before the field was kept has
+        -- only its server
+        coalesce(servers, [server]) as servers,
         status <> 'infra_error' as attempted
     from source
 ),
