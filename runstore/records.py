@@ -131,13 +131,16 @@ class RunRecord(BaseModel):
     @classmethod
     def _split_parsed_once(cls, data: Any) -> Any:
         """``split`` becomes its canonical text and ``split_kind`` its kind; a stored kind that
-        disagrees with the split is refused, naming both."""
+        disagrees with the split is refused, naming both. A record that leaves ``servers`` out (written
+        before it was kept) names its one ``server``."""
         if isinstance(data, dict) and "split" in data:
             split = Split.parse(data["split"])
             given = data.get("split_kind") or split.kind
             if given != split.kind:
                 raise ValueError(f"split_kind {given!r} does not match split {data['split']!r} ({split.kind})")
             data = {**data, "split": split.text, "split_kind": split.kind}
+        if isinstance(data, dict) and not data.get("servers") and isinstance(data.get("server"), str):
+            data = {**data, "servers": [data["server"]]}  # a single-server run's one server
         return data
 
 

@@ -10,7 +10,7 @@ counts as (
         agent,
         split,
         split_kind,
-        count(*) as servers,
+        count(*) filter (where server <> 'cross-server') as servers,
         sum(runs)::bigint as runs,
         sum(attempted)::bigint as attempted,
         sum(passed)::bigint as passed,
