@@ -33,25 +33,32 @@ def retry_only_infra_errors(task, task_run, state) -> bool:
 
 
 @task(name="list-task-ids", **PRIVATE)
-def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> list[str]:
-    """The ids of the split's tasks (a private month is decrypted here and only ids leave)."""
+def list_task_ids(split: str, store: str, task_ids: list[str] | None = None, tasks_dir: str | None = None) -> list[str]:
+    """The ids of the split's tasks (a private month is decrypted here and only ids leave), or of the
+    task files under ``tasks_dir`` (a ``dir:<name>`` split)."""
+    from pathlib import Path
+
     from mcpbench.evaluation import load_split
     from runstore.store import open_store
 
-    return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids)]
+    folder = Path(tasks_dir) if tasks_dir else None
+    return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids, tasks_dir=folder)]
 
 
 @task(name="run-task", task_run_name="run-{task_id}-t{trial}", retries=2, retry_delay_seconds=5,
       retry_condition_fn=retry_only_infra_errors, **PRIVATE)
 def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local",
-             trial: int = 1) -> dict[str, str]:
-    """Load the task by id (decrypting a private month in memory), run ``agent`` on it (trial ``trial``)
-    and land the run. Returns the run's ids and status; raises :class:`InfraError` on an infra error so
-    it is retried."""
+             trial: int = 1, tasks_dir: str | None = None) -> dict[str, str]:
+    """Load the task by id (decrypting a private month in memory; from ``tasks_dir`` for a folder), run
+    ``agent`` on it (trial ``trial``) and land the run. Returns the run's ids and status; raises
+    :class:`InfraError` on an infra error so it is retried."""
+    from pathlib import Path
+
     from mcpbench.evaluation import evaluate_task
     from runstore.store import open_store
 
-    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial)
+    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial,
+                            tasks_dir=Path(tasks_dir) if tasks_dir else None)
     logger().info("%s: %s", outcome.run_id, outcome.status)
     if outcome.status == "infra_error":
         raise InfraError(infra_message(outcome))
@@ -70,12 +77,12 @@ def infra_message(outcome) -> str:
 
 @flow(name="run-tasks", persist_result=False)
 def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
-            sandbox: str = "local", trials: list[int] | None = None) -> list[dict[str, str]]:
+            sandbox: str = "local", trials: list[int] | None = None, tasks_dir: str | None = None) -> list[dict[str, str]]:
     """Fan out one ``run-task`` per id (and per trial: ``trials[i]`` is the trial of ``task_ids[i]``,
     1 by default) on the flow's task runner; a run still failing after its retries is reported as an
     infra error, and the others carry on."""
     numbers = trials or [1] * len(task_ids)
-    futures = [(tid, k, run_task.submit(tid, agent, submission, store, sandbox, k))
+    futures = [(tid, k, run_task.submit(tid, agent, submission, store, sandbox, k, tasks_dir))
                for tid, k in zip(task_ids, numbers)]
     outcomes = []
     for tid, k, future in futures:
@@ -91,10 +98,12 @@ def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
 def evaluate_submission(agent: str, split: str = "dev", submission_id: str | None = None,
                         submitter: str | None = None, concurrency: int = 4, sandbox: str = "local",
                         store: str | None = None, db_path: str | None = None, task_ids: list[str] | None = None,
-                        runner: str | None = None, trials: int = 1) -> dict[str, Any]:
+                        runner: str | None = None, trials: int = 1, tasks_dir: str | None = None) -> dict[str, Any]:
     """Evaluate ``agent`` (an agent spec: oracle, noop, command:<argv>, http:<url>, openai[:model]) on
-    ``split`` (dev, or a private month YYYY-MM: the worker needs MCPBENCH_SECRET), landing every run in
-    ``store``; then rebuild the warehouse at ``db_path`` and return the score and anomaly flags.
+    ``split`` (dev, or a private month YYYY-MM: the worker needs MCPBENCH_SECRET), or on the task files
+    under ``tasks_dir`` (split ``dir:<folder name>``, as ``mcpbench run --tasks-dir``; never ranks; a
+    folder every worker can read), landing every run in ``store``; then rebuild the warehouse at
+    ``db_path`` and return the score and anomaly flags.
 
     ``runner``: threads (default), dask, dask-threads, or a Dask scheduler address; default
     ``$MCPBENCH_TASK_RUNNER``. ``trials``: run every task this many times (pass@1, pass^k, pass@k).
@@ -109,12 +118,19 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     root, db = store_root(store, "write"), db_location(db_path)  # refused before any agent runs
     parsed = parse_agent(agent)
     check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
+    if tasks_dir:
+        from pathlib import Path
+
+        from runstore.split import Split
+
+        tasks_dir = str(Path(tasks_dir).resolve())
+        split = Split.folder(Path(tasks_dir).name).text
     submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter)
-    ids = list_task_ids(split, root, task_ids)
+    ids = list_task_ids(split, root, task_ids, tasks_dir)
     pairs = pending_runs(ids, submission, root, trials)
     todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
     outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox,
-                                                                                  todo_trials)
+                                                                                  todo_trials, tasks_dir)
     infra = sorted(o["task_id"] for o in outcomes if o["status"] == "infra_error")
     if infra:
         log.warning("%d runs ended as infra errors after retries: %s", len(infra), ", ".join(infra))
