@@ -201,27 +201,27 @@ class BackendError(RuntimeError):
 
 async def _open_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
     """A fresh backend for each server of ``task`` and each one's initial state as JSON data (the frame is
-    judged against it), keyed by server; each built in a worker thread of its own. ``BackendError`` names
-    the first server that could not be built, after every backend that was built is closed."""
-    states = task.initial_states()
-    built: dict[str, tuple[Toolset, dict]] = {}
-    failed: list[tuple[str, Exception]] = []
+    judged against it), keyed by server, built in a worker thread. ``BackendError`` names the server that
+    could not be built, after every backend built before it is closed."""
+    return await anyio.to_thread.run_sync(_build_backends, task)
 
-    async def one(server: str) -> None:
+
+def _build_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
+    """``_open_backends``' work, in the worker thread: one server after another. (One thread for all:
+    a world's copy holds the GIL, so threads of their own built four worlds no sooner, and less evenly:
+    bench/RESULTS.md, "Cross-server tasks".)"""
+    tools: dict[str, Toolset] = {}
+    initial: dict[str, dict] = {}
+    for server, state in task.initial_states().items():
         try:
-            built[server] = await anyio.to_thread.run_sync(_open_backend, get_spec(server), states[server])
-        except Exception as exc:  # noqa: BLE001 - reported below, naming the server
-            failed.append((server, exc))
-
-    async with anyio.create_task_group() as group:
-        for server in task.server_names:
-            group.start_soon(one, server)
-    if failed:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(_close, {s: tools for s, (tools, _) in built.items()})
-        server, exc = min(failed, key=lambda f: task.server_names.index(f[0]))
-        raise BackendError(server) from exc
-    return ({s: built[s][0] for s in task.server_names}, {s: built[s][1] for s in task.server_names})
+            tools[server], initial[server] = _open_backend(get_spec(server), state)
+        except Exception as exc:
+            try:
+                _close(tools)
+            except Exception as closing:  # noqa: BLE001 - the build's failure is the one to report
+                log.warning("closing the backends of %s after a failed build: %s", task.id, type(closing).__name__)
+            raise BackendError(server) from exc
+    return tools, initial
 
 
 def _open_backend(spec, state: dict):

@@ -120,8 +120,8 @@ def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[T
 def _state_problems(server: str, state: Any, path: str) -> list[tuple[str, str]]:
     """Problems of one server's initial state (``path`` is where it stands in the task)."""
     if not isinstance(state, dict):
-        return [(path, f"expected {server}'s initial state: an object (a world reference and patch, or an "
-                       "inline state)")]
+        return [(path, (f"expected {server}'s initial state: an object (a world reference and patch, or an "
+                        "inline state)"))]
     try:
         get_spec(server).state_model.load(state, copy=False)  # checked only: the cached state, not a copy
     except WorldError as exc:
@@ -137,9 +137,10 @@ def _state_problems(server: str, state: Any, path: str) -> list[tuple[str, str]]
 def _initial_state_problems(task: Task) -> list[tuple[str, str]]:
     if not task.cross_server:
         return _state_problems(task.server, task.initial_state, "$.initial_state")  # type: ignore[arg-type]
-    problems = [(json_path(("initial_state", key), "$"), f"{key!r} is not a server of this task "
-                 f"(its servers: {', '.join(task.server_names)}); a cross-server task's initial_state is "
-                 "keyed by its servers") for key in task.initial_state if key not in task.server_names]
+    problems = [(json_path(("initial_state", key), "$"), (f"{key!r} is not a server of this task (its servers: "
+                                                          f"{', '.join(task.server_names)}); a cross-server task's "
+                                                          "initial_state is keyed by its servers"))
+                for key in task.initial_state if key not in task.server_names]
     for server, state in task.initial_states().items():
         here = f"$.initial_state.{server}"
         if state is None:
@@ -159,8 +160,9 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
         problems.append(("$.available_tools", "lists a tool twice"))
     if task.cross_server:
         listed = {route[0] for route in map(task.route, task.available_tools) if route is not None}
-        problems += [("$.available_tools", f"lists no tool of {server}: every server of a cross-server task "
-                      "gives the agent at least one tool") for server in task.server_names if server not in listed]
+        problems += [("$.available_tools", (f"lists no tool of {server}: every server of a cross-server task "
+                                            "gives the agent at least one tool"))
+                     for server in task.server_names if server not in listed]
     problems += [(e.path, e.message) for e in check_predicate(task.success, task.server_names, "$.success")]
     problems += check_frame(task.frame, task.server_names)
     allowed = set(task.available_tools)

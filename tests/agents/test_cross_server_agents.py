@@ -5,12 +5,10 @@ the server it went to."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from tests.agents.conftest import run, settings
 from tests.agents.test_openai_agent import solving
 from tests.agents.upstream import Reply, ScriptedUpstream, completion
 from tests.harness.conftest import run as run_beside
+from tests.harness.test_host_agents import _Server
 
 ROOT = Path(__file__).resolve().parents[2]
 CROSS = ROOT / "tests" / "cross_server_tasks"
@@ -64,63 +63,31 @@ def test_a_malformed_call_the_model_emits_is_recorded_with_the_server_its_name_n
     assert upstream.requests
 
 
-class _Hosted:
-    """A hosted agent on loopback: for each job it lists each server's tools at that server's own URL
-    and makes ``task``'s reference calls there."""
-
-    def __init__(self, task):
-        outer = self
-        self.jobs: list[dict] = []
-        self.listed: dict[str, list[str]] = {}
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                job = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.jobs.append(job)
-                clients = {s: MCPHttpClient(url) for s, url in job["mcp_urls"].items()}
-                for server, client in clients.items():
-                    client.initialize()
-                    outer.listed[server] = sorted(t["name"] for t in client.list_tools())
-                for call in task.reference_solution:
-                    server, tool = task.route(call.tool)
-                    clients[server].call_tool(tool, call.arguments)
-                for client in clients.values():
-                    client.close()
-                data = b'{"status": "done"}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/run"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def test_a_hosted_agent_gets_one_url_per_server_and_works_the_task_there(cross_tasks):
+    """The hosted agent lists each server's tools at that server's own URL and makes the reference calls there."""
     task = cross_tasks["x-close-fixed-bug"]
-    with _Hosted(task) as agent:
-        (result,) = run_beside([task], f"http:{agent.url}")
+    listed: dict[str, list[str]] = {}
+
+    def hosted(path, job):
+        clients = {s: MCPHttpClient(url) for s, url in job["mcp_urls"].items()}
+        for server, client in clients.items():
+            client.initialize()
+            listed[server] = sorted(t["name"] for t in client.list_tools())
+        for call in task.reference_solution:
+            server, tool = task.route(call.tool)
+            clients[server].call_tool(tool, call.arguments)
+        for client in clients.values():
+            client.close()
+        return 200, {"status": "done"}
+
+    with _Server(hosted) as agent:
+        (result,) = run_beside([task], f"http:{agent.url}/run")
     assert result.run.passed and result.run.sandbox == "host", result.run.stderr_tail
-    (job,) = agent.jobs
+    (job,) = [r["body"] for r in agent.requests]
     assert sorted(job["mcp_urls"]) == ["github", "linear", "slack"]
     assert all(url.endswith(f"/{s}/mcp") and url.startswith(job["mcp_url"][:-len("mcp")])
                for s, url in job["mcp_urls"].items())
-    assert agent.listed["slack"] == ["list_channels", "post_message"]
+    assert listed["slack"] == ["list_channels", "post_message"]
     assert [(c.server, c.tool) for c in result.calls] == [task.route(c.tool) for c in task.reference_solution]
 
 
@@ -133,7 +100,7 @@ def test_the_interactive_agent_shows_the_servers_and_passes_a_cross_server_task(
         process = subprocess.run(
             [sys.executable, "-m", "mcpbench", "run", "--agent", f"interactive:{calls}", "--tasks-dir", str(CROSS),
              "--tasks", task.id, "--store", str(tmp_path / "store"), "--submission-id", "solver-x", "--json"],
-            stdout=out, stderr=subprocess.PIPE, text=True, timeout=300, env=dict(os.environ))
+            stdout=out, stderr=subprocess.PIPE, text=True, timeout=300, env=dict(os.environ), check=False)
     text = (tmp_path / "out.txt").read_text()
     assert process.returncode == 0, (process.stderr, text)
     assert "SERVERS: github, linear, slack: each tool is named <server>__<tool>" in text

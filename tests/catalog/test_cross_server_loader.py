@@ -113,8 +113,8 @@ def test_a_bad_list_of_servers_is_named_at_its_path(servers, fragment):
 def test_an_initial_state_for_a_server_the_task_does_not_name_is_an_error():
     doc = _doc()
     doc["initial_state"]["github"] = {"repos": []}
-    assert _only(doc) == ("$.initial_state.github", "'github' is not a server of this task (its servers: linear, "
-                          "slack); a cross-server task's initial_state is keyed by its servers")
+    assert _only(doc) == ("$.initial_state.github", ("'github' is not a server of this task (its servers: linear, "
+                                                     "slack); a cross-server task's initial_state is keyed by its servers"))
 
 
 def test_a_missing_servers_initial_state_is_named():
@@ -127,7 +127,7 @@ def test_a_missing_servers_initial_state_is_named():
 def test_a_bad_field_in_one_servers_state_is_named_under_that_server():
     doc = _doc()
     doc["initial_state"]["slack"]["channels"][0]["members"] = "U03KENJI"
-    path, message = _only(doc)
+    path, _ = _only(doc)
     assert path.startswith("$.initial_state.slack.channels[0].members"), path
 
 
@@ -165,8 +165,8 @@ def test_a_server_without_any_available_tool_is_an_error():
     doc = _doc()
     doc["available_tools"] = [t for t in doc["available_tools"] if t.startswith("slack__")]
     errors = _errors(doc)
-    assert ("$.available_tools", "lists no tool of linear: every server of a cross-server task gives the agent at "
-                                 "least one tool") in errors
+    assert ("$.available_tools", ("lists no tool of linear: every server of a cross-server task gives the agent at "
+                                  "least one tool")) in errors
 
 
 def test_a_predicate_on_a_server_the_task_does_not_name_is_an_error_at_its_path():
@@ -202,7 +202,7 @@ def test_a_frame_kind_unknown_to_its_server_is_named():
 def test_a_reference_call_with_bad_arguments_is_named_with_the_servers_tool_model():
     doc = _doc()
     doc["reference_solution"][2]["arguments"]["users"] = "U02MSILVA"
-    path, message = _only(doc)
+    path, _ = _only(doc)
     assert path == "$.reference_solution[2].arguments.users"
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from pathlib import Path
 
 import anyio
 import pytest
@@ -236,3 +235,25 @@ def test_a_backend_that_cannot_be_built_is_an_infra_error_naming_its_server(cros
     assert result.run.status == "infra_error" and result.run.end_reason == "infra:backend"
     assert result.run.infra_error.startswith("backend slack could not be built: ")
     assert result.run.server == CROSS_SERVER and result.run.servers == ["linear", "slack"]
+
+
+def test_the_backends_built_before_one_that_fails_are_closed(cross_tasks, monkeypatch):
+    import mcpbench.runner
+
+    task = cross_tasks["x-close-fixed-bug"]
+    broken = dict(task.initial_state)
+    broken["slack"] = {"channels": "not a list"}
+    built = []
+    real = mcpbench.runner._open_backend
+
+    def spying(spec, state):
+        tools, initial = real(spec, state)
+        closed = tools.close
+        tools.close = lambda: (built.append(spec.name), closed())[1]
+        return tools, initial
+
+    monkeypatch.setattr(mcpbench.runner, "_open_backend", spying)
+    (result,) = run([task.model_copy(update={"initial_state": broken})], "noop")
+    assert result.run.end_reason == "infra:backend"
+    assert result.run.infra_error.startswith("backend slack could not be built: ")
+    assert built == ["github", "linear"]  # both closed, once each

@@ -12,10 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from runstore.records import CallRecord, RunRecord
+from tests.warehouse.conftest import make_run
 from warehouse.build import build, connect
 from warehouse.scorecard import format_scorecard, scorecard
-
-from tests.warehouse.conftest import make_run
 
 CROSS = "cross-server"
 

@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.environ.get("MCPBENCH_AGENT_LIB", "/opt/mcpbench"))
-from mcpbench.agents._mcp_http import MCPHttpClient  # noqa: E402
+from mcpbench.agents._mcp_http import MCPHttpClient
 
 urls = json.loads(os.environ["MCPBENCH_MCP_URLS"])
 seen = {"servers": sorted(urls), "tools": {}, "answers": []}
