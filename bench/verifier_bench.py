@@ -43,8 +43,9 @@ HEADING = "## Verifiers"
 def corpus() -> list[tuple[str, Any, dict[str, Any], dict[str, Any]]]:
     out = []
     for case in load_cases():
-        state = get_spec(case.server).state_model.load(case.state)
-        out.append((case.server, state, state.dump(), case.predicate))
+        state = case.load()
+        dumped = {s: m.dump() for s, m in state.items()} if isinstance(state, dict) else state.dump()
+        out.append((case.server, state, dumped, case.predicate))
     return out
 
 

@@ -34,25 +34,32 @@ def retry_only_infra_errors(task, task_run, state) -> bool:
 
 
 @task(name="list-task-ids", **PRIVATE)
-def list_task_ids(split: str, store: str, task_ids: list[str] | None = None) -> list[str]:
-    """The ids of the split's tasks (a private month is decrypted here and only ids leave)."""
+def list_task_ids(split: str, store: str, task_ids: list[str] | None = None, tasks_dir: str | None = None) -> list[str]:
+    """The ids of the split's tasks (a private month is decrypted here and only ids leave), or of the
+    task files under ``tasks_dir`` (a ``dir:<name>`` split)."""
+    from pathlib import Path
+
     from mcpbench.evaluation import load_split
     from runstore.store import open_store
 
-    return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids)]
+    folder = Path(tasks_dir) if tasks_dir else None
+    return [t.id for t in load_split(split, store=open_store(store), task_ids=task_ids, tasks_dir=folder)]
 
 
 @task(name="run-task", task_run_name="run-{task_id}-t{trial}", retries=2, retry_delay_seconds=5,
       retry_condition_fn=retry_only_infra_errors, **PRIVATE)
 def run_task(task_id: str, agent: str, submission: Submission, store: str, sandbox: str = "local",
-             trial: int = 1) -> dict[str, str]:
-    """Load the task by id (decrypting a private month in memory), run ``agent`` on it (trial ``trial``)
-    and land the run. Returns the run's ids and status; raises :class:`InfraError` on an infra error so
-    it is retried."""
+             trial: int = 1, tasks_dir: str | None = None) -> dict[str, str]:
+    """Load the task by id (decrypting a private month in memory; from ``tasks_dir`` for a folder), run
+    ``agent`` on it (trial ``trial``) and land the run. Returns the run's ids and status; raises
+    :class:`InfraError` on an infra error so it is retried."""
+    from pathlib import Path
+
     from mcpbench.evaluation import evaluate_task
     from runstore.store import open_store
 
-    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial)
+    outcome = evaluate_task(task_id, agent, submission, store=open_store(store), sandbox=sandbox, trial=trial,
+                            tasks_dir=Path(tasks_dir) if tasks_dir else None)
     logger().info("%s: %s", outcome.run_id, outcome.status)
     if outcome.status == "infra_error":
         raise InfraError(infra_message(outcome))
@@ -71,12 +78,12 @@ def infra_message(outcome) -> str:
 
 @flow(name="run-tasks", persist_result=False, flow_run_name=run_name("runs of {submission.submission_id}"))
 def run_all(task_ids: list[str], agent: str, submission: Submission, store: str,
-            sandbox: str = "local", trials: list[int] | None = None) -> list[dict[str, str]]:
+            sandbox: str = "local", trials: list[int] | None = None, tasks_dir: str | None = None) -> list[dict[str, str]]:
     """Fan out one ``run-task`` per id (and per trial: ``trials[i]`` is the trial of ``task_ids[i]``,
     1 by default) on the flow's task runner; a run still failing after its retries is reported as an
     infra error, and the others carry on."""
     numbers = trials or [1] * len(task_ids)
-    futures = [(tid, k, run_task.submit(tid, agent, submission, store, sandbox, k))
+    futures = [(tid, k, run_task.submit(tid, agent, submission, store, sandbox, k, tasks_dir))
                for tid, k in zip(task_ids, numbers)]
     outcomes = []
     for tid, k, future in futures:
@@ -96,9 +103,10 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
                         sandbox: Literal["local", "docker", "none"] = "local",
                         store: str | None = None, db_path: str | None = None, task_ids: list[str] | None = None,
                         runner: str | None = None, trials: Annotated[int, Field(ge=1, le=100)] = 1,
-                        label: str | None = None) -> dict[str, Any]:
-    """Evaluate an agent on every task of a split, land every run in the store, then rebuild the
-    warehouse and return the score card (also published as a table artifact) and the anomaly flags.
+                        label: str | None = None, tasks_dir: str | None = None) -> dict[str, Any]:
+    """Evaluate an agent on every task of a split (or of a folder of task files), land every run in the
+    store, then rebuild the warehouse and return the score card (also published as a table artifact)
+    and the anomaly flags.
 
     Args:
         agent: The agent: oracle, noop, liar, random, command:<argv>, http:<url> or openai[:model].
@@ -117,6 +125,8 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
             Empty: $MCPBENCH_TASK_RUNNER, else threads.
         trials: Runs per task (1-100), for pass@1, pass^k and pass@k.
         label: Your name for the agent and its version (my-agent@1.2), on every run and the score card.
+        tasks_dir: A folder of task files every worker can read, run instead of a split (split dir:<folder
+            name>, as mcpbench run --tasks-dir); its runs never rank.
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
@@ -128,12 +138,19 @@ def evaluate_submission(agent: str, split: str = "dev", submission_id: str | Non
     root, db = store_root(store, "write"), db_location(db_path)  # refused before any agent runs
     parsed = parse_agent(agent)
     check_agent_reads(parsed, operator_paths(open_store(root), db))  # before any run starts
+    if tasks_dir:
+        from pathlib import Path
+
+        from runstore.split import Split
+
+        tasks_dir = str(Path(tasks_dir).resolve())
+        split = Split.folder(Path(tasks_dir).name).text
     submission = make_submission(parsed, split, submission_id=submission_id, submitter=submitter, label=label)
-    ids = list_task_ids(split, root, task_ids)
+    ids = list_task_ids(split, root, task_ids, tasks_dir)
     pairs = pending_runs(ids, submission, root, trials)
     todo, todo_trials = [i for i, _ in pairs], [k for _, k in pairs]
     outcomes = run_all.with_options(task_runner=task_runner(concurrency, runner))(todo, agent, submission, root, sandbox,
-                                                                                  todo_trials)
+                                                                                  todo_trials, tasks_dir)
     infra = sorted(o["task_id"] for o in outcomes if o["status"] == "infra_error")
     if infra:
         log.warning("%d runs ended as infra errors after retries: %s", len(infra), ", ".join(infra))

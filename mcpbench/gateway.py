@@ -1,6 +1,7 @@
 """The gateway: the MCP server an agent sees during one run, and the harness's own record of it.
 
-It sits in front of a fresh backend built from the task's initial state and:
+It sits in front of a fresh backend built from the task's initial state (a cross-server task: one
+backend per server, all behind this one gateway) and:
 - lists only the task's ``available_tools``;
 - records every ``tools/call`` (order, time, tool, arguments, listed or not, error kind, latency,
   result size, the result's text capped at ``RESULT_TEXT_KEPT`` bytes, the fault injected on it) as a
@@ -15,6 +16,14 @@ It sits in front of a fresh backend built from the task's initial state and:
 Every run's gateway is served by one shared ``GatewayHost``: a single loopback HTTP server on which
 each run has its own unguessable path ``/r/<token>/mcp`` (streamable HTTP), so a run costs no new
 server, socket or process.
+
+A cross-server task's gateway answers at two kinds of address, as multi-server MCP clients see servers:
+``/r/<token>/mcp`` lists every available tool of every server, named ``<server>__<tool>``, and
+``/r/<token>/<server>/mcp`` lists that server's available tools under their own names. Both kinds are
+one gateway: one step budget, one fault plan (counted by the task's ``<server>__<tool>`` names) and one
+trace, in which each ``CallRecord`` carries the server the call went to and the tool's own name (an
+unlisted name keeps what the agent sent). A single-server task has the one address and its tools'
+own names, as ever.
 
 The host's event loop carries every run at once, so nothing of one run's may hold it: a call's work
 runs in a worker thread (``servers.kit.calls``), within the call time limit. A run's calls are decided,
@@ -46,7 +55,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from runstore.records import REDACTED, RESULT_TEXT_KEPT, CallRecord, ErrorKind, keep_text
-from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, bind_toolset, shared_mcp_server, unbind_toolset
+from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, Toolset, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
 from tasks_catalog.schema import Task
 
@@ -157,9 +166,11 @@ def result_text(result: types.CallToolResult) -> str:
 
 
 class Gateway:
-    """One run's gateway over ``tools`` (a live backend of ``task.server``)."""
+    """One run's gateway over ``tools``: a live backend of ``task.server``, or for a cross-server task the
+    live backends of its servers, keyed by server."""
 
-    def __init__(self, task: Task, tools: Any, *, run_id: str, submission_id: str, redact: bool = False) -> None:
+    def __init__(self, task: Task, tools: Toolset | dict[str, Toolset], *, run_id: str, submission_id: str,
+                 redact: bool = False) -> None:
         from servers import get_spec
 
         #: private tasks: keep no argument or error text (they carry the month's sampled values)
@@ -167,33 +178,66 @@ class Gateway:
         self.task = task
         self.run_id = run_id
         self.submission_id = submission_id
-        self.tools = tools
-        self.backend = shared_mcp_server(get_spec(task.server))
+        #: the live backend of each server, keyed by server (one for a single-server task)
+        self.backends: dict[str, Toolset] = dict(tools) if isinstance(tools, dict) else {task.server_names[0]: tools}
+        if set(self.backends) != set(task.server_names):
+            raise ValueError(f"task {task.id} runs on {', '.join(task.server_names)}; backends were given for "
+                             f"{', '.join(self.backends)}")
+        self._servers = {s: shared_mcp_server(get_spec(s)) for s in task.server_names}
         self.listed = set(task.available_tools)
         self.calls: list[CallRecord] = []
         self.over_budget = False
         self.faults_injected = 0
         self._faults = FaultPlan(task.faults)
-        self._tool_list: list[types.Tool] | None = None
+        self._tool_lists: dict[str | None, list[types.Tool]] = {}
         self._order: asyncio.Lock | None = None  # the run's calls, one at a time, in arrival order (FIFO)
         self._arrivals = 0
         #: what the agent waited on the harness (not charged to its deadline)
         self.waits = HarnessWait()
-        self.server = Server(f"mcpbench-gateway-{task.server}", on_list_tools=self._list_tools,
-                             on_call_tool=self._call_tool)
+        #: the MCP server at the run's address: every available tool (``<server>__<tool>`` across servers)
+        self.server = self._endpoint(None)
+        #: a cross-server task's MCP server per server, each listing that server's tools by their own names
+        self.endpoints: dict[str, Server] = {s: self._endpoint(s) for s in task.server_names} if task.cross_server else {}
+
+    @property
+    def tools(self) -> Toolset:
+        """A single-server task's live backend (``backends`` holds a cross-server task's)."""
+        if self.task.cross_server:
+            raise AttributeError("a cross-server task's gateway has one backend per server: use backends")
+        return self.backends[self.task.server_names[0]]
+
+    def _endpoint(self, via: str | None) -> Server:
+        async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=await self._tools_at(via))
+
+        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+            if via is None:  # the run's address: a call as a single-server task's gateway always took it
+                return await self.call(params.name, params.arguments or {})
+            return await self.call(params.name, params.arguments or {}, via=via)
+
+        name = via or ("+".join(self.task.server_names) if self.task.cross_server else self.task.server_names[0])
+        return Server(f"mcpbench-gateway-{name}", on_list_tools=list_tools, on_call_tool=call_tool)
 
     # -- protocol handlers -------------------------------------------------------------------
-    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        if self._tool_list is None:
-            self._tool_list = [t for t in await self.backend.list_tools() if t.name in self.listed]
-            self._tool_list.sort(key=lambda t: t.name)
-        return types.ListToolsResult(tools=self._tool_list)
+    async def _tools_at(self, via: str | None) -> list[types.Tool]:
+        """The tools listed at the run's address (``via`` None) or at one server's own (``via``), sorted."""
+        listed = self._tool_lists.get(via)
+        if listed is None:
+            listed = []
+            for server in (via,) if via is not None else self.task.server_names:
+                for tool in await self._servers[server].list_tools():
+                    name = self.task.tool_name(server, tool.name)
+                    if name in self.listed:
+                        listed.append(tool if via is not None or name == tool.name
+                                      else tool.model_copy(update={"name": name}))
+            listed.sort(key=lambda t: t.name)
+            self._tool_lists[via] = listed
+        return listed
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await self.call(params.name, params.arguments or {})
-
-    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Decide, execute (or not) and record one call, after every call of the run that came before it."""
+    async def call(self, name: str, arguments: dict[str, Any], via: str | None = None) -> types.CallToolResult:
+        """Decide, execute (or not) and record one call, after every call of the run that came before it.
+        ``via``: the server at whose own address the call came (its tools by their own names), or None
+        for the run's address."""
         started = time.perf_counter()
         arrived = datetime.now(UTC)
         self._arrivals += 1
@@ -207,15 +251,26 @@ class Gateway:
             if self._order is None:
                 self._order = asyncio.Lock()
             async with self._order:
-                return await self._decide(name, arguments, arrived, started)
+                return await self._decide(name, arguments, via, arrived, started)
         finally:
             if counted:
                 self.waits.end()
 
-    async def _decide(self, name: str, arguments: dict[str, Any], arrived: datetime,
+    def where(self, name: str, via: str | None = None) -> tuple[str, str, bool]:
+        """``(server, tool, listed)`` of a call of ``name`` at the run's address (``via`` None) or at server
+        ``via``'s own: the server it goes to and the tool's own name when it is listed; else the server
+        its name or address points at (the task's ``server_label`` when none) and the name as sent."""
+        qualified = name if via is None else self.task.tool_name(via, name)
+        route = self.task.route(qualified)
+        if qualified in self.listed and route is not None:
+            return route[0], route[1], True
+        server = via or (route[0] if route is not None else self.task.server_label)
+        return server, name, False
+
+    async def _decide(self, name: str, arguments: dict[str, Any], via: str | None, arrived: datetime,
                       started: float) -> types.CallToolResult:
         seq = len(self.calls) + 1
-        listed = name in self.listed
+        server, tool, listed = self.where(name, via)
         kind: ErrorKind | None = None
         fault = None
         if seq > self.task.max_steps:
@@ -223,18 +278,19 @@ class Gateway:
             kind, result = "over_budget", _error(
                 f"step budget exhausted: this task allows {self.task.max_steps} tool calls")
         elif not listed:
+            here = ", ".join(t.name for t in await self._tools_at(via))
             kind, result = "unlisted_tool", _error(
-                f"unknown tool {name!r}: it is not one of this server's tools ({', '.join(sorted(self.listed))})")
+                f"unknown tool {name!r}: it is not one of this server's tools ({here})")
         else:
-            fault = self._faults.next(name)
+            fault = self._faults.next(self.task.tool_name(server, tool))
             if fault is not None and not executes(fault):
                 self.faults_injected += 1
                 kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
             else:
-                token = bind_toolset(self.tools)
+                token = bind_toolset(self.backends[server])
                 timed_out = False
                 try:
-                    result = await self.backend.call_tool(name, arguments)
+                    result = await self._servers[server].call_tool(tool, arguments)
                 except ToolError as exc:
                     result, timed_out = _error(str(exc)), isinstance(exc.__cause__, CallTimeout)
                 finally:
@@ -246,11 +302,11 @@ class Gateway:
                     kind, result = "injected_fault", _error(FAULT_MESSAGES[fault.kind])
         # the fault is the call's only when it was injected (a call after commit whose tool failed anyway
         # answered with the tool's own error)
-        self._record(seq, arrived, name, arguments, listed, kind, result, started,
+        self._record(seq, arrived, server, tool, arguments, listed, kind, result, started,
                      fault.kind if fault is not None and kind == "injected_fault" else None)
         return result
 
-    def _record(self, seq: int, arrived: datetime, name: str, arguments: dict[str, Any], listed: bool,  # noqa: PLR0913 - one call's every recorded field
+    def _record(self, seq: int, arrived: datetime, server: str, name: str, arguments: dict[str, Any], listed: bool,  # noqa: PLR0913 - one call's every recorded field
                 kind: ErrorKind | None, result: types.CallToolResult, started: float, fault: str | None) -> None:
         args_json = json.dumps(arguments, ensure_ascii=False, default=str)
         text = "".join(getattr(c, "text", "") for c in result.content)
@@ -269,7 +325,7 @@ class Gateway:
         # Built without re-validation: every field is ours and typed, and this is on each call's path.
         self.calls.append(CallRecord.model_construct(
             run_id=self.run_id, submission_id=self.submission_id, task_id=self.task.id,
-            server=self.task.server, seq=seq, ts=arrived, tool=name[:200],
+            server=server, seq=seq, ts=arrived, tool=name[:200],
             arguments_json=args_kept, arguments_bytes=len(args_json.encode()),
             truncated=len(args_json) > ARGUMENTS_KEPT, listed=listed, is_error=bool(result.is_error),
             error_kind=kind, error_message=error_message,
@@ -278,9 +334,15 @@ class Gateway:
         ))
 
     async def settled(self, timeout_s: float = CALL_WALL_LIMIT_S) -> bool:
-        """Wait, at most ``timeout_s``, until no call of the run is still executing (one answered at its
-        time limit may run on); whether none is. The final state is read only then."""
-        return await self.tools.calls.settled(timeout_s)
+        """Wait, at most ``timeout_s``, until no call of the run is still executing on any backend (one
+        answered at its time limit may run on); whether none is. The final state is read only then."""
+        return not await self.unsettled(timeout_s)
+
+    async def unsettled(self, timeout_s: float = CALL_WALL_LIMIT_S) -> list[str]:
+        """The servers on whose backend a call still runs after waiting at most ``timeout_s`` in all."""
+        deadline = time.perf_counter() + timeout_s
+        return [server for server, tools in self.backends.items()
+                if not await tools.calls.settled(max(0.0, deadline - time.perf_counter()))]
 
     @property
     def counted_calls(self) -> int:
@@ -288,8 +350,18 @@ class Gateway:
         return min(len(self.calls), self.task.max_steps)
 
 
+def server_path(path: str, server: str) -> str:
+    """A cross-server gateway's address of ``server`` (``/r/<token>/<server>/mcp``), given the run's
+    address ``path`` (``/r/<token>/mcp``, what ``GatewayHost.serve`` yields)."""
+    head, sep, tail = path.rpartition("/mcp")
+    if not sep or tail:
+        raise ValueError(f"not a gateway path: {path!r}")
+    return f"{head}/{server}/mcp"
+
+
 class GatewayHost:
-    """One loopback HTTP server carrying every live gateway at ``/r/<token>/mcp``."""
+    """One loopback HTTP server carrying every live gateway at ``/r/<token>/mcp`` (and a cross-server
+    gateway's per-server addresses at ``/r/<token>/<server>/mcp``)."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.host = host
@@ -305,7 +377,9 @@ class GatewayHost:
 
     async def _app(self, scope: dict, receive: Any, send: Any) -> None:
         parts = scope.get("path", "").split("/")
-        manager = self._routes.get(parts[2]) if len(parts) == 4 and parts[1] == "r" and parts[3] == "mcp" else None
+        manager = None
+        if 4 <= len(parts) <= 5 and parts[1] == "r" and parts[-1] == "mcp":
+            manager = self._routes.get("/".join(parts[2:-1]))  # "<token>", or "<token>/<server>"
         if scope["type"] != "http" or manager is None:
             body = b"no such gateway"
             await send({"type": "http.response.start", "status": 404,
@@ -351,21 +425,27 @@ class GatewayHost:
 
     @contextlib.asynccontextmanager
     async def serve(self, gateway: Gateway) -> AsyncIterator[str]:
-        """Mount ``gateway`` for the block; yields the path ``/r/<token>/mcp``."""
+        """Mount ``gateway`` for the block; yields the path ``/r/<token>/mcp`` (a cross-server gateway's
+        per-server addresses are ``server_path`` of it)."""
         if self.port is None:
             raise RuntimeError("GatewayHost is not running")
         token = secrets.token_urlsafe(18)
-        manager = StreamableHTTPSessionManager(app=gateway.server, json_response=True, stateless=False,
-                                               security_settings=self._security,
-                                               max_request_body_size=MAX_REQUEST_BYTES)
-        async with manager.run():
-            self._routes[token] = manager
+        apps = {token: gateway.server} | {f"{token}/{server}": app for server, app in gateway.endpoints.items()}
+        async with contextlib.AsyncExitStack() as stack:
+            managers = {}
+            for route, app in apps.items():
+                managers[route] = StreamableHTTPSessionManager(app=app, json_response=True, stateless=False,
+                                                               security_settings=self._security,
+                                                               max_request_body_size=MAX_REQUEST_BYTES)
+                await stack.enter_async_context(managers[route].run())
+            self._routes.update(managers)
             gateway.waits.mounted(self.loop)
             try:
                 yield f"/r/{token}/mcp"
             finally:
-                del self._routes[token]
+                for route in managers:
+                    del self._routes[route]
                 gateway.waits.mounted(None)
 
 
-__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch", "result_text"]
+__all__ = ["FAULT_MESSAGES", "Gateway", "GatewayHost", "HarnessWait", "LoopWatch", "result_text", "server_path"]

@@ -28,7 +28,7 @@ import anyio
 
 from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, InteractiveAgent, OpenAIAgent, ProcessAgent
-from mcpbench.gateway import Gateway, GatewayHost
+from mcpbench.gateway import Gateway, GatewayHost, server_path
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from mcpbench.sandbox import (
     ProcessOutcome,
@@ -49,6 +49,7 @@ from runstore.records import (
     TurnRecord,
 )
 from servers import get_spec
+from servers.kit import Toolset
 from tasks_catalog.frames import frame_violations, summarize, summarize_counts
 from tasks_catalog.hashing import state_digest, task_hash
 from tasks_catalog.predicates import evaluate, explain
@@ -97,7 +98,8 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
     published = sub.publish_goals and not sub.private
     base = dict(
         run_id=sub.run_id(task, trial), trial=trial, submission_id=sub.submission_id, submitter=sub.submitter, agent=sub.agent,
-        split=sub.split, month=sub.month, label=sub.label, task_id=task.id, task_hash=task_hash(task), server=task.server,
+        split=sub.split, month=sub.month, label=sub.label, task_id=task.id, task_hash=task_hash(task),
+        server=task.server_label, servers=list(task.server_names),
         difficulty=task.difficulty, category=task.category,
         goal=task.goal if published else REDACTED, goals_published=published, status=status, passed=status == "passed",
         predicate_passed=None, over_budget=False, timed_out=False, agent_error=False, exit_code=None,
@@ -130,13 +132,12 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     route = None
     run_id = submission.run_id(task, trial)
 
-    spec = get_spec(task.server)
     try:
-        # In a worker thread, as every piece of a run's work that takes more than a moment: the event loop
+        # In worker threads, as every piece of a run's work that takes more than a moment: the event loop
         # carries the other runs' calls, links and deadlines (a world's backend takes tens of milliseconds).
-        tools, initial = await anyio.to_thread.run_sync(_open_backend, spec, task)
-    except Exception as exc:  # noqa: BLE001 - any failure to build the backend is ours
-        return infra(f"backend {task.server} could not be built", exc, kind="backend")
+        tools, initial = await _open_backends(task)
+    except BackendError as exc:  # any failure to build a backend is ours
+        return infra(f"backend {exc.server} could not be built", exc.__cause__ or exc, kind="backend")
     try:
         gateway = Gateway(task, tools, run_id=run_id, submission_id=submission.submission_id,
                           redact=submission.private)
@@ -147,9 +148,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
                 mounted = True
                 if models is not None:
                     route = await stack.enter_async_context(models.serve(gateway=gateway, deadline=deadline))
-                job = AgentJob(task=task, run_id=run_id, mcp_url=f"http://127.0.0.1:{host.port}{path}",
+                base = f"http://127.0.0.1:{host.port}"
+                job = AgentJob(task=task, run_id=run_id, mcp_url=f"{base}{path}",
                                deadline=deadline, seed=run_id,
-                               model_url=models.url(route) if models is not None and route is not None else None)
+                               model_url=models.url(route) if models is not None and route is not None else None,
+                               mcp_urls={s: f"{base}{server_path(path, s)}" for s in gateway.endpoints} or None)
                 assert host.port is not None  # host.serve() serves only on a running host
                 outcome = await _dispatch(agent, job, host.port, sandbox,
                                           models.port if models is not None and route is not None else None,
@@ -172,10 +175,11 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra(f"sandbox {sandbox_name} could not start the built-in {agent.baseline} agent "
                          f"(exit {outcome.exit_code}{announced})", RuntimeError(_last_line(outcome.stderr_tail)),
                          kind="sandbox")
-        if not await gateway.settled():
+        unsettled = await gateway.unsettled()
+        if unsettled:
             # A call answered at the time limit still runs (a bound of ours missed it): its state is not final.
             return infra("backend call did not finish", RuntimeError(
-                f"a call to {task.server} ran past the call time limit and did not finish"), kind="backend")
+                f"a call to {', '.join(unsettled)} ran past the call time limit and did not finish"), kind="backend")
         try:  # the agent and the gateway are done with the tools
             final, verdict, final_dump, frame_held, violations, why = await anyio.to_thread.run_sync(
                 _judge, task, tools, initial, submission.private)
@@ -183,7 +187,7 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
             return infra("the verifier failed", exc, "\n" + traceback.format_exc(limit=5))
     finally:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(tools.close)
+            await anyio.to_thread.run_sync(_close, tools)
     agent_ok = outcome.exit_code == 0 and not outcome.timed_out and outcome.killed_reason is None
     meter = route.meter if route is not None else None
     over_budget = gateway.over_budget or bool(meter and meter.budget_exceeded)
@@ -211,9 +215,43 @@ async def run_task(task: Task, agent: Agent, *, host: GatewayHost, sandbox: Sand
     return RunResult(record, gateway.calls, outcome, turns)
 
 
-def _open_backend(spec, task: Task):
-    """A fresh backend for ``task`` and its initial state as JSON data (the frame is judged against it)."""
-    tools = spec.open(task.initial_state)
+class BackendError(RuntimeError):
+    """A server's backend could not be built (``server`` names which; the cause is chained)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        super().__init__(f"backend {server} could not be built")
+
+
+async def _open_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
+    """A fresh backend for each server of ``task`` and each one's initial state as JSON data (the frame is
+    judged against it), keyed by server, built in a worker thread. ``BackendError`` names the server that
+    could not be built, after every backend built before it is closed."""
+    return await anyio.to_thread.run_sync(_build_backends, task)
+
+
+def _build_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
+    """``_open_backends``' work, in the worker thread: one server after another. (One thread for all:
+    a world's copy holds the GIL, so threads of their own built four worlds no sooner, and less evenly:
+    bench/RESULTS.md, "Cross-server tasks".)"""
+    tools: dict[str, Toolset] = {}
+    initial: dict[str, dict] = {}
+    for server, state in task.initial_states().items():
+        try:
+            tools[server], initial[server] = _open_backend(get_spec(server), state)
+        except Exception as exc:
+            try:
+                _close(tools)
+            except Exception as closing:  # noqa: BLE001 - the build's failure is the one to report
+                log.warning("closing the backends of %s after a failed build: %s", task.id, type(closing).__name__)
+            raise BackendError(server) from exc
+    return tools, initial
+
+
+def _open_backend(spec, state: dict):
+    """A fresh backend over ``state`` (a server's initial state as a task gives it) and that state as JSON
+    data."""
+    tools = spec.open(state)
     try:
         return tools, tools.snapshot(copy=False).dump()
     except BaseException:
@@ -221,23 +259,40 @@ def _open_backend(spec, task: Task):
         raise
 
 
-def _judge(task: Task, tools, initial: dict, private: bool):
+def _close(tools: dict[str, Toolset]) -> None:
+    """Close every backend, each even when another's close fails (the first failure is raised after)."""
+    errors = []
+    for backend in tools.values():
+        try:
+            backend.close()
+        except Exception as exc:  # noqa: BLE001 - raised below, once every backend had its turn
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+
+
+def _judge(task: Task, tools: dict[str, Toolset], initial: dict[str, dict], private: bool):
     """``(final state, predicate verdict, final state as JSON data, frame held, violations, explanation)`` of
-    a finished run; the explanation (``runstore.records.Explanation`` as JSON) says which clauses of the
-    predicate failed and which entities broke the frame, or is None when neither did."""
-    final = tools.snapshot(copy=False)
-    verdict = evaluate(task.success, final)
-    final_dump = final.dump()  # once: the frame and the digest both read it (a world's dump is milliseconds)
-    broken = frame_violations(task.server, task.frame, initial, final_dump)
+    a finished run; each state is the task's ``scoped`` one (a cross-server task's: keyed by server). The
+    explanation (``runstore.records.Explanation`` as JSON) says which clauses of the predicate failed and
+    which entities broke the frame, or is None when neither did."""
+    states = {server: backend.snapshot(copy=False) for server, backend in tools.items()}
+    finals = task.scoped(states)
+    verdict = evaluate(task.success, finals)
+    # once: the frame and the digest both read it (a world's dump is milliseconds)
+    final_dump = task.scoped({server: state.dump() for server, state in states.items()})
+    before = task.scoped(initial)
+    broken = frame_violations(task.scope, task.frame, before, final_dump)
     frame_held, violations = frame_text(broken, private=private)
-    why = explanation(task, final, verdict, broken, private=private)
-    return final, verdict, final_dump, frame_held, violations, why
+    why = explanation(task, finals, verdict, broken, private=private)
+    return finals, verdict, final_dump, frame_held, violations, why
 
 
 def explanation(task: Task, final, verdict: bool, broken: list, *, private: bool) -> str | None:
-    """Why the run's final state does not pass, as the run record stores it: the predicate's failing
-    clauses (expected against found) and the entities outside the frame; on a private month the clause
-    ids and the frame's kinds and counts only. None when the predicate held and the frame too."""
+    """Why the run's final state (the task's ``scoped`` one) does not pass, as the run record stores it:
+    the predicate's failing clauses (expected against found) and the entities outside the frame; on a
+    private month the clause ids and the frame's kinds and counts only. None when the predicate held
+    and the frame too."""
     if verdict and not broken:
         return None
     clauses, omitted = ([], 0) if verdict else explain(task.success, final)
@@ -250,8 +305,8 @@ def explanation(task: Task, final, verdict: bool, broken: list, *, private: bool
 def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
     """Whether the run stayed inside the task's frame (every task has one) and a short text naming the
     violating entities; on a private month only their kinds and counts, since ids can carry the
-    month's sampled values."""
-    return frame_text(frame_violations(task.server, task.frame, initial, final), private=private)
+    month's sampled values. ``initial`` and ``final`` are the task's ``scoped`` states."""
+    return frame_text(frame_violations(task.scope, task.frame, initial, final), private=private)
 
 
 def frame_text(violations: list, *, private: bool) -> tuple[bool, str | None]:

@@ -191,10 +191,10 @@ class CallRecord(BaseModel):
     run_id: str
     submission_id: str
     task_id: str
-    server: str
+    server: str  # the server the call went to (a cross-server task's: the one its name or address named)
     seq: int  # 1-based order of arrival within the run
     ts: datetime  # UTC, when the call arrived
-    tool: str
+    tool: str  # the tool's own name (no '<server>__'), or, for an unlisted call, the name as the agent sent it
     arguments_json: str  # the arguments as received (truncated to 4 KiB, see ``truncated``)
     arguments_bytes: int
     truncated: bool
@@ -226,7 +226,7 @@ class RunRecord(BaseModel):
     month: str  # YYYY-MM the run belongs to (partition key)
     task_id: str
     task_hash: str
-    server: str
+    server: str  # the task's server, or "cross-server" (tasks_catalog.schema.CROSS_SERVER) for a cross-server task
     difficulty: str
     category: str  # standard | recovery
     goal: str  # REDACTED unless the submitter opted in to publishing traces
@@ -274,18 +274,22 @@ class RunRecord(BaseModel):
     #: against found; the entities outside the frame); clause ids and frame kinds only on private months.
     #: Null when the run passed, was not judged (infra error), or landed before this column.
     explanation: str | None = None
+    servers: list[str] = Field(default_factory=list)  # the task's servers, in its order (one for a single-server task)
 
     @model_validator(mode="before")
     @classmethod
     def _split_parsed_once(cls, data: Any) -> Any:
         """``split`` becomes its canonical text and ``split_kind`` its kind; a stored kind that
-        disagrees with the split is refused, naming both."""
+        disagrees with the split is refused, naming both. A record that leaves ``servers`` out (written
+        before it was kept) names its one ``server``."""
         if isinstance(data, dict) and "split" in data:
             split = Split.parse(data["split"])
             given = data.get("split_kind") or split.kind
             if given != split.kind:
                 raise ValueError(f"split_kind {given!r} does not match split {data['split']!r} ({split.kind})")
             data = {**data, "split": split.text, "split_kind": split.kind}
+        if isinstance(data, dict) and not data.get("servers") and isinstance(data.get("server"), str):
+            data = {**data, "servers": [data["server"]]}  # a single-server run's one server
         return data
 
 
@@ -337,6 +341,9 @@ def _arrow_schema(model: type[BaseModel]) -> pa.Schema:
             args = getattr(ann, "__args__", ())
         if getattr(ann, "__origin__", None) is Literal or (args and all(isinstance(a, str) for a in args)):
             ann = str
+        if getattr(ann, "__origin__", None) is list and args:
+            fields.append(pa.field(name, pa.list_(mapping[args[0]]), nullable=nullable))
+            continue
         fields.append(pa.field(name, mapping[ann], nullable=nullable))
     return pa.schema(fields)
 

@@ -15,7 +15,9 @@
    every dev task and template is on a world.
 
 Every rule but 4's exemption applies to every task, and ``frame`` is required (docs/frames.md, "The
-gate"). Each reason says which rule the task breaks; callers print it after the task id (and a
+gate"). A cross-server task is replayed through every one of its servers' real MCP servers (each call
+to the server its ``<server>__<tool>`` name names) and judged on their states together, by both
+verifiers; rule 4 holds it when any of its servers starts from a world. Each reason says which rule the task breaks; callers print it after the task id (and a
 template check after the template, seed and task id).
 
 Both verifiers are consulted when a second one is plugged in (``extra`` for predicates,
@@ -26,6 +28,7 @@ ids. docs/frames.md, "The gate". From the command line: ``mcpbench tasks validat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -53,16 +56,17 @@ from tasks_catalog.stats import budget_limit, measure, shortfalls
 if TYPE_CHECKING:
     from tasks_catalog.ts_verifier import NoVerdict
 
-#: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
+#: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict. A
+#: cross-server task's cases name its servers (a tuple) and give their states keyed by server.
 #: (A string: ``NoVerdict`` is imported for the type checker only, ts_verifier itself when it is used.)
-ExtraVerifier: TypeAlias = "Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]]], list[bool | Refuted | NoVerdict]]"
-#: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case.
-ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
+ExtraVerifier: TypeAlias = "Callable[[list[tuple[Any, dict[str, Any], dict[str, Any]]]], list[bool | Refuted | NoVerdict]]"
+#: A second frame judge: (server, initial, final, frame) -> violations as JSON, per case (cross-server: as above).
+ExtraFrames = Callable[[list[tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], list[list[dict]]]
 #: Both second verifiers in one call, ``(verdict cases, frame cases) -> (verdicts, frame violations)``, each
 #: state shipped once however many cases name it (``ts_verifier.judge_many``); used instead of the two
 #: separate calls when set.
-ExtraJudge: TypeAlias = ("Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]], "
-                          "list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], "
+ExtraJudge: TypeAlias = ("Callable[[list[tuple[Any, dict[str, Any], dict[str, Any]]], "
+                          "list[tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], "
                           "tuple[list[bool | Refuted | NoVerdict], list[list[dict]]]]")
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
@@ -85,7 +89,8 @@ class GateResult:
 
 @dataclass
 class Replay:
-    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took."""
+    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took. The
+    states are the task's ``scoped`` ones: a cross-server task's are keyed by server."""
 
     state: Any
     errors: list[str]
@@ -94,45 +99,60 @@ class Replay:
     initial: Any = None  # what ``at_start`` made of the state before any call
 
 
+def dumped(state: Any) -> dict[str, Any]:
+    """A task's scoped state as JSON data: the server's dump, or a cross-server task's dumps keyed by server."""
+    return {server: s.dump() for server, s in state.items()} if isinstance(state, dict) else state.dump()
+
+
 def _text(result) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
 async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
                  faults: bool = False, at_start: Callable[[Any], Any] | None = None) -> Replay:
-    """Apply ``calls`` to a fresh backend of ``task`` through an in-memory MCP client. With ``faults``,
-    the task's faults are injected as the gateway does and met as the oracle meets them: a call that
-    fails before commit is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after
-    commit is not. ``strict`` stops at the first error. ``at_start`` is called with the backend's state
-    before the first call, and what it returns is the replay's ``initial``: the live state, to read
-    there and then (a dump, a verdict) instead of copying a whole world to keep."""
+    """Apply ``calls`` to a fresh backend of ``task`` (of each of its servers) through an in-memory MCP
+    client of each server, every call to the server its name names. With ``faults``, the task's faults
+    are injected as the gateway does and met as the oracle meets them: a call that fails before commit
+    is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after commit is not. ``strict``
+    stops at the first error. ``at_start`` is called with the backends' state (``Task.scoped``) before
+    the first call, and what it returns is the replay's ``initial``: the live state, to read there and
+    then (a dump, a verdict) instead of copying a whole world to keep."""
     from mcp import Client
 
-    spec = get_spec(task.server)
     plan = FaultPlan(task.faults if faults else [])
     errors: list[str] = []
     calls = list(calls)
     steps = 0
-    with spec.open(task.initial_state) as tools:
-        initial = at_start(tools.snapshot(copy=False)) if at_start is not None else None
-        server = build_mcp_server(spec, tools, only=task.available_tools if only_available else None)
-        async with Client(server) as client:
-            for i, call in enumerate(calls):
-                failure = None
-                for _ in range(ATTEMPTS):
-                    steps += 1
-                    fault = plan.next(call.tool)
-                    if fault is not None and not executes(fault):
-                        failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
-                        continue
-                    result = await client.call_tool(call.tool, call.arguments)
-                    failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
+    async with contextlib.AsyncExitStack() as stack:
+        backends: dict[str, Any] = {}
+        clients: dict[str, Any] = {}
+        for server, state in task.initial_states().items():
+            spec = get_spec(server)
+            backends[server] = stack.enter_context(spec.open(state))
+        states = {server: tools.snapshot(copy=False) for server, tools in backends.items()}
+        initial = at_start(task.scoped(states)) if at_start is not None else None
+        for server, tools in backends.items():
+            only = [route[1] for route in map(task.route, task.available_tools)
+                    if route is not None and route[0] == server] if only_available else None
+            clients[server] = await stack.enter_async_context(Client(build_mcp_server(get_spec(server), tools, only=only)))
+        for i, call in enumerate(calls):
+            failure = None
+            server, tool = task.route(call.tool) or (task.server_names[0], call.tool)
+            for _ in range(ATTEMPTS):
+                steps += 1
+                fault = plan.next(call.tool)
+                if fault is not None and not executes(fault):
+                    failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
+                    continue
+                result = await clients[server].call_tool(tool, call.arguments)
+                failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
+                break
+            if failure is not None:
+                errors.append(failure)
+                if strict:
                     break
-                if failure is not None:
-                    errors.append(failure)
-                    if strict:
-                        break
-        return Replay(tools.snapshot(copy=False), errors, steps, len(calls), initial)
+        final = task.scoped({server: tools.snapshot(copy=False) for server, tools in backends.items()})
+        return Replay(final, errors, steps, len(calls), initial)
 
 
 async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
@@ -141,8 +161,24 @@ async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: 
     return done.state, done.errors
 
 
-def _entity_ids(task: Task, initial: Extracted) -> set[str]:
-    return {ident for kind in server_entities(task.server).kinds for ident in initial.of(kind)}
+def _extracted(task: Task, initial: dict[str, Any]) -> Extracted | dict[str, Extracted]:
+    """A task's scoped initial dump ``Extracted`` (a cross-server task's: each server's, keyed by server),
+    so every final state is compared with it without extracting it again."""
+    if task.cross_server:
+        return {server: Extracted(server, initial[server]) for server in task.server_names}
+    return Extracted(task.server, initial)  # type: ignore[arg-type]
+
+
+def _entity_ids(task: Task, initial: Extracted | dict[str, Extracted]) -> set[str]:
+    each = initial if isinstance(initial, dict) else {task.server_names[0]: initial}
+    return {ident for server, state in each.items() for kind in server_entities(server).kinds for ident in state.of(kind)}
+
+
+def _same(initial: Extracted | dict[str, Extracted], final: dict[str, Any]) -> bool:
+    """Whether a scoped final dump is JSON-equal to the scoped initial state (every server's)."""
+    if isinstance(initial, dict):
+        return all(initial[server].same_as(final[server]) for server in initial)
+    return initial.same_as(final)
 
 
 class _WhenAsked:
@@ -165,14 +201,17 @@ class _WhenAsked:
         return iter(self._set())
 
 
-def literal_problems(task: Task, initial: dict[str, Any] | Extracted | None = None) -> list[str]:
+def literal_problems(task: Task, initial: Any = None) -> list[str]:
     """Literals the predicate checks that the goal does not name (tasks_catalog/literals.py). ``initial``
-    may be given ``Extracted`` (its entities are then not extracted again)."""
-    extracted: Extracted | None
-    if isinstance(initial, Extracted):
-        extracted, initial = initial, initial.state
+    is the task's scoped initial dump (a cross-server task's: keyed by server, every server's entities
+    and values counting), and may be given ``Extracted`` (its entities are then not extracted again)."""
+    extracted: Extracted | dict[str, Extracted] | None
+    if isinstance(initial, Extracted) or (isinstance(initial, dict) and initial
+                                          and all(isinstance(v, Extracted) for v in initial.values())):
+        extracted = initial
+        initial = initial.state if isinstance(initial, Extracted) else {s: e.state for s, e in initial.items()}
     else:
-        extracted = Extracted(task.server, initial) if initial is not None else None
+        extracted = _extracted(task, initial) if initial is not None else None
     ids = _WhenAsked(lambda: _entity_ids(task, extracted) if extracted is not None else set())
     present = _WhenAsked(lambda: state_strings(initial) if initial is not None else set())
     problems = []
@@ -228,7 +267,7 @@ class _Judged:
     """One task judged by the Python verifier, with what is still to be asked of the second verifiers."""
 
     result: GateResult
-    server: str
+    server: str | tuple[str, ...]  # the task's scope: its server, or a cross-server task's servers
     predicate: dict[str, Any]
     #: (what, state dump or None, python verdict, python's failing clause ids) per judged state: the
     #: initial one, the reference's, the wrong ones' (dumped, and their clauses found, only when a second
@@ -247,7 +286,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         return clause_ids(task.success, state) if dumps_wanted else ()
 
     ref = await replay(task, task.reference_solution, faults=True,
-                       at_start=lambda state: (state.dump(), evaluate(task.success, state), clauses(state)))
+                       at_start=lambda state: (dumped(state), evaluate(task.success, state), clauses(state)))
     start, initially, initial_clauses = ref.initial
     #: (what, the predicate's verdict, the state's dump, must the predicate pass?, failing clause ids) of
     #: every state judged; each state is dumped and evaluated once
@@ -259,14 +298,15 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         reasons.append(f"max_steps {task.max_steps} leaves no room for the faults: the reference solution with its "
                        f"faults injected takes {ref.steps} calls, retries included")
     frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame]
-    before = Extracted(task.server, start)  # every final state is compared with the one initial state
+    before = _extracted(task, start)  # every final state is compared with the one initial state
+    scope = task.scope
     #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     if not ref.errors:
-        final = ref.state.dump()
+        final = dumped(ref.state)
         judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True,
                        clauses(ref.state)))
-        outside = frame_violations(task.server, frame, before, final)
+        outside = frame_violations(scope, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
             reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
@@ -279,11 +319,11 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
         if wrong.kind is None:
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
-        final = done.state.dump()
-        if before.same_as(final) or (done.calls and len(done.errors) == done.calls):
+        final = dumped(done.state)
+        if _same(before, final) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
-        outside = frame_violations(task.server, frame, before, final)
+        outside = frame_violations(scope, frame, before, final)
         finals.append((f"after {what}", final, outside))
         broken = bool(outside)
         verdict = evaluate(task.success, done.state)
@@ -307,9 +347,9 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
     tail = literal_problems(task, before)
-    if is_world_reference(task.initial_state):
+    if any(is_world_reference(state) for state in task.initial_states().values()):
         tail += difficulty_problems(task, ref.steps)
-    return _Judged(result, task.server, task.success, verdicts, frames, tail)
+    return _Judged(result, scope, task.success, verdicts, frames, tail)
 
 
 #: About how many cases go to a second verifier per call: tasks are judged by Python first and their
@@ -564,5 +604,5 @@ def sealed_month_gate(cache: str | os.PathLike | None = None) -> Gate:
 
 
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
-           "acceptance_gate", "apply_calls", "difficulty_problems", "gate_tasks", "literal_problems", "positive_part", "replay",
-           "sealed_month_gate", "validate_paths"]
+           "acceptance_gate", "apply_calls", "difficulty_problems", "dumped", "gate_tasks", "literal_problems",
+           "positive_part", "replay", "sealed_month_gate", "validate_paths"]

@@ -18,7 +18,7 @@ from servers.kit.safejson import NestingError, TooLargeError, loads, read_docume
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
 from tasks_catalog.predicates import check as check_predicate
-from tasks_catalog.schema import Task
+from tasks_catalog.schema import TOOL_SEPARATOR, Task
 
 #: The public dev set.
 DEV_DIR = Path(__file__).with_name("dev")
@@ -72,19 +72,34 @@ def _argument_model(server: str, tool: str):
     return create_model(f"{tool}Arguments", __config__={"extra": "forbid"}, **fields)
 
 
-def check_tool_calls(server: str, calls: list[Any], allowed: set[str], path: str) -> list[tuple[str, str]]:
-    """Problems with a list of tool calls: unknown tool, tool not allowed, bad arguments."""
+def tool_problem(task: Task, name: str) -> str | None:
+    """Why ``name`` is no tool of ``task``'s servers (as the task names tools: ``<server>__<tool>``
+    across servers), or None when it is one."""
+    route = task.route(name)
+    if route is None:
+        return (f"{name!r} names no server of this task: a cross-server task names its tools "
+                f"'<server>{TOOL_SEPARATOR}<tool>', the server one of {', '.join(task.server_names)}")
+    server, tool = route
+    if tool not in get_spec(server).tool_names():
+        return f"{server} has no tool {tool!r}"
+    return None
+
+
+def check_tool_calls(task: Task, calls: list[Any], allowed: set[str] | None, path: str) -> list[tuple[str, str]]:
+    """Problems with a list of ``task``'s tool calls: unknown tool, tool not in ``allowed`` (None: any
+    tool of the task's servers), bad arguments."""
     problems = []
-    tools = set(get_spec(server).tool_names())
     for i, call in enumerate(calls):
         here = f"{path}[{i}]"
-        if call.tool not in tools:
-            problems.append((f"{here}.tool", f"{server} has no tool {call.tool!r}"))
+        unknown = tool_problem(task, call.tool)
+        if unknown is not None:
+            problems.append((f"{here}.tool", unknown))
             continue
-        if call.tool not in allowed:
+        if allowed is not None and call.tool not in allowed:
             problems.append((f"{here}.tool", f"tool {call.tool!r} is not in available_tools"))
+        server, tool = task.route(call.tool)  # type: ignore[misc]
         try:
-            _argument_model(server, call.tool).model_validate(call.arguments)
+            _argument_model(server, tool).model_validate(call.arguments)
         except ValidationError as exc:
             for err in exc.errors():
                 problems.append((json_path(err["loc"], f"{here}.arguments"), err["msg"]))
@@ -102,31 +117,58 @@ def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[T
     return task, errors
 
 
-def _deep_problems(task: Task) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
-    spec = get_spec(task.server)
+def _state_problems(server: str, state: Any, path: str) -> list[tuple[str, str]]:
+    """Problems of one server's initial state (``path`` is where it stands in the task)."""
+    if not isinstance(state, dict):
+        return [(path, (f"expected {server}'s initial state: an object (a world reference and patch, or an "
+                        "inline state)"))]
     try:
-        spec.state_model.load(task.initial_state, copy=False)  # checked only: the cached state, not a copy
+        get_spec(server).state_model.load(state, copy=False)  # checked only: the cached state, not a copy
     except WorldError as exc:
-        problems.append((f"$.initial_state.{exc.path}", exc.detail))
+        return [(f"{path}.{exc.path}", exc.detail)]
     except StateError as exc:
         cause = exc.__cause__
         if isinstance(cause, ValidationError):
-            problems += [(json_path(e["loc"], "$.initial_state"), e["msg"]) for e in cause.errors()]
+            return [(json_path(e["loc"], path), e["msg"]) for e in cause.errors()]
+        return [(path, str(exc))]
+    return []
+
+
+def _initial_state_problems(task: Task) -> list[tuple[str, str]]:
+    if not task.cross_server:
+        return _state_problems(task.server, task.initial_state, "$.initial_state")  # type: ignore[arg-type]
+    problems = [(json_path(("initial_state", key), "$"), (f"{key!r} is not a server of this task (its servers: "
+                                                          f"{', '.join(task.server_names)}); a cross-server task's "
+                                                          "initial_state is keyed by its servers"))
+                for key in task.initial_state if key not in task.server_names]
+    for server, state in task.initial_states().items():
+        here = f"$.initial_state.{server}"
+        if state is None:
+            problems.append((here, "missing: a cross-server task gives every server's initial state"))
         else:
-            problems.append(("$.initial_state", str(exc)))
-    tools = set(spec.tool_names())
+            problems += _state_problems(server, state, here)
+    return problems
+
+
+def _deep_problems(task: Task) -> list[tuple[str, str]]:
+    problems = _initial_state_problems(task)
     for i, name in enumerate(task.available_tools):
-        if name not in tools:
-            problems.append((f"$.available_tools[{i}]", f"{task.server} has no tool {name!r}"))
+        unknown = tool_problem(task, name)
+        if unknown is not None:
+            problems.append((f"$.available_tools[{i}]", unknown))
     if len(set(task.available_tools)) != len(task.available_tools):
         problems.append(("$.available_tools", "lists a tool twice"))
-    problems += [(e.path, e.message) for e in check_predicate(task.success, task.server, "$.success")]
-    problems += check_frame(task.frame, task.server)
+    if task.cross_server:
+        listed = {route[0] for route in map(task.route, task.available_tools) if route is not None}
+        problems += [("$.available_tools", (f"lists no tool of {server}: every server of a cross-server task "
+                                            "gives the agent at least one tool"))
+                     for server in task.server_names if server not in listed]
+    problems += [(e.path, e.message) for e in check_predicate(task.success, task.server_names, "$.success")]
+    problems += check_frame(task.frame, task.server_names)
     allowed = set(task.available_tools)
-    problems += check_tool_calls(task.server, list(task.reference_solution), allowed, "$.reference_solution")
+    problems += check_tool_calls(task, list(task.reference_solution), allowed, "$.reference_solution")
     for i, wrong in enumerate(task.wrong_solutions):
-        problems += check_tool_calls(task.server, list(wrong.calls), tools, f"$.wrong_solutions[{i}].calls")
+        problems += check_tool_calls(task, list(wrong.calls), None, f"$.wrong_solutions[{i}].calls")
     for i, fault in enumerate(task.faults):
         if fault.tool not in allowed:
             problems.append((f"$.faults[{i}].tool", f"fault on {fault.tool!r}, which is not in available_tools"))
@@ -204,6 +246,5 @@ def load_valid_tasks(paths: list[Path]) -> list[Task]:
     return tasks
 
 
-__all__ = ["DEV_DIR", "SERVER_NAMES", "TaskError", "TaskLoadError", "load_task_file", "load_tasks", "load_valid_tasks",
-           "read_task_json",
-           "task_files", "validate_task"]
+__all__ = ["DEV_DIR", "SERVER_NAMES", "TaskError", "TaskLoadError", "check_tool_calls", "load_task_file", "load_tasks",
+           "load_valid_tasks", "read_task_json", "task_files", "tool_problem", "validate_task"]

@@ -262,7 +262,7 @@ def _report(built: Month, retired: str | None, reasons: dict[str, list[str]], ve
             cached: int) -> RotationReport:
     by_server: dict[str, int] = {}
     for t in built.tasks:
-        by_server[t.server] = by_server.get(t.server, 0) + 1
+        by_server[t.server_label] = by_server.get(t.server_label, 0) + 1
     return RotationReport(month=built.month, tasks=len(built.tasks), by_server=by_server,
                           carried=len(built.carried), replaced=len(built.replaced),
                           leaked_replaced=len(built.leaked_replaced), retired=retired,

@@ -67,9 +67,12 @@ def _rng(seed: bytes, *parts: str) -> random.Random:
 
 
 def _by_server(pool: list[Template]) -> dict[str, list[Template]]:
+    """The pool's single-server templates by server (a cross-server template is not drawn into a month
+    yet: docs/templates.md)."""
     out: dict[str, list[Template]] = defaultdict(list)
     for t in pool:
-        out[t.server].append(t)
+        if t.server is not None:
+            out[t.server].append(t)
     for server in SERVER_NAMES:
         have = out.get(server, [])
         if len(have) < PER_SERVER:

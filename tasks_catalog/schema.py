@@ -5,11 +5,13 @@ written."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from servers import SERVER_NAMES
+
+T = TypeVar("T")
 
 SCHEMA_PATH = Path(__file__).with_name("task.schema.json")
 #: What a task file in the repository puts in ``$schema`` (relative to ``tasks_catalog/dev/<server>/``).
@@ -21,6 +23,14 @@ TaskId = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{2,80}$", description="Unique id, e
 NONCE_PATTERN = r"^[0-9a-f]{32,128}$"
 #: Fewer distinct hex digits than this in 32+ random ones has odds below 1e-7: a hand-typed filler.
 NONCE_MIN_DISTINCT = 8
+#: How a cross-server task names a tool: ``<server>__<tool>`` (no server name holds it; an OpenAI
+#: function name may).
+TOOL_SEPARATOR = "__"
+#: What a cross-server task's run records carry as their ``server`` (no server is named so): its runs
+#: are scored in a row of their own (docs/warehouse.md).
+CROSS_SERVER = "cross-server"
+#: How many servers a cross-server task may name.
+MIN_SERVERS, MAX_SERVERS = 2, 4
 
 
 class _Strict(BaseModel):
@@ -48,6 +58,7 @@ class WrongSolution(_Strict):
 
 class Fault(_Strict):
     """An error the gateway injects (recovery tasks); see tasks_catalog/faults.py and docs/frames.md.
+    In a cross-server task ``tool`` is ``<server>__<tool>``, like every tool name of the task.
 
     The ``on_call``-th call of ``tool`` (1-based, counting only calls of that tool) and the
     ``times - 1`` calls of it after that are answered with an MCP tool error of ``kind``. For
@@ -88,13 +99,24 @@ class TemplateRef(_Strict):
 
 
 class Task(BaseModel):
-    """A benchmark task. See docs/design.md, "Tasks"."""
+    """A benchmark task. See docs/design.md, "Tasks".
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    A task names one server (``server``) or, a cross-server task, two to four (``servers``), never both
+    (docs/tasks.md, "Cross-server tasks"); every consumer asks ``server_names``. A cross-server task's
+    ``initial_state`` is an object keyed by its servers, each value that server's state as a
+    single-server task gives it, and its tool names (``available_tools``, the solutions' calls,
+    ``faults[].tool``) are ``<server>__<tool>``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True,
+                              json_schema_extra={"oneOf": [{"required": ["server"]}, {"required": ["servers"]}]})
 
     schema_: str | None = Field(default=None, alias="$schema")
     id: str = TaskId
-    server: Server
+    server: Server | None = Field(default=None, description="The task's server; a cross-server task names `servers` instead")
+    servers: list[Server] | None = Field(
+        default=None, min_length=MIN_SERVERS, max_length=MAX_SERVERS,
+        description="A cross-server task's servers (2 to 4, distinct), instead of `server`; its initial_state is "
+                    "keyed by them and its tools are named `<server>__<tool>` (docs/tasks.md)")
     difficulty: Literal["easy", "medium", "hard"]
     category: Literal["standard", "recovery"]
     nonce: str = Field(pattern=NONCE_PATTERN, description=(
@@ -102,7 +124,9 @@ class Task(BaseModel):
         "hash reveals nothing about the task (a hiding commitment); new for every task, e.g. "
         "`python -c 'import secrets; print(secrets.token_hex(16))'`"))
     goal: str = Field(min_length=10, max_length=4000)
-    initial_state: dict[str, Any]
+    initial_state: dict[str, Any] = Field(description=(
+        "The server's state before the run: a world reference and patch, or an inline state; for a "
+        "cross-server task an object keyed by its servers, each value one server's state (docs/tasks.md)"))
     faults: list[Fault] = Field(default_factory=list)
     available_tools: list[str] = Field(min_length=1)
     max_steps: int = Field(ge=1, le=1000)
@@ -127,6 +151,69 @@ class Task(BaseModel):
         if self.template is None:
             raise ValueError(f"task {self.id!r} was not rendered from a template")
         return self.template
+    @field_validator("servers")
+    @classmethod
+    def _servers_distinct(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError(f"names a server twice: {v}; a cross-server task names {MIN_SERVERS} to "
+                             f"{MAX_SERVERS} distinct servers")
+        return v
+
+    @model_validator(mode="after")
+    def _one_server_or_several(self) -> Task:
+        if (self.server is None) == (self.servers is None):
+            raise ValueError("a task names its server ('server') or, for a cross-server task, its servers "
+                             f"('servers', {MIN_SERVERS} to {MAX_SERVERS}): exactly one of the two"
+                             + ("; this one names both" if self.server is not None else ""))
+        return self
+
+    @property
+    def server_names(self) -> tuple[str, ...]:
+        """The servers the task runs on, in the order it names them (one for a single-server task)."""
+        if self.servers is not None:
+            return tuple(self.servers)
+        assert self.server is not None  # a task names one or the other (_one_server_or_several)
+        return (self.server,)
+
+    @property
+    def cross_server(self) -> bool:
+        return self.servers is not None
+
+    @property
+    def server_label(self) -> str:
+        """What run records carry as the task's ``server``: the server, or ``CROSS_SERVER``."""
+        return CROSS_SERVER if self.servers is not None else self.server  # type: ignore[return-value]
+
+    @property
+    def scope(self) -> str | tuple[str, ...]:
+        """Whom the verifiers judge (``predicates``, ``frames``, the TypeScript verifier): the server, or
+        a cross-server task's servers, whose states then come keyed by server (``scoped``)."""
+        return self.server_names if self.servers is not None else self.server  # type: ignore[return-value]
+
+    def scoped(self, by_server: dict[str, T]) -> T | dict[str, T]:
+        """What the verifiers take of ``by_server`` (one value per server of the task, e.g. final states):
+        a single-server task's one value, or the mapping itself across servers."""
+        return by_server if self.servers is not None else by_server[self.server]  # type: ignore[index]
+
+    def initial_states(self) -> dict[str, dict[str, Any]]:
+        """Each server's initial state as the task writes it (a world reference and patch, or inline),
+        keyed by server; a single-server task's ``initial_state`` under its one server."""
+        if self.servers is None:
+            return {self.server: self.initial_state}  # type: ignore[dict-item]
+        return {server: self.initial_state.get(server) for server in self.servers}  # type: ignore[misc]
+
+    def route(self, name: str) -> tuple[str, str] | None:
+        """``(server, tool)`` a tool name of this task stands for: a single-server task's names are its
+        server's own; a cross-server task's are ``<server>__<tool>`` with one of its servers (None for a
+        name that names none of them)."""
+        if self.servers is None:
+            return self.server, name  # type: ignore[return-value]
+        server, sep, tool = name.partition(TOOL_SEPARATOR)
+        return (server, tool) if sep and tool and server in self.servers else None
+
+    def tool_name(self, server: str, tool: str) -> str:
+        """How this task names ``server``'s ``tool``: as it is, or ``<server>__<tool>`` across servers."""
+        return tool if self.servers is None else f"{server}{TOOL_SEPARATOR}{tool}"
 
     def to_json(self) -> dict[str, Any]:
         """The task as a JSON document (``$schema`` first, unset template left out)."""

@@ -10,6 +10,9 @@ docs/tasks.md defines the levels on these numbers:
 A *discovery read* is a reference call of a read-only tool (the agent must look before it acts). A
 *paginated search* is a read that asks for a later page (a ``cursor``, ``after``, ``pageToken`` or a
 ``page`` above 1) or a search tool. The budget should be about 1.5x the reference (plus what faults force).
+
+A cross-server task is measured across its servers: its reference length is all its calls, and a
+discovery read is a call of a tool its own server marks read-only (the levels are the same for now).
 """
 
 from __future__ import annotations
@@ -49,20 +52,24 @@ class TaskStats:
         return {**asdict(self), "budget_ratio": self.budget_ratio, "consistent": self.measured == self.difficulty}
 
 
+def _read_only(server: str) -> frozenset[str]:
+    return frozenset(name for name, mark in get_spec(server).toolset.tool_marks() if mark.read_only)
+
+
 def measure(task: Task) -> TaskStats:
-    spec = get_spec(task.server)
-    read_only = {name for name, mark in spec.toolset.tool_marks() if mark.read_only}
-    reads = [c for c in task.reference_solution if c.tool in read_only]
+    read_only = {server: _read_only(server) for server in task.server_names}
+    routes = [(task.route(c.tool), c) for c in task.reference_solution]
+    reads = [(tool, c) for (server, tool), c in ((r, c) for r, c in routes if r is not None) if tool in read_only[server]]
     paginated = any(
-        "search" in c.tool or any(c.arguments.get(a) for a in PAGE_ARGUMENTS)
+        "search" in tool or any(c.arguments.get(a) for a in PAGE_ARGUMENTS)
         or (isinstance(c.arguments.get("page"), int) and c.arguments["page"] > 1)
-        for c in reads
+        for tool, c in reads
     )
     kinds = [getattr(w, "kind", None) for w in task.wrong_solutions]
     traps = sum(k == "lookalike" for k in kinds) if any(k is not None for k in kinds) else len(kinds)
     world, size = _world(task)
     calls = len(task.reference_solution)
-    return TaskStats(task.id, task.server, task.difficulty, world, size, calls, len(reads), paginated, traps,
+    return TaskStats(task.id, task.server_label, task.difficulty, world, size, calls, len(reads), paginated, traps,
                      task.max_steps, level(calls, len(reads), paginated, traps))
 
 
@@ -103,7 +110,20 @@ def budget_limit(calls: int, steps: int) -> int:
 
 
 def _world(task: Task) -> tuple[str, dict[str, int]]:
-    state = task.initial_state
+    """The task's world as a label and its size; a cross-server task's, each server's, the sizes keyed
+    ``<server>.<count>``."""
+    if not task.cross_server:
+        return _one_world(task.initial_state)
+    labels: list[str] = []
+    sizes: dict[str, Any] = {}
+    for server, state in task.initial_states().items():
+        label, size = _one_world(state)
+        labels.append(f"{server}: {label}")
+        sizes |= {f"{server}.{name}": count for name, count in size.items()}
+    return "; ".join(labels), sizes
+
+
+def _one_world(state: dict[str, Any]) -> tuple[str, dict[str, int]]:
     if "world" in state:
         from servers.kit.world import get_generator, resolve
 

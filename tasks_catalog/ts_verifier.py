@@ -1,7 +1,7 @@
 """The TypeScript verifier, called from Python (``tasks_catalog/verifier-ts``).
 
-``node dist/cli.js`` reads ``[{"server", "state", "predicate"}, ...]`` on stdin and answers one
-verdict per case: ``true``/``false``, or ``{"verdict": null, "error": ..., "problems": [...]}`` for a
+``node dist/cli.js`` reads ``[{"server", "state", "predicate"}, ...]`` on stdin (a cross-server case
+names ``servers`` instead, its ``state`` keyed by them) and answers one verdict per case: ``true``/``false``, or ``{"verdict": null, "error": ..., "problems": [...]}`` for a
 case it cannot decide (a malformed predicate, each problem with its JSON path; or a primitive outside
 what it can evaluate, e.g. SQL outside its subset). Asked to explain (``--explain``, or ``explain``
 here), a false verdict is ``{"verdict": false, "failing": [...], "clauses": [...]}``: the ids of the
@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,15 @@ PACKAGE = Path(__file__).with_name("verifier-ts")
 CLI = PACKAGE / "dist" / "cli.js"
 #: Test hook of the CLI: the named primitive's verdicts are inverted (see tests/verifier).
 BREAK_ENV = "MCPBENCH_TS_BREAK"
+
+
+#: Whom a case is about: a server, or a cross-server case's servers (its states are then keyed by them).
+Servers = str | Sequence[str]
+
+
+def _whom(server: Servers) -> dict[str, Any]:
+    """The member of a case that says whom it is about, as the CLI reads it."""
+    return {"server": server} if isinstance(server, str) else {"servers": list(server)}
 
 
 class TypeScriptVerifierError(RuntimeError):
@@ -66,12 +76,13 @@ def build() -> None:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def run(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None,
+def run(cases: list[tuple[Servers, dict[str, Any], dict[str, Any]]], *, break_primitive: str | None = None,
         explain: bool = False) -> list[Any]:
     """The CLI's raw answers on ``(server, dumped state, predicate)`` cases, in order: a bool, or a dict
     with ``"verdict": None`` and ``"error"`` for a case it could not decide; with ``explain``, a false
-    verdict is a dict with ``"verdict": False`` and its failing ``"clauses"``."""
-    payload = json.dumps([{"server": s, "state": st, "predicate": p} for s, st, p in cases])
+    verdict is a dict with ``"verdict": False`` and its failing ``"clauses"``. A cross-server case gives
+    its servers (a tuple) and their dumped states keyed by server."""
+    payload = json.dumps([{**_whom(s), "state": st, "predicate": p} for s, st, p in cases])
     out = _call(["--explain"] if explain else [], payload, break_primitive)
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts")
@@ -117,7 +128,7 @@ class NoVerdict:
         raise TypeError(f"case {self.case} has no verdict: {self.error}")
 
 
-def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *,
+def evaluate_many(cases: list[tuple[Servers, dict[str, Any], dict[str, Any]]], *,
                   explain: bool = False) -> list[bool | Refuted | NoVerdict]:
     """Verdicts of the TypeScript verifier on ``(server, state, predicate)`` cases, in order. A case it
     cannot decide (a malformed predicate, each problem with its JSON path; or e.g. SQL outside its
@@ -126,7 +137,7 @@ def evaluate_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]], *,
     return _verdicts(run(cases, explain=explain))
 
 
-def explain_many(cases: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[list[dict[str, Any]] | None]:
+def explain_many(cases: list[tuple[Servers, dict[str, Any], dict[str, Any]]]) -> list[list[dict[str, Any]] | None]:
     """The TypeScript verifier's explanation of each case: its failing clauses (``{clause, primitive,
     negated, args, expected, found}``), or None where the predicate holds."""
     out = []
@@ -154,8 +165,8 @@ def _verdicts(answers: list[Any]) -> list[bool | Refuted | NoVerdict]:
     return out
 
 
-def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
-               frame_cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
+def judge_many(verdict_cases: list[tuple[Servers, dict[str, Any], dict[str, Any]]],
+               frame_cases: list[tuple[Servers, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
                *, explain: bool = False) -> tuple[list[bool | Refuted | NoVerdict], list[list[dict[str, Any]]]]:
     """``evaluate_many(verdict_cases)`` and ``frame_violations_many(frame_cases)`` in one call of the CLI
     (``--judge``), each state object sent once however many cases name it, and most of them as their
@@ -164,23 +175,32 @@ def judge_many(verdict_cases: list[tuple[str, dict[str, Any], dict[str, Any]]],
     (hundreds of kilobytes of JSON) went out once per case: 390 MB for a 160-task month, whose writing
     and parsing were most of what the TypeScript verifier cost. States are told apart by identity (the
     same dumped ``dict``); a final state is sent as its changes to its task's initial state, an initial
-    state as its changes to the first state of its server. With ``explain`` a false verdict is a
+    state as its changes to the first state of its server. A cross-server case's states are sent server
+    by server, each as a single-server case's state is. With ``explain`` a false verdict is a
     ``Refuted`` naming its failing clauses."""
     payload = _Payload()
-    for _, initial, final, _ in frame_cases:
-        payload.bases.setdefault(id(final), initial)
-    verdicts = [(s, payload.ref(s, st), p) for s, st, p in verdict_cases]
-    frames = [(s, payload.ref(s, a), payload.ref(s, b), f) for s, a, b, f in frame_cases]
-    number = payload.number
+    for server, initial, final, _ in frame_cases:
+        for _, (a, b) in _per_server(server, initial, final):
+            payload.bases.setdefault(id(b), a)
+    verdicts = [(s, payload.refs(s, st), p) for s, st, p in verdict_cases]
+    frames = [(s, payload.refs(s, a), payload.refs(s, b), f) for s, a, b, f in frame_cases]
+    number = payload.numbers
     out = _call(["--judge"], json.dumps({
-        "verdicts": [{"server": s, "state": number(at), "predicate": p} for s, at, p in verdicts],
-        "frames": [{"server": s, "initial": number(a), "final": number(b), "frame": f} for s, a, b, f in frames],
+        "verdicts": [{**_whom(s), "state": number(at), "predicate": p} for s, at, p in verdicts],
+        "frames": [{**_whom(s), "initial": number(a), "final": number(b), "frame": f} for s, a, b, f in frames],
         **payload.encoded(), **({"explain": True} if explain else {}),
     }))
     if not (isinstance(out, dict) and isinstance(out.get("verdicts"), list) and isinstance(out.get("frames"), list)
             and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts or frame judgements")
     return _verdicts(out["verdicts"]), _frame_answers(out["frames"])
+
+
+def _per_server(server: Servers, *states: dict[str, Any]) -> list[tuple[str, tuple[dict[str, Any], ...]]]:
+    """``(server, its state in each of states)`` for a case's server or each of its servers."""
+    if isinstance(server, str):
+        return [(server, states)]
+    return [(s, tuple(st[s] for st in states)) for s in server]
 
 
 class _Payload:
@@ -218,6 +238,16 @@ class _Payload:
         self.kept.append(state)
         self.first.setdefault(server, state)
         return at
+
+    def refs(self, server: Servers, state: dict[str, Any]) -> Any:
+        """``ref`` of a case's state: one slot, or a cross-server case's slot per server."""
+        if isinstance(server, str):
+            return self.ref(server, state)
+        return {s: self.ref(s, state[s]) for s in server}
+
+    def numbers(self, at: Any) -> Any:
+        """``number`` of what ``refs`` gave."""
+        return {s: self.number(a) for s, a in at.items()} if isinstance(at, dict) else self.number(at)
 
     def encoded(self) -> dict[str, Any]:
         """``states`` and ``derived`` as the CLI reads them (once every state has its slot)."""
@@ -301,12 +331,13 @@ class _Same:
         return kept[1]
 
 
-def frame_violations_many(cases: list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
+def frame_violations_many(cases: list[tuple[Servers, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],
                           *, break_kind: str | None = None) -> list[list[dict[str, Any]]]:
     """The TypeScript verifier's frame violations on ``(server, initial, final, frame)`` cases, in order:
-    per case a list of ``{entity, id, change, fields, reason}`` (empty when the frame held).
+    per case a list of ``{entity, id, change, fields, reason}`` (empty when the frame held). A
+    cross-server case gives its servers (a tuple) and its states keyed by server.
     ``break_kind`` (a test hook) makes it blind to that entity kind."""
-    payload = json.dumps([{"server": s, "initial": a, "final": b, "frame": f} for s, a, b, f in cases])
+    payload = json.dumps([{**_whom(s), "initial": a, "final": b, "frame": f} for s, a, b, f in cases])
     out = _call(["--frames"], payload, None if break_kind is None else f"frame:{break_kind}")
     if not isinstance(out, list) or len(out) != len(cases):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of frame judgements")

@@ -74,6 +74,8 @@ WAITS = (
     "tests/sandbox/test_hostile_agents.py",
     "tests/sandbox/test_network.py",
     "tests/test_end_to_end_docker.py",
+    "tests/test_cross_server_end_to_end.py::test_the_oracle_passes_every_cross_server_task_in_docker",
+    "tests/agents/test_cross_server_agents.py",
 )
 
 

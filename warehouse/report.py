@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from warehouse.reader import Warehouse, connection, query
-from warehouse.scorecard import agent_name, submission_labels
+from warehouse.scorecard import CROSS_SERVER, SERVER_ORDER, agent_name, submission_labels
 
 _PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6"]
 _CSS = """
@@ -147,19 +147,21 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
                      "attempted", "passed", "success_rate_95ci"]
     labels = submission_labels(con)
     everyone = _labelled(_with_intervals(_records(con, "select * from leaderboard_contemporary"), "success_rate",
-                                         "pass_hat_k", "pass_at_k"), labels)
+                                         "pass_hat_k", "pass_at_k", "cross_server_success_rate"), labels)
     month = everyone[0]["month"] if everyone else None
     board = [r for r in everyone if r["rank"] is not None]
+    if any(r["cross_server_attempted"] for r in everyone):  # its cross-server tasks, scored apart
+        board_cols.insert(board_cols.index("under_review"), "cross_server_success_rate_95ci")
     partial = [r for r in everyone if r["rank"] is None]
-    historical_all = _labelled(_with_intervals(_records(con, "select * from leaderboard_historical"),
-                                               "success_rate", "pass_hat_k", "pass_at_k"), labels)
+    historical_all = _labelled(_with_intervals(_records(con, "select * from leaderboard_historical"), "success_rate",
+                                               "pass_hat_k", "pass_at_k", "cross_server_success_rate"), labels)
     historical = [r for r in historical_all if r["rank"] is not None]
     historical_partial = [r for r in historical_all if r["rank"] is None]
     leaders = [r["submission_id"] for r in board[:top]]
     per_server = _records(con, "select submission_id, agent, server, success_rate, efficiency "
                                "from metrics_by_submission_server where submission_id in "
-                               "(select unnest(?::varchar[])) order by server", [leaders])
-    servers = sorted({r["server"] for r in per_server})
+                               f"(select unnest(?::varchar[])) order by {SERVER_ORDER}", [leaders])
+    servers = sorted({r["server"] for r in per_server}, key=lambda s: (s == CROSS_SERVER, s))
     label = {r["submission_id"]: f'{agent_name(r["agent"], labels.get(r["submission_id"]))} ({r["submission_id"]})'
              for r in per_server}
     success: dict[str, dict[str, Any]] = {label[s]: {} for s in leaders if s in label}
@@ -171,7 +173,7 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
         con, "select agent, submission_id, server, pass_at_1 as success_rate, pass_at_1_ci_low as success_rate_ci_low, "
              "pass_at_1_ci_high as success_rate_ci_high, k as trials, tokens_per_run, cost_usd "
              "from trials_by_submission_server where submission_id in (select unnest(?::varchar[])) "
-             "order by server, submission_id", [leaders]), "success_rate"), labels)
+             f"order by {SERVER_ORDER}, submission_id", [leaders]), "success_rate"), labels)
     submitter_flags = _with_intervals(_records(
         con, "select f.*, wilson_low(m.passed, m.attempted) as success_rate_ci_low, "
              "wilson_high(m.passed, m.attempted) as success_rate_ci_high from anomaly_submitter_flags f "
@@ -217,7 +219,9 @@ def render_html(source: Warehouse | duckdb.DuckDBPyConnection, *, top: int = 5, 
         "<h2>Historical (retired public months)</h2>",
         _table(historical, ["month", "rank", "submission_id", "submitter", "agent", "attempted", "success_rate_95ci",
                             "separable_from_next", "efficiency", "hallucination_rate", "recovery_rate",
-                            "collateral_damage_rate", *trial_cols], "No historical submissions yet."),
+                            "collateral_damage_rate", *trial_cols,
+                            *(["cross_server_success_rate_95ci"] if any(r["cross_server_attempted"] for r in historical)
+                              else [])], "No historical submissions yet."),
         *(["<h3>Not ranked: did not cover the retired month</h3>",
            _table(historical_partial, ["month", *coverage_cols], "")] if historical_partial else []),
     ]

@@ -18,6 +18,11 @@ TRIALS = ("k", "tasks", "tasks_complete", "pass_at_1", "pass_at_1_ci_low", "pass
 #: The keys of ``overall`` and of each ``by_server`` entry.
 METRICS = ("attempted", "passed", "success_rate", "efficiency", "hallucination_rate", "recovery_rate",
            "collateral_damage_rate", "infra_errors")
+#: The ``server`` of a cross-server task's runs (``tasks_catalog.schema.CROSS_SERVER``; the warehouse reads
+#: records, never the task model): their run-level metrics are a row of their own.
+CROSS_SERVER = "cross-server"
+#: Servers in the order a card or report lists them: by name, the cross-server row last.
+SERVER_ORDER = f"server = '{CROSS_SERVER}', server"
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict[str, Any]]:
@@ -31,7 +36,7 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         {"submission_id", "submitter", "agent", "label", "split",
          "overall": {attempted, passed, success_rate, efficiency, hallucination_rate, recovery_rate,
                      collateral_damage_rate, infra_errors},
-         "by_server": {server: {same keys}},
+         "by_server": {server: {same keys}},  # cross-server tasks' runs under "cross-server", last
          "frame_violations": [{"task_id", "trial", "run_id", "entities"}, ...],
          "trials": {"overall": {TRIALS keys}, "by_server": {server: {TRIALS keys}}}}
 
@@ -41,6 +46,11 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
 
     ``label`` is the submitter's name for the agent and its version (``mcpbench run --label``), None
     when none was given.
+    ``by_server`` has a row per server and, when the submission ran cross-server tasks, a ``cross-server``
+    row: those runs' run-level metrics (success, efficiency, collateral damage, recovery), scored apart
+    from every server's. Each call counts in the row of the server it went to (so a server reached only
+    by cross-server runs has calls and no attempted runs; a call that named no server of its task counts
+    in the cross-server row).
 
     ``frame_violations`` lists the runs that changed state outside their task's frame, one per run (its
     task, trial and run id), each with the entities it changed (kind, id, what changed; kinds and counts
@@ -62,11 +72,11 @@ def scorecard(submission_id: str, *, store: Store | str | None = None,
         if not overall:
             raise LookupError(f"no runs of submission {submission_id!r} have landed")
         servers = _rows(con, f"select server, {columns} from metrics_by_submission_server "
-                             "where submission_id = ? order by server", [submission_id])
+                             f"where submission_id = ? order by {SERVER_ORDER}", [submission_id])
         trial_cols = ", ".join(TRIALS)
         trials = _rows(con, f"select {trial_cols} from trials_by_submission where submission_id = ?", [submission_id])
         trial_servers = _rows(con, f"select server, {trial_cols} from trials_by_submission_server "
-                                   "where submission_id = ? order by server", [submission_id])
+                                   f"where submission_id = ? order by {SERVER_ORDER}", [submission_id])
         violated = _rows(con, "select task_id, trial, run_id, frame_violations as entities from run_facts "
                               "where submission_id = ? and frame_violated order by task_id, trial, run_id",
                          [submission_id])
@@ -183,5 +193,5 @@ def _format_trials(trials: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["METRICS", "TRIALS", "agent_name", "format_scorecard", "interval", "scorecard", "scorecard_table",
-           "submission_labels"]
+__all__ = ["CROSS_SERVER", "METRICS", "SERVER_ORDER", "TRIALS", "agent_name", "format_scorecard", "interval", "scorecard",
+           "scorecard_table", "submission_labels"]

@@ -25,6 +25,8 @@ async def run_hosted(agent: HostedAgent, job: AgentJob,
     started, t0 = datetime.now(UTC), time.perf_counter()
     body = {"run_id": job.run_id, "goal": job.task.goal, "mcp_url": job.mcp_url,
             "max_steps": job.task.max_steps, "timeout_s": job.task.timeout_s, "deadline": job.deadline}
+    if job.mcp_urls:
+        body["mcp_urls"] = job.mcp_urls  # a cross-server task: the gateway at one address per server
 
     async def post() -> httpx.Response:
         async with httpx.AsyncClient(timeout=None, verify=shared_context()) as client:

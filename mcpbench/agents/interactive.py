@@ -1,8 +1,9 @@
 """The ``interactive`` agent: a person, or a model acting as an independent solver, works a task by hand
 through the run's gateway (in the spirit of Inspect AI's human agent).
 
-For each run it prints the goal, the budget and the tools (name, description, arguments as JSON Schema),
-nothing else of the task: no id, no difficulty, no solution. It then reads one call per line as JSON,
+For each run it prints the goal, the budget and the tools (name, description, arguments as JSON Schema;
+a cross-server task's servers too, its tools named ``<server>__<tool>``), nothing else of the task: no
+id, no difficulty, no solution. It then reads one call per line as JSON,
 ``{"tool": "<name>", "arguments": {...}}``, makes it over MCP through the gateway like any agent, and
 prints the result. ``done`` (or ``{"done": true}``, or the end of input) finishes the run; the judge then
 decides from the final state, as for every agent. Lines that are not a call (not JSON, no tool) are
@@ -191,8 +192,9 @@ async def _session(agent: InteractiveAgent, job: AgentJob, say: Callable[..., No
     http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0, read=None), verify=shared_context())
     async with http, Client(streamable_http_client(job.mcp_url, http_client=http)) as mcp:
         tools = (await mcp.list_tools()).tools
+        servers = [f"SERVERS: {', '.join(job.mcp_urls)}: each tool is named <server>__<tool>"] if job.mcp_urls else []
         say("=== a new task ===", "GOAL:", job.task.goal, "",
-            f"BUDGET: {job.task.max_steps} tool calls, {round(budget_s)} s",
+            f"BUDGET: {job.task.max_steps} tool calls, {round(budget_s)} s", *servers,
             f"TOOLS ({len(tools)}):", *describe_tools(tools), "",
             'One call per line: {"tool": "<name>", "arguments": {...}}. "done" finishes the task.')
         calls = 0

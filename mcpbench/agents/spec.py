@@ -1,12 +1,14 @@
 """Agent specs: how ``--agent`` strings become agents.
 
-- ``command:<argv>``  any executable, run in the sandbox. It gets ``MCPBENCH_MCP_URL``, the goal
+- ``command:<argv>``  any executable, run in the sandbox. It gets ``MCPBENCH_MCP_URL`` (for a cross-server
+  task also ``MCPBENCH_MCP_URLS``, a JSON object of one URL per server), the goal
   (``MCPBENCH_GOAL`` and on stdin), ``MCPBENCH_MAX_STEPS``, ``MCPBENCH_TIMEOUT_S`` and
   ``MCPBENCH_DEADLINE`` (Unix time) in its environment. Exit 0 means finished; anything else is the
   agent's error. When the operator configured a model upstream, it also gets the run's model gateway
   as ``MCPBENCH_MODEL_URL`` and ``OPENAI_BASE_URL`` (with a placeholder ``OPENAI_API_KEY``). It reads
   its program's own folder and nothing else from the host (``mcpbench.sandbox.paths``).
-- ``http:<url>``      a hosted agent: POSTed ``{run_id, goal, mcp_url, max_steps, timeout_s, deadline}``;
+- ``http:<url>``      a hosted agent: POSTed ``{run_id, goal, mcp_url, max_steps, timeout_s, deadline}``
+  (and ``mcp_urls``, one URL per server, for a cross-server task);
   a 2xx answer means finished. It reaches the gateway over loopback, so it runs beside the harness.
 - ``openai[:model]``  the built-in tool-calling loop, through the model gateway to the operator's
   upstream (``MCPBENCH_MODEL_UPSTREAM`` or ``OPENAI_BASE_URL``, key ``MCPBENCH_MODEL_UPSTREAM_KEY`` or
@@ -51,9 +53,16 @@ class AgentSpecError(ValueError):
     pass
 
 
+#: A cross-server run's per-server gateway addresses, as a JSON object ``{server: url}``.
+MCP_URLS_ENV = "MCPBENCH_MCP_URLS"
+
+
 @dataclass(frozen=True)
 class AgentJob:
-    """What an agent is given for one run. ``mcp_url`` is the gateway as the agent reaches it."""
+    """What an agent is given for one run. ``mcp_url`` is the gateway as the agent reaches it: every
+    available tool (a cross-server task's named ``<server>__<tool>``); ``mcp_urls``, for a cross-server
+    task only, the same gateway at one address per server, each listing that server's tools by their
+    own names."""
 
     task: Task
     run_id: str
@@ -62,6 +71,8 @@ class AgentJob:
     seed: str
     #: the run's model gateway base URL (…/v1), when the run has one
     model_url: str | None = None
+    #: a cross-server task's address per server (None for a single-server task)
+    mcp_urls: dict[str, str] | None = None
 
     def env(self) -> dict[str, str]:
         env = {
@@ -73,6 +84,8 @@ class AgentJob:
             "MCPBENCH_RUN_ID": self.run_id,
             "MCPBENCH_SEED": self.seed,
         }
+        if self.mcp_urls:
+            env[MCP_URLS_ENV] = json.dumps(self.mcp_urls, separators=(",", ":"))
         if self.model_url:
             from mcpbench.model_gateway import MODEL_URL_ENV, PLACEHOLDER_KEY
 

@@ -186,7 +186,7 @@ def record_emitted_calls(gateway: Any, calls: list[EmittedCall], meter: RunMeter
         if gateway is None:
             continue
         seq = len(gateway.calls) + 1
-        listed = call.name in gateway.listed
+        server, tool, listed = gateway.where(call.name)  # the loop calls at the run's address
         kind: ErrorKind = "malformed_call"
         message = f"malformed tool call: {why}"
         if seq > gateway.task.max_steps:
@@ -195,8 +195,8 @@ def record_emitted_calls(gateway: Any, calls: list[EmittedCall], meter: RunMeter
         raw = call.arguments
         gateway.calls.append(CallRecord.model_construct(
             run_id=gateway.run_id, submission_id=gateway.submission_id, task_id=gateway.task.id,
-            server=gateway.task.server, seq=seq, ts=datetime.now(UTC),
-            tool=(call.name if listed or not gateway.redact else "[unlisted]")[:200],
+            server=server, seq=seq, ts=datetime.now(UTC),
+            tool=(tool if listed or not gateway.redact else "[unlisted]")[:200],
             arguments_json=REDACTED if gateway.redact else raw[:ARGUMENTS_KEPT],
             arguments_bytes=len(raw.encode()), truncated=len(raw) > ARGUMENTS_KEPT, listed=listed,
             is_error=True, error_kind=kind, error_message=kind if gateway.redact else message[:500],

@@ -84,7 +84,7 @@ def name_keyed(server: str, state: dict[str, Any], success: dict[str, Any]) -> l
     tables = names(server, state)
     out = []
     for path, prim, body, negated in _walk(success, "$.success", False):
-        if not negated:
+        if not negated or not prim.startswith(f"{server}."):  # another server's, in a cross-server task
             continue
         for arg, table in ARGS.get(prim, {}).items():
             value = body.get(arg)
@@ -104,7 +104,7 @@ def by_id(server: str, state: dict[str, Any], success: dict[str, Any]) -> dict[s
             return {key: [fix(p, negated) for p in body]}
         if key == "not":
             return {key: fix(body, True)}
-        if negated:
+        if negated and key.startswith(f"{server}."):
             body = dict(body)
             for arg, table in ARGS.get(key, {}).items():
                 if isinstance(body.get(arg), str) and body[arg] in tables.get(table, {}):
@@ -148,17 +148,28 @@ def find_guards(paths: Iterable[Path], *, write: bool = False, echo: Callable[[s
             rendered = "task" in doc and is_world_reference(task["initial_state"])
             if rendered:  # a template on a world: its patch has placeholders, a rendering has none
                 task = render(load_template(f), b"guards").model_dump(mode="json", by_alias=True, exclude_none=True)
-            hits = name_keyed(doc["server"], task["initial_state"], task["success"])
+            states = _states(doc, task)
+            hits = [hit for server, state in states.items() for hit in name_keyed(server, state, task["success"])]
             for path, _, name, ident in hits:
                 echo(f"{f}: {path} = {name!r} -> {ident!r}")
             found += len(hits)
             if hits and write and rendered:
                 echo(f"{f}: a template on a world: rewrite its guards by hand (--write edits inline states only)")
             elif hits and write:
-                new = by_id(doc["server"], task["initial_state"], task["success"])
+                new = task["success"]
+                for server, state in states.items():
+                    new = by_id(server, state, new)
                 f.write_text(replace_value(f.read_text(encoding="utf-8"), "success", new), encoding="utf-8")
     echo(f"{found} name-keyed guard arguments")
     return found
+
+
+def _states(doc: dict[str, Any], task: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each server's initial state of a task or template document: its one server's, or a cross-server
+    task's, keyed by server."""
+    if "servers" in doc:
+        return {server: task["initial_state"][server] for server in doc["servers"]}
+    return {doc["server"]: task["initial_state"]}
 
 
 __all__ = ["ARGS", "by_id", "find_guards", "name_keyed", "names", "replace_value"]

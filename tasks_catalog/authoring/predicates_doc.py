@@ -39,8 +39,28 @@ A predicate is a JSON object with exactly one key.
 | `{{"not": P}}` | `P` is false |
 | `{{"<server>.<name>": {{args}}}}` | the primitive holds on the final state (see the per-server sections) |
 
-A primitive may only name the task's own server. Predicates are pure: evaluating one never changes
-the state, and the order of evaluation inside `all`/`any` cannot change a verdict.
+A primitive may only name the task's own server (a cross-server task's: one of its servers, below).
+Predicates are pure: evaluating one never changes the state, and the order of evaluation inside
+`all`/`any` cannot change a verdict.
+
+## Cross-server tasks
+
+A task that names `servers` (two to four, docs/tasks.md "Cross-server tasks") is judged on the final
+states of all of them: each primitive `<server>.<name>` is decided on the final state of **its own**
+server, and `all`/`any`/`not` combine the verdicts as everywhere else. So a Linear fact and a Slack
+fact can stand in one `all`, and an issue number asked of GitHub is never looked up in Linear:
+
+```json
+{{"all": [{{"linear.issueState": {{"issue": "ENG-142", "state": "Done"}}}},
+         {{"github.issueClosed": {{"repo": "ferrylane/booking-api", "issue": 17}}}},
+         {{"not": {{"slack.channelArchived": {{"channel": "C01RELEASE"}}}}}}]}}
+```
+
+A primitive of a server the task does not name is a validation error naming its JSON path. Both
+verifiers take a cross-server case as its servers and their states keyed by server (the TypeScript
+CLI: `{{"servers": [...], "state": {{"<server>": <dumped state>, ...}}, "predicate": ...}}`); the
+corpus holds cross-server cases in `tasks_catalog/fixtures/cross-server.json`, whose states name,
+per server, a state of that server's own file.
 
 ## Common semantics (every primitive)
 
@@ -76,7 +96,7 @@ never a silent false:
 - a predicate that is not an object with exactly one key;
 - `all` or `any` whose value is not a non-empty list;
 - an unknown primitive (the error lists the primitives the server has);
-- a primitive of another server than the task's;
+- a primitive of another server than the task's (a cross-server task's: a server it does not name);
 - arguments that are not an object, a missing required argument, or an unknown argument;
 - a mistyped argument: arguments are strict, so `"1"` is not an integer, `1` is not a string, `true`
   is not a number, and an integer argument is written without a fraction (`3`, not `3.0`);

@@ -30,7 +30,7 @@ import anyio
 
 from servers import get_spec
 from tasks_catalog.frames import Change, diff
-from tasks_catalog.gate import apply_calls
+from tasks_catalog.gate import apply_calls, dumped
 from tasks_catalog.loader import validate_task
 from tasks_catalog.schema import Task, ToolCall
 from tasks_catalog.templates import Template, load_template, render, substitute
@@ -73,10 +73,12 @@ NAME_DERIVED_IDS = {"slack"}
 
 
 async def final_state(task: Task, calls: Iterable[ToolCall]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """The dumped initial state, the dumped state after ``calls`` and the calls' errors."""
-    initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
+    """The dumped initial state, the dumped state after ``calls`` and the calls' errors (the task's
+    scoped states: a cross-server task's keyed by server)."""
+    initial = task.scoped({server: get_spec(server).state_model.load(state, copy=False).dump()
+                           for server, state in task.initial_states().items()})
     state, errors = await apply_calls(task, calls, only_available=False, strict=False)
-    return initial, state.dump(), errors
+    return initial, dumped(state), errors
 
 
 def allowances(server: str, changes: list[Change], *, created_refs: bool = True) -> list[dict[str, Any]]:
@@ -142,7 +144,10 @@ def draft(task: Task, *, created_refs: bool = True) -> list[dict[str, Any]]:
     initial, final, errors = anyio.run(final_state, task, task.reference_solution)
     if errors:
         raise ValueError(f"task {task.id}: reference solution fails: {errors[0]}")
-    return allowances(task.server, diff(task.server, initial, final), created_refs=created_refs)
+    if not task.cross_server:
+        (server,) = task.server_names
+        return allowances(server, diff(server, initial, final), created_refs=created_refs)
+    return [a for s in task.server_names for a in allowances(s, diff(s, initial[s], final[s]), created_refs=created_refs)]
 
 
 # -- templates -------------------------------------------------------------------------------------

@@ -228,21 +228,29 @@ CANDIDATES = {"slack": _slack, "postgres": _postgres, "filesystem": _filesystem,
 async def _judge(task: Task, calls: list[ToolCall]) -> tuple[bool, list, list[str]]:
     initial, final, errors = await final_state(task, calls)
     state = task_state(task, final)
-    return evaluate(task.success, state), frame_violations(task.server, task.frame or [], initial, final), errors
+    return evaluate(task.success, state), frame_violations(task.scope, task.frame or [], initial, final), errors
 
 
 def task_state(task: Task, dumped: dict[str, Any]):
-    return get_spec(task.server).state_model.load(dumped)
+    """The task's scoped state models of a scoped dump (a cross-server task's: keyed by server)."""
+    if task.cross_server:
+        return {server: get_spec(server).state_model.load(dumped[server]) for server in task.server_names}
+    (server,) = task.server_names
+    return get_spec(server).state_model.load(dumped)
 
 
 def damages(task: Task) -> Iterator[Candidate]:
-    """Damage candidates for ``task``: calls that change an entity its frame does not allow."""
-    initial = get_spec(task.server).state_model.load(task.initial_state, copy=False).dump()
-    if task.server == "browser":
-        _, final, _ = anyio.run(final_state, task, task.reference_solution)
-        yield from _browser(task, final["current_url"])
-    else:
-        yield from CANDIDATES[task.server](initial, _touched(task))
+    """Damage candidates for ``task``: calls that change an entity its frame does not allow (on each of a
+    cross-server task's servers, its calls named as the task names tools)."""
+    for server, state in task.initial_states().items():
+        initial = get_spec(server).state_model.load(state, copy=False).dump()
+        if server == "browser":
+            _, final, _ = anyio.run(final_state, task, task.reference_solution)
+            found = _browser(task, (final["browser"] if task.cross_server else final)["current_url"])
+        else:
+            found = CANDIDATES[server](initial, _touched(task))
+        for why, calls in found:
+            yield why, [{**c, "tool": task.tool_name(server, c["tool"])} for c in calls]
 
 
 def is_collateral(task: Task, damage: list[dict[str, Any]]) -> bool:
@@ -361,7 +369,7 @@ def lookalikes(task: Task) -> list[int]:
     out = []
     for i, wrong in enumerate(task.wrong_solutions):
         initial, final, _ = anyio.run(final_state, task, wrong.calls)
-        bad = frame_violations(task.server, frame, initial, final)
+        bad = frame_violations(task.scope, frame, initial, final)
         if any(is_lookalike(frame, v.change) for v in bad):
             out.append(i)
     return out

@@ -4,7 +4,7 @@ changed entity must be allowed by an allowance of the task's frame. See docs/fra
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tasks_catalog.frames._entities import (
@@ -32,19 +32,25 @@ from tasks_catalog.frames._judge import (
 )
 
 
-def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> list[tuple[str, str]]:
-    """Problems of a frame for a task of ``server``: (JSON path, message) for an allowance naming an
-    entity kind the server does not declare, or a field the kind does not have."""
+def check_frame(frame: Iterable[Any], server: str | Sequence[str], path: str = "$.frame") -> list[tuple[str, str]]:
+    """Problems of a frame for a task of ``server`` (or of several servers, a cross-server task's):
+    (JSON path, message) for an allowance naming an entity kind its server does not declare, a server
+    the task does not name, or a field the kind does not have."""
     problems: list[tuple[str, str]] = []
-    entities = server_entities(server)
+    servers = (server,) if isinstance(server, str) else tuple(server)
     for i, allowance in enumerate(frame):
         a = allowance if isinstance(allowance, dict) else allowance.model_dump(mode="json", exclude_none=True)
         here = f"{path}[{i}]"
         prefix, _, name = str(a.get("entity", "")).partition(".")
-        kind = entities.kind(name)
-        if prefix != server:
-            problems.append((f"{here}.entity", f"{a.get('entity')!r} is not an entity of {server} (write '{server}.<kind>')"))
+        if prefix not in servers:
+            problems.append((f"{here}.entity", f"{a.get('entity')!r} is not an entity of {servers[0]} (write "
+                             f"'{servers[0]}.<kind>')" if len(servers) == 1 else f"{a.get('entity')!r} is not an "
+                             f"entity of this task's servers (write '<server>.<kind>', the server one of "
+                             f"{', '.join(servers)})"))
             continue
+        server = prefix
+        entities = server_entities(server)
+        kind = entities.kind(name)
         if kind is None:
             known = ", ".join(f"{server}.{k.name}" for k in entities.kinds)
             problems.append((f"{here}.entity", f"{server} has no entity kind {name!r}; kinds: {known}"))

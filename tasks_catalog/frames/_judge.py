@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from tasks_catalog.frames._entities import (
     Kind,
@@ -336,11 +336,16 @@ def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
     return violations
 
 
-def frame_violations(server: str, frame: Iterable[Any], initial: Mapping[str, Any] | Extracted,
+def frame_violations(server: str | Sequence[str], frame: Iterable[Any], initial: Mapping[str, Any] | Extracted,
                      final: Mapping[str, Any]) -> list[Violation]:
     """Judge the run that took ``initial`` to ``final`` (dumped states of ``server``, the initial one
-    possibly ``Extracted``) against ``frame``."""
-    return judge(frame, diff(server, initial, final))
+    possibly ``Extracted``) against ``frame``. For a cross-server task ``server`` is its servers and
+    ``initial`` and ``final`` are keyed by them: every server's changes, in the order of ``server``, are
+    judged together (an allowance's ``max`` counts its matches on every server)."""
+    if isinstance(server, str):
+        return judge(frame, diff(server, initial, final))
+    by_server = cast("Mapping[str, Any]", initial)  # keyed by server, as the docstring says
+    return judge(frame, [c for s in server for c in diff(s, by_server[s], final[s])])
 
 
 def summarize(violations: list[Violation], limit: int = 5) -> str:

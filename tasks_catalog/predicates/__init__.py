@@ -1,13 +1,15 @@
 """Success predicates: JSON trees of ``all``/``any``/``not`` over per-server primitives.
 
 ``check`` validates a predicate statically (every problem, each with its JSON path);
-``evaluate`` decides it against a server's final state; ``explain`` says why it is false: its failing
-clauses, each with what it asks and what the state held. The exact semantics of every primitive are in
-``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
+``evaluate`` decides it against a server's final state, or a cross-server task's final states (one per
+server: each primitive ``<server>.<name>`` is decided on its server's); ``explain`` says why it is false:
+its failing clauses, each with what it asks and what the state held. The exact semantics of every
+primitive are in ``docs/predicates.md``, generated from the registry by ``mcpbench author docs``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -68,14 +70,15 @@ class InvalidPredicate(ValueError):
         super().__init__("; ".join(str(e) for e in errors))
 
 
-def check(pred: Any, server: str, path: str = "$") -> list[PredicateError]:
-    """Every static problem of ``pred`` for a task on ``server`` (empty when it is well formed)."""
+def check(pred: Any, server: str | Sequence[str], path: str = "$") -> list[PredicateError]:
+    """Every static problem of ``pred`` for a task on ``server`` (or on each of several servers, a
+    cross-server task's: a primitive of any of them is allowed) (empty when it is well formed)."""
     errors: list[PredicateError] = []
-    _check(pred, server, path, errors)
+    _check(pred, (server,) if isinstance(server, str) else tuple(server), path, errors)
     return errors
 
 
-def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> None:
+def _check(pred: Any, servers: tuple[str, ...], path: str, errors: list[PredicateError]) -> None:
     if not isinstance(pred, dict) or len(pred) != 1:
         errors.append(PredicateError(path, "a predicate is an object with exactly one key"))
         return
@@ -86,10 +89,10 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
             errors.append(PredicateError(here, f"'{key}' takes a non-empty list of predicates"))
             return
         for i, sub in enumerate(body):
-            _check(sub, server, f"{here}[{i}]", errors)
+            _check(sub, servers, f"{here}[{i}]", errors)
         return
     if key == "not":
-        _check(body, server, here, errors)
+        _check(body, servers, here, errors)
         return
     prims = primitives()
     prim = prims.get(key)
@@ -101,8 +104,10 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
         else:
             errors.append(PredicateError(here, f"unknown primitive {key!r}; expected all/any/not or <server>.<name>"))
         return
-    if prim.server != server:
-        errors.append(PredicateError(here, f"primitive {key!r} belongs to server {prim.server!r}, not {server!r}"))
+    if prim.server not in servers:
+        errors.append(PredicateError(here, f"primitive {key!r} belongs to server {prim.server!r}, not {servers[0]!r}"
+                                     if len(servers) == 1 else f"primitive {key!r} belongs to server "
+                                     f"{prim.server!r}, which this task does not name (its servers: {', '.join(servers)})"))
         return
     if not isinstance(body, dict):
         errors.append(PredicateError(here, "a primitive's arguments are an object"))
@@ -115,7 +120,8 @@ def _check(pred: Any, server: str, path: str, errors: list[PredicateError]) -> N
 
 
 def evaluate(pred: dict[str, Any], state: Any) -> bool:
-    """Decide ``pred`` on ``state`` (the server's state model). The predicate must pass ``check``."""
+    """Decide ``pred`` on ``state``: the server's state model, or for a cross-server task a ``dict`` of
+    them keyed by server, each primitive decided on its own server's. The predicate must pass ``check``."""
     (key, body), = pred.items()
     if key == "all":
         return all(evaluate(p, state) for p in body)
@@ -126,6 +132,11 @@ def evaluate(pred: dict[str, Any], state: Any) -> bool:
     prim = primitives().get(key)
     if prim is None:
         raise InvalidPredicate([PredicateError("$", f"unknown primitive {key!r}")])
+    if isinstance(state, dict):  # a cross-server task's states (a server's state is a model, never a dict)
+        if prim.server not in state:
+            raise InvalidPredicate([PredicateError("$", f"primitive {key!r}: no state of server {prim.server!r} "
+                                                        f"(the states are {', '.join(state)})")])
+        state = state[prim.server]
     return prim.evaluate(state, body)
 
 
@@ -168,8 +179,11 @@ def _described(clause: str, node: dict[str, Any], negated: bool, state: Any) -> 
     if key in COMPOUNDS:  # the body of a not, itself a compound: it holds
         return FailedClause(clause=clause, primitive=key, negated=negated,
                             expected=f"not ({key} of {len(body) if key != 'not' else 1} clauses)", found="it holds")
+    prim = primitives()[key]
+    if isinstance(state, dict):  # a cross-server task's states: the primitive's server's
+        state = state[prim.server]
     try:
-        expected, found = primitives()[key].describe(state, body)
+        expected, found = prim.describe(state, body)
     except Exception as exc:  # noqa: BLE001 - an explainer's bug must never cost the verdict
         expected, found = key, f"(the state could not be described: {type(exc).__name__})"
     return FailedClause(clause=clause, primitive=key, negated=negated, args=body,

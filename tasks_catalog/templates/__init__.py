@@ -78,7 +78,9 @@ class Template(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{2,60}$")
-    server: Literal[SERVER_NAMES]  # type: ignore[valid-type]
+    server: Literal[SERVER_NAMES] | None = None  # type: ignore[valid-type]
+    #: a cross-server template's servers (2 to 4), instead of ``server``: it renders a cross-server task
+    servers: list[Literal[SERVER_NAMES]] | None = Field(default=None, min_length=2, max_length=4)  # type: ignore[valid-type]
     difficulty: Literal["easy", "medium", "hard"]
     category: Literal["standard", "recovery"]
     params: dict[str, Param] = Field(min_length=1)
@@ -97,9 +99,12 @@ class Template(BaseModel):
             for other in p.distinct_from:
                 if other not in self.params:
                     raise ValueError(f"params.{name}.distinct_from names unknown parameter {other!r}")
-        reserved = {"id", "server", "difficulty", "category", "nonce", "template", "$schema"} & set(self.task)
+        reserved = {"id", "server", "servers", "difficulty", "category", "nonce", "template", "$schema"} & set(self.task)
         if reserved:
             raise ValueError(f"task must not set {sorted(reserved)}; they come from the template")
+        if (self.server is None) == (self.servers is None):
+            raise ValueError("a template names its server ('server') or, for cross-server tasks, its servers "
+                             "('servers', 2 to 4): exactly one of the two")
         return self
 
 
@@ -235,8 +240,9 @@ def render(template: Template, seed: bytes) -> Task:
 def instantiate(template: Template, params: dict[str, Any], *, task_id: str, nonce: str) -> Task:
     """The task ``template`` gives with these parameters, id and nonce (``render`` picks all three)."""
     doc = substitute(template.task, params)
-    doc.update(id=task_id, server=template.server, difficulty=template.difficulty,
-               category=template.category, nonce=nonce, template={"id": template.id, "params": params})
+    doc.update(id=task_id, difficulty=template.difficulty, category=template.category, nonce=nonce,
+               template={"id": template.id, "params": params},
+               **({"servers": list(template.servers)} if template.servers else {"server": template.server}))
     try:
         return Task.model_validate(doc)
     except ValidationError as exc:

@@ -117,6 +117,15 @@ def test_every_dev_task_hash_is_rebuilt_by_the_third_party_rule():
         assert third_party_hash(doc) == task_hash(doc), f
 
 
+def test_every_example_cross_server_task_hash_is_rebuilt_by_the_third_party_rule():
+    files = sorted((ROOT / "tests" / "cross_server_tasks").glob("*.json"))
+    assert len(files) >= 4
+    for f in files:
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        assert "servers" in doc and "server" not in doc
+        assert third_party_hash(doc) == task_hash(doc), f
+
+
 def test_the_hash_help_names_every_default_the_schema_exports():
     help_text = " ".join(CliRunner().invoke(main, ["tasks", "hash", "--help"]).output.split())
     defaults = []

@@ -131,3 +131,30 @@ def test_an_evaluation_run_is_named_after_its_submission_and_split_and_publishes
     overall = table[-1]
     assert overall["server"] == "overall" and overall["attempted"] == 2
     assert overall["success (95% CI)"] == "100.0% [34.2-100.0]" and result["score"]["success_rate"] == 1.0
+
+
+def test_the_evaluate_flow_runs_a_folder_with_a_cross_server_task_and_scores_its_row(prefect_harness, where):
+    """A folder of one single-server dev task and one cross-server task (linear + slack): both run and
+    land, the folder's split never ranks, and the score card has the cross-server row beside the
+    servers the cross-server run's calls went to."""
+    import duckdb
+
+    from flows import evaluate_submission
+    from runstore.store import open_store
+    from warehouse.scorecard import scorecard
+
+    folder = where["root"] / "mixed"
+    folder.mkdir()
+    shutil.copy(REPO / "tests/cross_server_tasks/x-incident-handover.json", folder)
+    shutil.copy(REPO / "tasks_catalog/dev/filesystem/fs-set-log-level.json", folder)
+    result = evaluate_submission(agent="oracle", submission_id="wiring-cross", submitter="wiring", concurrency=2,
+                                 store=where["store"], db_path=where["db_path"], runner="threads",
+                                 tasks_dir=str(folder))
+    assert (result["split"], result["tasks"], result["ran"], result["passed"]) == ("dir:mixed", 2, 2, 2)
+    runs = {r["task_id"]: r for r in open_store(where["store"]).read_runs("wiring-cross").to_pylist()}
+    assert (runs["x-incident-handover"]["server"], runs["x-incident-handover"]["servers"]) == \
+        ("cross-server", ["linear", "slack"])
+    with duckdb.connect(where["db_path"], read_only=True) as con:
+        card = scorecard("wiring-cross", con=con)
+    assert list(card["by_server"]) == ["filesystem", "linear", "slack", "cross-server"]
+    assert card["by_server"]["cross-server"]["passed"] == 1 and card["by_server"]["linear"]["attempted"] == 0

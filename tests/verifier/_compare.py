@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from servers import get_spec
 from tasks_catalog import ts_verifier
 from tasks_catalog.fixtures import Case, load_cases
 from tasks_catalog.predicates import evaluate
@@ -25,11 +24,12 @@ class Disagreement:
 
 def corpus() -> list[tuple[Case, Any, dict[str, Any]]]:
     """Every fixture case with its state normalised through the server's model and dumped: exactly
-    what a verifier receives after a run."""
+    what a verifier receives after a run (a cross-server case's: each server's, keyed by server)."""
     out = []
     for case in load_cases():
-        state = get_spec(case.server).state_model.load(case.state)
-        out.append((case, state, state.dump()))
+        state = case.load()
+        dumped = {s: m.dump() for s, m in state.items()} if isinstance(state, dict) else state.dump()
+        out.append((case, state, dumped))
     return out
 
 

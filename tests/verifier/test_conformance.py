@@ -8,6 +8,7 @@ import dataclasses
 import json
 import subprocess
 
+import pytest
 from _compare import disagreements
 
 from tasks_catalog import ts_verifier
@@ -16,7 +17,7 @@ from tasks_catalog.predicates import _registry, check, primitives
 
 def test_both_verifiers_agree_on_every_fixture_case(ts_cli):
     total, found = disagreements()
-    assert total >= 390
+    assert total >= 400
     assert not found, f"{len(found)} of {total} cases disagree:\n" + "\n".join(map(str, found))
 
 
@@ -38,6 +39,14 @@ def test_a_broken_python_primitive_makes_the_conformance_fail(ts_cli, monkeypatc
     assert found
     assert all("slack.channelExists" in json.dumps(d.case.predicate) for d in found)
     assert any(d.case.name == "channelExists true by name" and d.python is False and d.typescript is True for d in found)
+
+
+def test_a_broken_typescript_primitive_is_caught_on_the_cross_server_cases_too(ts_cli):
+    _, found = disagreements(break_primitive="linear.issueState")
+    cross = [d for d in found if not isinstance(d.case.server, str)]
+    assert cross and all("linear.issueState" in json.dumps(d.case.predicate) for d in found)
+    assert {d.case.name for d in cross} >= {"a fact of each server holds on its own state",
+                                           "three servers agree on a release"}
 
 
 def test_a_broken_typescript_primitive_makes_the_conformance_fail(ts_cli):
@@ -75,6 +84,39 @@ MALFORMED = [
     ("slack", {"slack.channelExists": {"channel": "a"}, "not": {}}, "$"),
     ("slack", ["slack.channelExists"], "$"),
 ]
+
+
+CROSS_MALFORMED = [
+    (("linear", "slack"), {"all": [{"slack.channelExists": {"channel": "a"}}, {"github.issueClosed": {"repo": "a/b", "issue": 1}}]},
+     '$.all[1]["github.issueClosed"]'),
+    (("linear", "slack"), {"linear.issueState": {"issue": "ENG-1"}}, '$["linear.issueState"].state'),
+]
+
+
+def test_both_verifiers_reject_a_cross_server_predicate_on_a_server_the_case_does_not_name(ts_cli):
+    answers = ts_verifier.run([(servers, {s: {} for s in servers}, pred) for servers, pred, _ in CROSS_MALFORMED])
+    for (servers, pred, path), answer in zip(CROSS_MALFORMED, answers, strict=True):
+        python = check(pred, servers)
+        assert [e.path for e in python] == [path], (pred, python)
+        assert isinstance(answer, dict) and answer["verdict"] is None, (pred, answer)
+        assert [p["path"] for p in answer["problems"]] == [path]
+        if "belongs to server" in python[0].message:  # the same words in both (argument errors differ)
+            assert [p["message"] for p in answer["problems"]] == [e.message for e in python]
+
+
+@pytest.mark.parametrize("case, message", [
+    ({"servers": ["slack"], "state": {"slack": {}}, "predicate": {}}, "$[0].servers: expected a list of 2 to 4 servers"),
+    ({"servers": ["slack", "slack"], "state": {"slack": {}}, "predicate": {}}, "$[0].servers: names a server twice"),
+    ({"servers": ["slack", "jira"], "state": {}, "predicate": {}}, '$[0].servers[1]: unknown server "jira"'),
+    ({"server": "slack", "servers": ["slack", "linear"], "state": {}, "predicate": {}}, "exactly one of the two"),
+    ({"servers": ["slack", "linear"], "state": {"slack": {}}, "predicate": {}},
+     "$[0].state: expected an object holding a dumped state for each of slack, linear"),
+    ({"servers": ["slack", "linear"], "state": {"slack": {}, "linear": {}, "github": {}}, "predicate": {}},
+     "$[0].state: expected an object holding a dumped state for each of slack, linear"),
+])
+def test_a_malformed_cross_server_case_is_refused_by_the_cli_naming_where(ts_cli, case, message):
+    proc = subprocess.run(["node", str(ts_cli)], input=json.dumps([case]), capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
 
 
 def test_both_verifiers_reject_malformed_predicates_naming_the_json_path(ts_cli):

@@ -45,7 +45,35 @@ def test_a_typescript_verifier_blind_to_a_kind_makes_the_frame_conformance_fail(
     typescript = ts_verifier.frame_violations_many([(c.server, c.initial, c.final, c.frame) for c in CASES],
                                                    break_kind="slack.message")
     differ = [c for c, ts in zip(CASES, typescript) if ts != _python(c)]
-    assert differ and all(c.server == "slack" and "message" in " ".join(c.expected) for c in differ)
+    assert differ and all("slack" in ((c.server,) if isinstance(c.server, str) else c.server)
+                          and "slack.message" in " ".join(c.expected) for c in differ)
+
+
+def test_the_frame_corpus_has_cross_server_cases_that_allow_and_that_violate():
+    cross = [c for c in CASES if not isinstance(c.server, str)]
+    assert {len(c.server) for c in cross} >= {2, 3, 4}
+    assert any(not c.expected for c in cross) and any(c.expected for c in cross)
+    servers_violating = [{t.split(".")[0] for t in c.expected} for c in cross]
+    assert any(len(found) >= 2 for found in servers_violating), "a case with violations on two servers"
+
+
+def test_a_cross_server_frame_reports_each_servers_violations_as_that_server_alone_would():
+    """Judged together, a cross-server run's violations are the union of each server's, in the order of
+    its servers: what the single-server judge reports on each."""
+    for case in (c for c in CASES if not isinstance(c.server, str)):
+        together = frame_violations(case.server, case.frame, case.initial, case.final)
+        apart = [v for s in case.server for v in frame_violations(s, [a for a in case.frame if a["entity"].startswith(s + ".")],
+                                                                  case.initial[s], case.final[s])]
+        if not any("allows at most" in t for t in case.expected):
+            assert [v.describe() for v in together] == [v.describe() for v in apart], case.id
+
+
+def test_a_typescript_verifier_blind_to_a_kind_fails_the_cross_server_frame_cases_too(ts_cli):
+    cross = [c for c in CASES if not isinstance(c.server, str)]
+    typescript = ts_verifier.frame_violations_many([(c.server, c.initial, c.final, c.frame) for c in cross],
+                                                   break_kind="github.issue")
+    differ = [c for c, ts in zip(cross, typescript) if ts != _python(c)]
+    assert differ and all("github.issue" in " ".join(c.expected) for c in differ)
 
 
 def test_a_selector_that_matches_nothing_is_an_error_naming_the_edit():

@@ -197,3 +197,27 @@ def test_derived_states_are_judged_exactly_as_whole_ones(ts_cli, sent):
     assert frames == ts_verifier.frame_violations_many(frame_cases)
     assert frames[0] == [] and {v["change"] for v in frames[1]} == {"create"} and frames[2][0]["change"] == "delete"
     assert [(v["change"], v["fields"]) for v in frames[3]] == [("update", ["labels"])]
+
+
+def test_judge_many_sends_a_cross_server_cases_states_server_by_server_and_answers_as_the_two_calls_do(ts_cli, sent):
+    """A cross-server case's states go out per server, each once, a final one as its changes to its
+    server's initial state; its verdicts and frame violations are what the separate calls give."""
+    slack = {"viewer": "U1", "users": [{"id": "U1", "name": "amara"}],
+             "channels": [{"id": "C1", "name": "release-train", "members": ["U1"], "messages": []}]}
+    posted = copy.deepcopy(slack)
+    posted["channels"][0]["messages"].append({"ts": "1.000100", "user": "U1", "text": "4.19.0 is out"})
+    initial = {"filesystem": STATE, "slack": slack}
+    final = {"filesystem": {"files": {"a.txt": "release 4.20\n"}, "directories": []}, "slack": posted}
+    servers = ("filesystem", "slack")
+    pred = {"all": [{"filesystem.fileContentMatches": {"path": "a.txt", "pattern": r"4\.20"}},
+                    {"slack.messagePosted": {"channel": "release-train", "pattern": r"4\.19\.0"}}]}
+    frame = [{"entity": "slack.message", "change": ["create"], "where": {"channel": "C1"}, "max": 1}]
+    verdict_cases = [(servers, initial, pred), (servers, final, pred), ("slack", posted, pred["all"][1])]
+    frame_cases = [(servers, initial, final, frame)]
+    verdicts, frames = ts_verifier.judge_many(verdict_cases, frame_cases)
+    payload = json.loads(sent[0])
+    assert len(payload["states"]) == 2 and len(payload["derived"]) == 2  # each server's initial whole, its final as ops
+    assert payload["verdicts"][0]["servers"] == ["filesystem", "slack"] and set(payload["verdicts"][0]["state"]) == set(servers)
+    assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [False, True, True]
+    assert frames == ts_verifier.frame_violations_many(frame_cases)
+    assert [(v["entity"], v["change"]) for v in frames[0]] == [("filesystem.file", "update")]

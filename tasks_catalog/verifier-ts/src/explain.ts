@@ -49,16 +49,17 @@ export function failingClauses(pred: Json, state: JsonObject, evaluate: Evaluate
 
 /** The first EXPLAINED_CLAUSES failing clauses of `pred` (false on `state`), described. */
 export function explainFalse(pred: Json, state: JsonObject, evaluate: Evaluate,
-                             primitives: ReadonlyMap<string, Primitive>): Explanation {
+                             primitives: ReadonlyMap<string, Primitive>,
+                             stateOf: (server: string) => JsonObject = () => state): Explanation {
   const found = failingClauses(pred, state, evaluate);
   return {
     failing: found.map(([clause]) => clause),
-    clauses: found.slice(0, EXPLAINED_CLAUSES).map(([clause, node, negated]) => described(clause, node, negated, state, primitives)),
+    clauses: found.slice(0, EXPLAINED_CLAUSES).map(([clause, node, negated]) => described(clause, node, negated, stateOf, primitives)),
     clauses_omitted: Math.max(0, found.length - EXPLAINED_CLAUSES),
   };
 }
 
-function described(clause: string, node: Json, negated: boolean, state: JsonObject,
+function described(clause: string, node: Json, negated: boolean, stateOf: (server: string) => JsonObject,
                    primitives: ReadonlyMap<string, Primitive>): FailedClause {
   const [name, body] = Object.entries(node as JsonObject)[0] as [string, Json];
   const prim = primitives.get(name);
@@ -69,7 +70,7 @@ function described(clause: string, node: Json, negated: boolean, state: JsonObje
   let expected: string;
   let found: string;
   try {
-    [expected, found] = prim.explain(state, body as JsonObject);
+    [expected, found] = prim.explain(stateOf(prim.server), body as JsonObject);
   } catch (exc) {  // an explainer's bug must never cost the verdict
     [expected, found] = [name, `(the state could not be described: ${(exc as Error).name})`];
   }

@@ -418,6 +418,17 @@ export function frameViolations(server: string, frame: JsonObject[], initial: Js
   return judge(frame, diff(server, initial, final, declaration(), skipKind));
 }
 
+/** A cross-server task's frame judged on its servers' states (keyed by server): each server's changes,
+ * in the order of `servers`, judged together (a `max` counts the changes of every server). */
+export function frameViolationsAcross(servers: readonly string[], frame: JsonObject[],
+                                      initial: { [server: string]: JsonObject },
+                                      final: { [server: string]: JsonObject },
+                                      skipKind: string | null = null): Violation[] {
+  const changes = servers.flatMap((server) =>
+    diff(server, initial[server] as JsonObject, final[server] as JsonObject, declaration(), skipKind));
+  return judge(frame, changes);
+}
+
 const PAST: { [k in ChangeKind]: string } = { create: "created", update: "updated", delete: "deleted" };
 
 /** The text the Python verifier's `Violation.describe()` gives. */

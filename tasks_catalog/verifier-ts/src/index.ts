@@ -1,6 +1,6 @@
 /** The TypeScript verifier of MCPBench success predicates. */
 
-export { check, evaluate, explain, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
+export { check, evaluate, evaluateAcross, explain, explainAcross, InvalidPredicate, isServer, PRIMITIVES } from "./predicate";
 export { failingClauses } from "./explain";
 export type { Explanation, FailedClause } from "./explain";
 export type { Problem } from "./predicate";
@@ -9,5 +9,5 @@ export type { Case, Verdict } from "./verdicts";
 export { search, translate, PatternError } from "./pattern";
 export { countRows, SqlFailure } from "./sql";
 export { same, Undecidable } from "./values";
-export { declaration, describe, diff, extract, frameViolations, judge, jsonEqual, renderScalar, FrameError } from "./frame";
+export { declaration, describe, diff, extract, frameViolations, frameViolationsAcross, judge, jsonEqual, renderScalar, FrameError } from "./frame";
 export type { Change, Declaration, KindDeclaration, Violation } from "./frame";

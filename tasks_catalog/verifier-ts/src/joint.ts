@@ -2,7 +2,9 @@
  * The CLI's `--judge` mode: verdicts and frame judgements in one call, each dumped state sent once.
  *
  * Input `{"states": [state, ...], "verdicts": [{server, state, predicate}], "frames": [{server, initial,
- * final, frame}]}`, where `state`, `initial` and `final` are indexes into `states`. The gate judges
+ * final, frame}]}`, where `state`, `initial` and `final` are indexes into `states`; a cross-server case
+ * names `servers` instead of `server`, and its `state`, `initial` and `final` are objects keyed by its
+ * servers, each holding the index of that server's state. The gate judges
  * every task's initial state and each final state, and compares each final state with the initial one:
  * sent case by case, a task's initial state went out once per case, each final state twice, and a
  * world's state is some hundreds of kilobytes of JSON. Answers `{"verdicts": [...], "frames": [...]}`,
@@ -53,12 +55,21 @@ export function jointAnswers(input: Json, broken: string | null = null): JointAn
     }
     return out;
   };
-  const state = (where: string, ref: Json | undefined): Json => {
+  const one = (where: string, ref: Json | undefined): Json => {
     if (typeof ref !== "number" || !Number.isInteger(ref) || ref < 0 || ref >= total) {
       const range = total === 0 ? "$.states is empty" : `0 to ${total - 1}`;
       throw new InputError(`${where}: expected the index of a state in $.states (${range})`);
     }
     return resolve(ref);
+  };
+  // a cross-server case's states: an object of indexes keyed by server (what it holds is checked with the case)
+  const state = (where: string, ref: Json | undefined): Json => {
+    if (!isObject(ref)) return one(where, ref);
+    const out: JsonObject = {};
+    for (const [server, at] of Object.entries(ref)) {
+      Object.defineProperty(out, server, { value: one(`${where}.${server}`, at), writable: true, enumerable: true, configurable: true });
+    }
+    return out;
   };
   const verdictCases = input.verdicts.map((c, i) =>
     isObject(c) ? { ...c, state: state(`$.verdicts[${i}].state`, c.state) } : c);

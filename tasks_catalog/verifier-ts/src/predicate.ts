@@ -1,7 +1,8 @@
 /**
  * Predicates: JSON trees of `all`/`any`/`not` over per-server primitives (docs/predicates.md).
  * `check` finds every static problem, each with its JSON path, as tasks_catalog/predicates does;
- * `evaluate` decides a well-formed predicate on a server's dumped final state.
+ * `evaluate` decides a well-formed predicate on a server's dumped final state, `evaluateAcross` on a
+ * cross-server task's final states (each primitive `<server>.<name>` on its server's).
  */
 
 import { checkArgs, Problem } from "./args";
@@ -39,14 +40,15 @@ export function isServer(name: unknown): name is Server {
 
 const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{N}\p{Mn}\p{Mc}\p{Pc}]*$/u;
 
-/** Every static problem of `pred` for a task on `server` (empty when it is well formed). */
-export function check(pred: Json, server: string, path = "$"): Problem[] {
+/** Every static problem of `pred` for a task on `server`, or on each of `servers` (a cross-server
+ * task's: a primitive of any of them is allowed) (empty when it is well formed). */
+export function check(pred: Json, server: string | readonly string[], path = "$"): Problem[] {
   const out: Problem[] = [];
-  walk(pred, server, path, out);
+  walk(pred, typeof server === "string" ? [server] : server, path, out);
   return out;
 }
 
-function walk(pred: Json, server: string, path: string, out: Problem[]): void {
+function walk(pred: Json, servers: readonly string[], path: string, out: Problem[]): void {
   if (!isObject(pred) || Object.keys(pred).length !== 1) {
     out.push({ path, message: "a predicate is an object with exactly one key" });
     return;
@@ -58,11 +60,11 @@ function walk(pred: Json, server: string, path: string, out: Problem[]): void {
       out.push({ path: here, message: `'${name}' takes a non-empty list of predicates` });
       return;
     }
-    body.forEach((sub, i) => walk(sub, server, `${here}[${i}]`, out));
+    body.forEach((sub, i) => walk(sub, servers, `${here}[${i}]`, out));
     return;
   }
   if (name === "not") {
-    walk(body, server, here, out);
+    walk(body, servers, here, out);
     return;
   }
   const prim = PRIMITIVES.get(name);
@@ -77,8 +79,13 @@ function walk(pred: Json, server: string, path: string, out: Problem[]): void {
     });
     return;
   }
-  if (prim.server !== server) {
-    out.push({ path: here, message: `primitive '${name}' belongs to server '${prim.server}', not '${server}'` });
+  if (!servers.includes(prim.server)) {
+    out.push({
+      path: here,
+      message: servers.length === 1
+        ? `primitive '${name}' belongs to server '${prim.server}', not '${servers[0]}'`
+        : `primitive '${name}' belongs to server '${prim.server}', which this task does not name (its servers: ${servers.join(", ")})`,
+    });
     return;
   }
   out.push(...checkArgs(body, prim.args, here));
@@ -89,13 +96,30 @@ function walk(pred: Json, server: string, path: string, out: Problem[]): void {
  * `breakPrimitive` names one primitive key whose verdict is inverted. It exists only so the
  * conformance test can prove that a broken primitive is caught (env MCPBENCH_TS_BREAK in the CLI). */
 export function evaluate(pred: Json, state: JsonObject, breakPrimitive: string | null = null): boolean {
+  return decide(pred, () => state, breakPrimitive);
+}
+
+/** Decide `pred` on a cross-server task's final states, keyed by server: each primitive on its own
+ * server's state. The predicate must pass `check` for those servers. */
+export function evaluateAcross(pred: Json, states: { [server: string]: JsonObject },
+                               breakPrimitive: string | null = null): boolean {
+  return decide(pred, (server) => {
+    const state = Object.prototype.hasOwnProperty.call(states, server) ? states[server] : undefined;
+    if (state === undefined) {
+      throw new InvalidPredicate([{ path: "$", message: `no state of server '${server}' (the states are ${Object.keys(states).join(", ")})` }]);
+    }
+    return state;
+  }, breakPrimitive);
+}
+
+function decide(pred: Json, stateOf: (server: string) => JsonObject, breakPrimitive: string | null): boolean {
   const [name, body] = Object.entries(pred as JsonObject)[0] as [string, Json];
-  if (name === "all") return (body as Json[]).every((p) => evaluate(p, state, breakPrimitive));
-  if (name === "any") return (body as Json[]).some((p) => evaluate(p, state, breakPrimitive));
-  if (name === "not") return !evaluate(body, state, breakPrimitive);
+  if (name === "all") return (body as Json[]).every((p) => decide(p, stateOf, breakPrimitive));
+  if (name === "any") return (body as Json[]).some((p) => decide(p, stateOf, breakPrimitive));
+  if (name === "not") return !decide(body, stateOf, breakPrimitive);
   const prim = PRIMITIVES.get(name);
   if (prim === undefined) throw new InvalidPredicate([{ path: "$", message: `unknown primitive '${name}'` }]);
-  const verdict = prim.fn(state, body as JsonObject);
+  const verdict = prim.fn(stateOf(prim.server), body as JsonObject);
   return name === breakPrimitive ? !verdict : verdict;
 }
 
@@ -104,4 +128,13 @@ export function evaluate(pred: Json, state: JsonObject, breakPrimitive: string |
 export function explain(pred: Json, state: JsonObject, breakPrimitive: string | null = null): Explanation | null {
   const decide = (p: Json, s: JsonObject) => evaluate(p, s, breakPrimitive);
   return decide(pred, state) ? null : explainFalse(pred, state, decide, PRIMITIVES);
+}
+
+/** `explain` for a cross-server task's final states, keyed by server: each clause described on its
+ * primitive's server's state. */
+export function explainAcross(pred: Json, states: { [server: string]: JsonObject },
+                              breakPrimitive: string | null = null): Explanation | null {
+  const decide = (p: Json, s: JsonObject) => evaluateAcross(p, s as { [server: string]: JsonObject }, breakPrimitive);
+  return decide(pred, states) ? null
+    : explainFalse(pred, states, decide, PRIMITIVES, (server) => states[server] as JsonObject);
 }

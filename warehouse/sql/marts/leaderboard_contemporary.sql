@@ -4,8 +4,9 @@
 -- better), then hallucination rate; the others follow with rank null and their coverage. Dev-set,
 -- folder and historical runs never appear. Every success rate carries its 95% Wilson interval and
 -- separable_from_next (leaderboard_ranks). Trials (k, pass^k, pass@k) and model tokens and cost come
--- from trials_by_submission.
--- depends: metrics_by_submission, submission_coverage, anomaly_submitter_flags, trials_by_submission, leaderboard_ranks
+-- from trials_by_submission; the cross-server columns are the submission's cross-server tasks alone
+-- (success rate and its interval; null when it ran none).
+-- depends: metrics_by_submission, metrics_by_submission_server, submission_coverage, anomaly_submitter_flags, trials_by_submission, leaderboard_ranks
 -- grain: submission_id
 -- check: (rank is null) = (not covered)
 -- check: success_rate between success_rate_ci_low - 1e-9 and success_rate_ci_high + 1e-9
@@ -28,6 +29,12 @@ trials as (
 
 ranks as (
     select * from leaderboard_ranks
+),
+
+-- the submission's cross-server tasks, scored apart (their runs' row of metrics_by_submission_server)
+cross_server as (
+    select * from metrics_by_submission_server
+    where server = 'cross-server'
 ),
 
 current_month as (
@@ -63,6 +70,10 @@ final as (
         trials.pass_at_k_ci_high,
         trials.tokens_per_run,
         trials.cost_usd,
+        cross_server.attempted as cross_server_attempted,
+        cross_server.success_rate as cross_server_success_rate,
+        wilson_low(cross_server.passed, cross_server.attempted) as cross_server_success_rate_ci_low,
+        wilson_high(cross_server.passed, cross_server.attempted) as cross_server_success_rate_ci_high,
         coverage.tasks_in_month,
         coverage.tasks_covered,
         coverage.coverage,
@@ -73,6 +84,7 @@ final as (
     join ranks on ranks.submission_id = submissions.submission_id
     left join flags on flags.submission_id = submissions.submission_id
     left join trials on trials.submission_id = submissions.submission_id
+    left join cross_server on cross_server.submission_id = submissions.submission_id
 )
 
 select * from final

@@ -3,8 +3,9 @@
 -- contemporary leaderboard: only submissions that covered the month get a rank; the others follow
 -- with rank null and their coverage. Dev-set and folder runs never appear here. Success rates carry
 -- their 95% Wilson interval and separable_from_next, as on the contemporary board.
--- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there.
--- depends: metrics_by_submission, submission_coverage, trials_by_submission, leaderboard_ranks
+-- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there; the
+-- cross-server columns are the submission's cross-server tasks alone (null when it ran none).
+-- depends: metrics_by_submission, metrics_by_submission_server, submission_coverage, trials_by_submission, leaderboard_ranks
 -- grain: submission_id
 -- check: (rank is null) = (not covered)
 -- check: split = 'Historical-' || month
@@ -23,6 +24,12 @@ trials as (
 
 ranks as (
     select * from leaderboard_ranks
+),
+
+-- the submission's cross-server tasks, scored apart (their runs' row of metrics_by_submission_server)
+cross_server as (
+    select * from metrics_by_submission_server
+    where server = 'cross-server'
 ),
 
 final as (
@@ -54,6 +61,10 @@ final as (
         trials.pass_at_k_ci_high,
         trials.tokens_per_run,
         trials.cost_usd,
+        cross_server.attempted as cross_server_attempted,
+        cross_server.success_rate as cross_server_success_rate,
+        wilson_low(cross_server.passed, cross_server.attempted) as cross_server_success_rate_ci_low,
+        wilson_high(cross_server.passed, cross_server.attempted) as cross_server_success_rate_ci_high,
         coverage.tasks_in_month,
         coverage.tasks_covered,
         coverage.coverage,
@@ -62,6 +73,7 @@ final as (
     join coverage on coverage.submission_id = submissions.submission_id
     join ranks on ranks.submission_id = submissions.submission_id
     left join trials on trials.submission_id = submissions.submission_id
+    left join cross_server on cross_server.submission_id = submissions.submission_id
 )
 
 select * from final

@@ -1,7 +1,9 @@
--- run_facts: one row per run with what every metric needs, counted from the run's own call rows.
--- The one pass over the calls: stored as a table at build time, so every mart reads runs, not calls.
+-- run_facts: one row per run with what every metric needs, counted from the run's own call rows
+-- (run_server_calls, the one pass over the calls, summed over the servers they went to). Stored as a
+-- table at build time, so every mart reads runs, not calls. server is the task's server, or
+-- 'cross-server' for a cross-server task: its run-level metrics have a row of their own.
 -- materialized: table
--- depends: stg_runs, stg_calls
+-- depends: stg_runs, run_server_calls
 -- grain: run_id
 -- check: unlisted_calls <= calls and error_calls <= calls
 -- check: attempted or not passed
@@ -11,17 +13,17 @@ with runs as (
     select * from stg_runs
 ),
 
-calls as (
-    select * from stg_calls
+server_calls as (
+    select * from run_server_calls
 ),
 
 call_counts as (
     select
         run_id,
-        count(*) as calls,
-        count(*) filter (where not listed) as unlisted_calls,
-        count(*) filter (where is_error) as error_calls
-    from calls
+        sum(calls)::bigint as calls,
+        sum(unlisted_calls)::bigint as unlisted_calls,
+        sum(error_calls)::bigint as error_calls
+    from server_calls
     group by run_id
 ),
 
@@ -37,6 +39,7 @@ final as (
         runs.task_id,
         runs.task_hash,
         runs.server,
+        runs.servers,
         runs.difficulty,
         runs.category,
         runs.status,

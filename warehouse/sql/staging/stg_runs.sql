@@ -61,6 +61,9 @@ renamed as (
         split_kind,
         label,
         explanation,
+        -- the task's servers (one for a single-server task); a run landed before the field was kept has
+        -- only its server
+        coalesce(servers, [server]) as servers,
         status <> 'infra_error' as attempted
     from source
 ),

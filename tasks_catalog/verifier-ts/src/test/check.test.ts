@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 
-import { check, evaluate, PRIMITIVES } from "../predicate";
+import { check, evaluate, evaluateAcross, PRIMITIVES } from "../predicate";
 
 const paths = (pred: unknown, server = "slack") => check(pred as never, server).map((p) => p.path);
 
@@ -54,4 +54,24 @@ test("a broken primitive is inverted only when asked", () => {
   const pred = { "filesystem.fileExists": { path: "a.txt" } };
   assert.equal(evaluate(pred, state, "filesystem.fileExists"), false);
   assert.equal(evaluate(pred, state, "filesystem.directoryHasFiles"), true);
+});
+
+test("a cross-server predicate may use each of its servers and no other", () => {
+  const servers = ["linear", "slack"];
+  assert.deepEqual(check({ all: [{ "slack.channelExists": { channel: "a" } }, { "linear.issueState": { issue: "ENG-1", state: "Done" } }] } as never, servers), []);
+  const [problem] = check({ any: [{ "github.issueClosed": { repo: "a/b", issue: 1 } }] } as never, servers);
+  assert.equal(problem?.path, '$.any[0]["github.issueClosed"]');
+  assert.equal(problem?.message, "primitive 'github.issueClosed' belongs to server 'github', which this task does not name (its servers: linear, slack)");
+});
+
+test("a cross-server predicate decides each primitive on its own server's state", () => {
+  const states: never = {
+    slack: { channels: [{ id: "C1", name: "release-train", members: [], messages: [] }], users: [] },
+    linear: { teams: [], users: [], issues: [{ id: "ENG-1", title: "t", state: "Done" }] },
+  } as never;
+  const pred = { all: [{ "slack.channelExists": { channel: "release-train" } }, { "linear.issueState": { issue: "ENG-1", state: "Done" } }] } as never;
+  assert.equal(evaluateAcross(pred, states), true);
+  assert.equal(evaluateAcross({ "linear.issueState": { issue: "ENG-1", state: "Todo" } }, states), false);
+  assert.equal(evaluateAcross(pred, states, "linear.issueState"), false);
+  assert.throws(() => evaluateAcross({ "github.issueClosed": { repo: "a/b", issue: 1 } }, states), /no state of server 'github'/);
 });

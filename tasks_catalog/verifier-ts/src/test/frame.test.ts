@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
-import { describe, frameViolations, jsonEqual, renderScalar } from "../frame";
+import { describe, frameViolations, frameViolationsAcross, jsonEqual, renderScalar } from "../frame";
 
 const CLI = join(__dirname, "..", "cli.js");
 
@@ -36,4 +36,22 @@ test("the CLI judges frame cases and refuses malformed input", () => {
   assert.equal(answer.violations[0].id, "C05INC2047");
   const bad = spawnSync(process.execPath, [CLI, "--frames"], { input: "{}", encoding: "utf8" });
   assert.equal(bad.status, 2);
+});
+
+test("a cross-server frame judges every server's changes together, server by server", () => {
+  const linear = (state: string) => ({ teams: [], users: [], issues: [{ id: "ENG-1", title: "t", state }] });
+  const servers = ["slack", "linear"];
+  const frame = [{ entity: "linear.issue", ids: ["ENG-1"], fields: ["state"] }];
+  const initial = { slack: slack(false), linear: linear("Todo") };
+  assert.deepEqual(frameViolationsAcross(servers, frame, initial, { slack: slack(false), linear: linear("Done") }), []);
+  const found = frameViolationsAcross(servers, frame, initial, { slack: slack(true), linear: linear("Done") });
+  assert.deepEqual(found.map(describe), ["slack.channel C05INC2047 updated (is_archived): outside the frame"]);
+  const input = JSON.stringify([{ servers, initial, final: { slack: slack(true), linear: linear("Done") }, frame }]);
+  const proc = spawnSync(process.execPath, [CLI, "--frames"], { input, encoding: "utf8" });
+  assert.equal(proc.status, 0, proc.stderr);
+  assert.equal(JSON.parse(proc.stdout)[0].violations[0].entity, "slack.channel");
+  const missing = JSON.stringify([{ servers, initial, final: { slack: slack(true) }, frame }]);
+  const bad = spawnSync(process.execPath, [CLI, "--frames"], { input: missing, encoding: "utf8" });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /initial and final must each hold a dumped state for each of slack, linear/);
 });
