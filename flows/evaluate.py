@@ -176,18 +176,25 @@ def pending_runs(task_ids: list[str], submission: Submission, store: str, trials
     return todo
 
 
-@task(name="score-card", **PRIVATE)
-def score_card(submission_id: str, db_path: str, store: str) -> dict[str, Any]:
-    """The submission's overall metrics, read from a checked warehouse's marts
-    (``flows._common.open_checked``), with its trial metrics under ``trials`` (k, pass@1, pass^k,
-    pass@k and their 95% intervals); published as a table artifact (one row per server and the
-    overall), the score card a person reads in the Prefect UI."""
-    from prefect.artifacts import create_table_artifact
-
-    from warehouse.scorecard import scorecard, scorecard_table
+def read_score_card(submission_id: str, db_path: str, store: str) -> dict[str, Any]:
+    """The submission's score card (``warehouse.scorecard.scorecard``), read from a checked warehouse's
+    marts (``flows._common.open_checked``)."""
+    from warehouse.scorecard import scorecard
 
     with open_checked(db_path, store) as warehouse:
-        card = scorecard(submission_id, con=warehouse)
+        return scorecard(submission_id, con=warehouse)
+
+
+@task(name="score-card", **PRIVATE)
+def score_card(submission_id: str, db_path: str, store: str) -> dict[str, Any]:
+    """The submission's overall metrics (``read_score_card``), with its trial metrics under ``trials`` (k,
+    pass@1, pass^k, pass@k and their 95% intervals); published as a table artifact (one row per server
+    and the overall), the score card a person reads in the Prefect UI."""
+    from prefect.artifacts import create_table_artifact
+
+    from warehouse.scorecard import scorecard_table
+
+    card = read_score_card(submission_id, db_path, store)
     logger().info("%s: success rate %s over %s attempted", submission_id, card["overall"]["success_rate"],
                   card["overall"]["attempted"])
     create_table_artifact(table=scorecard_table(card), key=artifact_key("score-card", submission_id),
@@ -204,4 +211,4 @@ def artifact_key(kind: str, submission_id: str) -> str:
 
 
 __all__ = ["InfraError", "artifact_key", "evaluate_submission", "infra_message", "list_task_ids", "pending_runs", "retry_only_infra_errors",
-           "run_all", "run_task", "score_card"]
+           "read_score_card", "run_all", "run_task", "score_card"]

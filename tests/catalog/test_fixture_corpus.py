@@ -39,7 +39,8 @@ FAILING = [c for c in CASES if c.failing is not None]
 
 
 def test_the_corpus_names_failing_clauses_in_every_shape_on_every_server():
-    assert {c.server for c in FAILING} == {c.server for c in CASES}
+    single = {c.server for c in CASES if isinstance(c.server, str)}
+    assert {c.server for c in FAILING if isinstance(c.server, str)} == single
     shapes = {clause.split("[")[0] if "[" in clause else clause for c in FAILING for clause in c.failing}
     assert {"$.all", "$.any", "$.not"} <= shapes
     assert any(".not" in clause and "any[" in clause for c in FAILING for clause in c.failing)
@@ -49,7 +50,7 @@ def test_the_corpus_names_failing_clauses_in_every_shape_on_every_server():
 def test_the_python_verifier_names_the_failing_clauses_the_case_gives(case):
     from tasks_catalog.predicates import clause_ids, explain
 
-    state = get_spec(case.server).state_model.load(case.state)
+    state = case.load()
     assert clause_ids(case.predicate, state) == case.failing
     clauses, omitted = explain(case.predicate, state)
     assert [c.clause for c in clauses] == list(case.failing) and omitted == 0
@@ -61,7 +62,7 @@ def test_the_python_verifier_names_the_failing_clauses_the_case_gives(case):
 def test_every_false_case_is_explained_with_what_was_expected_and_what_the_state_held(case):
     from tasks_catalog.predicates import explain
 
-    state = get_spec(case.server).state_model.load(case.state)
+    state = case.load()
     clauses, _ = explain(case.predicate, state)
     assert clauses and all(c.expected and c.found for c in clauses)
     assert all("could not be described" not in c.found for c in clauses), [c.found for c in clauses]

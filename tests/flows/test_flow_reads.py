@@ -77,7 +77,7 @@ def test_rotation_refuses_flags_from_data_that_fails_its_checks(leaked, tmp_path
 
 
 def test_an_evaluations_flags_and_score_card_are_read_only_from_checked_data(leaked, tmp_path):
-    from flows.evaluate import score_card
+    from flows.evaluate import read_score_card
     from flows.scoring import read_flags
     from warehouse.build import build
     from warehouse.quality import QualityError
@@ -86,11 +86,11 @@ def test_an_evaluations_flags_and_score_card_are_read_only_from_checked_data(lea
     build(leaked, db, check=False)
     flags = read_flags.fn(str(db), leaked.root)
     assert [t["task_id"] for t in flags["tasks"]] == ["slack-001"] and _checked(db)
-    assert score_card.fn("sub-ann-2026-05", str(db), leaked.root)["attempted"] == 3
+    assert read_score_card("sub-ann-2026-05", str(db), leaked.root)["overall"]["attempted"] == 3
     _land(leaked, make_run("r-bad", submission_id="sub-ann-2026-05", submitter="ann", split="2026-05",
                            task_id="slack-009", tool_calls=-5))  # lands after the build: checked before it is read
-    for read in (lambda: read_flags.fn(str(db), leaked.root), lambda: score_card.fn("sub-ann-2026-05", str(db),
-                                                                                      leaked.root)):
+    for read in (lambda: read_flags.fn(str(db), leaked.root), lambda: read_score_card("sub-ann-2026-05", str(db),
+                                                                                        leaked.root)):
         with pytest.raises(QualityError, match="tool_calls"):
             read()
 

@@ -134,7 +134,7 @@ def land_synthetic(store) -> int:
             model_completion_tokens=requests * rng.randint(10, 90), model_cost_nanousd=requests * rng.randint(1, 99_999),
             faults_injected=1 if recovery else 0)
         run = make_run(run_id, submission_id=submission, status=status, **fields)
-        store.land_run(run, make_calls(run, spec))
+        store.land_run(run, make_calls(run, spec), make_turns(run, requests, len(spec)))
         landed += 1
 
     months = ["2026-01", "2026-02", "2026-03", "2026-04", "2026-05"]
@@ -176,6 +176,22 @@ def land_synthetic(store) -> int:
         store.put_bytes(f"public/attestations/{month}.json", json.dumps({
             "month": month, "tasks": [{"task_id": t, "sha256": "0" * 64} for t in tasks]}).encode())
     return landed
+
+
+def make_turns(run, requests: int, calls: int) -> list:
+    """``requests`` model turns of ``run``, spread over its ``calls`` MCP calls, their tokens the run's split
+    evenly; on a private month without the model's text, as the meter keeps them."""
+    from runstore.records import TURN_TEXT_KEPT, TurnRecord
+
+    private = run.split_kind == "private"
+    return [TurnRecord(
+        run_id=run.run_id, submission_id=run.submission_id, task_id=run.task_id, seq=i, ts=run.started_at + timedelta(
+            milliseconds=50 * i), calls_before=min(i - 1, calls), model="test-model", status="ok",
+        finish_reason="tool_calls" if i < requests else "stop", prompt_tokens=run.model_prompt_tokens // requests,
+        completion_tokens=run.model_completion_tokens // requests, tokens_estimated=False, latency_ms=20.0,
+        tool_calls=1 if i < requests else 0, text=None if private else f"turn {i}",
+        text_truncated=None if private else False, text_cap=None if private else TURN_TEXT_KEPT)
+        for i in range(1, requests + 1)]
 
 
 def synthetic_warehouse(folder: Path):

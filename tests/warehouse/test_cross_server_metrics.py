@@ -5,14 +5,13 @@ the totals, and the score card, the leaderboards and the report show the cross-s
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from runstore.records import CallRecord, RunRecord
-from tests.warehouse.conftest import make_run
+from tests.warehouse.conftest import make_calls, make_run
 from warehouse.build import build, connect
 from warehouse.scorecard import format_scorecard, scorecard
 
@@ -20,16 +19,10 @@ CROSS = "cross-server"
 
 
 def calls_of(run: RunRecord, spec: list[tuple[str, str, bool, bool]]) -> list[CallRecord]:
-    """Calls of ``run`` from ``(server, tool, listed, is_error)``, in order."""
-    out = []
-    for seq, (server, tool, listed, is_error) in enumerate(spec, start=1):
-        kind = None if not is_error else ("unlisted_tool" if not listed else "tool_error")
-        out.append(CallRecord(
-            run_id=run.run_id, submission_id=run.submission_id, task_id=run.task_id, server=server, seq=seq,
-            ts=run.started_at + timedelta(milliseconds=100 * seq), tool=tool, arguments_json="{}", arguments_bytes=2,
-            truncated=False, listed=listed, is_error=is_error, error_kind=kind,
-            error_message="failed" if is_error else None, latency_ms=1.5, result_bytes=64))
-    return out
+    """Calls of ``run`` from ``(server, tool, listed, is_error)``, in order (``make_calls``'s, redacted as
+    the gateway redacts them on a private month, each at its server)."""
+    calls = make_calls(run, [(tool, listed, is_error) for _, tool, listed, is_error in spec])
+    return [call.model_copy(update={"server": server}) for call, (server, *_) in zip(calls, spec)]
 
 
 def cross_run(run_id: str, *, status: str = "passed", **fields) -> RunRecord:

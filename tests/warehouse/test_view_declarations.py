@@ -49,9 +49,9 @@ def test_the_build_makes_the_views_in_the_declared_order(store, land, tmp_path):
 
 def test_a_cycle_of_declarations_is_refused_naming_it(sql_dir):
     run_facts = sql_dir / "marts" / "run_facts.sql"
-    _edit(run_facts, "-- depends: stg_runs, stg_calls", "-- depends: stg_runs, stg_calls, metrics_rollup")
-    _edit(run_facts, "    select * from stg_calls\n",
-          "    select * from stg_calls where run_id not in (select submission_id from metrics_rollup)\n")
+    _edit(run_facts, "-- depends: stg_runs, run_server_calls", "-- depends: stg_runs, run_server_calls, metrics_rollup")
+    _edit(run_facts, "    select * from run_server_calls\n",
+          "    select * from run_server_calls where run_id not in (select submission_id from metrics_rollup)\n")
     with pytest.raises(ViewDeclarationError, match=r"cycle: metrics_rollup -> run_facts -> metrics_rollup"):
         load_views(sql_dir)
     with duckdb.connect() as con, pytest.raises(ViewDeclarationError, match="cycle"):
@@ -76,7 +76,7 @@ def test_a_view_that_reads_another_without_declaring_it_is_refused(sql_dir):
      "there is no view metrics_rolup"),
     ("staging/stg_runs.sql", "    from source\n", "    from source where run_id in (select run_id from run_facts)\n",
      "reads run_facts without declaring it"),
-    ("marts/run_facts.sql", "    select * from stg_calls\n", "    select * from {{ source('calls') }}\n",
+    ("marts/run_server_calls.sql", "    select * from stg_calls\n", "    select * from {{ source('calls') }}\n",
      "declares '-- depends: stg_calls' but never reads it"),
 ], ids=["declared-unread", "unknown", "staging-undeclared", "mart-source"])
 def test_declarations_that_do_not_hold_are_refused_naming_the_file(sql_dir, file, old, new, why):
@@ -92,7 +92,7 @@ def test_a_staging_view_may_not_read_a_mart_nor_a_mart_name_a_source(sql_dir):
     with pytest.raises(ViewDeclarationError, match="a staging view may not read the marts view run_facts"):
         load_views(sql_dir)
     shutil.copy(SQL_DIR / "staging" / "stg_runs.sql", stg_runs)
-    _edit(sql_dir / "marts" / "run_facts.sql", "    select * from stg_calls\n",
+    _edit(sql_dir / "marts" / "run_server_calls.sql", "    select * from stg_calls\n",
           "    select * from stg_calls union all select * from {{ source('calls') }}\n")
     with pytest.raises(ViewDeclarationError, match=r"only staging may name a source, found source\('calls'\)"):
         load_views(sql_dir)
