@@ -3,7 +3,9 @@
 nothing new (no suite runs; Great Expectations is not imported).
 
 Every command runs in its own process, as a user runs it; wall time and the process's CPU time
-(user + sys, from rusage, less sensitive to other load on the machine) are reported as medians.
+(user + sys, from rusage, less sensitive to other load on the machine) are reported as medians. Record
+them by hand: the write-up at the end of bench/history/cli.md, the figures in the `mcpbench --help`,
+`warehouse build` and `leaderboard` rows of bench/RESULTS.md.
 
     python bench/cli_bench.py                      # this checkout
     python bench/cli_bench.py --code /path/to/tree # another checkout (e.g. an older commit), same store

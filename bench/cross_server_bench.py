@@ -16,7 +16,8 @@
   ``--rounds`` times, CPU-s of each command and its children per task. Target: the dev-set oracle's CPU
   per task at most twice the code before's.
 
-Writes (or replaces) the "Cross-server tasks" section of bench/RESULTS.md.
+Prints a section and appends it to bench/history/servers.md (bench/record.py); the four-server backends
+and dev-set CPU rows of bench/RESULTS.md are then updated by hand.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ from tasks_catalog.schema import Task  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from machine_speed import machine_speed_s  # noqa: E402
+from record import record  # noqa: E402
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADING = "## Cross-server tasks"
 FOUR = ("github", "linear", "slack", "stripe")
 NONCE = "5c1d9e07a3b84f26e0d7c1a9b3f52e48"
@@ -173,17 +174,6 @@ def dev_cli(tree: Path) -> tuple[float, float, str]:
     return cpu, wall, proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
 
 
-def write(section: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8")
-    start = text.find(HEADING)
-    if start >= 0:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section.lstrip("\n") + ("" if end < 0 else text[end:])
-    else:
-        text = text.rstrip("\n") + "\n" + section
-    RESULTS.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--builds", type=int, default=20)
@@ -238,10 +228,7 @@ def main() -> None:
                  "dev-set task on one: each server's world is copied, dumped at the start and the end, diffed and "
                  "digested, so a cross-server task costs about as many single-server tasks as it has worlds; a dev "
                  "set that mixes in cross-server tasks costs between.\n")
-    section = "\n".join(lines) + "\n"
-    print(section)
-    if not args.no_write:
-        write(section)
+    record("servers", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

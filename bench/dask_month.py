@@ -11,7 +11,8 @@ way an operator points it at a production cluster. Each Dask run must equal the 
 by task (status, tool calls, final state digest) and in its score (every metric, efficiency included).
 Reports wall time, runs/s, and per worker process the split loads and gateway hosts (each must be 1:
 the O(n) fan-out). With ``--s3`` the store is ``s3://bench/mcpbench`` on a ``moto_server`` started on
-loopback. Appends a section to ``bench/RESULTS.md``.
+loopback. Prints a section and appends it to ``bench/history/dask.md`` (``bench/record.py``); the Dask
+row of ``bench/RESULTS.md`` is then updated by hand.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+from record import record
+
 MONTH = "2026-10"
 BUCKET = "bench"
 
@@ -174,10 +176,7 @@ def run(args, store_url: str, scratch: Path) -> None:
             "loaded the month once and started one gateway host, and that the results are equal.\n\n"
             "| runner | wall s | runs/s | passed | split loads per worker | gateway hosts per worker | vs thread pool |\n"
             "|---|---:|---:|---:|---|---|---|\n" + "\n".join(rows) + "\n")
-    print(text)
-    if not args.no_write:
-        with RESULTS.open("a") as f:
-            f.write(text)
+    record("dask", text, write=not args.no_write)
     if mismatches:
         raise SystemExit(f"{mismatches} differences between the Dask runs and the thread-pool run")
 

@@ -5,7 +5,9 @@
 (a) start: ``python -c pass`` in each backend, harness wall clock from ``run()`` to outcome (for docker:
 the relay container, the agent container, the attach stream, the removal); (b) per run: the oracle on the
 first ``--tasks`` dev tasks, one at a time, each backend; the run record's ``harness_ms`` (duration less
-the agent's own wall time) and the whole run's wall. Appends a section to ``bench/RESULTS.md``.
+the agent's own wall time) and the whole run's wall. Prints a section and appends it to
+``bench/history/sandbox.md`` (``bench/record.py``); the docker row of ``bench/RESULTS.md`` is then updated
+by hand.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mcpbench.sandbox import AgentProcess, get_sandbox
+from record import record
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+from mcpbench.sandbox import AgentProcess, get_sandbox
 
 
 async def _starts(sandbox, n: int) -> list[float]:
@@ -74,10 +76,7 @@ def main() -> None:
             "*run wall*: the whole oracle run, one at a time.\n\n"
             "| backend | start median | start max | harness per run | run wall | oracle passed |\n"
             "|---|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n")
-    print(text)
-    if not args.no_write:
-        with RESULTS.open("a") as f:
-            f.write(text)
+    record("sandbox", text, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Frame judging cost on a large state: the seeded Slack world (2,000 messages), initial vs a final
 state with one channel archived and one message posted. Prints the median of repeated diffs, in
-Python and in the TypeScript verifier (its in-process time, without node's start).
+Python and in the TypeScript verifier (its in-process time, without node's start). Record them by
+hand: the write-up at the end of bench/history/verifiers.md, the figure in the frame-judging row of
+bench/RESULTS.md.
 
     PYTHONPATH=. python bench/frame_bench.py
 """

@@ -1,9 +1,10 @@
 """Harness costs: per-task overhead with the oracle, the gateway's added latency per call, the fixed
 cost of ``mcpbench run`` before its first task, and the dev set's wall time at concurrency 1 and 4.
 
-    python bench/harness_bench.py [--calls 300] [--sandbox local]
+    python bench/harness_bench.py [--calls 300] [--sandbox local] [--no-write]
 
-Appends a section to bench/RESULTS.md. Overhead is the run's duration less the agent process's own
+Prints a section and appends it to bench/history/harness.md (bench/record.py); the harness rows of
+bench/RESULTS.md are then updated by hand. Overhead is the run's duration less the agent process's own
 wall time (``RunRecord.harness_ms``): backend build, gateway, sandbox setup, verification. Landing
 is measured apart.
 """
@@ -26,6 +27,8 @@ import anyio
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from record import record  # noqa: E402
 
 from mcpbench.agents._mcp_http import MCPHttpClient  # noqa: E402
 from mcpbench.agents.spec import parse_agent  # noqa: E402
@@ -120,6 +123,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--sandbox", default="local")
+    ap.add_argument("--no-write", action="store_true", help="print the section, do not append it")
     args = ap.parse_args()
 
     gw = gateway_vs_direct(args.calls)
@@ -151,10 +155,7 @@ def main() -> None:
     for c, n, passed, wall, overhead, agent, startup, land_ms in rows:
         lines.append(f"| {c} | {passed}/{n} | {wall:.1f} | {statistics.median(overhead):.1f} | {pct(overhead, 0.9):.1f} | "
                      f"{statistics.median(startup):.1f} | {statistics.median(agent):.1f} | {land_ms:.1f} |")
-    text = "\n".join(lines) + "\n"
-    with open(ROOT / "bench/RESULTS.md", "a", encoding="utf-8") as f:
-        f.write(text)
-    print(text)
+    record("harness", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,12 @@
 depth, caps) and holding and releasing its budget, against the bare ``json.loads`` it replaced; and a
 whole request through the gateway to a local upstream, for scale.
 
-    python bench/model_admission.py [--repeat 300]
+    python bench/model_admission.py [--repeat 300] [--no-write]
 
 Bodies: the built-in ``openai`` loop's first request on a dev task (its tools and goal), the same
-conversation after 40 tool-calling turns, and one of about 1 MB. Appends a section to bench/RESULTS.md.
+conversation after 40 tool-calling turns, and one of about 1 MB. Prints a section and appends it to
+bench/history/model-gateway.md (bench/record.py); the model gateway rows of bench/RESULTS.md are then
+updated by hand.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from record import record  # noqa: E402
 
 from mcpbench.agents.openai_loop import SYSTEM_PROMPT  # noqa: E402
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings, RunMeter  # noqa: E402
@@ -103,6 +107,7 @@ def round_trip_ms(repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=300)
+    parser.add_argument("--no-write", action="store_true", help="print the section, do not append it")
     args = parser.parse_args()
     rows = admission_rows(args.repeat)
     trip = round_trip_ms(args.repeat)
@@ -118,10 +123,7 @@ def main() -> None:
               for name, size, loads, admit in rows]
     lines += ["", f"A whole request through the gateway (the first-turn body, a scripted upstream on loopback "
               f"answering at once): median {trip:.2f} ms.", ""]
-    text = "\n".join(lines)
-    print(text)
-    with open(ROOT / "bench" / "RESULTS.md", "a") as out:
-        out.write("\n" + text)
+    record("model-gateway", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ source takes a long while on a 2-core machine)::
     python bench/model_bench.py --trials 3 --chat-format chatml-function-calling --no-stream
 
 Cache: ``$MCPBENCH_MODEL_BENCH_CACHE`` or ``~/.cache/mcpbench/model-bench``. Prints a Markdown section
-for bench/RESULTS.md and writes the per-run rows as JSON beside the store.
+(record it at the end of bench/history/model-gateway.md, and its figure in the small-model row of
+bench/RESULTS.md) and writes the per-run rows as JSON beside the store.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@
    pool and seed, outside ``rotate``, to show where the time goes);
 2. ``mcpbench.evaluation.evaluate`` with the oracle on every task of that month, in the local sandbox,
    at each concurrency.
-Appends a section to bench/RESULTS.md. If the demonstration pool lacks templates for some server, the
+Prints a section and appends it to bench/history/rotation.md (bench/record.py); the rotation rows of
+bench/RESULTS.md are then updated by hand. If the demonstration pool lacks templates for some server, the
 month is built for the servers it covers, and the section says so.
 """
 
@@ -45,12 +46,12 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> None:  # noqa: PLR0915 - a benchmark script's options and report, top to bottom
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8],
                         help="oracle evaluations of the month to time (none: time the rotation alone)")
     parser.add_argument("--gate-processes", type=int, default=min(os.cpu_count() or 1, 4))
-    parser.add_argument("--no-write", action="store_true", help="print the section instead of appending it")
+    parser.add_argument("--no-write", action="store_true", help="print the section, do not append it to bench/history/rotation.md")
     args = parser.parse_args()
     os.environ["MCPBENCH_SECRET"] = SECRET
 
@@ -73,6 +74,7 @@ def main() -> None:  # noqa: PLR0915 - a benchmark script's options and report, 
     load_avg = os.getloadavg()[0]
     sys.path.insert(0, str(ROOT / "bench"))
     from machine_speed import machine_speed_s
+    from record import record
 
     speed = machine_speed_s()
 
@@ -134,13 +136,7 @@ def main() -> None:  # noqa: PLR0915 - a benchmark script's options and report, 
             "|---:|---:|---:|---:|---:|---:|---:|",
         ]
         lines += [f"| {c} | {n} | {p} | {i} | {w:.1f} | {w / n:.3f} | {h:.0f} |" for c, n, p, i, w, h in evals]
-    section = "\n".join(lines) + "\n"
-    if args.no_write:
-        print(section)
-    else:
-        with open(ROOT / "bench" / "RESULTS.md", "a") as f:
-            f.write("\n" + section)
-        print(section)
+    record("rotation", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

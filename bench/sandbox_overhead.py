@@ -5,7 +5,8 @@
 Cases: ``/bin/true`` and ``python -c pass`` run (a) as a bare asyncio subprocess, (b) in the ``local``
 sandbox without a gateway port (bubblewrap + cgroup only), (c) in the ``local`` sandbox with a gateway
 port (adds the host link and the in-sandbox forwarder, a ``python -I -S`` start). Times are harness-side
-wall clock from ``run()`` call to outcome. Appends a section to ``bench/RESULTS.md``.
+wall clock from ``run()`` call to outcome. Prints a section and appends it to ``bench/history/sandbox.md``
+(``bench/record.py``); the sandbox row of ``bench/RESULTS.md`` is then updated by hand.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from record import record
+
 from mcpbench.sandbox import AgentProcess, get_sandbox
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 PROGRAMS = {"/bin/true": ["/bin/true"], "python -c pass": [sys.executable, "-c", "pass"]}
 
 
@@ -78,7 +80,7 @@ def _machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--no-write", action="store_true", help="print the section, do not append it")
+    parser.add_argument("--no-write", action="store_true", help="print the section, do not append it to bench/history/sandbox.md")
     args = parser.parse_args()
     rows = asyncio.run(measure(args.runs))
     section = "\n".join(
@@ -95,12 +97,7 @@ def main() -> None:
             "",
         ]
     )
-    print(section)
-    if not args.no_write:
-        if not RESULTS.exists():
-            RESULTS.write_text("# Benchmark results\n\nEach section is appended by the benchmark named in it.\n")
-        with RESULTS.open("a") as f:
-            f.write(section)
+    record("sandbox", section, write=not args.no_write)
 
 
 if __name__ == "__main__":

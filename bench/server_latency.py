@@ -1,11 +1,12 @@
 """Per-server tool-call latency, in memory and over streamable HTTP on loopback (median and p99).
 
-    python bench/server_latency.py [--calls 300]
+    python bench/server_latency.py [--calls 300] [--no-write]
 
 Each server starts from its first dev task's initial state and repeats that task's first read-only
 reference call (or its first call). In memory: the official SDK client connected in-process. HTTP:
 the server's streamable HTTP app under uvicorn on 127.0.0.1, driven by the SDK client over one
-session. Appends a section to bench/RESULTS.md.
+session. Prints a section and appends it to bench/history/servers.md (bench/record.py); the tool-call
+rows of bench/RESULTS.md are then updated by hand.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mcp import Client  # noqa: E402
+from record import record  # noqa: E402
 
 from servers import SERVER_NAMES, get_spec  # noqa: E402
 from servers.kit import build_mcp_server  # noqa: E402
@@ -83,6 +85,7 @@ def p99(values: list[float]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--no-write", action="store_true", help="print the section, do not append it")
     args = ap.parse_args()
     rows = [anyio.run(measure, s, args.calls) for s in SERVER_NAMES]
     lines = [
@@ -96,10 +99,7 @@ def main() -> None:
     for server, tool, memory, http in rows:
         lines.append(f"| {server} | {tool} | {statistics.median(memory):.2f} | {p99(memory):.2f} | "
                      f"{statistics.median(http):.2f} | {p99(http):.2f} |")
-    text = "\n".join(lines) + "\n"
-    with open(ROOT / "bench" / "RESULTS.md", "a", encoding="utf-8") as f:
-        f.write(text)
-    print(text)
+    record("servers", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ Each round evaluates the 40 dev tasks once with the oracle (concurrency 1) into 
 timing every ``Store.land_run`` (calls, turns and run Parquet, then the index entry), then sums the bytes
 under ``runs/``, ``calls/`` and ``turns/``. The store fsyncs each file as it does by default. Run it on
 two trees (``PYTHONPATH`` set to each) to compare them; prints a Markdown table row per round and the
-medians, which bench/RESULTS.md records.
+medians. Record them by hand: the write-up at the end of bench/history/harness.md, the figure in the
+trace row of bench/RESULTS.md.
 """
 
 from __future__ import annotations

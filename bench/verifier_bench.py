@@ -8,7 +8,8 @@ after each wrong solution), built once through the real servers and not timed; t
 verdicts are timed. Python = ``tasks_catalog.predicates.evaluate`` in this process. TypeScript =
 ``node dist/cli.js``: one process for all cases (wall clock, and node's own parse/evaluate time from
 ``--timing``), and one process per task as ``mcpbench tasks validate`` calls it. Medians of
-``--repeat`` rounds. Writes (or replaces) the "Verifiers" section of ``bench/RESULTS.md``.
+``--repeat`` rounds. Prints a section and appends it to ``bench/history/verifiers.md`` (``bench/record.py``);
+the verifier rows of ``bench/RESULTS.md`` are then updated by hand.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from record import record
 
 from servers import get_spec
 from tasks_catalog import ts_verifier
@@ -35,7 +37,6 @@ from tasks_catalog.loader import load_tasks
 from tasks_catalog.predicates import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).with_name("RESULTS.md")
 DEV_DIR = ROOT / "tasks_catalog" / "dev"
 HEADING = "## Verifiers"
 
@@ -157,14 +158,7 @@ def main() -> None:
               "database per evaluation; the TypeScript verifier evaluates its SQL subset over the dumped rows."]
     lines += ["", f"As the gate calls it (one node process per task, {len(tasks)} tasks): {per_task:.0f} ms in all, "
               f"{per_task / len(tasks):.1f} ms per task; a bare `node -e ''` start is {start:.1f} ms.", ""]
-    section = "\n".join(lines)
-    print(section)
-    if args.no_write:
-        return
-    text = RESULTS.read_text(encoding="utf-8")
-    pattern = re.compile(rf"^{re.escape(HEADING)} \(.*?(?=^## |\Z)", re.S | re.M)
-    text = pattern.sub(section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text, encoding="utf-8")
+    record("verifiers", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

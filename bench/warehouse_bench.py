@@ -1,8 +1,9 @@
 """Warehouse benchmark: build + metrics + anomaly flags over 1M and 10M synthetic call rows, in DuckDB
 (the real warehouse: ``warehouse.build`` and the SQL views) and the same computation in polars beside it.
 
-Each (engine, size) runs in a fresh subprocess so its peak RSS is its own. Results go to the
-"Warehouse" section of bench/RESULTS.md (only that section is replaced).
+Each (engine, size) runs in a fresh subprocess so its peak RSS is its own. Prints a "Warehouse" section
+and appends it to bench/history/warehouse.md (bench/record.py); the warehouse rows of bench/RESULTS.md
+are then updated by hand.
 
     python bench/warehouse_bench.py                 # 1M and 10M call rows
     python bench/warehouse_bench.py --sizes 1000000 --no-write
@@ -27,6 +28,8 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from record import record  # noqa: E402
 
 from runstore.records import CALL_SCHEMA, REDACTED, RUN_SCHEMA  # noqa: E402
 
@@ -267,22 +270,12 @@ def machine() -> str:
             f"1-min load average {os.getloadavg()[0]:.2f} at the end")
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "bench" / "RESULTS.md"
-    current = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = current.find(SECTION)
-    if start >= 0:
-        nxt = current.find("\n## ", start + len(SECTION))
-        current = current[:start].rstrip("\n") + "\n\n" + (current[nxt + 1:] if nxt >= 0 else "")
-    path.write_text(current.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--data", type=Path, default=Path("/tmp/mcpbench-warehouse-bench"))
     parser.add_argument("--repeat", type=int, default=3, help="runs per (engine, size); the best is reported")
-    parser.add_argument("--no-write", action="store_true", help="print, do not touch bench/RESULTS.md")
+    parser.add_argument("--no-write", action="store_true", help="print the section, do not append it to bench/history/warehouse.md")
     parser.add_argument("--engines", nargs="+", choices=["duckdb", "polars"], default=["duckdb", "polars"])
     parser.add_argument("--child", choices=["duckdb", "polars"], help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
@@ -325,9 +318,7 @@ Target: 10M call rows in at most 5 s.
 | call rows | runs | engine | build s | marts s | total s | peak RSS MB | RSS after imports MB | flags (submitter / task) |
 |---:|---:|---|---:|---:|---:|---:|---:|---|
 """ + "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        write_section(text)
+    record("warehouse", text, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,13 @@ For each server with a world generator (seed 1, default size, a one-operation pa
 - verdict: one predicate on the world state, Python in process and TypeScript in node (its own
   evaluation time from ``--timing``, without node's start).
 Medians (and minima) of wall-clock time and of this process's CPU time; on a shared, loaded machine
-CPU time is the fairer figure. Writes (or replaces) the "Worlds" section of bench/RESULTS.md; with
-``--servers`` only those servers are measured and only their rows of the table are replaced (or added).
+CPU time is the fairer figure. Prints a "Worlds" section and appends it to bench/history/servers.md
+(bench/record.py); the world rows of bench/RESULTS.md are then updated by hand. With ``--servers`` only
+those servers are measured (and only their rows are in the section).
 
 ``--version 2`` measures the version-2 worlds (every server projecting the one organisation of
-``servers/org``; its generation, shared by the ten, is timed once on its own) and writes the
-"Organisation worlds" section instead; with every server measured it also times a four-server run's
+``servers/org``; its generation, shared by the ten, is timed once on its own) and its section is
+headed "Organisation worlds"; with every server measured it also times a four-server run's
 backends: the four costliest builds one after the other, as a cross-server run opens them (target
 150 ms).
 """
@@ -48,8 +49,8 @@ from tasks_catalog.predicates import evaluate  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from machine_speed import machine_speed_s  # noqa: E402
+from record import record  # noqa: E402
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADINGS = {1: "## Worlds", 2: "## Organisation worlds"}
 VERSION = 1
 
@@ -204,7 +205,7 @@ def med(values: list[float]) -> str:
     return f"{statistics.median(values):.1f}"
 
 
-def main() -> None:  # noqa: PLR0915 - a benchmark's script, top to bottom
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--calls", type=int, default=100)
@@ -245,8 +246,9 @@ def main() -> None:  # noqa: PLR0915 - a benchmark's script, top to bottom
         four = four_server_times(rows, refs, args.runs)
     load, speed = os.getloadavg()[0], machine_speed_s()
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    command = f"python bench/world_bench.py --runs {args.runs} --calls {args.calls}" + (
-        f" --version {VERSION}" if VERSION != 1 else "")
+    command = (f"python bench/world_bench.py --runs {args.runs} --calls {args.calls}"
+               + (f" --version {VERSION}" if VERSION != 1 else "")
+               + (f" --servers {' '.join(args.servers)}" if args.servers else ""))
     lines = [f"{heading} ({stamp}, `{command}`)", "",
              f"Seed 1, default size, a one-operation patch; load average {load:.1f} on {os.cpu_count()} cores while",
              "measuring (under load, wall times are inflated and CPU time of this process is the fairer figure);",
@@ -269,24 +271,7 @@ def main() -> None:  # noqa: PLR0915 - a benchmark's script, top to bottom
         lines += ["", f"A four-server run's backends ({', '.join(names)}: the four costliest builds, opened one after "
                       f"the other as a cross-server run opens them): {med(walls)} ms wall / {med(cpus)} ms CPU "
                       f"(median of {len(walls)}; target 150)."]
-    section = "\n".join(lines) + "\n"
-    print(section)
-    if args.servers and not args.no_write:
-        table = [line for line in lines if line.startswith("| ") and line.split("|")[1].strip() in args.servers]
-        _merge_rows(table, stamp, args, speed, heading)
-        return
-    if not args.no_write:
-        text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-        start = text.find(heading + " (")
-        if start >= 0:
-            end = text.find("\n## ", start + len(heading))
-            text = text[:start] + section + ("" if end < 0 else "\n" + text[end + 1:])
-        elif "\n## Worlds: what changed" in text:  # a new section goes next to the other worlds'
-            at = text.index("\n## Worlds: what changed") + 1
-            text = text[:at] + section + "\n" + text[at:]
-        else:
-            text = text.rstrip("\n") + "\n\n" + section
-        RESULTS.write_text(text, encoding="utf-8")
+    record("servers", "\n".join(lines), write=not args.no_write)
 
 
 def four_server_times(rows: list[tuple], refs: dict[str, dict], n: int) -> tuple[list[str], list[float], list[float]]:
@@ -301,31 +286,6 @@ def four_server_times(rows: list[tuple], refs: dict[str, dict], n: int) -> tuple
     build_four()
     walls, cpus = timed(build_four, n)
     return costliest, walls, cpus
-
-
-def _merge_rows(new_rows: list[str], stamp: str, args, speed: float, heading: str) -> None:
-    """Replace (or add) the rows of the measured servers in the "Worlds" table, and say when."""
-    text = RESULTS.read_text(encoding="utf-8")
-    start = text.find(heading + " (")
-    if start < 0:
-        raise SystemExit(f"{RESULTS} has no {heading!r} section: run without --servers first")
-    end = text.find("\n## ", start + len(heading))
-    end = len(text) if end < 0 else end + 1
-    lines = text[start:end].rstrip("\n").split("\n")
-    for row in new_rows:
-        name = row.split("|")[1]
-        at = next((i for i, line in enumerate(lines) if line.startswith("|") and line.split("|")[1] == name), None)
-        if at is None:
-            last = max(i for i, line in enumerate(lines) if line.startswith("|"))
-            lines.insert(last + 1, row)
-        else:
-            lines[at] = row
-    load = os.getloadavg()[0]
-    lines.append(f"\n{', '.join(args.servers)}: measured {stamp} (`python bench/world_bench.py --runs {args.runs} "
-                 f"--calls {args.calls} --servers {' '.join(args.servers)}"
-                 f"{f' --version {args.version}' if args.version != 1 else ''}`, load average {load:.1f}, "
-                 f"machine speed {speed:.2f} s).")
-    RESULTS.write_text(text[:start] + "\n".join(lines) + "\n\n" + text[end:].lstrip("\n"), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -233,7 +233,7 @@ async def _open_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict
 def _build_backends(task: Task) -> tuple[dict[str, Toolset], dict[str, dict]]:
     """``_open_backends``' work, in the worker thread: one server after another. (One thread for all:
     a world's copy holds the GIL, so threads of their own built four worlds no sooner, and less evenly:
-    bench/RESULTS.md, "Cross-server tasks".)"""
+    bench/history/servers.md, "Cross-server tasks".)"""
     tools: dict[str, Toolset] = {}
     initial: dict[str, dict] = {}
     for server, state in task.initial_states().items():

@@ -52,7 +52,7 @@ COSTS = {
 #: Tests that mostly wait (deadlines, containers, retries' backoff, sandboxes starting), not compute:
 #: about 85 s of a run's wall in all, at a tenth of a core. Dealt among the workers, they often ran on
 #: both at once and left both cores idle. They form one group instead, which one worker runs while the
-#: others compute: the README's command runs three workers on two cores for that (bench/RESULTS.md,
+#: others compute: the README's command runs three workers on two cores for that (bench/history/test-suite.md,
 #: "Test suite and the cost targets, 2026-12-04 night": the cores 77% busy with two workers, 88% with
 #: three and this group).
 WAITS = (
