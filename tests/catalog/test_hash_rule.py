@@ -111,7 +111,7 @@ def test_the_hash_command_prints_the_third_party_hash(tmp_path):
 
 def test_every_dev_task_hash_is_rebuilt_by_the_third_party_rule():
     files = sorted((ROOT / "tasks_catalog" / "dev").rglob("*.json"))
-    assert len(files) == 40
+    assert len([f for f in files if f.parent.name != "cross-server"]) == 40
     for f in files:
         doc = json.loads(f.read_text(encoding="utf-8"))
         assert third_party_hash(doc) == task_hash(doc), f
