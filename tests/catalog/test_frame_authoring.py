@@ -65,7 +65,7 @@ def test_every_dev_frame_lets_its_reference_solution_through(task):
     assert task.frame is not None
     initial, final, errors = anyio.run(final_state, task, task.reference_solution)
     assert errors == []
-    assert [v.describe() for v in frame_violations(task.server, task.frame, initial, final)] == []
+    assert [v.describe() for v in frame_violations(task.scope, task.frame, initial, final)] == []
 
 
 @pytest.mark.parametrize("template", POOL, ids=lambda t: t.id)
