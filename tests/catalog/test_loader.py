@@ -419,3 +419,11 @@ def test_malformed_task_documents_always_give_clear_errors_and_never_crash(doc):
 @given(JSON_VALUES)
 def test_arbitrary_json_documents_always_give_clear_errors_and_never_crash(doc):
     _assert_clear(doc)
+
+
+def test_the_engineering_side_has_eight_cross_server_dev_tasks_each_on_two_to_four_servers():
+    tasks, errors = load_tasks([ROOT / "tasks_catalog" / "dev" / "cross-server"])
+    eng = [t for t in tasks if t.id.startswith("x-eng-")]
+    assert errors == [] and len(eng) == 8
+    assert all(t.cross_server and 2 <= len(t.server_names) <= 4 for t in eng)
+    assert sorted(t.difficulty for t in eng) == ["easy"] + ["hard"] * 4 + ["medium"] * 3
