@@ -1,4 +1,4 @@
-"""The dev set under the docker sandbox, live: the oracle passes all forty tasks and noop none, each run
+"""The dev set under the docker sandbox, live: the oracle passes all 56 tasks (16 across servers) and noop none, each run
 in a container (``sandbox == "docker"``), no infra error. The same evaluation API ``mcpbench run
 --sandbox docker`` calls, in process. Skipped, with the reason, where no engine or image is present.
 It mostly waits on containers (one agent and one relay container per run)."""
@@ -39,10 +39,10 @@ def _evaluate(tasks, agent, docker, store_dir, submission_id):
     return summary, {r["task_id"]: r for r in store.read_runs(submission_id).to_pylist()}
 
 
-def test_the_oracle_passes_all_forty_dev_tasks_in_docker(docker, dev_tasks, tmp_path):
-    assert len(dev_tasks) == 40
+def test_the_oracle_passes_every_dev_task_in_docker(docker, dev_tasks, tmp_path):
+    assert len(dev_tasks) == 56
     summary, runs = _evaluate(dev_tasks, "oracle", docker, tmp_path / "store", "e2e-docker-oracle")
-    assert (summary.passed, summary.failed, summary.infra_errors) == (40, 0, [])
+    assert (summary.passed, summary.failed, summary.infra_errors) == (56, 0, [])
     assert sorted(runs) == sorted(t.id for t in dev_tasks)
     for task in dev_tasks:
         run = runs[task.id]
@@ -54,11 +54,11 @@ def test_the_oracle_passes_all_forty_dev_tasks_in_docker(docker, dev_tasks, tmp_
 
 
 def test_noop_passes_none_in_docker(docker, dev_tasks, tmp_path):
-    one_per_server = list({t.server: t for t in dev_tasks}.values())
-    assert len(one_per_server) == 10
+    one_per_server = list({t.server_label: t for t in dev_tasks}.values())  # and one across servers
+    assert len(one_per_server) == 11
     summary, runs = _evaluate(one_per_server, "noop", docker, tmp_path / "store", "e2e-docker-noop")
-    assert (summary.passed, summary.failed, summary.infra_errors) == (0, 10, [])
+    assert (summary.passed, summary.failed, summary.infra_errors) == (0, 11, [])
     # noop exits 0: each run fails on the state alone, in a container, not as the agent's error
     assert {(r["status"], r["sandbox"], r["predicate_passed"], r["agent_error"], r["end_reason"])
             for r in runs.values()} == {("failed", "docker", False, False, "predicate_false")}
-    assert len(runs) == 10
+    assert len(runs) == 11
