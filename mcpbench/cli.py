@@ -22,6 +22,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "run": "mcpbench.commands.run:run",
     "rotate": "mcpbench.commands.months:rotate",
     "attest": "mcpbench.commands.months:attest",
+    "view": "mcpbench.commands.view:view",
 }
 
 
