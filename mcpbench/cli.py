@@ -23,6 +23,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "rotate": "mcpbench.commands.months:rotate",
     "attest": "mcpbench.commands.months:attest",
     "view": "mcpbench.commands.view:view",
+    "export": "mcpbench.commands.view:export",
 }
 
 

@@ -78,3 +78,45 @@ def view(store_root: str | None, host: str, port: int, export_dir: Path | None) 
             server.server_close()
     finally:
         trace.close()
+
+
+@click.command()
+@store_option()
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write into (made if needed).")
+@click.option("--submission", "submissions", multiple=True, metavar="ID", help="Runs of this submission (repeatable).")
+@click.option("--split", "splits", multiple=True, metavar="SPLIT",
+              help="Runs on this split: dev, YYYY-MM, Historical-YYYY-MM, dir:<name> (repeatable).")
+@click.option("--run", "run_ids", multiple=True, metavar="RUN_ID", help="This run (repeatable).")
+@click.option("--format", "formats", multiple=True, type=click.Choice(["atif", "jsonl", "parquet"]),
+              default=("atif",), show_default=True,
+              help="atif: a trajectory per run (atif/<run_id>.json, ATIF v1.4); jsonl or parquet: the records "
+                   "(runs, calls, turns). Repeatable.")
+def export(store_root: str | None, out_dir: Path, submissions: tuple[str, ...], splits: tuple[str, ...],
+           run_ids: tuple[str, ...], formats: tuple[str, ...]) -> None:
+    """Write runs out of the store as ATIF trajectories (Harbor's format) or as JSONL / Parquet records.
+
+    A run is exported when it matches every kind of filter given (any value of each); with no filter,
+    every run. Each call is an ATIF tool call with its result (or error) as the observation; each model
+    turn the gateway metered is an agent step with its text and tokens; how the run ended and its
+    explanation are in the trajectory's extra. Private months export ids and counts only, no text.
+
+    \b
+    Examples:
+      mcpbench export --split dev --out trajectories/
+      mcpbench export --split dev --format parquet --format jsonl --out records/
+    """
+    from mcpbench.viewer.trajectories import export_runs, select_runs
+
+    trace = open_trace(store_root)
+    try:
+        try:
+            chosen = select_runs(trace, submissions=submissions, splits=splits, run_ids=run_ids)
+        except (LookupError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        if not chosen:
+            raise click.ClickException(f"no run in {trace.store.url()} matches the filters given")
+        files = export_runs(trace, chosen, out_dir, formats, progress=lambda line: click.echo(line, err=True))
+    finally:
+        trace.close()
+    click.echo(f"exported {len(chosen)} runs to {out_dir} ({len(files)} files: {', '.join(formats)})")

@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -23,52 +22,12 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.records import Explanation, FailedClause
 from runstore.store import open_store
+from tests.viewer.conftest import LONG_RUN, PRIVATE_RUN, ROOT, SECRET_TEXT, failing_run
 from tests.warehouse.conftest import make_calls, make_run, moto_endpoint, ok
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "
                                     "(`apt-get install chromium`; scripts/setup.sh does it)")
-LONG_RUN = "sub-long--slack-announce-release"
-PRIVATE_RUN = "sub-private--slack-archive-resolved-incident"
-SECRET_TEXT = "the-private-result-text-never-shown"
-
-
-def _mcpbench(*args: str, store: Path) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "mcpbench", *args, "--store", str(store)], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=240)
-    assert proc.returncode in (0, 1), proc.stderr[-3000:]  # 1: some runs did not pass, which is the point
-    return proc
-
-
-@pytest.fixture(scope="module")
-def landed(tmp_path_factory) -> Path:
-    """A store with real runs: the random baseline on the dev set's four slack tasks (goals published;
-    every run fails, with an explanation), the oracle on one (passes); and two hand-made runs: one of
-    10,000 calls, and one on a private month whose call record (wrongly) holds a result text."""
-    store_path = tmp_path_factory.mktemp("viewer") / "store"
-    _mcpbench("run", "--agent", "random", "--split", "dev", "--tasks", "slack-*", "--submission-id", "sub-random",
-              "--label", "rnd@1", "--publish-goals", store=store_path)
-    _mcpbench("run", "--agent", "oracle", "--split", "dev", "--tasks", "slack-archive-resolved-incident",
-              "--submission-id", "sub-oracle", store=store_path)
-    store = open_store(str(store_path))
-    long_run = make_run(LONG_RUN, submission_id="sub-long", split="dev", month="2026-05", tool_calls=10_000,
-                        status="failed", max_steps=20_000)
-    store.land_run(long_run, make_calls(long_run, [ok()] * 10_000))
-    private = make_run(PRIVATE_RUN, submission_id="sub-private", split="2026-05", status="failed",
-                       task_id="slack-archive-resolved-incident", tool_calls=1,
-                       explanation=Explanation(clauses=[FailedClause(clause="$.all[0]", primitive="slack.channelArchived",
-                                                                     expected="a secret expectation",
-                                                                     found="a secret finding")]).to_json())
-    calls = make_calls(private, [ok("archive_channel")])
-    calls[0] = calls[0].model_copy(update={"result_text": SECRET_TEXT})
-    store.land_run(private, calls)
-    return store_path
-
-
-def _failing_run(store_path: Path) -> dict:
-    runs = open_store(str(store_path)).read_runs().to_pylist()
-    return next(r for r in runs if r["submission_id"] == "sub-random" and r["task_id"] == "slack-archive-resolved-incident")
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +72,7 @@ def page(browser):
 
 @needs_chromium
 def test_a_person_clicks_from_the_board_to_a_failing_run_and_finds_the_failed_clause(viewer, landed, page):
-    run = _failing_run(landed)
+    run = failing_run(landed)
     clause = Explanation.model_validate_json(run["explanation"]).clauses[0]
     page.goto(viewer)
     assert page.get_by_role("heading", name="Leaderboards").is_visible()
@@ -140,7 +99,7 @@ def test_a_person_clicks_from_the_board_to_a_failing_run_and_finds_the_failed_cl
 
 @needs_chromium
 def test_a_person_searches_a_transcript_and_all_of_them(viewer, landed, page):
-    run = _failing_run(landed)
+    run = failing_run(landed)
     calls = [c for c in open_store(str(landed)).read_calls().to_pylist() if c["run_id"] == run["run_id"]]
     last = calls[-1]
     term = (last["error_message"] or last["result_text"])[10:30].strip()
@@ -225,7 +184,7 @@ def test_export_writes_a_static_site_whose_links_all_resolve(landed, tmp_path):
     result = CliRunner().invoke(main, ["view", "--store", str(landed), "--export", str(site)])
     assert result.exit_code == 0, result.output
     pages = {p.name: p.read_text() for p in site.glob("*.html")}
-    run = _failing_run(landed)
+    run = failing_run(landed)
     assert {"index.html", "submission-sub-random.html", f"run-{run['run_id']}.html",
             "task-slack-archive-resolved-incident.html"} <= set(pages)
     assert {f"run-{LONG_RUN}-p{n}.html" for n in range(2, 101)} <= set(pages)  # each page of calls a file
