@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mcpbench.commands._serve_http import is_loopback
+from mcpbench._net import is_loopback
 from mcpbench.commands._store import open_store_for, store_option
 
 

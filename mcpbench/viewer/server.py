@@ -16,6 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import duckdb
+
+from mcpbench._net import is_loopback
 from mcpbench.viewer import pages
 from mcpbench.viewer.data import NoSuchRecord, Trace
 
@@ -24,6 +27,7 @@ class _Handler(BaseHTTPRequestHandler):
     trace: Trace  # set on the class made for each server
     links = pages.Links()
     where = ""
+    hosts: frozenset[str] | None = None  # the Host headers answered (None: any)
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: the viewer is a local tool, its requests are not news
@@ -46,6 +50,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _answer(self) -> tuple[int, str]:
+        if self.hosts is not None and (self.headers.get("Host") or "").lower() not in self.hosts:
+            # a page elsewhere that rebinds its own name to this machine's loopback address must not read
+            # the transcripts: on loopback, only this machine's own names for the server are answered
+            return HTTPStatus.MISDIRECTED_REQUEST, pages.error_page(
+                421, "this viewer answers requests for its own loopback address only", self.links, where="")
         url = urlsplit(self.path)
         params = parse_qs(url.query, max_num_fields=10)
         parts = [unquote(p) for p in url.path.split("/") if p]
@@ -55,6 +64,9 @@ class _Handler(BaseHTTPRequestHandler):
             return HTTPStatus.NOT_FOUND, pages.error_page(404, str(exc), self.links, where=self.where)
         except ValueError as exc:
             return HTTPStatus.BAD_REQUEST, pages.error_page(400, str(exc), self.links, where=self.where)
+        except duckdb.Error as exc:
+            return HTTPStatus.INTERNAL_SERVER_ERROR, pages.error_page(
+                500, f"the store could not be read: {exc}", self.links, where=self.where)
 
     def _page(self, parts: list[str], params: dict[str, list[str]]) -> str:
         trace, links, where = self.trace, self.links, self.where
@@ -84,9 +96,12 @@ class _Handler(BaseHTTPRequestHandler):
 def make_server(trace: Trace, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     """A server bound to ``host:port`` (0: a free port; ``server.server_address`` says which) over ``trace``;
     call ``serve_forever()`` on it."""
-    handler = type("ViewHandler", (_Handler,), {"trace": trace, "where": trace.store.url()})
+    handler: type[_Handler] = type("ViewHandler", (_Handler,), {"trace": trace, "where": trace.store.url()})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
+    if is_loopback(host):
+        bound = server.server_address[1]
+        handler.hosts = frozenset(f"{name}:{bound}" for name in ("127.0.0.1", "localhost", "[::1]", host.lower()))
     return server
 
 

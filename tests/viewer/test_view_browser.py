@@ -237,3 +237,16 @@ def test_a_store_on_s3_is_viewed_the_same_way(s3):
         server.server_close()
         trace.close()
     assert sorted(store.list("")) == keys  # the store was only read
+
+
+def test_a_page_elsewhere_rebinding_its_name_to_loopback_is_refused(viewer):
+    """DNS rebinding: a site whose name now points at 127.0.0.1 asks with its own Host header."""
+    port = viewer.rstrip("/").rsplit(":", 1)[1]
+    request = urllib.request.Request(viewer, headers={"Host": f"attacker.example:{port}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 421
+    for name in ("127.0.0.1", "localhost"):
+        with urllib.request.urlopen(urllib.request.Request(viewer, headers={"Host": f"{name}:{port}"}),
+                                    timeout=30) as answer:
+            assert answer.status == 200
