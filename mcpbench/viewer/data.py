@@ -9,7 +9,7 @@ bound parameter, never part of the SQL text. A private month's run shows only wh
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -55,6 +55,8 @@ class RunPage:
     total_calls: int
     total_turns: int
     error_seqs: list[int]  # the run's calls answered with an error (all pages), in order
+    #: for each failing clause (by id): the run's calls whose arguments hold one of the clause's values
+    touching: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def private(self) -> bool:
@@ -71,6 +73,25 @@ class RunPage:
         except ValueError:
             return None
         return parsed.ids_only() if self.private else parsed
+
+
+def clause_values(args: dict[str, Any] | None) -> list[str]:
+    """The text values of a clause's arguments that name something a call would carry (an id, a name,
+    a path; at least 3 characters), nested ones included."""
+    out: list[str] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, str) and len(value) >= 3:
+            out.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                visit(v)
+        elif isinstance(value, list):
+            for v in value:
+                visit(v)
+
+    visit(args or {})
+    return list(dict.fromkeys(out))
 
 
 def search_terms(text: str) -> str:
@@ -178,7 +199,23 @@ class Trace:
                           "order by seq", [run_id, low, high])
         turns = self.rows(f"select {_TURN_COLUMNS} from stg_turns where run_id = ? and calls_before >= ? "
                           "and (calls_before < ? or ?) order by seq", [run_id, low, high, page == pages])
-        return RunPage(run, calls, turns, page, pages, total, total_turns, list(errors or []))
+        found_page = RunPage(run, calls, turns, page, pages, total, total_turns, list(errors or []))
+        explanation = found_page.explanation()
+        if explanation is not None and not found_page.private:
+            for clause in explanation.clauses:
+                found_page.touching[clause.clause] = self.calls_touching(run_id, clause_values(clause.args))
+        return found_page
+
+    def calls_touching(self, run_id: str, values: list[str], limit: int = 20) -> list[dict[str, Any]]:
+        """The calls of run ``run_id`` whose arguments hold any of ``values`` (a failing clause's channel,
+        repository, path...): where to look for the call that should have made it hold. None on a
+        private month."""
+        if not values:
+            return []
+        return self.rows(
+            "select c.seq, c.tool, c.is_error from stg_calls c join stg_runs r on r.run_id = c.run_id "
+            "where c.run_id = ? and r.split_kind <> 'private' and exists (select 1 from unnest(?::varchar[]) as v(x) "
+            "where strpos(c.arguments_json, v.x) > 0) order by c.seq limit ?", [run_id, values, limit])
 
     def page_of(self, seq: int) -> int:
         """The page call ``seq`` is on."""

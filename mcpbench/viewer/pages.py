@@ -305,7 +305,18 @@ def _turn(t: dict[str, Any], private: bool) -> str:
     return f'<div class="turn">{head}{text}</div>'
 
 
-def _explanation(page: RunPage) -> str:
+def _touching(page: RunPage, clause: str, links: Links, page_of) -> str:
+    """The calls whose arguments name what the clause is about, linked; or that none did."""
+    calls = page.touching[clause]
+    if not calls:
+        return "<div><b>calls</b> no call's arguments name what this clause is about</div>"
+    rid = page.run["run_id"]
+    items = ", ".join(_a(links.run(rid, page_of(c["seq"]), c["seq"]), f"#{c['seq']} {c['tool']}")
+                      + (" (error)" if c["is_error"] else "") for c in calls)
+    return f"<div><b>calls about it</b> {items}</div>"
+
+
+def _explanation(page: RunPage, links: Links, page_of) -> str:
     run = page.run
     explanation = page.explanation()
     parts = []
@@ -319,6 +330,8 @@ def _explanation(page: RunPage) -> str:
                 rows.append(f"<div><b>expected</b> {escape(c.expected)}</div>")
             if c.found:
                 rows.append(f"<div><b>found</b></div><pre>{escape(c.found)}</pre>")
+            if c.clause in page.touching:
+                rows.append(_touching(page, c.clause, links, page_of))
             if c.args:
                 rows.append("<details><summary>the clause's arguments</summary>"
                             f"<pre>{escape(json.dumps(c.args, indent=1, ensure_ascii=False))}</pre></details>")
@@ -436,7 +449,7 @@ def run_page(page: RunPage, links: Links, *, where: str, search: str = "",
     parts.append("<h2>Goal</h2>" + (f"<pre>{escape(goal)}</pre>" if goal else
                                     f'<p class="muted">{escape(REDACTED)}: the submitter did not publish goals'
                                     + (" (never on a private month)" if page.private else "") + ".</p>"))
-    why = _explanation(page)
+    why = _explanation(page, links, page_of or (lambda seq: 1))
     if why or r["status"] != "passed":
         parts.append(f'<h2>Why it did not pass</h2><div class="why"><p>end reason <b>{escape(r["end_reason"])}</b>'
                      f"{escape(detail)}</p>{why}</div>")
