@@ -106,21 +106,39 @@ def search_terms(text: str) -> str:
 
 class Trace:
     """The store's runs, calls and turns with the warehouse's views, in memory, for reading only: a local
-    store is read in place, any other (S3) copied into memory once. One query at a time (a lock), so a
-    threaded server can share it."""
+    store is read in place (and again when runs land: :meth:`refresh`), any other (S3) copied into memory
+    once. One query at a time (a lock), so a threaded server can share it."""
 
     def __init__(self, store: Store, *, page_calls: int = PAGE_CALLS) -> None:
         self.store = store
         self.page_calls = page_calls
         self._lock = threading.Lock()
-        self.con = duckdb.connect()
+        self._version = store.version()
+        self.con = self._connect()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        con = duckdb.connect()
         try:
-            create_views(self.con, attach_sources(self.con, store, copy=not isinstance(store, LocalStore),
-                                                  read_only=True))
+            create_views(con, attach_sources(con, self.store, copy=not isinstance(self.store, LocalStore),
+                                             read_only=True))
         except Exception as exc:
-            self.con.close()
-            name_corrupt_files(store, exc, stopped="Nothing is shown")
+            con.close()
+            name_corrupt_files(self.store, exc, stopped="Nothing is shown")
             raise
+        return con
+
+    def refresh(self) -> bool:
+        """Read the store again if runs have landed since it was read (a local store says so cheaply;
+        an S3 store is read once, when the viewer starts). Whether it was read again."""
+        version = self.store.version()
+        if version is None or version == self._version:
+            return False
+        with self._lock:
+            if version != self._version:
+                fresh = self._connect()
+                self.con.close()
+                self.con, self._version = fresh, version
+        return True
 
     def close(self) -> None:
         self.con.close()

@@ -21,6 +21,8 @@ import duckdb
 from mcpbench._net import is_loopback
 from mcpbench.viewer import pages
 from mcpbench.viewer.data import NoSuchRecord, Trace
+from runstore.store import StoreError
+from warehouse.sources import CorruptFileError
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -59,7 +61,10 @@ class _Handler(BaseHTTPRequestHandler):
         params = parse_qs(url.query, max_num_fields=10)
         parts = [unquote(p) for p in url.path.split("/") if p]
         try:
+            self.trace.refresh()  # runs that landed since the last request are shown
             return HTTPStatus.OK, self._page(parts, params)
+        except (CorruptFileError, StoreError) as exc:
+            return HTTPStatus.INTERNAL_SERVER_ERROR, pages.error_page(500, str(exc), self.links, where=self.where)
         except NoSuchRecord as exc:
             return HTTPStatus.NOT_FOUND, pages.error_page(404, str(exc), self.links, where=self.where)
         except ValueError as exc:

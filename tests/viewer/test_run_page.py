@@ -63,3 +63,34 @@ def test_a_failing_clause_lists_the_calls_about_what_it_names(tmp_path):
     html = run_page(page, Links(), where="", page_of=trace.page_of)
     assert '<a href="/run/sub-c--r#call-2">#2 post_message</a>' in html
     assert "no call's arguments name what this clause is about" in html
+
+
+def test_runs_that_land_while_the_viewer_runs_are_shown_at_the_next_request(tmp_path):
+    import threading
+    import urllib.request
+
+    from mcpbench.viewer.server import make_server
+
+    store = open_store(str(tmp_path / "store"))
+    first = make_run("sub-early--r", submission_id="sub-early", split="dev", month="2026-05")
+    store.land_run(first, [])
+    trace = Trace(open_store(str(tmp_path / "store"), usage="read"))
+    server = make_server(trace)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        def index() -> str:
+            with urllib.request.urlopen(base, timeout=30) as answer:
+                return answer.read().decode()
+
+        assert "sub-early" in index() and "sub-late" not in index()
+        late = make_run("sub-late--r", submission_id="sub-late", split="dev", month="2026-05")
+        store.land_run(late, make_calls(late, [ok()]))
+        assert "sub-late" in index()
+        with urllib.request.urlopen(base + "run/sub-late--r", timeout=30) as answer:
+            assert 'id="call-1"' in answer.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+        trace.close()
