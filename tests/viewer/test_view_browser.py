@@ -151,7 +151,8 @@ def test_a_missing_run_or_a_bad_page_is_answered_with_why(viewer):
             with urllib.request.urlopen(viewer + path, timeout=30) as answer:
                 got, body = answer.status, answer.read().decode()
         except urllib.error.HTTPError as exc:
-            got, body = exc.code, exc.read().decode()
+            with exc:  # its connection is closed here, not left to the garbage collector
+                got, body = exc.code, exc.read().decode()
         assert got == status and says in body.replace("&#x27;", "'"), (path, got)
 
 
@@ -245,7 +246,8 @@ def test_a_page_elsewhere_rebinding_its_name_to_loopback_is_refused(viewer):
     request = urllib.request.Request(viewer, headers={"Host": f"attacker.example:{port}"})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)
-    assert refused.value.code == 421
+    with refused.value:  # its connection is closed here, not left to the garbage collector
+        assert refused.value.code == 421
     for name in ("127.0.0.1", "localhost"):
         with urllib.request.urlopen(urllib.request.Request(viewer, headers={"Host": f"{name}:{port}"}),
                                     timeout=30) as answer:
