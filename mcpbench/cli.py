@@ -22,6 +22,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "run": "mcpbench.commands.run:run",
     "rotate": "mcpbench.commands.months:rotate",
     "attest": "mcpbench.commands.months:attest",
+    "view": "mcpbench.commands.view:view",
+    "export": "mcpbench.commands.view:export",
 }
 
 

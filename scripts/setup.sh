@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time setup of a fresh machine: system packages (bubblewrap, iproute2, Node for the TypeScript
-# verifier, Chromium for the report test), then this project and its test dependencies. Safe to run again.
+# verifier, Chromium for the report's and the viewer's browser tests), then this project and its test dependencies. Safe to run again.
 #   scripts/setup.sh --docker   also the docker sandbox: engine, dockerd, images (scripts/setup-docker.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,8 @@ need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ip >/dev/null || need+=(iproute2)
 command -v node >/dev/null || need+=(nodejs npm)
-# headless Chromium: tests/warehouse/test_report_browser.py renders the HTML report in it
+# headless Chromium: the report's and the viewer's browser tests render pages in it (Playwright drives this
+# system Chromium; `playwright install`, which downloads a browser of its own, is never run)
 command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then

@@ -25,10 +25,11 @@ FLOORS: list[tuple[str, ...]] = [("runstore",), ("servers", "warehouse"), ("task
 PACKAGES = [p for floor in FLOORS for p in floor]
 #: A part and the only parts that may import it (besides itself): the author's tools, the top floor of
 #: tasks_catalog, are run from the CLI and the benchmarks (which draft frames for the tasks they make);
-#: the warehouse is read by the CLI, the flows and the benchmarks, never by the harness.
+#: the warehouse is read by the CLI, the run viewer (``mcpbench view`` and ``export``), the flows and the
+#: benchmarks, never by the harness.
 IMPORTED_ONLY_BY = {
     "tasks_catalog.authoring": ("mcpbench.commands", "bench"),
-    "warehouse": ("mcpbench.commands", "mcpbench.cli", "flows", "bench"),
+    "warehouse": ("mcpbench.commands", "mcpbench.cli", "mcpbench.viewer", "flows", "bench"),
 }
 
 

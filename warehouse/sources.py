@@ -39,15 +39,19 @@ def quote(text: str) -> str:
 
 
 def attach_sources(
-    con: duckdb.DuckDBPyConnection, store: Store, *, submission_id: str | None = None, copy: bool = True
+    con: duckdb.DuckDBPyConnection, store: Store, *, submission_id: str | None = None, copy: bool = True,
+    read_only: bool = False,
 ) -> dict[str, str]:
     """Make the store's runs and calls readable in ``con``; return what fills ``source(kind)``.
 
     A local store is read in place. Any other store's pyarrow dataset is copied into a table (``copy``,
-    for a database file that must outlive this process) or registered (an in-memory connection)."""
+    for a database file that must outlive this process) or registered (an in-memory connection).
+    ``read_only`` writes nothing to the store, not even a local store's schema files
+    (``LocalStore.ensure_schema_file``): its pyarrow dataset is registered (or copied) like any other
+    store's, with the contract's schema (what ``mcpbench view`` reads, over a store it may not write)."""
     sources: dict[str, str] = {}
     for kind in KINDS:
-        if isinstance(store, LocalStore):
+        if isinstance(store, LocalStore) and not read_only:
             schema_file = store.ensure_schema_file(kind)
             if submission_id is None:
                 pattern = str(store.path / kind / "**" / "*.parquet")  # always matches the schema file

@@ -9,7 +9,8 @@ before it reaches the server.
 from __future__ import annotations
 
 import hmac
-import ipaddress
+
+from mcpbench._net import is_loopback
 
 #: Where ``mcpbench serve`` reads its bearer token when ``--token`` is not given.
 TOKEN_ENV = "MCPBENCH_SERVE_TOKEN"
@@ -17,17 +18,6 @@ TOKEN_ENV = "MCPBENCH_SERVE_TOKEN"
 MIN_TOKEN_CHARS = 16
 
 _UNAUTHORIZED = b'{"error": "unauthorized: send the header Authorization: Bearer <token>"}'
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding ``host`` keeps the server on this machine: ``localhost`` or a loopback address
-    (127.0.0.0/8, ::1). Any other name counts as reachable from elsewhere."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def token_problem(token: str | None) -> str | None:

@@ -294,23 +294,47 @@ def leaderboard(historical: bool, wide: bool, store_root: str | None, db_path: P
     _print_table(table if wide or as_json else _compact(table, historical), as_json, percent=True)
 
 
+def viewer_link(url: str):
+    """``warehouse.report``'s link for ``--viewer-url``: into a running ``mcpbench view`` (an http(s) URL)
+    or an exported site (a folder, relative to the report or absolute)."""
+    from mcpbench.viewer.pages import Links, SiteLinks
+
+    served = url.startswith(("http://", "https://"))
+    links = Links() if served else SiteLinks()
+    base = url.rstrip("/")
+
+    def link(kind: str, value: str) -> str:
+        href = links.submission(value) if kind == "submission" else links.task(value)
+        return base + href if served else f"{base}/{href}"
+
+    return link
+
+
 @click.command()
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the page.")
+@click.option("--viewer-url", metavar="URL", default=None,
+              help="Link submissions and tasks into the run viewer: a running `mcpbench view` "
+                   "(http://127.0.0.1:8765) or a site written by `mcpbench view --export` (its folder, "
+                   "relative to the page, e.g. site).")
 @store_option()
 @_db_option
 @_unchecked_option
-def report(html_path: Path, store_root: str | None, db_path: Path | None, unchecked: bool) -> None:
-    """Write a static HTML report: leaderboards, per-server charts, anomaly flags.
+def report(html_path: Path, viewer_url: str | None, store_root: str | None, db_path: Path | None,
+           unchecked: bool) -> None:
+    """Write a static HTML report: leaderboards, dev results, failure reasons, hardest tasks, the month
+    trend, per-server charts, anomaly flags.
 
-    The page is self-contained (inline CSS and SVG, no scripts) and opens in a browser with no server.
+    The page is self-contained (inline CSS and SVG, no scripts), fits a 1280 px window and opens in a
+    browser with no server.
 
     \b
-    Example:
+    Examples:
       mcpbench report --html report.html
+      mcpbench report --html report.html --viewer-url site
     """
     from warehouse.report import write_report
 
     with _open(db_path, store_root, unchecked) as opened:
-        path = write_report(html_path, opened)
+        path = write_report(html_path, opened, link=viewer_link(viewer_url) if viewer_url else None)
     click.echo(f"wrote {path}")

@@ -82,7 +82,7 @@ def _examples() -> list[str]:
 
 
 EXAMPLES = _examples()
-SERVING = ("mcpbench serve ",)  # long-running servers: started, asked, stopped
+SERVING = ("mcpbench serve ", "mcpbench view ")  # long-running servers: started, asked, stopped
 
 
 def test_the_help_examples_were_found():
@@ -219,14 +219,16 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
             "MCPBENCH_AGENT_DIR": str(workspace / "agent")}
     for name, value in base.items():
         monkeypatch.setenv(name, value)
-    # rotate first: later examples read the month it retires
-    ordered = sorted(EXAMPLES, key=lambda e: " rotate " not in f" {e} ")
+    # rotate first: later examples read the month it retires; the viewer's and export's last: they read
+    # the runs the others landed
+    ordered = sorted(EXAMPLES, key=lambda e: (" rotate " not in f" {e} ",
+                                              e.startswith(("mcpbench view ", "mcpbench export "))))
     upstream = _openai_upstream() if any("OPENAI_BASE_URL" in e for e in ordered) else None
     skipped = []
     try:
         for example in ordered:
             env, argv = _argv(example, workspace)
-            if argv[0] == "serve":
+            if argv[0] == "serve" or (argv[0] == "view" and "--export" not in argv):  # a server: started, asked, stopped
                 if "--port" in argv:
                     with socket.socket() as probe:
                         if probe.connect_ex(("127.0.0.1", int(argv[argv.index("--port") + 1]))) == 0:

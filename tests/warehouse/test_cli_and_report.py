@@ -59,9 +59,9 @@ def test_the_report_is_a_static_page_with_the_leaderboard_charts_and_flags(cli, 
     cli("report", "--html", str(out))
     page = out.read_text()
     assert "<h2>Contemporary: 2026-05</h2>" in page
-    assert "<th>collateral damage rate</th>" in page  # with the other four metrics
+    assert "<th>collateral damage</th>" in page  # with the other four metrics
     assert "clever-agent" in page and "sub-month" in page
-    assert page.count("<svg") == 2 and "Success rate by server" in page and "github" in page
+    assert page.count("<svg") == 3 and "Success rate by server" in page and "github" in page  # and by month
     assert "Anomaly flags" in page and "No submission flagged." in page
     assert "<script" not in page and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
 
