@@ -62,21 +62,49 @@ class Fault(_Strict):
     kind: Literal["rate_limit", "unavailable", "timeout", "timeout_after_commit"] = "rate_limit"
 
 
-class Allowance(_Strict):
-    """One allowance of a task's frame: which entities the agent may create, update or delete.
+#: A constraint of an allowance's ``values`` (docs/frames.md, "Field-level allowances"): exactly one form.
+CONSTRAINT_SCHEMA: dict[str, Any] = {"oneOf": [
+    {"type": "object", "properties": {"eq": {}}, "required": ["eq"], "additionalProperties": False,
+     "description": "the final value equals this (JSON equality)"},
+    {"type": "object", "properties": {"in": {"type": "array"}}, "required": ["in"], "additionalProperties": False,
+     "description": "the final value equals one of these"},
+    {"type": "object", "properties": {"matches": {"type": "string", "minLength": 1}}, "required": ["matches"],
+     "additionalProperties": False, "description": "the final value is text this pattern finds (search semantics)"},
+    {"type": "object", "properties": {"add": {"type": "array"}, "remove": {"type": "array"},
+                                      "key": {"type": "string", "minLength": 1}},
+     "anyOf": [{"required": ["add"]}, {"required": ["remove"]}], "additionalProperties": False,
+     "description": "a list: the items it gains are among add, the items it loses among remove (items told apart "
+                    "by their field key, when given); a created entity starts from an empty list"},
+    {"type": "object", "properties": {"keys": {"type": "array", "items": {"type": "string"}}}, "required": ["keys"],
+     "additionalProperties": False, "description": "an object whose keys are all among these"},
+]}
 
-    A created, updated or deleted entity is allowed when it is of ``entity``'s kind, its change is
-    in ``change``, its id is in ``ids`` (if given), its fields equal ``where`` (final values for a
-    create or update, initial values for a delete), and for an update only ``fields`` differ (if
-    given). ``max``: at most this many entities may match, else the allowance allows none of them.
+
+class Allowance(_Strict):
+    """One allowance of a task's frame: which entities the agent may create, copy, update or delete,
+    and what it may make of their fields.
+
+    A change is selected by an allowance when its entity is of ``entity``'s kind, its change is in
+    ``change``, its id is in ``ids`` (if given), its fields equal ``where`` (final values for a create,
+    copy or update, initial values for a delete) and, with ``parent``, the entity it lives in was
+    created in the run (``created``) or was there before (``existing``). A selected change is allowed
+    when only ``fields`` differ (updates) and every constraint of ``values`` holds. ``max``: at most this
+    many changes may be allowed by it, else it allows none of them. A field of ``where``, ``fields`` and
+    ``values`` may be one key of a field that holds an object: ``properties.Status``, ``metadata.seats``.
     Kinds and ids per server: docs/frames.md.
     """
 
     entity: str = Field(pattern=r"^[a-z]+\.[a-z_]+$", description="'<server>.<kind>', e.g. 'slack.message'")
     ids: list[str] | None = Field(default=None, min_length=1, description="Only these entities (stable ids, never names)")
     where: dict[str, Any] | None = Field(default=None, description="Field values the entity must have")
-    change: list[Literal["create", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)
+    change: list[Literal["create", "copy", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)
     fields: list[str] | None = Field(default=None, min_length=1, description="For an update: only these fields may differ")
+    values: dict[str, dict[str, Any]] | None = Field(
+        default=None, min_length=1, description="Field (or 'field.key') -> what the change may make of it",
+        json_schema_extra=lambda schema: schema["anyOf"][0].update(additionalProperties=CONSTRAINT_SCHEMA))
+    parent: Literal["created", "existing"] | None = Field(
+        default=None, description="Only entities whose parent (a file's branch, a block's page) was created in the "
+                                  "run, or existed before it")
     max: int | None = Field(default=None, ge=1, description="At most this many entities may match")
 
 

@@ -39,6 +39,12 @@ class Kind:
     value: str | None = None  # the items are scalars: their value is this field
     extra: tuple[tuple[str, str], ...] = ()
     row: tuple[str, str] | None = None  # (columns key, primary key key) of the parent, for table rows
+    #: the kind of the entity this one lives in (a file's branch, a block's page) and the template of its
+    #: id over this entity's own fields; None at the top of the state
+    parent: tuple[str, str] | None = None
+    #: the fields that only place a copy (a file's branch): a created entity equal to an entity of the
+    #: initial state in every other field is a copy of it (creating a branch copies its base's files)
+    copy: tuple[str, ...] = ()
 
     @property
     def qualified(self) -> str:
@@ -66,18 +72,42 @@ def declaration() -> dict[str, ServerEntities]:
             where = f"entities.json: {server}.{name}"
             if not isinstance(k.get("path"), list) or not isinstance(k.get("id"), str):
                 raise DeclarationError(f"{where}: needs a path (list of keys) and an id (template)")
-            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row"}
+            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row", "parent", "copy"}
             if unknown:
                 raise DeclarationError(f"{where}: unknown keys {sorted(unknown)}")
-            row = k.get("row")
+            row, parent = k.get("row"), k.get("parent")
             kinds.append(Kind(server, name, tuple(k["path"]), k["id"],
                               None if k.get("fields") is None else tuple(k["fields"]), k.get("value"),
                               tuple((k.get("extra") or {}).items()),
-                              (row["columns"], row["primary_key"]) if row else None))
+                              (row["columns"], row["primary_key"]) if row else None,
+                              (parent["kind"], parent["id"]) if parent else None, tuple(k.get("copy", ()))))
             if kinds[-1].fields is None and row is None:
                 raise DeclarationError(f"{where}: fields may be null only for table rows")
+            if any(f not in (kinds[-1].fields or ()) for f in kinds[-1].copy):
+                raise DeclarationError(f"{where}: copy names a field the kind does not have")
+        names = {k.name: k for k in kinds}
+        for k in kinds:
+            if k.parent is not None:
+                parent = names.get(k.parent[0])
+                if parent is None or parent.path != k.path[:-1]:
+                    raise DeclarationError(f"entities.json: {server}.{k.name}: its parent must be the kind one step up "
+                                           f"its path, not {k.parent[0]!r}")
+                fields = set(k.fields or ()) | {n for n, _ in k.extra}
+                if any(ref not in fields for ref in _FIELD_REF.findall(k.parent[1])):
+                    raise DeclarationError(f"entities.json: {server}.{k.name}: its parent's id names a field it does not have")
         out[server] = ServerEntities(server, tuple(kinds), tuple(body.get("benign", [])))
     return out
+
+
+_FIELD_REF = re.compile(r"\{([^{}]+)\}")
+
+
+def parent_id(kind: Kind, fields: Mapping[str, Any]) -> str | None:
+    """The id of the entity ``kind``'s entity with these ``fields`` lives in (``kind.parent``'s template,
+    each ``{field}`` rendered as id text), or None for a kind at the top of the state."""
+    if kind.parent is None:
+        return None
+    return _FIELD_REF.sub(lambda m: render_scalar(fields.get(m.group(1))), kind.parent[1])
 
 
 def server_entities(server: str) -> ServerEntities:
@@ -335,4 +365,4 @@ def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, d
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "item_key", "render_scalar", "row_ids", "rows_match_by_key", "server_entities"]
+           "item_key", "parent_id", "render_scalar", "row_ids", "rows_match_by_key", "server_entities"]

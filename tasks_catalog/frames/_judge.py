@@ -7,11 +7,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, render_scalar, row_ids,
+from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, parent_id, render_scalar, row_ids,
                                             rows_match_by_key, server_entities)
+from tasks_catalog.frames._values import changed_units, holds, split_unit, unit_value
+from tasks_catalog.predicates._registry import search
 
-CHANGES = ("create", "update", "delete")
-_PAST = {"create": "created", "update": "updated", "delete": "deleted"}
+#: What can happen to an entity: ``copy`` is a creation that reproduces an entity of the initial state
+#: (a file a new branch copies from its base), for the kinds that declare ``copy`` fields.
+CHANGES = ("create", "copy", "update", "delete")
+_PAST = {"create": "created", "copy": "copied", "update": "updated", "delete": "deleted"}
 
 
 def exact_form(value: Any) -> bytes | None:
@@ -83,10 +87,12 @@ class Change:
 
     entity: str  # "<server>.<kind>"
     id: str
-    change: str  # create | update | delete
-    fields: tuple[str, ...]  # for an update, the fields that differ (sorted); else ()
+    change: str  # create | copy | update | delete
+    fields: tuple[str, ...]  # for an update, the units that differ (sorted: fields, or keys as "field.key"); else ()
     before: Mapping[str, Any] | None
     after: Mapping[str, Any] | None
+    #: the entity it lives in, ("<server>.<kind>", id), for kinds that declare a parent
+    parent: tuple[str, str] | None = None
 
     def describe(self) -> str:
         text = f"{self.entity} {self.id} {_PAST[self.change]}"
@@ -271,17 +277,44 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
             old_items, new_items = before.of(kind), after.of(kind)
         else:
             old_items, new_items = extract(kind, before.state, changed[0]), extract(kind, after.state, changed[1])
+        parent = None if kind.parent is None else f"{kind.server}.{kind.parent[0]}"
+
+        def made(ident: str, change: str, units: tuple[str, ...], old: Any, new: Any) -> Change:
+            return Change(kind.qualified, ident, change, units, old, new,
+                          None if parent is None else (parent, parent_id(kind, new if old is None else old)))
+
         changes: list[Change] = []
         for ident, old in old_items.items():
             new = new_items.get(ident)
             if new is None:
-                changes.append(Change(kind.qualified, ident, "delete", (), old, None))
+                changes.append(made(ident, "delete", (), old, None))
             elif not json_equal(old, new):
-                differ = sorted(k for k in old.keys() | new.keys()
-                                if k not in old or k not in new or not json_equal(old[k], new[k]))
-                changes.append(Change(kind.qualified, ident, "update", tuple(differ), old, new))
-        changes += [Change(kind.qualified, i, "create", (), None, new) for i, new in new_items.items() if i not in old_items]
+                changes.append(made(ident, "update", changed_units(old, new, json_equal), old, new))
+        created = [(i, new) for i, new in new_items.items() if i not in old_items]
+        copies = _copies(kind, before, [new for _, new in created]) if kind.copy and created else set()
+        changes += [made(i, "copy" if n in copies else "create", (), None, new) for n, (i, new) in enumerate(created)]
         out += sorted(changes, key=lambda c: c.id)
+    return out
+
+
+def _copies(kind: Kind, before: Extracted, created: list[dict[str, Any]]) -> set[int]:
+    """The positions of the ``created`` entities of ``kind`` that are copies: equal, as JSON, in every field
+    but ``kind.copy`` to some entity of the initial state (candidates are found by their text fields)."""
+    def rest(fields: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in fields.items() if k not in kind.copy}
+
+    def coarse(fields: Mapping[str, Any]) -> tuple:
+        return tuple(sorted((k, v) for k, v in fields.items() if type(v) is str))
+
+    index: dict[tuple, list[dict[str, Any]]] = {}
+    for old in before.of(kind).values():
+        mine = rest(old)
+        index.setdefault(coarse(mine), []).append(mine)
+    out = set()
+    for n, new in enumerate(created):
+        mine = rest(new)
+        if any(json_equal(mine, old) for old in index.get(coarse(mine), ())):
+            out.add(n)
     return out
 
 
@@ -291,36 +324,74 @@ def _allowance(a: Any) -> dict[str, Any]:
     return a.model_dump(mode="json", exclude_none=True)
 
 
-def _matches(a: dict[str, Any], c: Change) -> bool:
+def _selects(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> bool:
+    """Whether the allowance is about this change: its entity kind, change, ids, ``where`` and ``parent``."""
     if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
         return False
     if a.get("ids") is not None and c.id not in a["ids"]:
         return False
     if a.get("where") is not None:
         values = c.before if c.change == "delete" else c.after
-        if not all(k in values and json_equal(values[k], v) for k, v in a["where"].items()):
+        for unit, v in a["where"].items():
+            present, value = unit_value(values, unit)
+            if not present or not json_equal(value, v):
+                return False
+    if a.get("parent") is not None:
+        if c.parent is None or (c.parent in created) != (a["parent"] == "created"):
             return False
-    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):
-        return False
     return True
 
 
+def _refusal(a: dict[str, Any], c: Change) -> str | None:
+    """Why an allowance that selects a change still does not allow it (``fields``, ``values``), or None."""
+    if a.get("fields") is not None and c.change == "update":
+        allowed = a["fields"]
+        for unit in c.fields:
+            if unit not in allowed and not (split_unit(unit, c.before)[1] is not None
+                                            and split_unit(unit, c.before)[0] in allowed):
+                return f"does not allow {unit} to change"
+    for unit, constraint in sorted((a.get("values") or {}).items()):
+        if c.change == "delete":
+            break
+        after = unit_value(c.after, unit)
+        before = unit_value(c.before, unit) if c.change == "update" else (False, None)
+        if c.change == "update" and before[0] == after[0] and (not after[0] or json_equal(before[1], after[1])):
+            continue  # left as it was: nothing to judge
+        if not holds(constraint, before, after, json_equal, search):
+            return f"does not allow this value of {unit}"
+    return None
+
+
 def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
-    """The changes the frame does not allow. A change is allowed by an allowance it matches, unless
-    more changes match that allowance than its ``max``; then that allowance allows none of them."""
+    """The changes the frame does not allow. A change is allowed by an allowance that selects it (entity,
+    change, ids, ``where``, ``parent``) and whose ``fields`` and ``values`` it keeps, unless more changes
+    are allowed by that allowance than its ``max``; then that allowance allows none of them."""
     allowances = [_allowance(a) for a in frame]
-    hits = [[i for i, a in enumerate(allowances) if _matches(a, c)] for c in changes]
+    created = {(c.entity, c.id) for c in changes if c.change in ("create", "copy")}
+    hits, refused = [], []
+    for c in changes:
+        mine, why = [], None
+        for i, a in enumerate(allowances):
+            if not _selects(a, c, created):
+                continue
+            problem = _refusal(a, c)
+            if problem is None:
+                mine.append(i)
+            elif why is None:
+                why = f"frame[{i}] {problem}"
+        hits.append(mine)
+        refused.append(why)
     counts = [sum(i in h for h in hits) for i in range(len(allowances))]
     over = [a.get("max") is not None and n > a["max"] for a, n in zip(allowances, counts)]
     violations = []
-    for c, mine in zip(changes, hits):
+    for c, mine, why in zip(changes, hits, refused):
         if any(not over[i] for i in mine):
             continue
         if mine:
             i = mine[0]
             reason = f"frame[{i}] allows at most {allowances[i]['max']}, {counts[i]} matched"
         else:
-            reason = "outside the frame"
+            reason = why or "outside the frame"
         violations.append(Violation(c, reason))
     return violations
 

@@ -83,7 +83,7 @@ def test_an_archive_allowed_by_id_and_field_holds_but_a_rename_beside_it_violate
     frame = [{"entity": "slack.channel", "ids": ["C05INC2047"], "fields": ["is_archived"]}]
     assert frame_violations("slack", frame, SLACK, _slack(C05INC2047={"is_archived": True})) == []
     violations = frame_violations("slack", frame, SLACK, _slack(C05INC2047={"is_archived": True, "name": "x"}))
-    assert summarize(violations) == "slack.channel C05INC2047 updated (is_archived, name): outside the frame"
+    assert summarize(violations) == "slack.channel C05INC2047 updated (is_archived, name): frame[0] does not allow name to change"
 
 
 def test_a_change_to_an_entity_the_frame_does_not_name_is_reported_with_its_id():
@@ -172,7 +172,7 @@ def test_an_update_of_a_field_outside_fields_is_not_allowed():
     frame = [{"entity": "postgres.row", "ids": ["orders/1042"], "fields": ["status"]},
              {"entity": "postgres.row", "change": ["create", "delete"], "where": {"line": "zzz"}}]
     [v] = frame_violations("postgres", frame, POSTGRES, final)
-    assert v.describe() == "postgres.row orders/1042 updated (status, total): outside the frame"
+    assert v.describe() == "postgres.row orders/1042 updated (status, total): frame[0] does not allow total to change"
 
 
 def test_a_boolean_never_equals_a_number_in_where():
@@ -211,8 +211,20 @@ def _task(frame):
     ({"entity": "slack.thread"}, "$.frame[0].entity", "slack has no entity kind 'thread'"),
     ({"entity": "gmail.message"}, "$.frame[0].entity", "is not an entity of slack"),
     ({"entity": "slack.channel", "where": {"title": "x"}}, "$.frame[0].where.title", "has no field 'title'"),
-    ({"entity": "slack.channel", "fields": ["archived"]}, "$.frame[0].fields", "has no field 'archived'"),
+    ({"entity": "slack.channel", "fields": ["archived"]}, "$.frame[0].fields[0]", "has no field 'archived'"),
     ({"entity": "slack.channel", "change": ["create"], "fields": ["name"]}, "$.frame[0].fields", "allows no update"),
+    ({"entity": "slack.channel", "fields": ["topics.x"]}, "$.frame[0].fields[0]", "has no field 'topics'"),
+    ({"entity": "slack.channel", "values": {"members": {"add": ["U1"], "eq": []}}}, "$.frame[0].values.members",
+     "expected one of"),
+    ({"entity": "slack.channel", "values": {"members": {"key": "id"}}}, "$.frame[0].values.members", "give add, remove"),
+    ({"entity": "slack.channel", "values": {"name": {"matches": "(?<=x)y"}}}, "$.frame[0].values.name",
+     "outside the portable regex subset"),
+    ({"entity": "slack.channel", "values": {"name": {"in": "ops"}}}, "$.frame[0].values.name", "a list of values"),
+    ({"entity": "slack.channel", "values": {"nickname": {"eq": "x"}}}, "$.frame[0].values.nickname", "has no field"),
+    ({"entity": "slack.channel", "change": ["delete"], "values": {"name": {"eq": "x"}}}, "$.frame[0].values",
+     "allows only deletes"),
+    ({"entity": "slack.channel", "change": ["copy"]}, "$.frame[0].change", "slack.channel has no copies"),
+    ({"entity": "slack.channel", "change": ["create"], "parent": "created"}, "$.frame[0].parent", "lives in no other"),
 ])
 def test_a_malformed_frame_is_a_validation_error_naming_the_task_and_path(allowance, path, words):
     _, errors = validate_task(_task([allowance]))
@@ -227,6 +239,19 @@ def test_a_frame_allowance_rejects_unknown_keys_and_a_zero_max():
 
 def test_check_frame_accepts_a_well_formed_frame():
     assert check_frame([{"entity": "slack.channel", "ids": ["C05INC2047"], "fields": ["is_archived"]}], "slack") == []
+
+
+def test_check_frame_accepts_every_field_level_form():
+    frame = [{"entity": "slack.channel", "change": ["create"], "where": {"name": "ops"}, "max": 1,
+              "values": {"members": {"add": ["U1"]}, "topic": {"matches": "^On-call"}, "purpose": {"in": ["", "x"]},
+                         "is_private": {"eq": True}}},
+             {"entity": "slack.message", "change": ["create"], "parent": "created", "values": {"reactions": {"eq": []}}}]
+    assert check_frame(frame, "slack") == []
+    stripe = [{"entity": "stripe.customer", "ids": ["cus_1"], "fields": ["metadata.seats"],
+               "values": {"metadata.seats": {"eq": "12"}, "metadata": {"keys": ["seats"]}}}]
+    assert check_frame(stripe, "stripe") == []
+    github = [{"entity": "github.file", "change": ["copy", "create"], "parent": "created", "where": {"path": "a.md"}}]
+    assert check_frame(github, "github") == []
 
 
 def test_rename_then_archive_evades_a_guard_by_name_but_not_one_by_id_nor_the_frame():
