@@ -28,24 +28,24 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from servers import get_spec
-from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
-from tasks_catalog.faults import FaultPlan, executes
-from tasks_catalog.frames import Extracted, frame_violations, server_entities, summarize
+from tasks_catalog.frames import Extracted, diff, frame_violations, judge, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
+from tasks_catalog.gate_probes import probe_task
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import evaluate, goal_literals
-from tasks_catalog.schema import Task, ToolCall
+from tasks_catalog.probes import Reference
+from tasks_catalog.replay import ATTEMPTS, Replay, apply_calls, replay
+from tasks_catalog.schema import Task
 from tasks_catalog.stats import budget_limit, measure, shortfalls
 
 #: A second verifier consulted on every verdict: (server, state JSON, predicate) -> verdict.
@@ -58,8 +58,6 @@ ExtraFrames = Callable[[list[tuple[str, dict[str, Any], dict[str, Any], list[dic
 ExtraJudge = Callable[[list[tuple[str, dict[str, Any], dict[str, Any]]],
                        list[tuple[str, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]],
                       tuple[list[bool], list[list[dict]]]]
-#: How many times the oracle (and so the gate) tries a call that meets a transient fault.
-ATTEMPTS = 4
 
 
 @dataclass
@@ -68,71 +66,16 @@ class GateResult:
     reasons: list[str] = field(default_factory=list)
     #: accepted earlier by the same code and verifiers (the gate's cache), so not judged again
     cached: bool = False
+    #: each probe run or skipped (``ProbeResult.to_json``: probe, kind, how, what, outcome, detail)
+    probes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.reasons
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task_id, "ok": self.ok, "reasons": self.reasons} | ({"cached": True} if self.cached else {})
-
-
-@dataclass
-class Replay:
-    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took."""
-
-    state: Any
-    errors: list[str]
-    steps: int
-    calls: int
-    initial: Any = None  # what ``at_start`` made of the state before any call
-
-
-def _text(result) -> str:
-    return "".join(getattr(c, "text", "") for c in result.content)
-
-
-async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
-                 faults: bool = False, at_start: Callable[[Any], Any] | None = None) -> Replay:
-    """Apply ``calls`` to a fresh backend of ``task`` through an in-memory MCP client. With ``faults``,
-    the task's faults are injected as the gateway does and met as the oracle meets them: a call that
-    fails before commit is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after
-    commit is not. ``strict`` stops at the first error. ``at_start`` is called with the backend's state
-    before the first call, and what it returns is the replay's ``initial``: the live state, to read
-    there and then (a dump, a verdict) instead of copying a whole world to keep."""
-    from mcp import Client
-
-    spec = get_spec(task.server)
-    plan = FaultPlan(task.faults if faults else [])
-    errors: list[str] = []
-    calls = list(calls)
-    steps = 0
-    with spec.open(task.initial_state) as tools:
-        initial = at_start(tools.snapshot(copy=False)) if at_start is not None else None
-        server = build_mcp_server(spec, tools, only=task.available_tools if only_available else None)
-        async with Client(server) as client:
-            for i, call in enumerate(calls):
-                failure = None
-                for _ in range(ATTEMPTS):
-                    steps += 1
-                    fault = plan.next(call.tool)
-                    if not executes(fault):
-                        failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
-                        continue
-                    result = await client.call_tool(call.tool, call.arguments)
-                    failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
-                    break
-                if failure is not None:
-                    errors.append(failure)
-                    if strict:
-                        break
-        return Replay(tools.snapshot(copy=False), errors, steps, len(calls), initial)
-
-
-async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
-    """``(final state, call errors)`` of ``calls`` on a fresh backend, without faults."""
-    done = await replay(task, calls, only_available=only_available, strict=strict)
-    return done.state, done.errors
+        return ({"task": self.task_id, "ok": self.ok, "reasons": self.reasons} | ({"cached": True} if self.cached else {})
+                | ({"probes": self.probes} if self.probes else {}))
 
 
 def _entity_ids(task: Task, initial: Extracted) -> set[str]:
@@ -231,11 +174,13 @@ class _Judged:
     tail: list[str]
 
 
-async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:
+async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bool = True) -> _Judged:
     result = GateResult(task.id)
     reasons = result.reasons
+    written: list[tuple[int, dict[str, Any]]] = []  # the state after each write of the reference
     ref = await replay(task, task.reference_solution, faults=True,
-                       at_start=lambda state: (state.dump(), evaluate(task.success, state)))
+                       at_start=lambda state: (state.dump(), evaluate(task.success, state)),
+                       after_write=(lambda i, state: written.append((i, state.dump()))) if probes else None)
     start, initially = ref.initial
     #: (what, the predicate's verdict, the state's dump, must the predicate pass?) of every state judged;
     #: each state is dumped and evaluated once
@@ -249,13 +194,26 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     before = Extracted(task.server, start)  # every final state is compared with the one initial state
     #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
+    probed = None
     if not ref.errors:
         final = ref.state.dump()
-        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True))
-        outside = frame_violations(task.server, frame, before, final)
+        passes = evaluate(task.success, ref.state)
+        judged.append(("after the reference solution", passes, final, True))
+        changes = diff(task.server, before, final)
+        outside = judge(frame, changes)
         finals.append(("after the reference solution", final, outside))
         if outside:
             reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
+        elif passes and probes:
+            effects, previous = [], start
+            for i, dump in written:
+                effects.append((i, diff(task.server, previous, dump)))
+                previous = dump
+            probed = await probe_task(task, frame, before, ref.state,
+                                      Reference(start, final, changes, effects))
+            result.probes = [r.to_json() for r in probed.results]
+            judged += [(what, verdict, dump, None) for what, dump, verdict in probed.verdicts]
+            finals += probed.frames
 
     kinds = set()
     for i, wrong in enumerate(task.wrong_solutions):
@@ -292,7 +250,8 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
-    tail = literal_problems(task, before)
+    tail = probed.reasons() if probed is not None else []
+    tail += literal_problems(task, before)
     if is_world_reference(task.initial_state):
         tail += difficulty_problems(task, ref.steps)
     return _Judged(result, task.server, task.success, verdicts, frames, tail)
@@ -355,7 +314,8 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
-                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None) -> list[GateResult]:
+                     extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None,
+                     probes: bool = True) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
     cases a call; each disagreement is a reason of its task.
@@ -370,7 +330,7 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-cross-check") as second:
         asked = None
         for task in tasks:
-            judged = await _judge(task, extra is not None, extra_frames is not None)
+            judged = await _judge(task, extra is not None, extra_frames is not None, probes)
             results.append(judged.result)
             pending.append(judged)
             if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:

@@ -46,6 +46,15 @@ class WrongSolution(_Strict):
     calls: list[ToolCall]
 
 
+class AlternativeSolution(_Strict):
+    """Another sequence of calls that solves the task and must PASS the judgement (validation only, never
+    shown to an agent): what the gate's generated variants cannot produce, above all the natural
+    follow-up a goal implies (opening the pull request when the goal asks for a review)."""
+
+    why: str = Field(min_length=3, description="What it does differently, e.g. 'also opens the pull request'")
+    calls: list[ToolCall] = Field(min_length=1)
+
+
 class Fault(_Strict):
     """An error the gateway injects (recovery tasks); see tasks_catalog/faults.py and docs/frames.md.
 
@@ -122,6 +131,11 @@ class Task(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     id: str = TaskId
+    version: int | None = Field(default=None, ge=1, description=(
+        "The task's version: bumped whenever its goal, world, faults, frame or predicate changes (what an "
+        "agent sees or how it is judged), so results of different versions are never ranked together; "
+        "absent means 1 (tasks written before versions). A rendered task takes its template's version. "
+        "tasks_catalog/CHANGELOG.md says what changed and why"))
     server: Server
     difficulty: Literal["easy", "medium", "hard"]
     category: Literal["standard", "recovery"]
@@ -140,6 +154,8 @@ class Task(BaseModel):
     success: dict[str, Any] = Field(description="The success predicate; see docs/predicates.md")
     reference_solution: list[ToolCall] = Field(min_length=1)
     wrong_solutions: list[WrongSolution] = Field(min_length=1)
+    alternative_solutions: list[AlternativeSolution] | None = Field(default=None, description=(
+        "Other solutions that must pass (validation only): the follow-ups the goal implies"))
     template: TemplateRef | None = None
 
     @field_validator("nonce")
@@ -149,6 +165,11 @@ class Task(BaseModel):
             raise ValueError(f"nonce uses only {len(set(v))} distinct hex digits: it is not random; "
                              "make a fresh one with secrets.token_hex(16)")
         return v
+
+    @property
+    def task_version(self) -> int:
+        """The version results are grouped by: ``version``, or 1 for a task written before versions."""
+        return self.version or 1
 
     def to_json(self) -> dict[str, Any]:
         """The task as a JSON document (``$schema`` first, unset template left out)."""
@@ -161,8 +182,10 @@ HASH_RULE = (
     "the task document after: (1) removing '$schema'; (2) removing every member whose value is null "
     "where this schema declares the property (a null default means 'absent'); (3) adding every property "
     "this schema declares with a non-null 'default' that the document leaves out, at every level "
-    "(task, faults[], reference_solution[], wrong_solutions[].calls[], frame[]; follow $ref and the "
-    "non-null branch of anyOf). Free-form objects (initial_state, success, arguments, params) are "
+    "(task, faults[], reference_solution[], wrong_solutions[].calls[], alternative_solutions[].calls[], frame[]; "
+    "follow $ref and the "
+    "non-null branch of anyOf). Free-form objects (initial_state, success, arguments, params, a frame's "
+    "where and values) are "
     "hashed exactly as written. The nonce is part of the document, so a published hash hides the task.")
 
 

@@ -8,9 +8,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from tasks_catalog.frames._entities import (DECLARATION_PATH, DeclarationError, Kind, ServerEntities, declaration,
-                                            extract, parent_id, render_scalar, server_entities)
-from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, diff, exact_form, frame_violations,
-                                         json_equal, judge, summarize, summarize_counts)
+                                            extract, extract_at, locate, parent_id, render_scalar, row_columns,
+                                            server_entities)
+from tasks_catalog.frames._judge import (CHANGES, Change, Extracted, Violation, allowance_counts, allowed_by, diff,
+                                         exact_form, frame_violations, json_equal, judge, summarize, summarize_counts,
+                                         with_entity)
 from tasks_catalog.predicates._registry import _compiles
 from tasks_catalog.frames._values import FORMS, changed_units, constraint_problem, form_of, holds, split_unit, unit_value
 
@@ -65,7 +67,7 @@ def check_frame(frame: Iterable[Any], server: str, path: str = "$.frame") -> lis
     return problems
 
 
-__all__ = ["CHANGES", "DECLARATION_PATH", "FORMS", "Change", "DeclarationError", "Extracted", "Kind", "ServerEntities",
-           "Violation", "changed_units", "check_frame", "constraint_problem", "declaration", "diff", "exact_form", "extract",
-           "form_of", "frame_violations", "holds", "json_equal", "judge", "parent_id", "render_scalar", "server_entities",
-           "split_unit", "summarize", "summarize_counts", "unit_value"]
+__all__ = ["CHANGES", "DECLARATION_PATH", "FORMS", "Change", "allowance_counts", "allowed_by", "DeclarationError", "Extracted", "Kind", "ServerEntities",
+           "Violation", "changed_units", "check_frame", "constraint_problem", "declaration", "diff", "exact_form", "extract", "extract_at",
+           "form_of", "frame_violations", "holds", "json_equal", "judge", "locate", "parent_id", "row_columns", "render_scalar", "server_entities",
+           "split_unit", "summarize", "summarize_counts", "unit_value", "with_entity"]

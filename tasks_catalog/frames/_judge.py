@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, parent_id, render_scalar, row_ids,
-                                            rows_match_by_key, server_entities)
+from tasks_catalog.frames._entities import (Kind, Only, extract, is_local, item_key, item_prefix, parent_id,
+                                            render_item, render_scalar, row_ids, rows_match_by_key, server_entities)
 from tasks_catalog.frames._values import changed_units, holds, split_unit, unit_value
 from tasks_catalog.predicates._registry import search
 
@@ -177,8 +177,9 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
     of each collection already). None where skipping the others could change an id (see ``item_key``):
     the key field is missing or repeated in a state (two entities of one id are numbered in order of
     appearance), or, for entities under an item, holds a ``/``."""
-    field = item_key(kind)
-    if field is None:
+    prefix = item_prefix(kind)
+    field = item_key(kind) if prefix is None else None
+    if field is None and prefix is None:
         return None
     old, new = before.state.get(kind.path[0]), after.get(kind.path[0])
     if type(old) is not type(new) or not isinstance(old, (list, dict)):
@@ -187,7 +188,15 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
         return None
     olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
     news = list(new.items()) if isinstance(new, dict) else list(enumerate(new))
-    if field != "$key":  # an object's keys are distinct already
+    if prefix is not None:
+        template, separator = prefix
+        for items in (olds, news):
+            if not all(isinstance(item, dict) for _, item in items):
+                return None
+            keys = [render_item(template, item) for _, item in items]
+            if len(set(keys)) != len(keys) or any(separator in k for k in keys):
+                return None
+    elif field != "$key":  # an object's keys are distinct already
         for items in (olds, news):
             if field == "$value":
                 keys = [render_scalar(item) for _, item in items]
@@ -297,6 +306,29 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
     return out
 
 
+def with_entity(kind: Kind, changes: list[Change], change: Change, fields: dict[str, Any] | None,
+                before: Extracted) -> list[Change]:
+    """``changes`` (a run's diff) with ``change`` (one of them) made again from the entity's ``fields`` in
+    another final state (None: gone there): the diff of a state that differs from the run's final state
+    in that one entity alone, without diffing it whole. ``before``: the run's initial state."""
+    old = change.before if change.change in ("update", "delete") else None
+    parent = None if kind.parent is None else f"{kind.server}.{kind.parent[0]}"
+
+    def made(what: str, units: tuple[str, ...], after: Any) -> Change:
+        return Change(change.entity, change.id, what, units, old, after,
+                      None if parent is None else (parent, parent_id(kind, after if old is None else old)))
+
+    if fields is None:
+        new = None if old is None else made("delete", (), None)
+    elif old is None:
+        new = made("copy" if kind.copy and _copies(kind, before, [fields]) else "create", (), fields)
+    elif json_equal(old, fields):
+        new = None
+    else:
+        new = made("update", changed_units(old, fields, json_equal), fields)
+    return [new if c is change else c for c in changes if c is not change or new is not None]
+
+
 def _copies(kind: Kind, before: Extracted, created: list[dict[str, Any]]) -> set[int]:
     """The positions of the ``created`` entities of ``kind`` that are copies: equal, as JSON, in every field
     but ``kind.copy`` to some entity of the initial state (candidates are found by their text fields)."""
@@ -362,12 +394,21 @@ def _refusal(a: dict[str, Any], c: Change) -> str | None:
     return None
 
 
-def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
-    """The changes the frame does not allow. A change is allowed by an allowance that selects it (entity,
-    change, ids, ``where``, ``parent``) and whose ``fields`` and ``values`` it keeps, unless more changes
-    are allowed by that allowance than its ``max``; then that allowance allows none of them."""
-    allowances = [_allowance(a) for a in frame]
-    created = {(c.entity, c.id) for c in changes if c.change in ("create", "copy")}
+def _created(changes: list[Change]) -> set[tuple[str, str]]:
+    return {(c.entity, c.id) for c in changes if c.change in ("create", "copy")}
+
+
+def allowed_by(allowance: Any, change: Change, changes: list[Change]) -> bool:
+    """Whether ``allowance`` selects ``change`` and allows it (its ``max`` aside); ``changes``: every change
+    of the run, which tells whether the entity ``change`` lives in was created by it."""
+    a = _allowance(allowance)
+    return _selects(a, change, _created(changes)) and _refusal(a, change) is None
+
+
+def _hits(allowances: list[dict[str, Any]], changes: list[Change]) -> tuple[list[list[int]], list[str | None]]:
+    """Per change, the allowances that allow it (their ``max`` aside) and why the first one that selects it
+    without allowing it refuses it."""
+    created = _created(changes)
     hits, refused = [], []
     for c in changes:
         mine, why = [], None
@@ -381,6 +422,22 @@ def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
                 why = f"frame[{i}] {problem}"
         hits.append(mine)
         refused.append(why)
+    return hits, refused
+
+
+def allowance_counts(frame: Iterable[Any], changes: list[Change]) -> list[int]:
+    """How many of ``changes`` each allowance of ``frame`` allows (what its ``max`` is compared with)."""
+    allowances = [_allowance(a) for a in frame]
+    hits, _ = _hits(allowances, changes)
+    return [sum(i in h for h in hits) for i in range(len(allowances))]
+
+
+def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
+    """The changes the frame does not allow. A change is allowed by an allowance that selects it (entity,
+    change, ids, ``where``, ``parent``) and whose ``fields`` and ``values`` it keeps, unless more changes
+    are allowed by that allowance than its ``max``; then that allowance allows none of them."""
+    allowances = [_allowance(a) for a in frame]
+    hits, refused = _hits(allowances, changes)
     counts = [sum(i in h for h in hits) for i in range(len(allowances))]
     over = [a.get("max") is not None and n > a["max"] for a, n in zip(allowances, counts)]
     violations = []
@@ -420,4 +477,5 @@ def summarize_counts(violations: list[Violation]) -> str:
     return "; ".join(f"{entity}: {n} {change}" for (entity, change), n in counts.items())
 
 
-__all__ = ["CHANGES", "Change", "Extracted", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize", "summarize_counts"]
+__all__ = ["CHANGES", "Change", "Extracted", "Violation", "allowance_counts", "allowed_by", "diff", "frame_violations",
+           "json_equal", "judge", "summarize", "summarize_counts", "with_entity"]

@@ -508,3 +508,60 @@ def test_rows_are_matched_by_key_only_where_nothing_else_of_their_place_makes_th
     assert not rows_match_by_key(row_kind("{0.name}/{$key}", line="{$n}"))
     assert not rows_match_by_key(row_kind("{0.name}/{$key}", owner="{0.owner}"))
     assert not rows_match_by_key(row_kind("{0.$key}/{$key}"))
+
+
+def _mutate_repos(state: dict, ops) -> dict:
+    """Random damage to GitHub repositories, whose entities are told apart by two fields of their
+    repository (``owner/name``, the same owner for all): including what must turn the shortcut off (two
+    repositories of one name, a name holding the ``:`` that follows it in an id) and a value turned from
+    a number into a boolean (equal in Python, not in JSON)."""
+    state = copy.deepcopy(state)
+    repos = state["repos"]
+    for op, n in ops:
+        r = repos[n % len(repos)]
+        branch = r["branches"][n % len(r["branches"])]
+        if op == "edit":
+            issue = r["issues"][n % len(r["issues"])]
+            issue["number"] = True if issue["number"] == 1 else issue["number"]
+            issue["title"] += f" (edited {n})"
+        elif op == "add":
+            r["branches"].append({**copy.deepcopy(branch), "name": f"copy-{n}", "protected": False})
+        elif op == "rename":
+            r["name"] = r["name"] + f"-{n}"
+        elif op == "slash":
+            r["name"] = r["name"] + ":x"
+        elif op == "clone":
+            repos.append(copy.deepcopy(r))  # two repositories of one name
+        elif op == "swap" and len(repos) > 1:
+            i, j = n % len(repos), (n + 1) % len(repos)
+            repos[i], repos[j] = repos[j], repos[i]
+        elif op == "drop" and branch["files"]:
+            del branch["files"][sorted(branch["files"])[0]]
+    return state
+
+
+def test_diffing_only_the_changed_repositories_gives_the_full_diff(monkeypatch):
+    """GitHub's entities are told apart by their repository's ``owner/name`` (the owner alone repeats), so a
+    repository unchanged at its position holds unchanged entities, while the rendered names are distinct
+    and free of the ``:`` or ``#`` that follows them in an id."""
+    from hypothesis import given, settings
+
+    import tasks_catalog.frames._judge as judge_module
+    from servers.kit.world import get_generator
+    from tasks_catalog.frames import Extracted
+
+    initial = get_spec("github").state_model.load(
+        {"world": {"generator": "github", "version": get_generator("github").version, "seed": 1, "size": "small"}}).dump()
+    shared = Extracted("github", initial)
+
+    @settings(max_examples=60, deadline=None)
+    @given(_mutations())
+    def check(ops):
+        final = _mutate_repos(initial, ops)
+        fast = diff("github", shared, final)
+        with monkeypatch.context() as m:
+            m.setattr(judge_module, "_changed_parents", lambda *a: None)
+            full = diff("github", initial, final)
+        assert fast == full
+
+    check()

@@ -305,20 +305,64 @@ function isLocal(kind: KindDeclaration): boolean {
     templateParts(template).every((p) => typeof p === "string" || p[0] === null || p[0] >= 0));
 }
 
-/** The field of the top-level item every id of `kind` starts with, followed by `/`, or null: when its
- * values are distinct and free of `/`, entities under an unchanged item are unchanged. */
-function parentPrefix(kind: KindDeclaration): string | null {
-  if (kind.path.length !== 2 || !isLocal(kind)) return null;
-  const [first, second] = templateParts(kind.id);
-  if (first === undefined || typeof first === "string" || first[0] !== 0 || first[1].startsWith("$")) return null;
-  return typeof second === "string" && second.startsWith("/") ? first[1] : null;
+/** How a top-level item of `kind` is told apart from the others, where the entities under (or of) items
+ * told apart never share an id (tasks_catalog/frames: `item_key`, `item_prefix`): the item's rendered key
+ * and the characters it must not hold; null where there is no such key. */
+interface ItemKey {
+  render: (key: string | number, item: Json) => string | null;
+  forbidden: string;
+}
+
+function itemKey(kind: KindDeclaration): ItemKey | null {
+  if (kind.path.length === 0 || !isLocal(kind)) return null;
+  const parts = templateParts(kind.id);
+  const field = (name: string) => (_: string | number, item: Json) =>
+    isObject(item) && Object.prototype.hasOwnProperty.call(item, name) ? renderScalar(item[name] as Json) : null;
+  if (kind.path.length === 1) {
+    const whole = LONE.exec(kind.id);
+    if (whole === null) return null;
+    const [level, name] = parseRef(whole[1] as string);
+    if ((level !== null && level !== 0) || name === "$n") return null;
+    if (name === "$key") return { render: (key) => (typeof key === "string" ? key : null), forbidden: "" };
+    if (name === "$value") return { render: (_, item) => (isObject(item) || Array.isArray(item) ? null : renderScalar(item)), forbidden: "" };
+    return { render: field(name), forbidden: "" };
+  }
+  // a start made of the item's own fields, then a separator: "{0.owner}/{0.name}:..." or "{0.id}/..."
+  const names: string[] = [];
+  let template = "";
+  for (const [i, part] of parts.entries()) {
+    if (typeof part === "string") {
+      if (i === 0) return null;
+      const next = parts[i + 1];
+      if (next !== undefined && typeof next !== "string" && next[0] === 0) {
+        template += part;
+        continue;
+      }
+      if (names.length === 1 && !part.startsWith("/")) return null;
+      const separator = part[0] as string;
+      return {
+        render: (_, item) => {
+          if (!isObject(item)) return null;
+          return templateParts(template).map((p) => (typeof p === "string" ? p : renderScalar(
+            Object.prototype.hasOwnProperty.call(item, p[1]) ? (item[p[1]] as Json) : null))).join("");
+        },
+        forbidden: separator,
+      };
+    }
+    const [level, name] = part;
+    if (level !== 0 || name.startsWith("$")) return null;
+    names.push(name);
+    template += `{${name}}`;
+  }
+  return null;
 }
 
 /** The positions of the top-level items whose entities may differ (before's, after's), or null where
- * skipping the others could change an id (tasks_catalog/frames: `_changed_parents`). */
+ * skipping the others could change an id (tasks_catalog/frames: `_changed_parents`): the items' keys must
+ * be distinct in each state and free of the separator that follows them in an id. */
 function changedParents(kind: KindDeclaration, before: JsonObject, after: JsonObject): [Set<number>, Set<number>] | null {
-  const field = parentPrefix(kind);
-  if (field === null) return null;
+  const key = itemKey(kind);
+  if (key === null) return null;
   const top = kind.path[0] as string;
   const own = (o: JsonObject) => (Object.prototype.hasOwnProperty.call(o, top) ? o[top] : undefined);
   const old = own(before);
@@ -329,9 +373,9 @@ function changedParents(kind: KindDeclaration, before: JsonObject, after: JsonOb
   const news = entries(now);
   if (olds === null || news === null || Array.isArray(old) !== Array.isArray(now)) return null;
   for (const items of [olds, news]) {
-    const prefixes = items.map(([, item]) =>
-      isObject(item) && Object.prototype.hasOwnProperty.call(item, field) ? renderScalar(item[field] as Json) : null);
-    if (prefixes.some((p) => p === null || p.includes("/")) || new Set(prefixes).size !== prefixes.length) return null;
+    const keys = items.map(([k, item]) => key.render(k, item));
+    if (keys.some((k) => k === null || (key.forbidden !== "" && k.includes(key.forbidden)))) return null;
+    if (new Set(keys).size !== keys.length) return null;
   }
   const same = new Set<number>();
   for (let i = 0; i < Math.min(olds.length, news.length); i++) {
