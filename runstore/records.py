@@ -114,6 +114,10 @@ class RunRecord(BaseModel):
     model_latency_ms: float = 0.0  # summed over the run's model requests
     model_cost_nanousd: int = 0  # from the operator's price table, in 1e-9 USD (integer, so sums are exact)
     split_kind: str = ""  # dev | private | historical | folder: filled from ``split`` (parsed once, here)
+    # What judged it: the task's version (results of different versions are never ranked together) and
+    # the code's (package version and git commit). Runs landed before these fields read as 1 and "".
+    task_version: int = 1
+    code_version: str = ""
 
     @model_validator(mode="before")
     @classmethod

@@ -4,7 +4,8 @@
 -- better), then hallucination rate; the others follow with rank null and their coverage. Dev-set,
 -- folder and historical runs never appear. Every success rate carries its 95% Wilson interval and
 -- separable_from_next (leaderboard_ranks). Trials (k, pass^k, pass@k) and model tokens and cost come
--- from trials_by_submission.
+-- from trials_by_submission. Entries whose task_versions differ judged different versions of some task:
+-- they are ranked apart (leaderboard_ranks), each board in its own run of rows.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'private'
@@ -33,6 +34,7 @@ current_month as (
 final as (
     select
         ranks.rank,
+        ranks.task_versions,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -72,4 +74,4 @@ final as (
 )
 
 select * from final
-order by rank nulls last, coverage desc, submission_id
+order by task_versions, rank nulls last, coverage desc, submission_id

@@ -4,6 +4,7 @@
 -- with rank null and their coverage. Dev-set and folder runs never appear here. Success rates carry
 -- their 95% Wilson interval and separable_from_next, as on the contemporary board.
 -- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there.
+-- Entries whose task_versions differ are ranked apart, each board in its own run of rows.
 with submissions as (
     select * from metrics_by_submission
     where split_kind = 'historical'
@@ -25,6 +26,7 @@ final as (
     select
         coverage.month,
         ranks.rank,
+        ranks.task_versions,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -61,4 +63,4 @@ final as (
 )
 
 select * from final
-order by month desc, rank nulls last, coverage desc, submission_id
+order by month desc, task_versions, rank nulls last, coverage desc, submission_id
