@@ -35,11 +35,11 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from tasks_catalog.authoring.propose import canonical, final_state, generalise
+from tasks_catalog.authoring.propose import canonical, final_state, generalise, generalised_over
 from tasks_catalog.frames import Change, allowance_counts, allowed_by, diff, split_unit, unit_value
 from tasks_catalog.loader import validate_task
 from tasks_catalog.schema import Allowance, Task
-from tasks_catalog.templates import load_template, render, substitute
+from tasks_catalog.templates import load_template, render
 
 #: Kinds whose count a goal rarely fixes: never given a ``max`` here.
 FREE_COUNT = {"github.commit"}
@@ -164,7 +164,6 @@ def tighten_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, A
     """A template's tightened frame: its own allowances, each with what tightening adds on one rendering
     (``ADDED``) generalised back to placeholders, and the renderings (by seed) whose own tightening that
     does not reproduce."""
-    seeds = list(seeds)
     written = template.task["frame"]
     tasks = {seed: render(template, seed) for seed in seeds}
     tight = {seed: tighten(t) for seed, t in tasks.items()}
@@ -172,21 +171,11 @@ def tighten_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, A
     def added(frame: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{k: a[k] for k in ADDED if k in a} for a in frame]
 
-    best: tuple[list[dict[str, Any]], list[str]] | None = None
-    for bounded in (True, False):
-        for seed in seeds:
-            generic = [_generalise_allowance(a, tasks[seed].template.params, bounded) for a in added(tight[seed])]
-            problems = [f"seed {other!r}: what tightening adds generalises to {substitute(generic, tasks[other].template.params)}, "
-                        f"its own is {added(tight[other])}" for other in seeds
-                        if json.dumps(substitute(generic, tasks[other].template.params), sort_keys=True)
-                        != json.dumps(added(tight[other]), sort_keys=True)]
-            merged = [{**{k: v for k, v in a.items() if k not in ADDED}, **g} for a, g in zip(written, generic)]
-            if not problems:
-                return merged, []
-            if best is None or len(problems) < len(best[1]):
-                best = (merged, problems)
-    assert best is not None
-    return best
+    generic, problems = generalised_over(
+        tasks, {seed: added(frame) for seed, frame in tight.items()},
+        lambda frame, params, bounded: [_generalise_allowance(a, params, bounded) for a in frame],
+        lambda a, b: json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True), "what tightening adds")
+    return [{**{k: v for k, v in a.items() if k not in ADDED}, **g} for a, g in zip(written, generic)], problems
 
 
 def _generalise_unit(unit: str, params: dict[str, Any]) -> str:

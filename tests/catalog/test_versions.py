@@ -5,14 +5,13 @@ template's, and alternative solutions are checked like the reference's calls."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.loader import DEV_DIR, validate_task
 from tasks_catalog.schema import Task
-from tasks_catalog.templates import POOL_DIR, Template, TemplateError, load_template, render
+from tasks_catalog.templates import POOL_DIR, Template, load_template, render
 
 
 def _doc(name: str) -> dict:
