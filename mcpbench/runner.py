@@ -28,6 +28,7 @@ import anyio
 
 from mcpbench.agents.baselines import STARTED
 from mcpbench.agents.spec import Agent, AgentJob, HostedAgent, InteractiveAgent, OpenAIAgent, ProcessAgent
+from mcpbench.code_version import code_version
 from mcpbench.gateway import Gateway, GatewayHost, server_path
 from mcpbench.model_gateway import ModelGatewayHost, ModelSettings
 from mcpbench.sandbox import (
@@ -106,7 +107,7 @@ def _record(task: Task, sub: Submission, *, started: datetime, t0: float, status
         max_steps=task.max_steps, timeout_s=task.timeout_s, tool_calls=0, errors_observed=0, faults_injected=0,
         infra_error=None, sandbox="", started_at=started, ended_at=ended, duration_s=duration, agent_s=agent_s,
         harness_ms=max(0.0, (duration - agent_s) * 1000), final_state_digest=None, end_reason=status,
-        stderr_tail=None,
+        stderr_tail=None, task_version=task.task_version, code_version=code_version(),
     )
     base.update(fields)
     return RunRecord(**base)

@@ -275,6 +275,10 @@ class RunRecord(BaseModel):
     #: Null when the run passed, was not judged (infra error), or landed before this column.
     explanation: str | None = None
     servers: list[str] = Field(default_factory=list)  # the task's servers, in its order (one for a single-server task)
+    # What judged it: the task's version (results of different versions are never ranked together) and
+    # the code's (package version and git commit). Runs landed before these fields read as 1 and "".
+    task_version: int = 1
+    code_version: str = ""
 
     @model_validator(mode="before")
     @classmethod

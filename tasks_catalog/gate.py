@@ -28,11 +28,10 @@ ids. docs/frames.md, "The gate". From the command line: ``mcpbench tasks validat
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -40,17 +39,17 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import anyio
 
-from servers import get_spec
-from servers.kit import build_mcp_server
 from servers.kit.world import is_world_reference
-from tasks_catalog.faults import FaultPlan, executes
-from tasks_catalog.frames import Extracted, frame_violations, server_entities, summarize
+from tasks_catalog.frames import Extracted, diff, frame_violations, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
+from tasks_catalog.gate_probes import judge_alternatives, probe_task
 from tasks_catalog.hashing import task_hash
 from tasks_catalog.literals import pattern_named, state_strings, value_named
 from tasks_catalog.loader import TaskError, load_tasks
 from tasks_catalog.predicates import Refuted, clause_ids, evaluate, goal_literals
-from tasks_catalog.schema import Task, ToolCall
+from tasks_catalog.probes import Reference
+from tasks_catalog.replay import ATTEMPTS, Replay, apply_calls, dumped, replay
+from tasks_catalog.schema import Task
 from tasks_catalog.stats import budget_limit, measure, shortfalls
 
 if TYPE_CHECKING:
@@ -68,8 +67,6 @@ ExtraFrames = Callable[[list[tuple[Any, dict[str, Any], dict[str, Any], list[dic
 ExtraJudge: TypeAlias = ("Callable[[list[tuple[Any, dict[str, Any], dict[str, Any]]], "
                           "list[tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]], "
                           "tuple[list[bool | Refuted | NoVerdict], list[list[dict]]]]")
-#: How many times the oracle (and so the gate) tries a call that meets a transient fault.
-ATTEMPTS = 4
 
 
 @dataclass
@@ -78,87 +75,16 @@ class GateResult:
     reasons: list[str] = field(default_factory=list)
     #: accepted earlier by the same code and verifiers (the gate's cache), so not judged again
     cached: bool = False
+    #: each probe run or skipped (``ProbeResult.to_json``: probe, kind, how, what, outcome, detail)
+    probes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.reasons
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task_id, "ok": self.ok, "reasons": self.reasons} | ({"cached": True} if self.cached else {})
-
-
-@dataclass
-class Replay:
-    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took. The
-    states are the task's ``scoped`` ones: a cross-server task's are keyed by server."""
-
-    state: Any
-    errors: list[str]
-    steps: int
-    calls: int
-    initial: Any = None  # what ``at_start`` made of the state before any call
-
-
-def dumped(state: Any) -> dict[str, Any]:
-    """A task's scoped state as JSON data: the server's dump, or a cross-server task's dumps keyed by server."""
-    return {server: s.dump() for server, s in state.items()} if isinstance(state, dict) else state.dump()
-
-
-def _text(result) -> str:
-    return "".join(getattr(c, "text", "") for c in result.content)
-
-
-async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
-                 faults: bool = False, at_start: Callable[[Any], Any] | None = None) -> Replay:
-    """Apply ``calls`` to a fresh backend of ``task`` (of each of its servers) through an in-memory MCP
-    client of each server, every call to the server its name names. With ``faults``, the task's faults
-    are injected as the gateway does and met as the oracle meets them: a call that fails before commit
-    is retried (up to ``ATTEMPTS`` tries, each a step); one that fails after commit is not. ``strict``
-    stops at the first error. ``at_start`` is called with the backends' state (``Task.scoped``) before
-    the first call, and what it returns is the replay's ``initial``: the live state, to read there and
-    then (a dump, a verdict) instead of copying a whole world to keep."""
-    from mcp import Client
-
-    plan = FaultPlan(task.faults if faults else [])
-    errors: list[str] = []
-    calls = list(calls)
-    steps = 0
-    async with contextlib.AsyncExitStack() as stack:
-        backends: dict[str, Any] = {}
-        clients: dict[str, Any] = {}
-        for server, state in task.initial_states().items():
-            spec = get_spec(server)
-            backends[server] = stack.enter_context(spec.open(state))
-        states = {server: tools.snapshot(copy=False) for server, tools in backends.items()}
-        initial = at_start(task.scoped(states)) if at_start is not None else None
-        for server, tools in backends.items():
-            only = [route[1] for route in map(task.route, task.available_tools)
-                    if route is not None and route[0] == server] if only_available else None
-            clients[server] = await stack.enter_async_context(Client(build_mcp_server(get_spec(server), tools, only=only)))
-        for i, call in enumerate(calls):
-            failure = None
-            server, tool = task.route(call.tool) or (task.server_names[0], call.tool)
-            for _ in range(ATTEMPTS):
-                steps += 1
-                fault = plan.next(call.tool)
-                if fault is not None and not executes(fault):
-                    failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
-                    continue
-                result = await clients[server].call_tool(tool, call.arguments)
-                failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
-                break
-            if failure is not None:
-                errors.append(failure)
-                if strict:
-                    break
-        final = task.scoped({server: tools.snapshot(copy=False) for server, tools in backends.items()})
-        return Replay(final, errors, steps, len(calls), initial)
-
-
-async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
-    """``(final state, call errors)`` of ``calls`` on a fresh backend, without faults."""
-    done = await replay(task, calls, only_available=only_available, strict=strict)
-    return done.state, done.errors
+        return ({"task": self.task_id, "ok": self.ok, "reasons": self.reasons} | ({"cached": True} if self.cached else {})
+                | ({"probes": self.probes} if self.probes else {}))
 
 
 def _extracted(task: Task, initial: dict[str, Any]) -> Extracted | dict[str, Extracted]:
@@ -279,14 +205,20 @@ class _Judged:
     tail: list[str]
 
 
-async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged:  # noqa: C901 - one task's reference, wrong solutions and frames judged in order
+async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bool = True) -> _Judged:  # noqa: C901, PLR0912, PLR0915 - one task's reference, probes, wrong solutions and frames judged in order
     result = GateResult(task.id)
     reasons = result.reasons
+
     def clauses(state: Any) -> tuple[str, ...]:
         return clause_ids(task.success, state) if dumps_wanted else ()
 
+    # the generated probes edit one server's state: a cross-server task is judged without them (its
+    # reference, wrong and alternative solutions still are: judge_alternatives)
+    probing = probes and not task.cross_server
+    written: list[tuple[int, dict[str, Any]]] = []  # the state after each write of the reference
     ref = await replay(task, task.reference_solution, faults=True,
-                       at_start=lambda state: (dumped(state), evaluate(task.success, state), clauses(state)))
+                       at_start=lambda state: (dumped(state), evaluate(task.success, state), clauses(state)),
+                       after_write=(lambda i, state: written.append((i, dumped(state)))) if probing else None)
     start, initially, initial_clauses = ref.initial
     #: (what, the predicate's verdict, the state's dump, must the predicate pass?, failing clause ids) of
     #: every state judged; each state is dumped and evaluated once
@@ -302,14 +234,30 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     scope = task.scope
     #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
+    probed = None
     if not ref.errors:
         final = dumped(ref.state)
-        judged.append(("after the reference solution", evaluate(task.success, ref.state), final, True,
-                       clauses(ref.state)))
+        passes = evaluate(task.success, ref.state)
+        judged.append(("after the reference solution", passes, final, True, clauses(ref.state)))
         outside = frame_violations(scope, frame, before, final)
         finals.append(("after the reference solution", final, outside))
         if outside:
             reasons.append(f"the reference solution leaves the frame: {summarize(outside)}")
+        elif passes and probing:
+            server = task.server_names[0]
+            changes = diff(server, before, final)
+            effects, previous = [], start
+            for i, dump in written:
+                effects.append((i, diff(server, previous, dump)))
+                previous = dump
+            probed = await probe_task(task, frame, cast("Extracted", before), ref.state,
+                                      Reference(start, final, changes, effects), explain=dumps_wanted)
+        elif passes and probes and task.alternative_solutions:  # a cross-server task's own alternatives
+            probed = await judge_alternatives(task, frame, before, explain=dumps_wanted)
+        if probed is not None:
+            result.probes = [r.to_json() for r in probed.results]
+            judged += [(what, verdict, dump, None, failing) for what, dump, verdict, failing in probed.verdicts]
+            finals += probed.frames
 
     kinds = set()
     for i, wrong in enumerate(task.wrong_solutions):
@@ -346,7 +294,8 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool) -> _Judged
     frames = []
     if frames_wanted:
         frames = [(what, start, final, frame, [v.to_json() for v in outside]) for what, final, outside in finals]
-    tail = literal_problems(task, before)
+    tail = probed.reasons() if probed is not None else []
+    tail += literal_problems(task, before)
     if any(is_world_reference(state) for state in task.initial_states().values()):
         tail += difficulty_problems(task, ref.steps)
     return _Judged(result, scope, task.success, verdicts, frames, tail)
@@ -415,7 +364,7 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
                      extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None,
-                     progress: Callable[[int], None] | None = None) -> list[GateResult]:
+                     progress: Callable[[int], None] | None = None, probes: bool = True) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
     cases a call; each disagreement is a reason of its task.
@@ -431,7 +380,7 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-cross-check") as second:
         asked = None
         for task in tasks:
-            judged = await _judge(task, extra is not None, extra_frames is not None)
+            judged = await _judge(task, extra is not None, extra_frames is not None, probes)
             if progress is not None:
                 progress(1)
             results.append(judged.result)

@@ -169,6 +169,8 @@ def _deep_problems(task: Task) -> list[tuple[str, str]]:
     problems += check_tool_calls(task, list(task.reference_solution), allowed, "$.reference_solution")
     for i, wrong in enumerate(task.wrong_solutions):
         problems += check_tool_calls(task, list(wrong.calls), None, f"$.wrong_solutions[{i}].calls")
+    for i, other in enumerate(task.alternative_solutions or []):  # a solution: only the tools an agent is given
+        problems += check_tool_calls(task, list(other.calls), allowed, f"$.alternative_solutions[{i}].calls")
     for i, fault in enumerate(task.faults):
         if fault.tool not in allowed:
             problems.append((f"$.faults[{i}].tool", f"fault on {fault.tool!r}, which is not in available_tools"))

@@ -56,6 +56,15 @@ class WrongSolution(_Strict):
     calls: list[ToolCall]
 
 
+class AlternativeSolution(_Strict):
+    """Another sequence of calls that solves the task and must PASS the judgement (validation only, never
+    shown to an agent): what the gate's generated variants cannot produce, above all the natural
+    follow-up a goal implies (opening the pull request when the goal asks for a review)."""
+
+    why: str = Field(min_length=3, description="What it does differently, e.g. 'also opens the pull request'")
+    calls: list[ToolCall] = Field(min_length=1)
+
+
 class Fault(_Strict):
     """An error the gateway injects (recovery tasks); see tasks_catalog/faults.py and docs/frames.md.
     In a cross-server task ``tool`` is ``<server>__<tool>``, like every tool name of the task.
@@ -73,21 +82,55 @@ class Fault(_Strict):
     kind: Literal["rate_limit", "unavailable", "timeout", "timeout_after_commit"] = "rate_limit"
 
 
-class Allowance(_Strict):
-    """One allowance of a task's frame: which entities the agent may create, update or delete.
+#: A constraint of an allowance's ``values`` (docs/frames.md, "Field-level allowances"): exactly one form.
+CONSTRAINT_SCHEMA: dict[str, Any] = {"oneOf": [
+    {"type": "object", "properties": {"eq": {}}, "required": ["eq"], "additionalProperties": False,
+     "description": "the final value equals this (JSON equality)"},
+    {"type": "object", "properties": {"in": {"type": "array"}}, "required": ["in"], "additionalProperties": False,
+     "description": "the final value equals one of these"},
+    {"type": "object", "properties": {"matches": {"type": "string", "minLength": 1}}, "required": ["matches"],
+     "additionalProperties": False, "description": "the final value is text this pattern finds (search semantics)"},
+    {"type": "object", "properties": {"add": {"type": "array"}, "remove": {"type": "array"},
+                                      "key": {"type": "string", "minLength": 1}},
+     "anyOf": [{"required": ["add"]}, {"required": ["remove"]}], "additionalProperties": False,
+     "description": "a list: the items it gains are among add, the items it loses among remove (items told apart "
+                    "by their field key, when given); a created entity starts from an empty list"},
+    {"type": "object", "properties": {"keys": {"type": "array", "items": {"type": "string"}}}, "required": ["keys"],
+     "additionalProperties": False, "description": "an object whose keys are all among these"},
+]}
 
-    A created, updated or deleted entity is allowed when it is of ``entity``'s kind, its change is
-    in ``change``, its id is in ``ids`` (if given), its fields equal ``where`` (final values for a
-    create or update, initial values for a delete), and for an update only ``fields`` differ (if
-    given). ``max``: at most this many entities may match, else the allowance allows none of them.
+
+def _constrain_values(schema: dict[str, Any]) -> None:
+    """An allowance's ``values`` in the exported schema: each constraint one of ``CONSTRAINT_SCHEMA``'s forms
+    (pydantic exports ``dict[str, dict[str, Any]] | None`` with free objects, in its first ``anyOf`` branch)."""
+    schema["anyOf"][0]["additionalProperties"] = CONSTRAINT_SCHEMA
+
+
+class Allowance(_Strict):
+    """One allowance of a task's frame: which entities the agent may create, copy, update or delete,
+    and what it may make of their fields.
+
+    A change is selected by an allowance when its entity is of ``entity``'s kind, its change is in
+    ``change``, its id is in ``ids`` (if given), its fields equal ``where`` (final values for a create,
+    copy or update, initial values for a delete) and, with ``parent``, the entity it lives in was
+    created in the run (``created``) or was there before (``existing``). A selected change is allowed
+    when only ``fields`` differ (updates) and every constraint of ``values`` holds. ``max``: at most this
+    many changes may be allowed by it, else it allows none of them. A field of ``where``, ``fields`` and
+    ``values`` may be one key of a field that holds an object: ``properties.Status``, ``metadata.seats``.
     Kinds and ids per server: docs/frames.md.
     """
 
     entity: str = Field(pattern=r"^[a-z]+\.[a-z_]+$", description="'<server>.<kind>', e.g. 'slack.message'")
     ids: list[str] | None = Field(default=None, min_length=1, description="Only these entities (stable ids, never names)")
     where: dict[str, Any] | None = Field(default=None, description="Field values the entity must have")
-    change: list[Literal["create", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)  # type: ignore[arg-type]  # mypy reads the lambda's list as list[str]
+    change: list[Literal["create", "copy", "update", "delete"]] = Field(default_factory=lambda: ["update"], min_length=1)  # type: ignore[arg-type]  # mypy reads the lambda's list as list[str]
     fields: list[str] | None = Field(default=None, min_length=1, description="For an update: only these fields may differ")
+    values: dict[str, dict[str, Any]] | None = Field(
+        default=None, min_length=1, description="Field (or 'field.key') -> what the change may make of it",
+        json_schema_extra=_constrain_values)
+    parent: Literal["created", "existing"] | None = Field(
+        default=None, description="Only entities whose parent (a file's branch, a block's page) was created in the "
+                                  "run, or existed before it")
     max: int | None = Field(default=None, ge=1, description="At most this many entities may match")
 
 
@@ -112,6 +155,11 @@ class Task(BaseModel):
 
     schema_: str | None = Field(default=None, alias="$schema")
     id: str = TaskId
+    version: int | None = Field(default=None, ge=1, description=(
+        "The task's version: bumped whenever its goal, world, faults, frame or predicate changes (what an "
+        "agent sees or how it is judged), so results of different versions are never ranked together; "
+        "absent means 1 (tasks written before versions). A rendered task takes its template's version. "
+        "tasks_catalog/CHANGELOG.md says what changed and why"))
     server: Server | None = Field(default=None, description="The task's server; a cross-server task names `servers` instead")
     servers: list[Server] | None = Field(
         default=None, min_length=MIN_SERVERS, max_length=MAX_SERVERS,
@@ -136,6 +184,8 @@ class Task(BaseModel):
     success: dict[str, Any] = Field(description="The success predicate; see docs/predicates.md")
     reference_solution: list[ToolCall] = Field(min_length=1)
     wrong_solutions: list[WrongSolution] = Field(min_length=1)
+    alternative_solutions: list[AlternativeSolution] | None = Field(default=None, description=(
+        "Other solutions that must pass (validation only): the follow-ups the goal implies"))
     template: TemplateRef | None = None
 
     @field_validator("nonce")
@@ -151,6 +201,7 @@ class Task(BaseModel):
         if self.template is None:
             raise ValueError(f"task {self.id!r} was not rendered from a template")
         return self.template
+
     @field_validator("servers")
     @classmethod
     def _servers_distinct(cls, v: list[str] | None) -> list[str] | None:
@@ -215,6 +266,11 @@ class Task(BaseModel):
         """How this task names ``server``'s ``tool``: as it is, or ``<server>__<tool>`` across servers."""
         return tool if self.servers is None else f"{server}{TOOL_SEPARATOR}{tool}"
 
+    @property
+    def task_version(self) -> int:
+        """The version results are grouped by: ``version``, or 1 for a task written before versions."""
+        return self.version or 1
+
     def to_json(self) -> dict[str, Any]:
         """The task as a JSON document (``$schema`` first, unset template left out)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -226,8 +282,10 @@ HASH_RULE = (
     "the task document after: (1) removing '$schema'; (2) removing every member whose value is null "
     "where this schema declares the property (a null default means 'absent'); (3) adding every property "
     "this schema declares with a non-null 'default' that the document leaves out, at every level "
-    "(task, faults[], reference_solution[], wrong_solutions[].calls[], frame[]; follow $ref and the "
-    "non-null branch of anyOf). Free-form objects (initial_state, success, arguments, params) are "
+    "(task, faults[], reference_solution[], wrong_solutions[].calls[], alternative_solutions[].calls[], frame[]; "
+    "follow $ref and the "
+    "non-null branch of anyOf). Free-form objects (initial_state, success, arguments, params, a frame's "
+    "where and values) are "
     "hashed exactly as written. The nonce is part of the document, so a published hash hides the task.")
 
 

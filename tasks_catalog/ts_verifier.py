@@ -215,13 +215,14 @@ class _Payload:
         self.slot: dict[int, tuple[str, int]] = {}  # id(state) -> ("whole" | "derived", position)
         self.kept: list[dict[str, Any]] = []  # every state given a slot: their ids stay theirs
         self.pending: set[int] = set()  # states whose base is being sent: never a base themselves
+        self.recent: dict[str, list[dict[str, Any]]] = {}  # server -> the states sent for it, in order
         self.same = _Same()
 
     def ref(self, server: str, state: dict[str, Any]) -> tuple[str, int]:
         at = self.slot.get(id(state))
         if at is not None:
             return at
-        base = self.bases.get(id(state)) or self.first.get(server)
+        base = self._sharing(server, state) or self.bases.get(id(state)) or self.first.get(server)
         ops = None
         if base is not None and base is not state and id(base) not in self.pending:
             self.pending.add(id(state))
@@ -237,6 +238,7 @@ class _Payload:
         self.slot[id(state)] = at
         self.kept.append(state)
         self.first.setdefault(server, state)
+        self.recent.setdefault(server, []).append(state)
         return at
 
     def refs(self, server: Servers, state: dict[str, Any]) -> Any:
@@ -248,6 +250,17 @@ class _Payload:
     def numbers(self, at: Any) -> Any:
         """``number`` of what ``refs`` gave."""
         return {s: self.number(a) for s, a in at.items()} if isinstance(at, dict) else self.number(at)
+    def _sharing(self, server: str, state: dict[str, Any]) -> dict[str, Any] | None:
+        """A state already sent that shares most of ``state``'s top-level values by identity (a probe's
+        state edit of a reference's final state shares all but one): the cheapest base to send it from."""
+        best, shared = None, 0
+        for other in self.recent.get(server, [])[-64:]:
+            if other is state or id(other) in self.pending or type(other) is not dict or list(other) != list(state):
+                continue
+            n = sum(other[k] is v for k, v in state.items())
+            if n > shared:
+                best, shared = other, n
+        return best
 
     def encoded(self) -> dict[str, Any]:
         """``states`` and ``derived`` as the CLI reads them (once every state has its slot)."""

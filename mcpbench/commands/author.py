@@ -16,8 +16,8 @@ PATHS = click.Path(exists=True, path_type=Path)
 
 @click.group()
 def author() -> None:
-    """Write tasks and templates: draft frames and wrong solutions, find name-keyed guards, check
-    templates at many seeds, regenerate the generated docs, seal a private template pool.
+    """Write tasks and templates: draft and tighten frames, draft wrong solutions, find name-keyed guards,
+    check templates at many seeds, regenerate the generated docs, seal a private template pool.
 
     \b
     Example:
@@ -84,6 +84,33 @@ def propose(paths: tuple[Path, ...], seeds: int, write: bool) -> None:
     for f in proposals.written:
         click.echo(f"wrote the frame into {f}", err=True)
     sys.exit(0 if proposals.ok else 1)
+
+
+@author.command()
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
+@click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Renderings of each template to cross-check the generalised frame on.")
+@click.option("--write", is_flag=True, help="Rewrite each file whose frame tightens (without problems), bumping its version.")
+def tighten(paths: tuple[Path, ...], seeds: int, write: bool) -> None:
+    """Tighten the frames of task and template files to field level, from what their reference solution
+    changes: a whole map becomes the keys changed, a changed list gets the items added and removed
+    (`values`), a create allowance gets `parent: "created"` and a `max` where the reference shows them.
+    Prints {id: {before, after, changed, problems}} as JSON; read it against the goal (the gate's probes
+    say what is still loose). Exit 1 when a file does not load or a template's renderings disagree.
+
+    \b
+    Example:
+      mcpbench author tighten tasks_catalog/dev/notion/notion-move-claire-to-offer.json
+    """
+    from tasks_catalog.authoring.tighten import tighten_paths
+
+    found = tighten_paths(list(paths), seeds=seeds, write=write)
+    for error in found.errors:
+        click.echo(error, err=True)
+    click.echo(json.dumps(found.frames, indent=1, ensure_ascii=False))
+    for f in found.written:
+        click.echo(f"tightened the frame of {f} and bumped its version", err=True)
+    sys.exit(1 if found.errors or any(d["problems"] for d in found.frames.values()) else 0)
 
 
 @author.command()

@@ -1,6 +1,7 @@
 """The authoring wing: tools a task author runs while writing tasks and templates, never the judge.
 
 - ``propose``: draft a task's or template's frame from what its reference solution changes;
+- ``tighten``: tighten an existing frame to field level (keys of maps, values of lists, parents, max);
 - ``wrongs``: draft the collateral near-miss wrong solution and label lookalikes;
 - ``guards``: find guards that name an entity by a name (evadable by a rename) and rewrite them by id;
 - ``template_check``: render templates at many seeds and gate every rendering;

@@ -16,15 +16,19 @@ PROSE = Path(__file__).with_name("frames.md.in")
 def kinds_section() -> str:
     lines = ["## Entity kinds and stable ids, per server", "",
              "Generated from `tasks_catalog/frames/entities.json`. `id` is the template of the stable id",
-             "(see \"The declaration\" above); `fields` are the judged fields (`where` and `fields` of an",
-             "allowance name these). Benign state is never judged.", ""]
+             "(see \"The declaration\" above); `fields` are the judged fields (`where`, `fields` and `values`",
+             "of an allowance name these); `parent` the kind it lives in (what `\"parent\"` of an allowance",
+             "asks about); `copies` the fields that only place a copy. Benign state is never judged.", ""]
     for server, entities in sorted(declaration().items()):
-        lines += [f"### {server}", "", "| entity | where it lives | stable id | fields |", "|---|---|---|---|"]
+        lines += [f"### {server}", "", "| entity | where it lives | stable id | fields | parent | copies |",
+                  "|---|---|---|---|---|---|"]
         for k in entities.kinds:
             where = ".".join(f"{p}[]" for p in k.path) or "(the state's root)"
             fields = ("the table's columns" + "".join(f", `{name}`" for name, _ in k.extra) if k.fields is None
                       else ", ".join(f"`{f}`" for f in k.fields))
-            lines.append(f"| `{k.qualified}` | `{where}` | `{k.id}` | {fields} |")
+            parent = f"`{server}.{k.parent[0]}`" if k.parent else "-"
+            copies = ", ".join(f"`{f}`" for f in k.copy) or "-"
+            lines.append(f"| `{k.qualified}` | `{where}` | `{k.id}` | {fields} | {parent} | {copies} |")
         lines.append("")
         if entities.benign:
             lines += ["Benign (ignored by the frame): " + ", ".join(f"`{b}`" for b in entities.benign) + ".", ""]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,17 +210,23 @@ def generalise_frame(frame: list[dict[str, Any]], params: dict[str, Any], *, bou
 def draft_template(template, seeds: Iterable[bytes]) -> tuple[list[dict[str, Any]], list[str]]:
     """A template's frame drafted from its first rendering, and the renderings (by seed) where the
     generalised draft, rendered back, differs from that rendering's own draft."""
-    seeds = list(seeds)
     tasks = {seed: render(template, seed) for seed in seeds}
     drafts = {seed: draft(t, created_refs=False) for seed, t in tasks.items()}
-    best: tuple[list[dict[str, Any]], list[str]] | None = None
+    return generalised_over(tasks, drafts, lambda frame, params, bounded: generalise_frame(frame, params, bounded=bounded),
+                            lambda a, b: canonical(a) == canonical(b), "the generalised frame")
+
+
+def generalised_over(tasks: dict[bytes, Task], own: dict[bytes, Any], generalise_one: Callable[[Any, dict[str, Any], bool], Any],
+                     same: Callable[[Any, Any], bool], what: str) -> tuple[Any, list[str]]:
+    """What each rendering's ``own`` value (by seed) generalises to: one rendering's, put back into
+    placeholders, that renders to every rendering's own (or, failing that, the one that misses fewest),
+    and the renderings it misses."""
+    best: tuple[Any, list[str]] | None = None
     for bounded in (True, False):
-        for seed in seeds:  # a rendering where a parameter happens to equal a fixed text misleads: try each
-            generic = generalise_frame(drafts[seed], tasks[seed].rendered_from().params, bounded=bounded)
-            problems = [f"seed {other!r}: the generalised frame renders to {substitute(generic, tasks[other].rendered_from().params)}, "
-                        f"its own draft is {drafts[other]}"
-                        for other in seeds
-                        if canonical(substitute(generic, tasks[other].rendered_from().params)) != canonical(drafts[other])]
+        for seed, task in tasks.items():  # a rendering where a parameter happens to equal a fixed text misleads: try each
+            generic = generalise_one(own[seed], task.rendered_from().params, bounded)
+            problems = [f"seed {other!r}: {what} renders to {substitute(generic, t.rendered_from().params)}, its own is {own[other]}"
+                        for other, t in tasks.items() if not same(substitute(generic, t.rendered_from().params), own[other])]
             if not problems:
                 return generic, []
             if best is None or len(problems) < len(best[1]):
@@ -287,4 +293,4 @@ def propose(paths: Iterable[Path], *, seeds: int = 3, write: bool = False) -> Pr
 
 
 __all__ = ["ANCHORS", "CHOSEN_IDS", "Proposals", "allowances", "canonical", "draft", "draft_template", "final_state",
-           "generalise", "generalise_frame", "insert_frame", "propose"]
+           "generalise", "generalise_frame", "generalised_over", "insert_frame", "propose"]

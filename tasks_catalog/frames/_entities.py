@@ -39,6 +39,12 @@ class Kind:
     value: str | None = None  # the items are scalars: their value is this field
     extra: tuple[tuple[str, str], ...] = ()
     row: tuple[str, str] | None = None  # (columns key, primary key key) of the parent, for table rows
+    #: the kind of the entity this one lives in (a file's branch, a block's page) and the template of its
+    #: id over this entity's own fields; None at the top of the state
+    parent: tuple[str, str] | None = None
+    #: the fields that only place a copy (a file's branch): a created entity equal to an entity of the
+    #: initial state in every other field is a copy of it (creating a branch copies its base's files)
+    copy: tuple[str, ...] = ()
 
     @property
     def qualified(self) -> str:
@@ -66,18 +72,42 @@ def declaration() -> dict[str, ServerEntities]:
             where = f"entities.json: {server}.{name}"
             if not isinstance(k.get("path"), list) or not isinstance(k.get("id"), str):
                 raise DeclarationError(f"{where}: needs a path (list of keys) and an id (template)")
-            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row"}
+            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row", "parent", "copy"}
             if unknown:
                 raise DeclarationError(f"{where}: unknown keys {sorted(unknown)}")
-            row = k.get("row")
+            row, parent = k.get("row"), k.get("parent")
             kinds.append(Kind(server, name, tuple(k["path"]), k["id"],
                               None if k.get("fields") is None else tuple(k["fields"]), k.get("value"),
                               tuple((k.get("extra") or {}).items()),
-                              (row["columns"], row["primary_key"]) if row else None))
+                              (row["columns"], row["primary_key"]) if row else None,
+                              (parent["kind"], parent["id"]) if parent else None, tuple(k.get("copy", ()))))
             if kinds[-1].fields is None and row is None:
                 raise DeclarationError(f"{where}: fields may be null only for table rows")
+            if any(f not in (kinds[-1].fields or ()) for f in kinds[-1].copy):
+                raise DeclarationError(f"{where}: copy names a field the kind does not have")
+        names = {k.name: k for k in kinds}
+        for k in kinds:
+            if k.parent is not None:
+                parent = names.get(k.parent[0])
+                if parent is None or parent.path != k.path[:-1]:
+                    raise DeclarationError(f"entities.json: {server}.{k.name}: its parent must be the kind one step up "
+                                           f"its path, not {k.parent[0]!r}")
+                fields = set(k.fields or ()) | {n for n, _ in k.extra}
+                if any(ref not in fields for ref in _FIELD_REF.findall(k.parent[1])):
+                    raise DeclarationError(f"entities.json: {server}.{k.name}: its parent's id names a field it does not have")
         out[server] = ServerEntities(server, tuple(kinds), tuple(body.get("benign", [])))
     return out
+
+
+_FIELD_REF = re.compile(r"\{([^{}]+)\}")
+
+
+def parent_id(kind: Kind, fields: Mapping[str, Any]) -> str | None:
+    """The id of the entity ``kind``'s entity with these ``fields`` lives in (``kind.parent``'s template,
+    each ``{field}`` rendered as id text), or None for a kind at the top of the state."""
+    if kind.parent is None:
+        return None
+    return _FIELD_REF.sub(lambda m: render_scalar(fields.get(m.group(1))), kind.parent[1])
 
 
 def server_entities(server: str) -> ServerEntities:
@@ -283,6 +313,38 @@ def item_key(kind: Kind) -> str | None:
 
 
 @cache
+def item_prefix(kind: Kind) -> tuple[str, str] | None:
+    """For a kind under a top-level item whose id starts with several of that item's fields (a GitHub file
+    ``{0.owner}/{0.name}:{1.name}:{$key}``), which tell the items apart where one of them (``owner``)
+    does not: that start as a
+    template over the item (``{owner}/{name}``) and the first character of the text that follows it
+    (``:``), or None. Where the rendered starts are distinct in a state and free of that character, ids
+    under different items never meet, as with ``item_key``."""
+    if len(kind.path) < 2 or not is_local(kind):
+        return None
+    _, parts = _compile(kind.id)
+    prefix = ""
+    for i, part in enumerate(parts):
+        if isinstance(part, str):
+            if i == 0:
+                return None
+            if i + 1 < len(parts) and not isinstance(parts[i + 1], str) and parts[i + 1][0] == 0:
+                prefix += part  # a literal between two of the item's fields
+                continue
+            return (prefix, part[0]) if prefix.count("{") >= 2 else None
+        level, name = part
+        if level != 0 or name.startswith("$"):
+            return None
+        prefix += "{" + name + "}"
+    return None
+
+
+def render_item(template: str, item: Any) -> str:
+    """``template`` (fields of one item, as ``item_prefix`` gives it) rendered over ``item``."""
+    return str(_fill(template, _Scope([None, item], [None, None], [1, 1]), None))
+
+
+@cache
 def rows_match_by_key(kind: Kind) -> bool:
     """Whether the entities of table rows (``kind.row``, two levels down) depend on nothing but their
     table's ``item_key`` field and the row itself: no position (``$n``) and no other field or key of the
@@ -301,12 +363,9 @@ def rows_match_by_key(kind: Kind) -> bool:
     return True
 
 
-def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, dict[str, Any]]:
-    """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
-    one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
-    under these positions of the top-level collection alone (see :func:`item_key`), and where it maps
-    a position to positions, of the items under it only those."""
-    out: dict[str, dict[str, Any]] = {}
+def _entities(kind: Kind, state: dict[str, Any], only: Only = None):
+    """``(id, fields, scope)`` of every entity of ``kind`` in ``state`` (see :func:`extract`)."""
+    seen: set[str] = set()
     layouts: dict[int, tuple[list[Any], list[Any] | None]] = {}  # per table (by identity) of this state
     for scope in _walk(state, kind.path, [state], [None], [1], only):
         row_key = None
@@ -327,14 +386,61 @@ def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, d
         for name, template in kind.extra:
             fields[name] = _fill(template, scope, row_key)
         ident = render_scalar(_fill(kind.id, scope, row_key))
-        if ident in out:
+        if ident in seen:
             n = 2
-            while f"{ident}#{n}" in out:
+            while f"{ident}#{n}" in seen:
                 n += 1
             ident = f"{ident}#{n}"
-        out[ident] = fields
+        seen.add(ident)
+        yield ident, fields, scope
+
+
+def extract(kind: Kind, state: dict[str, Any], only: Only = None) -> dict[str, dict[str, Any]]:
+    """The entities of ``kind`` in ``state``: stable id -> judged fields. Two entities that would get
+    one id are told apart by a ``#2``, ``#3``... suffix in order of appearance. ``only``: the entities
+    under these positions of the top-level collection alone (see :func:`item_key`), and where it maps
+    a position to positions, of the items under it only those."""
+    return {ident: fields for ident, fields, _ in _entities(kind, state, only)}
+
+
+def locate(kind: Kind, state: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """Where each entity of ``kind`` lives in ``state``: stable id -> the path (keys and list indexes from
+    the root) of its item (a table row's list, a file's text, an object)."""
+    out = {}
+    for ident, _, scope in _entities(kind, state):
+        path: list[Any] = []
+        for depth, step in enumerate(kind.path, start=1):
+            key = scope.keys[depth]
+            path += [step, key if key is not None else scope.positions[depth] - 1]
+        out[ident] = tuple(path)
     return out
 
 
+def extract_at(kind: Kind, state: dict[str, Any], path: tuple[Any, ...]) -> dict[str, dict[str, Any]]:
+    """``extract`` of the one item at ``path`` (as ``locate`` gives it): its id (as the item alone gives
+    it, without the ``#n`` of a repeated id) and fields; empty when nothing of ``kind`` is there."""
+    node: Any = state
+    only: Only = None
+    positions = []
+    for step, key in zip(path[::2], path[1::2]):
+        coll = node.get(step) if isinstance(node, dict) else None
+        if isinstance(coll, list) and isinstance(key, int) and 0 <= key < len(coll):
+            positions.append(key)
+        elif isinstance(coll, dict) and key in coll:
+            positions.append(list(coll).index(key))
+        else:
+            return {}
+        node = coll[key]
+    for position in reversed(positions):
+        only = frozenset({position}) if only is None else {position: only}
+    return extract(kind, state, only)
+
+
+def row_columns(kind: Kind, table: dict[str, Any]) -> list[Any]:
+    """The column names of a table of ``kind`` (a row's values are aligned with them)."""
+    return _row_layout(kind, table)[0]
+
+
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "item_key", "render_scalar", "row_ids", "rows_match_by_key", "server_entities"]
+           "extract_at", "item_key", "item_prefix", "locate", "render_item", "parent_id", "render_scalar", "row_columns", "row_ids", "rows_match_by_key",
+           "server_entities"]

@@ -13,14 +13,21 @@ from tasks_catalog.frames._entities import (
     extract,
     is_local,
     item_key,
+    item_prefix,
+    parent_id,
+    render_item,
     render_scalar,
     row_ids,
     rows_match_by_key,
     server_entities,
 )
+from tasks_catalog.frames._values import changed_units, holds, split_unit, unit_value
+from tasks_catalog.predicates._registry import search
 
-CHANGES = ("create", "update", "delete")
-_PAST = {"create": "created", "update": "updated", "delete": "deleted"}
+#: What can happen to an entity: ``copy`` is a creation that reproduces an entity of the initial state
+#: (a file a new branch copies from its base), for the kinds that declare ``copy`` fields.
+CHANGES = ("create", "copy", "update", "delete")
+_PAST = {"create": "created", "copy": "copied", "update": "updated", "delete": "deleted"}
 
 
 def exact_form(value: Any) -> bytes | None:
@@ -92,10 +99,12 @@ class Change:
 
     entity: str  # "<server>.<kind>"
     id: str
-    change: str  # create | update | delete
-    fields: tuple[str, ...]  # for an update, the fields that differ (sorted); else ()
+    change: str  # create | copy | update | delete
+    fields: tuple[str, ...]  # for an update, the units that differ (sorted: fields, or keys as "field.key"); else ()
     before: Mapping[str, Any] | None
     after: Mapping[str, Any] | None
+    #: the entity it lives in, ("<server>.<kind>", id), for kinds that declare a parent
+    parent: tuple[str, str] | None = None
 
     def describe(self) -> str:
         text = f"{self.entity} {self.id} {_PAST[self.change]}"
@@ -180,8 +189,9 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
     of each collection already). None where skipping the others could change an id (see ``item_key``):
     the key field is missing or repeated in a state (two entities of one id are numbered in order of
     appearance), or, for entities under an item, holds a ``/``."""
-    field = item_key(kind)
-    if field is None:
+    prefix = item_prefix(kind)
+    field = item_key(kind) if prefix is None else None
+    if field is None and prefix is None:
         return None
     old: Any = before.state.get(kind.path[0])
     new: Any = after.get(kind.path[0])
@@ -191,22 +201,30 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
         return None
     olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
     news = list(new.items()) if isinstance(new, dict) else list(enumerate(new))
-    if field != "$key":  # an object's keys are distinct already
+    if prefix is not None:
+        template, separator = prefix
+        for items in (olds, news):
+            if not all(isinstance(item, dict) for _, item in items):
+                return None
+            keys = [render_item(template, item) for _, item in items]
+            if len(set(keys)) != len(keys) or any(separator in k for k in keys):
+                return None
+    elif field != "$key":  # an object's keys are distinct already
         for items in (olds, news):
             if field == "$value":
-                keys: list[str | None] = [render_scalar(item) for _, item in items]
+                ids: list[str | None] = [render_scalar(item) for _, item in items]
             else:
-                keys = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
-            if None in keys or len(set(keys)) != len(keys):
+                ids = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
+            if None in ids or len(set(ids)) != len(ids):
                 return None
-            if len(kind.path) > 1 and any("/" in k for k in keys if k is not None):  # (none is, by now)
+            if len(kind.path) > 1 and any("/" in k for k in ids if k is not None):  # (none is, by now)
                 return None
     same = same_items.get(kind.path[0])
     if same is None:  # once per collection, however many kinds live in it
         same = same_items[kind.path[0]] = before.items_same_as(kind.path[0], news)
     old_changed = frozenset(i for i in range(len(olds)) if i not in same)
     new_changed = frozenset(i for i in range(len(news)) if i not in same)
-    if rows_match_by_key(kind):
+    if field is not None and rows_match_by_key(kind):  # (a kind with an item_prefix has no item_key)
         return _changed_rows(kind, field, before, olds, news, old_changed, new_changed)
     return old_changed, new_changed
 
@@ -285,13 +303,70 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
         for ident, old in old_items.items():
             new = new_items.get(ident)
             if new is None:
-                changes.append(Change(kind.qualified, ident, "delete", (), old, None))
+                changes.append(Change(kind.qualified, ident, "delete", (), old, None, _parent(kind, old)))
             elif not json_equal(old, new):
-                differ = sorted(k for k in old.keys() | new.keys()
-                                if k not in old or k not in new or not json_equal(old[k], new[k]))
-                changes.append(Change(kind.qualified, ident, "update", tuple(differ), old, new))
-        changes += [Change(kind.qualified, i, "create", (), None, new) for i, new in new_items.items() if i not in old_items]
+                changes.append(Change(kind.qualified, ident, "update", changed_units(old, new, json_equal), old, new,
+                                      _parent(kind, old)))
+        created = [(i, new) for i, new in new_items.items() if i not in old_items]
+        copies = _copies(kind, before, [new for _, new in created]) if kind.copy and created else set()
+        changes += [Change(kind.qualified, i, "copy" if n in copies else "create", (), None, new, _parent(kind, new))
+                    for n, (i, new) in enumerate(created)]
         out += sorted(changes, key=lambda c: c.id)
+    return out
+
+
+def _parent(kind: Kind, fields: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``Change.parent`` of an entity of ``kind`` with these ``fields`` (its initial ones, unless it was
+    created): the kind and id of the entity it lives in, or None for a kind that declares no parent."""
+    ident = parent_id(kind, fields)
+    return None if kind.parent is None or ident is None else (f"{kind.server}.{kind.parent[0]}", ident)
+
+
+def with_entity(kind: Kind, changes: list[Change], change: Change, fields: dict[str, Any] | None,
+                before: Extracted) -> list[Change]:
+    """``changes`` (a run's diff) with ``change`` (one of them) made again from the entity's ``fields`` in
+    another final state (None: gone there): the diff of a state that differs from the run's final state
+    in that one entity alone, without diffing it whole. ``before``: the run's initial state."""
+    old = change.before if change.change in ("update", "delete") else None
+
+    def made(what: str, units: tuple[str, ...], after: Any) -> Change:
+        return Change(change.entity, change.id, what, units, old, after, _parent(kind, after if old is None else old))
+
+    if fields is None:
+        new = None if old is None else made("delete", (), None)
+    elif old is None:
+        new = made("copy" if kind.copy and _copies(kind, before, [fields]) else "create", (), fields)
+    elif json_equal(old, fields):
+        new = None
+    else:
+        new = made("update", changed_units(old, fields, json_equal), fields)
+    out: list[Change] = []
+    for c in changes:
+        if c is not change:
+            out.append(c)
+        elif new is not None:
+            out.append(new)
+    return out
+
+
+def _copies(kind: Kind, before: Extracted, created: list[dict[str, Any]]) -> set[int]:
+    """The positions of the ``created`` entities of ``kind`` that are copies: equal, as JSON, in every field
+    but ``kind.copy`` to some entity of the initial state (candidates are found by their text fields)."""
+    def rest(fields: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in fields.items() if k not in kind.copy}
+
+    def coarse(fields: Mapping[str, Any]) -> tuple:
+        return tuple(sorted((k, v) for k, v in fields.items() if type(v) is str))
+
+    index: dict[tuple, list[dict[str, Any]]] = {}
+    for old in before.of(kind).values():
+        mine = rest(old)
+        index.setdefault(coarse(mine), []).append(mine)
+    out = set()
+    for n, new in enumerate(created):
+        mine = rest(new)
+        if any(json_equal(mine, old) for old in index.get(coarse(mine), ())):
+            out.add(n)
     return out
 
 
@@ -301,7 +376,8 @@ def _allowance(a: Any) -> dict[str, Any]:
     return a.model_dump(mode="json", exclude_none=True)
 
 
-def _matches(a: dict[str, Any], c: Change) -> bool:
+def _selects(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> bool:
+    """Whether the allowance is about this change: its entity kind, change, ids, ``where`` and ``parent``."""
     if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
         return False
     if a.get("ids") is not None and c.id not in a["ids"]:
@@ -309,29 +385,91 @@ def _matches(a: dict[str, Any], c: Change) -> bool:
     if a.get("where") is not None:
         values = c.before if c.change == "delete" else c.after
         assert values is not None  # a deleted entity has its before, any other its after
-        if not all(k in values and json_equal(values[k], v) for k, v in a["where"].items()):
+        for unit, v in a["where"].items():
+            present, value = unit_value(values, unit)
+            if not present or not json_equal(value, v):
+                return False
+    if a.get("parent") is not None:  # noqa: SIM102 - one guard among the parallel guards above
+        if c.parent is None or (c.parent in created) != (a["parent"] == "created"):
             return False
-    if a.get("fields") is not None and c.change == "update" and not set(c.fields) <= set(a["fields"]):  # noqa: SIM103 - one guard among the parallel guards above
-        return False
     return True
 
 
-def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
-    """The changes the frame does not allow. A change is allowed by an allowance it matches, unless
-    more changes match that allowance than its ``max``; then that allowance allows none of them."""
+def _refusal(a: dict[str, Any], c: Change) -> str | None:
+    """Why an allowance that selects a change still does not allow it (``fields``, ``values``), or None."""
+    if a.get("fields") is not None and c.change == "update":
+        allowed = a["fields"]
+        for unit in c.fields:
+            if unit not in allowed and not (split_unit(unit, c.before)[1] is not None
+                                            and split_unit(unit, c.before)[0] in allowed):
+                return f"does not allow {unit} to change"
+    for unit, constraint in sorted((a.get("values") or {}).items()):
+        if c.change == "delete":
+            break
+        after = unit_value(c.after, unit)
+        before = unit_value(c.before, unit) if c.change == "update" else (False, None)
+        if c.change == "update" and before[0] == after[0] and (not after[0] or json_equal(before[1], after[1])):
+            continue  # left as it was: nothing to judge
+        if not holds(constraint, before, after, json_equal, search):
+            return f"does not allow this value of {unit}"
+    return None
+
+
+def _created(changes: list[Change]) -> set[tuple[str, str]]:
+    return {(c.entity, c.id) for c in changes if c.change in ("create", "copy")}
+
+
+def allowed_by(allowance: Any, change: Change, changes: list[Change]) -> bool:
+    """Whether ``allowance`` selects ``change`` and allows it (its ``max`` aside); ``changes``: every change
+    of the run, which tells whether the entity ``change`` lives in was created by it."""
+    a = _allowance(allowance)
+    return _selects(a, change, _created(changes)) and _refusal(a, change) is None
+
+
+def _hits(allowances: list[dict[str, Any]], changes: list[Change]) -> tuple[list[list[int]], list[str | None]]:
+    """Per change, the allowances that allow it (their ``max`` aside) and why the first one that selects it
+    without allowing it refuses it."""
+    created = _created(changes)
+    hits, refused = [], []
+    for c in changes:
+        mine, why = [], None
+        for i, a in enumerate(allowances):
+            if not _selects(a, c, created):
+                continue
+            problem = _refusal(a, c)
+            if problem is None:
+                mine.append(i)
+            elif why is None:
+                why = f"frame[{i}] {problem}"
+        hits.append(mine)
+        refused.append(why)
+    return hits, refused
+
+
+def allowance_counts(frame: Iterable[Any], changes: list[Change]) -> list[int]:
+    """How many of ``changes`` each allowance of ``frame`` allows (what its ``max`` is compared with)."""
     allowances = [_allowance(a) for a in frame]
-    hits = [[i for i, a in enumerate(allowances) if _matches(a, c)] for c in changes]
+    hits, _ = _hits(allowances, changes)
+    return [sum(i in h for h in hits) for i in range(len(allowances))]
+
+
+def judge(frame: Iterable[Any], changes: list[Change]) -> list[Violation]:
+    """The changes the frame does not allow. A change is allowed by an allowance that selects it (entity,
+    change, ids, ``where``, ``parent``) and whose ``fields`` and ``values`` it keeps, unless more changes
+    are allowed by that allowance than its ``max``; then that allowance allows none of them."""
+    allowances = [_allowance(a) for a in frame]
+    hits, refused = _hits(allowances, changes)
     counts = [sum(i in h for h in hits) for i in range(len(allowances))]
     over = [a.get("max") is not None and n > a["max"] for a, n in zip(allowances, counts)]
     violations = []
-    for c, mine in zip(changes, hits):
+    for c, mine, why in zip(changes, hits, refused):
         if any(not over[i] for i in mine):
             continue
         if mine:
             i = mine[0]
             reason = f"frame[{i}] allows at most {allowances[i]['max']}, {counts[i]} matched"
         else:
-            reason = "outside the frame"
+            reason = why or "outside the frame"
         violations.append(Violation(c, reason))
     return violations
 
@@ -342,10 +480,17 @@ def frame_violations(server: str | Sequence[str], frame: Iterable[Any], initial:
     possibly ``Extracted``) against ``frame``. For a cross-server task ``server`` is its servers and
     ``initial`` and ``final`` are keyed by them: every server's changes, in the order of ``server``, are
     judged together (an allowance's ``max`` counts its matches on every server)."""
+    return judge(frame, scoped_diff(server, initial, final))
+
+
+def scoped_diff(server: str | Sequence[str], initial: Mapping[str, Any] | Extracted,
+                final: Mapping[str, Any]) -> list[Change]:
+    """``diff`` of a task's scope: of its one ``server``, or, for a cross-server task (``server`` its servers,
+    ``initial`` and ``final`` keyed by them), every server's changes in the order of ``server``."""
     if isinstance(server, str):
-        return judge(frame, diff(server, initial, final))
+        return diff(server, initial, final)
     by_server = cast("Mapping[str, Any]", initial)  # keyed by server, as the docstring says
-    return judge(frame, [c for s in server for c in diff(s, by_server[s], final[s])])
+    return [c for s in server for c in diff(s, by_server[s], final[s])]
 
 
 def summarize(violations: list[Violation], limit: int = 5) -> str:
@@ -365,4 +510,5 @@ def summarize_counts(violations: list[Violation]) -> str:
     return "; ".join(f"{entity}: {n} {change}" for (entity, change), n in counts.items())
 
 
-__all__ = ["CHANGES", "Change", "Extracted", "Violation", "diff", "frame_violations", "json_equal", "judge", "summarize", "summarize_counts"]
+__all__ = ["CHANGES", "Change", "Extracted", "Violation", "allowance_counts", "allowed_by", "diff", "frame_violations",
+           "json_equal", "judge", "summarize", "summarize_counts", "with_entity"]

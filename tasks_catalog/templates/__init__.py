@@ -83,6 +83,9 @@ class Template(BaseModel):
     servers: list[Literal[SERVER_NAMES]] | None = Field(default=None, min_length=2, max_length=4)  # type: ignore[valid-type]
     difficulty: Literal["easy", "medium", "hard"]
     category: Literal["standard", "recovery"]
+    version: int = Field(default=1, ge=1, description=(
+        "The template's version, which every task it renders takes: bumped whenever its goal, world, faults, "
+        "frame or predicate changes (tasks_catalog/CHANGELOG.md)"))
     params: dict[str, Param] = Field(min_length=1)
     task: dict[str, Any]
 
@@ -99,7 +102,7 @@ class Template(BaseModel):
             for other in p.distinct_from:
                 if other not in self.params:
                     raise ValueError(f"params.{name}.distinct_from names unknown parameter {other!r}")
-        reserved = {"id", "server", "servers", "difficulty", "category", "nonce", "template", "$schema"} & set(self.task)
+        reserved = {"id", "server", "servers", "difficulty", "category", "nonce", "template", "version", "$schema"} & set(self.task)
         if reserved:
             raise ValueError(f"task must not set {sorted(reserved)}; they come from the template")
         if (self.server is None) == (self.servers is None):
@@ -240,8 +243,8 @@ def render(template: Template, seed: bytes) -> Task:
 def instantiate(template: Template, params: dict[str, Any], *, task_id: str, nonce: str) -> Task:
     """The task ``template`` gives with these parameters, id and nonce (``render`` picks all three)."""
     doc = substitute(template.task, params)
-    doc.update(id=task_id, difficulty=template.difficulty, category=template.category, nonce=nonce,
-               template={"id": template.id, "params": params},
+    doc.update(id=task_id, difficulty=template.difficulty, version=template.version, category=template.category,
+               nonce=nonce, template={"id": template.id, "params": params},
                **({"servers": list(template.servers)} if template.servers else {"server": template.server}))
     try:
         return Task.model_validate(doc)

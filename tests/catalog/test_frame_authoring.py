@@ -16,6 +16,7 @@ from tasks_catalog.authoring.propose import draft, draft_template, final_state, 
 from tasks_catalog.authoring.wrongs import append_wrong, collateral, set_kind
 from tasks_catalog.frames import frame_violations
 from tasks_catalog.loader import DEV_DIR, load_tasks
+from tasks_catalog.schema import Task
 from tasks_catalog.templates import load_pool, render, substitute
 
 DEV_TASKS, _ = load_tasks([DEV_DIR])
@@ -128,3 +129,53 @@ def test_a_guard_naming_a_world_channel_by_its_name_is_found_in_the_generated_wo
     assert name_keyed("slack", world, guard) == [
         ('$.success.all[1].not["slack.channelArchived"].channel', "channel", channel["name"], channel["id"])]
     assert name_keyed("slack", world, by_id("slack", world, guard)) == []
+
+
+# -- tightening a frame to field level (issue 32) ------------------------------------------------------
+
+def _dev_task(name: str, frame: list) -> Task:
+    doc = json.loads(next(DEV_DIR.rglob(f"{name}.json")).read_text(encoding="utf-8"))
+    return Task.model_validate({**doc, "frame": frame})
+
+
+def test_tighten_narrows_a_whole_property_map_to_the_keys_changed_and_bounds_the_list_it_changes():
+    from tasks_catalog.authoring.tighten import tighten
+
+    task = _dev_task("notion-move-claire-to-offer", [
+        {"entity": "notion.page", "ids": ["4f48c38d-3a90-48fe-99f1-2db14a4e4979"], "fields": ["properties"]}])
+    [a] = tighten(task)
+    assert a["fields"] == ["properties.Interviewers", "properties.Stage"]
+    assert a["values"] == {"properties.Interviewers": {"add": ["801e4030-7565-4a58-928e-e6088c0533b4"]}}  # Sam Patel
+
+
+def test_tighten_bounds_a_created_channels_members_and_keeps_its_blocks_in_the_page_it_creates():
+    from tasks_catalog.authoring.tighten import tighten
+
+    slack = _dev_task("slack-launch-channel-with-team", [
+        {"entity": "slack.channel", "change": ["create"], "where": {"name": "oncall-security-q2", "is_private": True}},
+        {"entity": "slack.message", "change": ["create"], "where": {"text": "Security on-call rotation starts 1 April"},
+         "max": 1}])
+    channel, message = tighten(slack)
+    assert channel["values"] == {"members": {"add": ["UB6S3UKMJC", "UG21P21543"]}} and channel["max"] == 1
+    assert message["parent"] == "created"
+    notion = _dev_task("notion-start-weekly-ops-sync", [
+        {"entity": "notion.page", "change": ["create"], "where": {"parent_id": "d5335d9e-98e1-4dc1-8b3e-7c6b2aa54d64",
+                                                                 "title": "Weekly Ops Sync 2026-03-16"}, "max": 1},
+        {"entity": "notion.block", "change": ["create"], "max": 4}])
+    _, blocks = tighten(notion)
+    assert blocks["parent"] == "created" and blocks["max"] == 2
+
+
+def test_tighten_leaves_a_tight_frame_as_it_is_and_the_command_says_so():
+    import json
+
+    from click.testing import CliRunner
+
+    from mcpbench.cli import main
+    from tasks_catalog.loader import DEV_DIR
+
+    path = next(DEV_DIR.rglob("calendar-add-aisha-to-budget-review.json"))
+    result = CliRunner().invoke(main, ["author", "tighten", str(path)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["calendar-add-aisha-to-budget-review"]["changed"] is False

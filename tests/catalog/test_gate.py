@@ -163,7 +163,9 @@ def test_validate_json_reports_every_task(tmp_path):
     assert report["verifiers"] == ["python"]
     by_task = {r["task"]: r for r in report["results"]}
     assert set(by_task) == {TASK_ID, "fs-negated"}
+    probes = by_task[TASK_ID].pop("probes")
     assert by_task[TASK_ID] == {"task": TASK_ID, "ok": True, "reasons": []}
+    assert probes and {p["outcome"] for p in probes} <= {"held", "skipped"}
     assert by_task["fs-negated"]["ok"] is False
     assert by_task["fs-negated"]["reasons"] and all(isinstance(r, str) for r in by_task["fs-negated"]["reasons"])
 

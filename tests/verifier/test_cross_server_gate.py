@@ -87,6 +87,28 @@ def test_a_wrong_solution_that_passes_across_servers_is_refused(tmp_path):
     assert reasons == ["wrong solution 4 (is the reference itself) passes: the predicate is true and the frame holds"]
 
 
+def test_a_cross_server_tasks_alternative_solutions_are_replayed_and_judged_whole_by_both_verifiers(tmp_path, ts_cli):
+    doc = _doc("x-release-note-in-slack")
+    search, read, post = doc["reference_solution"]
+    doc["alternative_solutions"] = [
+        {"why": "lists the channels first", "calls": [search, read, {"tool": "slack__list_channels", "arguments": {}},
+                                                      post]},
+        {"why": "also mails the note back", "calls": [search, read, post, {"tool": "gmail__send_email", "arguments": {
+            "to": ["kenji.ito@kestrelfreight.com"], "subject": "Re: 4.19.0", "body": "Posted in #releases."}}]},
+        {"why": "posts it twice", "calls": [search, read, post, post]},
+    ]
+    path = tmp_path / f"{doc['id']}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (result,), _ = validate_paths([path], extra=ts_verifier.evaluate_many, extra_frames=ts_verifier.frame_violations_many)
+    outcomes = {p["probe"]: p["outcome"] for p in result.probes}
+    assert outcomes == {"alternative:1": "held", "alternative:2": "missed", "alternative:3": "missed"}
+    assert any(r.startswith("probe alternative:2 (also mails the note back) fails, though it does what the goal asks: "
+                            "the frame refuses gmail.message ") for r in result.reasons), result.reasons
+    assert any(r.startswith("probe alternative:3 (posts it twice) fails, though it does what the goal asks: the frame "
+                            "refuses slack.message ") for r in result.reasons), result.reasons
+    assert not any("disagree" in r for r in result.reasons), result.reasons
+
+
 def test_a_collateral_wrong_solution_must_break_the_frame_on_some_server(tmp_path):
     doc = _doc("x-close-fixed-bug")
     collateral = next(w for w in doc["wrong_solutions"] if w["kind"] == "collateral")

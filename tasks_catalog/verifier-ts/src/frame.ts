@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { search } from "./pattern";
 import { isObject, Json, JsonObject } from "./values";
 
 export interface KindDeclaration {
@@ -16,6 +17,10 @@ export interface KindDeclaration {
   value?: string;
   extra?: { [name: string]: string };
   row?: { columns: string; primary_key: string };
+  /** The kind this one lives in, and its id as a template over this entity's own fields. */
+  parent?: { kind: string; id: string };
+  /** The fields that only place a copy: a created entity equal to an initial one in every other field is a copy. */
+  copy?: string[];
 }
 
 export interface ServerDeclaration {
@@ -28,15 +33,18 @@ export interface Declaration {
   servers: { [server: string]: ServerDeclaration };
 }
 
-export type ChangeKind = "create" | "update" | "delete";
+export type ChangeKind = "create" | "copy" | "update" | "delete";
 
 export interface Change {
   entity: string;
   id: string;
   change: ChangeKind;
+  /** For an update, the units that differ (sorted): fields, or keys of object fields as "field.key". */
   fields: string[];
   before: JsonObject | null;
   after: JsonObject | null;
+  /** The entity it lives in, as "<server>.<kind>" and id, for kinds that declare a parent. */
+  parent: [string, string] | null;
 }
 
 export interface Violation {
@@ -297,20 +305,64 @@ function isLocal(kind: KindDeclaration): boolean {
     templateParts(template).every((p) => typeof p === "string" || p[0] === null || p[0] >= 0));
 }
 
-/** The field of the top-level item every id of `kind` starts with, followed by `/`, or null: when its
- * values are distinct and free of `/`, entities under an unchanged item are unchanged. */
-function parentPrefix(kind: KindDeclaration): string | null {
-  if (kind.path.length !== 2 || !isLocal(kind)) return null;
-  const [first, second] = templateParts(kind.id);
-  if (first === undefined || typeof first === "string" || first[0] !== 0 || first[1].startsWith("$")) return null;
-  return typeof second === "string" && second.startsWith("/") ? first[1] : null;
+/** How a top-level item of `kind` is told apart from the others, where the entities under (or of) items
+ * told apart never share an id (tasks_catalog/frames: `item_key`, `item_prefix`): the item's rendered key
+ * and the characters it must not hold; null where there is no such key. */
+interface ItemKey {
+  render: (key: string | number, item: Json) => string | null;
+  forbidden: string;
+}
+
+function itemKey(kind: KindDeclaration): ItemKey | null {
+  if (kind.path.length === 0 || !isLocal(kind)) return null;
+  const parts = templateParts(kind.id);
+  const field = (name: string) => (_: string | number, item: Json) =>
+    isObject(item) && Object.prototype.hasOwnProperty.call(item, name) ? renderScalar(item[name] as Json) : null;
+  if (kind.path.length === 1) {
+    const whole = LONE.exec(kind.id);
+    if (whole === null) return null;
+    const [level, name] = parseRef(whole[1] as string);
+    if ((level !== null && level !== 0) || name === "$n") return null;
+    if (name === "$key") return { render: (key) => (typeof key === "string" ? key : null), forbidden: "" };
+    if (name === "$value") return { render: (_, item) => (isObject(item) || Array.isArray(item) ? null : renderScalar(item)), forbidden: "" };
+    return { render: field(name), forbidden: "" };
+  }
+  // a start made of the item's own fields, then a separator: "{0.owner}/{0.name}:..." or "{0.id}/..."
+  const names: string[] = [];
+  let template = "";
+  for (const [i, part] of parts.entries()) {
+    if (typeof part === "string") {
+      if (i === 0) return null;
+      const next = parts[i + 1];
+      if (next !== undefined && typeof next !== "string" && next[0] === 0) {
+        template += part;
+        continue;
+      }
+      if (names.length === 1 && !part.startsWith("/")) return null;
+      const separator = part[0] as string;
+      return {
+        render: (_, item) => {
+          if (!isObject(item)) return null;
+          return templateParts(template).map((p) => (typeof p === "string" ? p : renderScalar(
+            Object.prototype.hasOwnProperty.call(item, p[1]) ? (item[p[1]] as Json) : null))).join("");
+        },
+        forbidden: separator,
+      };
+    }
+    const [level, name] = part;
+    if (level !== 0 || name.startsWith("$")) return null;
+    names.push(name);
+    template += `{${name}}`;
+  }
+  return null;
 }
 
 /** The positions of the top-level items whose entities may differ (before's, after's), or null where
- * skipping the others could change an id (tasks_catalog/frames: `_changed_parents`). */
+ * skipping the others could change an id (tasks_catalog/frames: `_changed_parents`): the items' keys must
+ * be distinct in each state and free of the separator that follows them in an id. */
 function changedParents(kind: KindDeclaration, before: JsonObject, after: JsonObject): [Set<number>, Set<number>] | null {
-  const field = parentPrefix(kind);
-  if (field === null) return null;
+  const key = itemKey(kind);
+  if (key === null) return null;
   const top = kind.path[0] as string;
   const own = (o: JsonObject) => (Object.prototype.hasOwnProperty.call(o, top) ? o[top] : undefined);
   const old = own(before);
@@ -321,9 +373,9 @@ function changedParents(kind: KindDeclaration, before: JsonObject, after: JsonOb
   const news = entries(now);
   if (olds === null || news === null || Array.isArray(old) !== Array.isArray(now)) return null;
   for (const items of [olds, news]) {
-    const prefixes = items.map(([, item]) =>
-      isObject(item) && Object.prototype.hasOwnProperty.call(item, field) ? renderScalar(item[field] as Json) : null);
-    if (prefixes.some((p) => p === null || p.includes("/")) || new Set(prefixes).size !== prefixes.length) return null;
+    const keys = items.map(([k, item]) => key.render(k, item));
+    if (keys.some((k) => k === null || (key.forbidden !== "" && k.includes(key.forbidden)))) return null;
+    if (new Set(keys).size !== keys.length) return null;
   }
   const same = new Set<number>();
   for (let i = 0; i < Math.min(olds.length, news.length); i++) {
@@ -357,53 +409,233 @@ export function diff(server: string, initial: JsonObject, final: JsonObject, dec
     const changed = changedParents(kind, initial, final);
     const before = extract(kind, initial, changed === null ? null : changed[0]);
     const after = extract(kind, final, changed === null ? null : changed[1]);
+    const parentKind = kind.parent === undefined ? null : `${server}.${kind.parent.kind}`;
+    const made = (id: string, change: ChangeKind, units: string[], old: JsonObject | null, now: JsonObject | null): Change => ({
+      entity, id, change, fields: units, before: old, after: now,
+      parent: parentKind === null ? null : [parentKind, parentId(kind, (old ?? now) as JsonObject)],
+    });
     const changes: Change[] = [];
     for (const [id, old] of before) {
       const now = after.get(id);
       if (now === undefined) {
-        changes.push({ entity, id, change: "delete", fields: [], before: old, after: null });
+        changes.push(made(id, "delete", [], old, null));
       } else if (!jsonEqual(old, now)) {
-        const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-        const own = (o: JsonObject, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-        const differ = [...names].filter((k) => !own(old, k) || !own(now, k) || !jsonEqual(old[k], now[k])).sort();
-        changes.push({ entity, id, change: "update", fields: differ, before: old, after: now });
+        changes.push(made(id, "update", changedUnits(old, now), old, now));
       }
     }
-    for (const [id, now] of after) {
-      if (!before.has(id)) changes.push({ entity, id, change: "create", fields: [], before: null, after: now });
-    }
+    const created = [...after].filter(([id]) => !before.has(id));
+    const copies = (kind.copy ?? []).length > 0 && created.length > 0
+      ? copiesOf(kind, extract(kind, initial), created.map(([, now]) => now)) : new Set<number>();
+    created.forEach(([id, now], n) => changes.push(made(id, copies.has(n) ? "copy" : "create", [], null, now)));
     out.push(...changes.sort(byId));
   }
   return out;
 }
 
-function matches(a: JsonObject, c: Change): boolean {
+const own = (o: JsonObject, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const FIELD_REF = /\{([^{}]+)\}/g;
+
+/** The id of the entity a `kind` entity with these fields lives in (tasks_catalog/frames: `parent_id`). */
+function parentId(kind: KindDeclaration, fields: JsonObject): string {
+  const template = (kind.parent as { id: string }).id;
+  return template.replace(FIELD_REF, (_, name: string) => renderScalar(own(fields, name) ? fields[name] : null));
+}
+
+/** Python's sorted() on strings: by code point (JavaScript's default sort compares UTF-16 units). */
+export function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i] as string).codePointAt(0)! - (y[i] as string).codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** The units that differ between two versions of one entity, sorted: each field that differs, except that a
+ * field holding an object in both is compared key by key (tasks_catalog/frames/_values.py `changed_units`). */
+function changedUnits(old: JsonObject, now: JsonObject): string[] {
+  const out: string[] = [];
+  for (const name of new Set([...Object.keys(old), ...Object.keys(now)])) {
+    if (own(old, name) && own(now, name)) {
+      const a = old[name] as Json;
+      const b = now[name] as Json;
+      if (jsonEqual(a, b)) continue;
+      if (isObject(a) && isObject(b)) {
+        for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+          if (!own(a, k) || !own(b, k) || !jsonEqual(a[k], b[k])) out.push(`${name}.${k}`);
+        }
+        continue;
+      }
+    }
+    out.push(name);
+  }
+  return out.sort(byCodePoint);
+}
+
+/** The positions of `created` entities of `kind` that are copies of an entity of the initial state (equal as
+ * JSON in every field but `kind.copy`). */
+function copiesOf(kind: KindDeclaration, initial: Map<string, JsonObject>, created: JsonObject[]): Set<number> {
+  const placing = new Set(kind.copy ?? []);
+  const rest = (fields: JsonObject): JsonObject =>
+    Object.fromEntries(Object.entries(fields).filter(([k]) => !placing.has(k)));
+  const coarse = (fields: JsonObject): string =>
+    JSON.stringify(Object.entries(fields).filter(([, v]) => typeof v === "string").sort(([a], [b]) => byCodePoint(a, b)));
+  const index = new Map<string, JsonObject[]>();
+  for (const old of initial.values()) {
+    const mine = rest(old);
+    const key = coarse(mine);
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [mine]);
+    else list.push(mine);
+  }
+  const out = new Set<number>();
+  created.forEach((now, n) => {
+    const mine = rest(now);
+    if ((index.get(coarse(mine)) ?? []).some((old) => jsonEqual(mine, old))) out.add(n);
+  });
+  return out;
+}
+
+/** `[present, value]` of a unit ("field" or "field.key") in an entity's fields (tasks_catalog/frames `unit_value`). */
+export function unitValue(fields: JsonObject | null, unit: string): [boolean, Json] {
+  if (fields === null) return [false, null];
+  const [field, key] = splitUnit(unit, fields);
+  if (!own(fields, field)) return [false, null];
+  const value = fields[field] as Json;
+  if (key === null) return [true, value];
+  if (!isObject(value) || !own(value, key)) return [false, null];
+  return [true, value[key] as Json];
+}
+
+/** [field, key] of a unit: "properties.Status" is key Status of properties; a unit that is itself a field of
+ * `fields`, or has no dot, is that whole field. */
+export function splitUnit(unit: string, fields: JsonObject | null): [string, string | null] {
+  const dot = unit.indexOf(".");
+  if (dot < 0 || (fields !== null && own(fields, unit))) return [unit, null];
+  return [unit.slice(0, dot), unit.slice(dot + 1)];
+}
+
+type Form = "eq" | "in" | "matches" | "items" | "keys";
+const FORM_KEYS: [Form, string[]][] = [
+  ["eq", ["eq"]], ["in", ["in"]], ["matches", ["matches"]], ["keys", ["keys"]], ["items", ["add", "remove", "key"]],
+];
+
+function formOf(constraint: Json): Form | null {
+  if (!isObject(constraint) || Object.keys(constraint).length === 0) return null;
+  for (const [form, keys] of FORM_KEYS) {
+    if (Object.keys(constraint).every((k) => keys.includes(k))) return form;
+  }
+  return null;
+}
+
+/** The items of `a` left after taking out, one for one, the items of `b`. */
+function minus(a: Json[], b: Json[]): Json[] {
+  const rest = [...b];
+  const out: Json[] = [];
+  for (const x of a) {
+    const i = rest.findIndex((y) => jsonEqual(x, y));
+    if (i < 0) out.push(x);
+    else rest.splice(i, 1);
+  }
+  return out;
+}
+
+/** Whether a change taking a unit from `before` to `after` keeps `constraint` (tasks_catalog/frames `holds`). */
+function holds(constraint: JsonObject, before: [boolean, Json], after: [boolean, Json]): boolean {
+  const form = formOf(constraint);
+  const [present, value] = after;
+  if (form === "eq") return present && jsonEqual(value, constraint.eq);
+  if (form === "in") return present && Array.isArray(constraint.in) && constraint.in.some((v) => jsonEqual(value, v));
+  if (form === "matches") return present && typeof value === "string" && search(constraint.matches as string, value);
+  if (form === "keys") {
+    const keys = Array.isArray(constraint.keys) ? constraint.keys : [];
+    return present && isObject(value) && Object.keys(value).every((k) => keys.includes(k));
+  }
+  if (form !== "items") return false;
+  const old = before[0] ? before[1] : [];
+  const now = present ? value : [];
+  if (!Array.isArray(old) || !Array.isArray(now)) return false;
+  const add = Array.isArray(constraint.add) ? constraint.add : [];
+  const remove = Array.isArray(constraint.remove) ? constraint.remove : [];
+  const key = typeof constraint.key === "string" ? constraint.key : null;
+  if (key === null) {
+    return minus(now, old).every((x) => add.some((y) => jsonEqual(x, y)))
+      && minus(old, now).every((x) => remove.some((y) => jsonEqual(x, y)));
+  }
+  if (![...old, ...now].every((x) => isObject(x) && own(x, key))) return false;
+  const of = (x: Json) => (x as JsonObject)[key] as Json;
+  for (const x of now) {
+    const same = old.filter((y) => jsonEqual(of(y), of(x)));
+    if (!(same.length > 0 && jsonEqual(same[0] as Json, x)) && !add.some((y) => jsonEqual(of(x), y))) return false;
+  }
+  return old.every((y) => now.some((x) => jsonEqual(of(y), of(x))) || remove.some((z) => jsonEqual(of(y), z)));
+}
+
+/** Whether the allowance is about this change: its entity kind, change, ids, `where` and `parent`. */
+function selects(a: JsonObject, c: Change, created: Set<string>): boolean {
   const change = Array.isArray(a.change) ? a.change : ["update"];
   if (a.entity !== c.entity || !change.includes(c.change)) return false;
   if (Array.isArray(a.ids) && !a.ids.includes(c.id)) return false;
   if (isObject(a.where)) {
-    const values = (c.change === "delete" ? c.before : c.after) as JsonObject;
-    for (const [k, v] of Object.entries(a.where)) {
-      if (!Object.prototype.hasOwnProperty.call(values, k) || !jsonEqual(values[k], v)) return false;
+    const values = c.change === "delete" ? c.before : c.after;
+    for (const [unit, v] of Object.entries(a.where)) {
+      const [present, value] = unitValue(values, unit);
+      if (!present || !jsonEqual(value, v)) return false;
     }
   }
-  if (Array.isArray(a.fields) && c.change === "update") {
-    const allowed = a.fields;
-    if (!c.fields.every((f) => allowed.includes(f))) return false;
+  if (typeof a.parent === "string") {
+    if (c.parent === null || created.has(JSON.stringify(c.parent)) !== (a.parent === "created")) return false;
   }
   return true;
 }
 
-/** The changes no allowance allows. An allowance that more changes match than its `max` allows none of them. */
+/** Why an allowance that selects a change still does not allow it (`fields`, `values`), or null. */
+function refusal(a: JsonObject, c: Change): string | null {
+  if (Array.isArray(a.fields) && c.change === "update") {
+    const allowed = a.fields;
+    for (const unit of c.fields) {
+      const [field, key] = splitUnit(unit, c.before);
+      if (!allowed.includes(unit) && !(key !== null && allowed.includes(field))) return `does not allow ${unit} to change`;
+    }
+  }
+  if (isObject(a.values) && c.change !== "delete") {
+    for (const unit of Object.keys(a.values).sort(byCodePoint)) {
+      const after = unitValue(c.after, unit);
+      const before: [boolean, Json] = c.change === "update" ? unitValue(c.before, unit) : [false, null];
+      if (c.change === "update" && before[0] === after[0] && (!after[0] || jsonEqual(before[1], after[1]))) continue;
+      if (!holds(a.values[unit] as JsonObject, before, after)) return `does not allow this value of ${unit}`;
+    }
+  }
+  return null;
+}
+
+/** The changes no allowance allows. A change is allowed by an allowance that selects it and whose `fields`
+ * and `values` it keeps; an allowance that allows more changes than its `max` allows none of them. */
 export function judge(frame: JsonObject[], changes: Change[]): Violation[] {
-  const hits = changes.map((c) => frame.flatMap((a, i) => (matches(a, c) ? [i] : [])));
+  const created = new Set(changes.filter((c) => c.change === "create" || c.change === "copy")
+    .map((c) => JSON.stringify([c.entity, c.id])));
+  const hits: number[][] = [];
+  const refused: (string | null)[] = [];
+  for (const c of changes) {
+    const mine: number[] = [];
+    let why: string | null = null;
+    frame.forEach((a, i) => {
+      if (!selects(a, c, created)) return;
+      const problem = refusal(a, c);
+      if (problem === null) mine.push(i);
+      else if (why === null) why = `frame[${i}] ${problem}`;
+    });
+    hits.push(mine);
+    refused.push(why);
+  }
   const counts = frame.map((_, i) => hits.filter((h) => h.includes(i)).length);
   const over = frame.map((a, i) => typeof a.max === "number" && (counts[i] as number) > a.max);
   const violations: Violation[] = [];
   changes.forEach((c, j) => {
     const mine = hits[j] as number[];
     if (mine.some((i) => !over[i])) return;
-    let reason = "outside the frame";
+    let reason = refused[j] ?? "outside the frame";
     if (mine.length > 0) {
       const i = mine[0] as number;
       reason = `frame[${i}] allows at most ${(frame[i] as JsonObject).max}, ${counts[i]} matched`;
@@ -429,7 +661,7 @@ export function frameViolationsAcross(servers: readonly string[], frame: JsonObj
   return judge(frame, changes);
 }
 
-const PAST: { [k in ChangeKind]: string } = { create: "created", update: "updated", delete: "deleted" };
+const PAST: { [k in ChangeKind]: string } = { create: "created", copy: "copied", update: "updated", delete: "deleted" };
 
 /** The text the Python verifier's `Violation.describe()` gives. */
 export function describe(v: Violation): string {

@@ -5,7 +5,9 @@
 -- folder and historical runs never appear. Every success rate carries its 95% Wilson interval and
 -- separable_from_next (leaderboard_ranks). Trials (k, pass^k, pass@k) and model tokens and cost come
 -- from trials_by_submission; the cross-server columns are the submission's cross-server tasks alone
--- (success rate and its interval; null when it ran none).
+-- (success rate and its interval; null when it ran none). Entries whose task_versions differ judged
+-- different versions of some task: they are ranked apart (leaderboard_ranks), each board in its own run
+-- of rows.
 -- depends: metrics_by_submission, metrics_by_submission_server, submission_coverage, anomaly_submitter_flags, trials_by_submission, leaderboard_ranks
 -- grain: submission_id
 -- check: (rank is null) = (not covered)
@@ -44,6 +46,7 @@ current_month as (
 final as (
     select
         ranks.rank,
+        ranks.task_versions,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -88,4 +91,4 @@ final as (
 )
 
 select * from final
-order by rank nulls last, coverage desc, submission_id
+order by task_versions, rank nulls last, coverage desc, submission_id

@@ -5,6 +5,7 @@
 -- their 95% Wilson interval and separable_from_next, as on the contemporary board.
 -- Trials (k, pass^k, pass@k) and model tokens and cost come from trials_by_submission, as there; the
 -- cross-server columns are the submission's cross-server tasks alone (null when it ran none).
+-- Entries whose task_versions differ are ranked apart, each board in its own run of rows.
 -- depends: metrics_by_submission, metrics_by_submission_server, submission_coverage, trials_by_submission, leaderboard_ranks
 -- grain: submission_id
 -- check: (rank is null) = (not covered)
@@ -36,6 +37,7 @@ final as (
     select
         coverage.month,
         ranks.rank,
+        ranks.task_versions,
         submissions.submission_id,
         submissions.submitter,
         submissions.agent,
@@ -77,4 +79,4 @@ final as (
 )
 
 select * from final
-order by month desc, rank nulls last, coverage desc, submission_id
+order by month desc, task_versions, rank nulls last, coverage desc, submission_id

@@ -38,6 +38,8 @@ final as (
         runs.month,
         runs.task_id,
         runs.task_hash,
+        runs.task_version,
+        runs.code_version,
         runs.server,
         runs.servers,
         runs.difficulty,

@@ -2,9 +2,13 @@
 -- decided once, when the run was recorded (runstore.split.Split): nothing here parses a split.
 -- The build fills {{ source('runs') }} with where the run Parquet lives (a local glob or a table
 -- copied from a pyarrow dataset on S3); no other file knows.
+-- Runs landed before a column existed read it as its default: a zero-row relation that declares the
+-- newer columns is unioned by name (task_version 1, code_version '').
 -- grain: run_id
 with source as (
     select * from {{ source('runs') }}
+    union all by name
+    select null::bigint as task_version, null::varchar as code_version where false
 ),
 
 renamed as (
@@ -64,6 +68,8 @@ renamed as (
         -- the task's servers (one for a single-server task); a run landed before the field was kept has
         -- only its server
         coalesce(servers, [server]) as servers,
+        coalesce(task_version, 1) as task_version,
+        coalesce(code_version, '') as code_version,
         status <> 'infra_error' as attempted
     from source
 ),

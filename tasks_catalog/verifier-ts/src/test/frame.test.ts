@@ -18,7 +18,14 @@ test("a renamed and archived channel is one update under its id", () => {
   assert.deepEqual(frameViolations("slack", frame, slack(false), slack(true)), []);
   const [v] = frameViolations("slack", frame, slack(false), slack(true, "old"));
   assert.ok(v);
-  assert.equal(describe(v), "slack.channel C05INC2047 updated (is_archived, name): outside the frame");
+  assert.equal(describe(v), "slack.channel C05INC2047 updated (is_archived, name): frame[0] does not allow name to change");
+});
+
+test("units are sorted by code point, as Python sorts them, not by UTF-16 unit", () => {
+  const stripe = (metadata: { [k: string]: string }) => ({ customers: [{ id: "cus_1", email: "a@b.c", metadata }] });
+  const [v] = frameViolations("stripe", [], stripe({ "\uffff": "1", "\u{1F600}": "1" }), stripe({ "\uffff": "2", "\u{1F600}": "2" }));
+  assert.ok(v);
+  assert.deepEqual(v.fields, ["metadata.\uffff", "metadata.\u{1F600}"]);
 });
 
 test("numbers in ids print as JavaScript prints them and booleans never equal numbers", () => {

@@ -1,0 +1,108 @@
+"""Replaying calls on fresh backends of a task's servers through a real (in-memory) MCP client: what the
+acceptance gate, its probes and the authoring tools run solutions with."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from servers import get_spec
+from servers.kit import build_mcp_server
+from tasks_catalog.faults import FaultPlan, executes
+from tasks_catalog.schema import Fault, Task, ToolCall
+
+#: How many times the oracle (and so the gate) tries a call that meets a transient fault.
+ATTEMPTS = 4
+
+
+@dataclass
+class Replay:
+    """A call sequence applied to a fresh backend: the final state, the errors, the calls it took. The
+    states are the task's ``scoped`` ones: a cross-server task's are keyed by server."""
+
+    state: Any
+    errors: list[str]
+    steps: int
+    calls: int
+    initial: Any = None  # what ``at_start`` made of the state before any call
+
+
+def dumped(state: Any) -> dict[str, Any]:
+    """A task's scoped state as JSON data: the server's dump, or a cross-server task's dumps keyed by server."""
+    return {server: s.dump() for server, s in state.items()} if isinstance(state, dict) else state.dump()
+
+
+def _text(result) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True,
+                 faults: bool | Iterable[Fault] = False, at_start: Callable[[Any], Any] | None = None,
+                 start: Any = None, after_write: Callable[[int, Any], None] | None = None) -> Replay:
+    """Apply ``calls`` to a fresh backend of ``task`` (of each of its servers) through an in-memory MCP
+    client of each server, every call to the server its name names. With ``faults`` (True: the task's
+    own; or the faults given), they are injected as the gateway does and met as the oracle meets them: a
+    call that fails before commit is retried (up to ``ATTEMPTS`` tries, each a step); one that fails
+    after commit is not. ``strict`` stops at the first error. ``at_start`` is called with the backends'
+    state (``Task.scoped``) before the first call, and what it returns is the replay's ``initial``: the
+    live state, to read there and then (a dump, a verdict) instead of copying a whole world to keep.
+    ``start``: a scoped state to begin from instead of the task's initial state (a probe starts from the
+    reference's final state). ``after_write`` is called with each executed call's index and the live
+    scoped state after it, for calls of tools not marked read-only."""
+    from mcp import Client
+
+    plan = FaultPlan(list(task.faults if faults is True else faults or []))
+    starts = task.initial_states() if start is None else (start if task.cross_server else {task.server_names[0]: start})
+    errors: list[str] = []
+    calls = list(calls)
+    steps = 0
+    async with contextlib.AsyncExitStack() as stack:
+        backends: dict[str, Any] = {}
+        clients: dict[str, Any] = {}
+        writes: set[tuple[str, str]] = set()
+        for server, state in starts.items():
+            spec = get_spec(server)
+            backends[server] = stack.enter_context(spec.open(state))
+            if after_write is not None:
+                writes |= {(server, name) for name, mark in spec.toolset.tool_marks() if not mark.read_only}
+
+        def scoped_state() -> Any:
+            return task.scoped({server: tools.snapshot(copy=False) for server, tools in backends.items()})
+
+        initial = at_start(scoped_state()) if at_start is not None else None
+        for server, tools in backends.items():
+            only = [route[1] for route in map(task.route, task.available_tools)
+                    if route is not None and route[0] == server] if only_available else None
+            clients[server] = await stack.enter_async_context(Client(build_mcp_server(get_spec(server), tools, only=only)))
+        for i, call in enumerate(calls):
+            failure = None
+            executed = False
+            server, tool = task.route(call.tool) or (task.server_names[0], call.tool)
+            for _ in range(ATTEMPTS):
+                steps += 1
+                fault = plan.next(call.tool)
+                if fault is not None and not executes(fault):
+                    failure = f"call {i + 1} ({call.tool}) met fault {fault.kind} {ATTEMPTS} times"
+                    continue
+                result = await clients[server].call_tool(tool, call.arguments)
+                executed = True
+                failure = f"call {i + 1} ({call.tool}) failed: {_text(result)[:300]}" if result.is_error else None
+                break
+            if after_write is not None and executed and (server, tool) in writes:
+                after_write(i, scoped_state())
+            if failure is not None:
+                errors.append(failure)
+                if strict:
+                    break
+        return Replay(scoped_state(), errors, steps, len(calls), initial)
+
+
+async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):
+    """``(final state, call errors)`` of ``calls`` on a fresh backend, without faults."""
+    done = await replay(task, calls, only_available=only_available, strict=strict)
+    return done.state, done.errors
+
+
+__all__ = ["ATTEMPTS", "Replay", "apply_calls", "dumped", "replay"]
