@@ -227,30 +227,63 @@ def schema(check: bool) -> None:
 @tasks.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per task in a list.")
-def stats(paths: tuple[Path, ...], as_json: bool) -> None:
-    """Print each task's measured difficulty (default: the dev set): its world and size, the length of
-    the reference solution, its discovery reads (read-only calls), whether it pages or searches, its
-    traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
+@click.option("--solved-in", "solved_in", default=None, metavar="STORE",
+              help="Also show how each task fared in the runs of this store (a folder or s3://...): the "
+                   "measured pass rate, from runs of the task as it is now (same hash).")
+@click.option("--submissions", default="*", show_default=True,
+              help="With --solved-in: only the submissions whose id matches this glob (e.g. 'solver-*').")
+@click.option("--any-version", is_flag=True,
+              help="With --solved-in: count the runs of every version of a task (by its id), not only of the "
+                   "task as it is now.")
+def stats(paths: tuple[Path, ...], as_json: bool, solved_in: str | None, submissions: str, any_version: bool) -> None:
+    """Print each task's measured difficulty (default: the dev set): its servers, world and size, the
+    length of the reference solution, its discovery reads (read-only calls), whether it pages or searches,
+    its traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
+    With --solved-in, also the pass rate measured on the task (docs/tasks.md, "Difficulty"): passed of
+    attempted runs, and the mean calls they used.
 
     \b
-    Example:
+    Examples:
       mcpbench tasks stats tasks_catalog/dev/slack
+      mcpbench tasks stats tasks_catalog/dev/cross-server --solved-in /srv/solvers/store --submissions 'solver-*'
     """
     from tasks_catalog.loader import DEV_DIR, load_tasks
-    from tasks_catalog.stats import measure
+    from tasks_catalog.stats import measure, solved
 
     tasks_, errors = load_tasks(list(paths) or [DEV_DIR])
     for err in errors:
         click.echo(f"error: {err}", err=True)
-    rows = [measure(t) for t in sorted(tasks_, key=lambda t: t.id)]
+    tasks_ = sorted(tasks_, key=lambda t: t.id)
+    rows = [measure(t) for t in tasks_]
+    measured = None
+    if solved_in is not None:
+        store = open_store_for(solved_in, "read")
+        measured = solved(tasks_, store.read_runs().to_pylist(), submissions, any_version=any_version)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in rows], indent=2))
+        click.echo(json.dumps([{**r.to_json(), "servers": list(t.server_names),
+                                **({"solved": measured[t.id].to_json() if t.id in measured else None}
+                                   if measured is not None else {})}
+                               for t, r in zip(tasks_, rows)], indent=2))
     else:
         click.echo(f"{'task':42} {'level':>6} {'meas.':>7} {'calls':>5} {'reads':>5} {'page':>4} {'traps':>5} "
-                   f"{'budget':>8}  world")
-        for r in rows:
+                   f"{'budget':>8}  {'solved':>9}  servers: world" if measured is not None else
+                   f"{'task':42} {'level':>6} {'meas.':>7} {'calls':>5} {'reads':>5} {'page':>4} {'traps':>5} "
+                   f"{'budget':>8}  servers: world")
+        for t, r in zip(tasks_, rows):
             size = ", ".join(f"{v} {k}" for k, v in r.world_size.items())
+            cell = ""
+            if measured is not None:
+                got = measured.get(t.id)
+                cell = f"{f'{got.passed}/{got.attempted}' if got else '-':>9}  "
             click.echo(f"{r.task[:42]:42} {r.difficulty:>6} {r.measured:>7} {r.reference_calls:>5} "
                        f"{r.discovery_reads:>5} {'yes' if r.paginated_search else 'no':>4} {r.traps:>5} "
-                       f"{r.max_steps:>4} {r.budget_ratio:>3.1f}x  {r.world}{f' ({size})' if size else ''}")
+                       f"{r.max_steps:>4} {r.budget_ratio:>3.1f}x  {cell}{'+'.join(t.server_names)}: "
+                       f"{r.world}{f' ({size})' if size else ''}")
+        if measured is not None:
+            for tier in ("easy", "medium", "hard"):
+                done = [measured[t.id] for t in tasks_ if t.difficulty == tier and t.id in measured]
+                if done:
+                    passed, attempted = sum(s.passed for s in done), sum(s.attempted for s in done)
+                    click.echo(f"{tier}: {passed} of {attempted} runs passed ({100 * passed / attempted:.0f}%) over "
+                               f"{len(done)} tasks")
     sys.exit(1 if errors else 0)
