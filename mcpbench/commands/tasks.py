@@ -23,30 +23,35 @@ def tasks() -> None:
 
 
 def task_brief(task) -> dict:
-    """What an agent builder may see of a task: its goal, its tools (with their descriptions), its budget
-    and its faults, and where its initial state comes from; never its solution (the reference and wrong
-    solutions), its predicate or its frame."""
+    """What an agent builder may see of a task: its goal, its tools (with their descriptions; a
+    cross-server task's named ``<server>__<tool>``), its budget and its faults, and where each server's
+    initial state comes from; never its solution (the reference and wrong solutions), its predicate or
+    its frame."""
     from servers import get_spec
     from tasks_catalog.faults import FAULT_MESSAGES
 
-    spec = get_spec(task.server)
-    marks = dict(spec.toolset.tool_marks())
-
     def described(name: str) -> dict:
-        doc = (getattr(spec.toolset, name, None).__doc__ or "").strip().split("\n\n")[0]
-        mark = marks.get(name)
+        server, tool = task.route(name) or (task.server_names[0], name)
+        spec = get_spec(server)
+        doc = (getattr(spec.toolset, tool, None).__doc__ or "").strip().split("\n\n")[0]
+        mark = dict(spec.toolset.tool_marks()).get(tool)
         kind = "unknown" if mark is None else "read-only" if mark.read_only else "destructive" if mark.destructive \
             else "writes"
         return {"name": name, "kind": kind, "description": " ".join(doc.split())}
 
-    state = task.initial_state
-    world = state.get("world") if isinstance(state, dict) else None
+    def origin(state: object) -> dict:
+        if not isinstance(state, dict) or not state.get("world"):
+            return {"inline": True}
+        return {"world": state["world"], "patched": bool(state.get("patch"))}
+
+    starts = task.initial_states()
     return {
-        "id": task.id, "server": task.server, "difficulty": task.difficulty, "category": task.category,
-        "goal": task.goal, "max_steps": task.max_steps, "timeout_s": task.timeout_s,
+        "id": task.id, "server": task.server_label, "servers": list(task.server_names), "difficulty": task.difficulty,
+        "category": task.category, "goal": task.goal, "max_steps": task.max_steps, "timeout_s": task.timeout_s,
         "tools": [described(name) for name in sorted(task.available_tools)],
         "faults": [{**f.model_dump(mode="json"), "message": FAULT_MESSAGES[f.kind]} for f in task.faults],
-        "initial_state": {"world": world, "patched": bool(world) and len(state) > 1} if world else {"inline": True},
+        "initial_state": origin(task.initial_state) if not task.cross_server else
+                         {server: origin(state) for server, state in starts.items()},
     }
 
 
@@ -109,10 +114,13 @@ def show(task_id: str, split: str, tasks_dir: Path | None, store_root: str | Non
         for f in brief["faults"]:
             more = f" and the {f['times'] - 1} after it" if f["times"] > 1 else ""
             click.echo(f"  call {f['on_call']} of {f['tool']}{more}: {f['kind']} ({f['message']})")
-    world = brief["initial_state"].get("world")
-    click.echo("initial state: " + (f"world {world['generator']} v{world['version']}, seed {world['seed']}, size "
-                                    f"{world['size']}" + (", patched for the task" if brief["initial_state"]["patched"]
-                                                          else "") if world else "inline (in the task file)"))
+    starts = brief["initial_state"] if len(brief["servers"]) > 1 else {brief["servers"][0]: brief["initial_state"]}
+    for server, start in starts.items():
+        world = start.get("world")
+        where = "initial state" if len(starts) == 1 else f"initial state of {server}"
+        click.echo(f"{where}: " + (f"world {world['generator']} v{world['version']}, seed {world['seed']}, size "
+                                   f"{world['size']}" + (", patched for the task" if start["patched"] else "")
+                                   if world else "inline (in the task file)"))
 
 
 @tasks.command()
