@@ -52,6 +52,49 @@ class TaskStats:
         return {**asdict(self), "budget_ratio": self.budget_ratio, "consistent": self.measured == self.difficulty}
 
 
+@dataclass(frozen=True)
+class Solved:
+    """How a task fared with the solvers whose runs are counted: runs judged (not infra errors), passed,
+    and the tool calls they used, on this exact task (its hash: a task changed since is not counted)."""
+
+    attempted: int
+    passed: int
+    calls: int
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.attempted if self.attempted else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "pass_rate": self.pass_rate}
+
+
+def solved(tasks: list[Task], runs: list[dict[str, Any]], submissions: str = "*", *,
+           any_version: bool = False) -> dict[str, Solved]:
+    """Each of ``tasks``' measured outcome among ``runs`` (run records as dicts) of the submissions whose
+    id matches the glob ``submissions``: only runs of the task as it is now (same ``task_hash``) count,
+    unless ``any_version`` (every run of the task's id), and infra errors are not attempts. Tasks no such
+    run judged are left out."""
+    from fnmatch import fnmatchcase
+
+    from tasks_catalog.hashing import task_hash
+
+    wanted = {(t.id, task_hash(t)) for t in tasks}
+    ids = {t.id for t in tasks}
+    out: dict[str, list[int]] = {}
+    for run in runs:
+        if run["status"] == "infra_error" or (run["task_id"], run["task_hash"]) not in wanted and not (
+                any_version and run["task_id"] in ids):
+            continue
+        if not fnmatchcase(run["submission_id"], submissions):
+            continue
+        n = out.setdefault(run["task_id"], [0, 0, 0])
+        n[0] += 1
+        n[1] += run["status"] == "passed"
+        n[2] += run["tool_calls"]
+    return {task: Solved(*n) for task, n in out.items()}
+
+
 def _read_only(server: str) -> frozenset[str]:
     return frozenset(name for name, mark in get_spec(server).toolset.tool_marks() if mark.read_only)
 
@@ -136,4 +179,4 @@ def _one_world(state: dict[str, Any]) -> tuple[str, dict[str, int]]:
     return f"inline ({len(json.dumps(state)) / 1024:.1f} KB)", {}
 
 
-__all__ = ["LEVELS", "TaskStats", "budget_limit", "level", "measure", "shortfalls"]
+__all__ = ["LEVELS", "Solved", "TaskStats", "budget_limit", "level", "measure", "shortfalls", "solved"]

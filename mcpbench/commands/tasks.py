@@ -23,30 +23,35 @@ def tasks() -> None:
 
 
 def task_brief(task) -> dict:
-    """What an agent builder may see of a task: its goal, its tools (with their descriptions), its budget
-    and its faults, and where its initial state comes from; never its solution (the reference and wrong
-    solutions), its predicate or its frame."""
+    """What an agent builder may see of a task: its goal, its tools (with their descriptions; a
+    cross-server task's named ``<server>__<tool>``), its budget and its faults, and where each server's
+    initial state comes from; never its solution (the reference and wrong solutions), its predicate or
+    its frame."""
     from servers import get_spec
     from tasks_catalog.faults import FAULT_MESSAGES
 
-    spec = get_spec(task.server)
-    marks = dict(spec.toolset.tool_marks())
-
     def described(name: str) -> dict:
-        doc = (getattr(spec.toolset, name, None).__doc__ or "").strip().split("\n\n")[0]
-        mark = marks.get(name)
+        server, tool = task.route(name) or (task.server_names[0], name)
+        spec = get_spec(server)
+        doc = (getattr(spec.toolset, tool, None).__doc__ or "").strip().split("\n\n")[0]
+        mark = dict(spec.toolset.tool_marks()).get(tool)
         kind = "unknown" if mark is None else "read-only" if mark.read_only else "destructive" if mark.destructive \
             else "writes"
         return {"name": name, "kind": kind, "description": " ".join(doc.split())}
 
-    state = task.initial_state
-    world = state.get("world") if isinstance(state, dict) else None
+    def origin(state: object) -> dict:
+        if not isinstance(state, dict) or not state.get("world"):
+            return {"inline": True}
+        return {"world": state["world"], "patched": bool(state.get("patch"))}
+
+    starts = task.initial_states()
     return {
-        "id": task.id, "server": task.server, "difficulty": task.difficulty, "category": task.category,
-        "goal": task.goal, "max_steps": task.max_steps, "timeout_s": task.timeout_s,
+        "id": task.id, "server": task.server_label, "servers": list(task.server_names), "difficulty": task.difficulty,
+        "category": task.category, "goal": task.goal, "max_steps": task.max_steps, "timeout_s": task.timeout_s,
         "tools": [described(name) for name in sorted(task.available_tools)],
         "faults": [{**f.model_dump(mode="json"), "message": FAULT_MESSAGES[f.kind]} for f in task.faults],
-        "initial_state": {"world": world, "patched": bool(world) and len(state) > 1} if world else {"inline": True},
+        "initial_state": origin(task.initial_state) if not task.cross_server else
+                         {server: origin(state) for server, state in starts.items()},
     }
 
 
@@ -109,10 +114,13 @@ def show(task_id: str, split: str, tasks_dir: Path | None, store_root: str | Non
         for f in brief["faults"]:
             more = f" and the {f['times'] - 1} after it" if f["times"] > 1 else ""
             click.echo(f"  call {f['on_call']} of {f['tool']}{more}: {f['kind']} ({f['message']})")
-    world = brief["initial_state"].get("world")
-    click.echo("initial state: " + (f"world {world['generator']} v{world['version']}, seed {world['seed']}, size "
-                                    f"{world['size']}" + (", patched for the task" if brief["initial_state"]["patched"]
-                                                          else "") if world else "inline (in the task file)"))
+    starts = brief["initial_state"] if len(brief["servers"]) > 1 else {brief["servers"][0]: brief["initial_state"]}
+    for server, start in starts.items():
+        world = start.get("world")
+        where = "initial state" if len(starts) == 1 else f"initial state of {server}"
+        click.echo(f"{where}: " + (f"world {world['generator']} v{world['version']}, seed {world['seed']}, size "
+                                   f"{world['size']}" + (", patched for the task" if start["patched"] else "")
+                                   if world else "inline (in the task file)"))
 
 
 @tasks.command()
@@ -227,30 +235,63 @@ def schema(check: bool) -> None:
 @tasks.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per task in a list.")
-def stats(paths: tuple[Path, ...], as_json: bool) -> None:
-    """Print each task's measured difficulty (default: the dev set): its world and size, the length of
-    the reference solution, its discovery reads (read-only calls), whether it pages or searches, its
-    traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
+@click.option("--solved-in", "solved_in", default=None, metavar="STORE",
+              help="Also show how each task fared in the runs of this store (a folder or s3://...): the "
+                   "measured pass rate, from runs of the task as it is now (same hash).")
+@click.option("--submissions", default="*", show_default=True,
+              help="With --solved-in: only the submissions whose id matches this glob (e.g. 'solver-*').")
+@click.option("--any-version", is_flag=True,
+              help="With --solved-in: count the runs of every version of a task (by its id), not only of the "
+                   "task as it is now.")
+def stats(paths: tuple[Path, ...], as_json: bool, solved_in: str | None, submissions: str, any_version: bool) -> None:
+    """Print each task's measured difficulty (default: the dev set): its servers, world and size, the
+    length of the reference solution, its discovery reads (read-only calls), whether it pages or searches,
+    its traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
+    With --solved-in, also the pass rate measured on the task (docs/tasks.md, "Difficulty"): passed of
+    attempted runs, and the mean calls they used.
 
     \b
-    Example:
+    Examples:
       mcpbench tasks stats tasks_catalog/dev/slack
+      mcpbench tasks stats tasks_catalog/dev/cross-server --solved-in /srv/solvers/store --submissions 'solver-*'
     """
     from tasks_catalog.loader import DEV_DIR, load_tasks
-    from tasks_catalog.stats import measure
+    from tasks_catalog.stats import measure, solved
 
     tasks_, errors = load_tasks(list(paths) or [DEV_DIR])
     for err in errors:
         click.echo(f"error: {err}", err=True)
-    rows = [measure(t) for t in sorted(tasks_, key=lambda t: t.id)]
+    tasks_ = sorted(tasks_, key=lambda t: t.id)
+    rows = [measure(t) for t in tasks_]
+    measured = None
+    if solved_in is not None:
+        store = open_store_for(solved_in, "read")
+        measured = solved(tasks_, store.read_runs().to_pylist(), submissions, any_version=any_version)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in rows], indent=2))
+        click.echo(json.dumps([{**r.to_json(), "servers": list(t.server_names),
+                                **({"solved": measured[t.id].to_json() if t.id in measured else None}
+                                   if measured is not None else {})}
+                               for t, r in zip(tasks_, rows)], indent=2))
     else:
         click.echo(f"{'task':42} {'level':>6} {'meas.':>7} {'calls':>5} {'reads':>5} {'page':>4} {'traps':>5} "
-                   f"{'budget':>8}  world")
-        for r in rows:
+                   f"{'budget':>8}  {'solved':>9}  servers: world" if measured is not None else
+                   f"{'task':42} {'level':>6} {'meas.':>7} {'calls':>5} {'reads':>5} {'page':>4} {'traps':>5} "
+                   f"{'budget':>8}  servers: world")
+        for t, r in zip(tasks_, rows):
             size = ", ".join(f"{v} {k}" for k, v in r.world_size.items())
+            cell = ""
+            if measured is not None:
+                got = measured.get(t.id)
+                cell = f"{f'{got.passed}/{got.attempted}' if got else '-':>9}  "
             click.echo(f"{r.task[:42]:42} {r.difficulty:>6} {r.measured:>7} {r.reference_calls:>5} "
                        f"{r.discovery_reads:>5} {'yes' if r.paginated_search else 'no':>4} {r.traps:>5} "
-                       f"{r.max_steps:>4} {r.budget_ratio:>3.1f}x  {r.world}{f' ({size})' if size else ''}")
+                       f"{r.max_steps:>4} {r.budget_ratio:>3.1f}x  {cell}{'+'.join(t.server_names)}: "
+                       f"{r.world}{f' ({size})' if size else ''}")
+        if measured is not None:
+            for tier in ("easy", "medium", "hard"):
+                done = [measured[t.id] for t in tasks_ if t.difficulty == tier and t.id in measured]
+                if done:
+                    passed, attempted = sum(s.passed for s in done), sum(s.attempted for s in done)
+                    click.echo(f"{tier}: {passed} of {attempted} runs passed ({100 * passed / attempted:.0f}%) over "
+                               f"{len(done)} tasks")
     sys.exit(1 if errors else 0)

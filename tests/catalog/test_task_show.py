@@ -12,6 +12,7 @@ from tasks_catalog.loader import DEV_DIR, load_valid_tasks
 
 TASKS = {t.id: t for t in load_valid_tasks([DEV_DIR])}
 FAULTED = "browser-report-laptop-fault"
+CROSS = "x-march-charge-complaints"  # four servers, a fault
 
 
 def _show(*args):
@@ -60,7 +61,8 @@ def test_show_gives_the_goal_tools_budget_and_faults():
 
 
 def test_show_never_prints_the_solution_the_predicate_or_the_frame():
-    for task_id in (FAULTED, "pg-ship-order-1042", "slack-archive-resolved-incident", "calendar-cover-john-berg-meetings"):
+    for task_id in (FAULTED, "pg-ship-order-1042", "slack-archive-resolved-incident", "calendar-cover-john-berg-meetings",
+                    CROSS):
         task = TASKS[task_id]
         for args in ((task_id,), (task_id, "--json")):
             out = _show(*args)
@@ -70,8 +72,8 @@ def test_show_never_prints_the_solution_the_predicate_or_the_frame():
             leaked = [s for s in secret if s in out.output]
             assert leaked == [], f"{task_id} shows {leaked[:5]}"
         brief = json.loads(_show(task_id, "--json").output)
-        assert set(brief) == {"id", "server", "difficulty", "category", "goal", "max_steps", "timeout_s", "tools",
-                              "faults", "initial_state"}
+        assert set(brief) == {"id", "server", "servers", "difficulty", "category", "goal", "max_steps", "timeout_s",
+                              "tools", "faults", "initial_state"}
 
 
 def test_a_private_months_task_is_never_shown_and_an_unknown_one_is_named():
@@ -85,3 +87,18 @@ def test_show_reads_a_folder_of_task_files(tmp_path):
     (tmp_path / "mine.json").write_text((DEV_DIR / "slack" / "slack-archive-resolved-incident.json").read_text())
     out = _show("slack-archive-resolved-incident", "--tasks-dir", str(tmp_path), "--json")
     assert out.exit_code == 0 and json.loads(out.output)["goal"] == TASKS["slack-archive-resolved-incident"].goal
+
+
+def test_show_gives_a_cross_server_tasks_servers_tools_and_each_servers_world():
+    task = TASKS[CROSS]
+    out = _show(CROSS)
+    assert out.exit_code == 0, out.output
+    text = out.output
+    assert text.splitlines()[0] == f"{CROSS} (cross-server, {task.difficulty}, {task.category})"
+    for tool in task.available_tools:
+        assert f"  {tool} " in text
+    assert "gmail__send_email" in text and "Send a new email" in text
+    for server in task.server_names:
+        assert f"initial state of {server}: world {server} v2, seed 1" in text
+    brief = json.loads(_show(CROSS, "--json").output)
+    assert brief["servers"] == list(task.server_names) and set(brief["initial_state"]) == set(task.server_names)
