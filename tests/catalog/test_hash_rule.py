@@ -112,7 +112,8 @@ def test_the_hash_command_prints_the_third_party_hash(tmp_path):
 def test_every_dev_task_hash_is_rebuilt_by_the_third_party_rule():
     files = sorted((ROOT / "tasks_catalog" / "dev").rglob("*.json"))
     assert sum(f.parent.name != "cross-server" for f in files) == 40
-    assert sum(f.parent.name == "cross-server" and not f.name.startswith("x-eng-") for f in files) == 8
+    assert sum(f.parent.name == "cross-server" and not f.name.startswith(("x-eng-", "x-h-")) for f in files) == 8
+    assert sum(f.parent.name == "cross-server" and f.name.startswith("x-h-") for f in files) == 4
     for f in files:
         doc = json.loads(f.read_text(encoding="utf-8"))
         assert third_party_hash(doc) == task_hash(doc), f

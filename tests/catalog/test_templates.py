@@ -225,7 +225,8 @@ def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_siz
 
     dev, errors = load_tasks([DEV_DIR])
     assert errors == [] and sum(not t.cross_server for t in dev) == 40
-    assert sum(t.id.startswith("x-") and not t.id.startswith("x-eng-") for t in dev) == 8
+    assert sum(t.id.startswith("x-") and not t.id.startswith(("x-eng-", "x-h-")) for t in dev) == 8
+    assert sum(t.id.startswith("x-h-") for t in dev) == 4
     # a cross-server task starts each of its servers from a world: each is held to the rule
     starts = {f"{t.id}/{server}": state for t in dev for server, state in t.initial_states().items()}
     starts |= {t.id: t.task["initial_state"] for t in load_pool(POOL_DIR)}
