@@ -39,12 +39,12 @@ def _landed(workdir, submission_id: str) -> dict[str, dict]:
     return {r["task_id"]: r for r in open_store(str(workdir / "store")).read_runs(submission_id).to_pylist()}
 
 
-def test_the_oracle_scores_one_on_all_56_dev_tasks_with_no_infra_errors(oracle_card, workdir):
-    assert oracle_card["attempted"] == 56 and oracle_card["passed"] == 56  # 4 per server, 16 across servers
+def test_the_oracle_scores_one_on_all_60_dev_tasks_with_no_infra_errors(oracle_card, workdir):
+    assert oracle_card["attempted"] == 60 and oracle_card["passed"] == 60  # 4 per server, 20 across servers
     assert oracle_card["success_rate"] == 1.0 and oracle_card["infra_errors"] == 0
     assert oracle_card["hallucination_rate"] == 0.0 and oracle_card["recovery_rate"] == 1.0
-    assert len(oracle_card["by_server"]) == 11 and oracle_card["by_server"]["cross-server"]["attempted"] == 16
-    assert all(s["attempted"] == (16 if name == "cross-server" else 4) and s["success_rate"] == 1.0
+    assert len(oracle_card["by_server"]) == 11 and oracle_card["by_server"]["cross-server"]["attempted"] == 20
+    assert all(s["attempted"] == (20 if name == "cross-server" else 4) and s["success_rate"] == 1.0
                for name, s in oracle_card["by_server"].items())
 
     # every run as landed: in the local sandbox, passed on the final state, and its calls accounted for
@@ -67,10 +67,10 @@ def test_noop_scores_zero_on_the_dev_set(workdir):
                     "--submission-id", "e2e-noop", "--store", str(workdir / "store"), cwd=workdir)
     assert proc.returncode == 0, proc.stderr[-3000:]
     card = json.loads(proc.stdout)
-    assert card["attempted"] == 56 and card["passed"] == 0 and card["success_rate"] == 0.0
+    assert card["attempted"] == 60 and card["passed"] == 0 and card["success_rate"] == 0.0
     # noop exits 0: each run fails on the state alone, not as the agent's error
     runs = _landed(workdir, "e2e-noop").values()
-    assert len(runs) == 56
+    assert len(runs) == 60
     assert {(r["status"], r["predicate_passed"], r["agent_error"], r["end_reason"]) for r in runs} == \
         {("failed", False, False, "predicate_false")}
 
@@ -90,4 +90,4 @@ def test_the_warehouse_metrics_view_matches_the_score_card(workdir, oracle_card)
 
 def test_goal_text_is_redacted_in_the_landed_trace_by_default(workdir, oracle_card):
     runs = list(_landed(workdir, "e2e-oracle").values())
-    assert len(runs) == 56 and all(r["goal"] == "[redacted]" for r in runs)
+    assert len(runs) == 60 and all(r["goal"] == "[redacted]" for r in runs)

@@ -1,4 +1,4 @@
-"""The dev set under the docker sandbox, live: the oracle passes all 56 tasks (16 across servers) and noop none, each run
+"""The dev set under the docker sandbox, live: the oracle passes all 60 tasks (20 across servers) and noop none, each run
 in a container (``sandbox == "docker"``), no infra error. The same evaluation API ``mcpbench run
 --sandbox docker`` calls, in process. Skipped, with the reason, where no engine or image is present.
 It mostly waits on containers (one agent and one relay container per run)."""
@@ -40,9 +40,9 @@ def _evaluate(tasks, agent, docker, store_dir, submission_id):
 
 
 def test_the_oracle_passes_every_dev_task_in_docker(docker, dev_tasks, tmp_path):
-    assert len(dev_tasks) == 56
+    assert len(dev_tasks) == 60
     summary, runs = _evaluate(dev_tasks, "oracle", docker, tmp_path / "store", "e2e-docker-oracle")
-    assert (summary.passed, summary.failed, summary.infra_errors) == (56, 0, [])
+    assert (summary.passed, summary.failed, summary.infra_errors) == (60, 0, [])
     assert sorted(runs) == sorted(t.id for t in dev_tasks)
     for task in dev_tasks:
         run = runs[task.id]
