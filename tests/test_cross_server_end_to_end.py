@@ -51,17 +51,17 @@ def test_the_cli_gates_runs_scores_and_reports_cross_server_tasks(cli, tmp_path)
     assert card["passed"] == 0 and card["attempted"] == 4
 
     # the measured pass rate: each task passed by the oracle, failed by noop, counted on the task as it is
-    solved = json.loads(cli("tasks", "stats", str(folder), "--json", "--solved-in", str(tmp_path / "store"),
+    solved = json.loads(cli("tasks", "stats", str(folder), "--json", "--solved", "--store", str(tmp_path / "store"),
                             "--submissions", "x-*").stdout)
     assert all(len(s["servers"]) >= 2 and (s["solved"]["attempted"], s["solved"]["passed"]) == (2, 1) for s in solved)
     changed = folder / "x-incident-handover.json"
     changed.write_text(changed.read_text().replace("Invite that person", "Please invite that person"))
     again = {s["task"]: s["solved"] for s in json.loads(cli(
-        "tasks", "stats", str(folder), "--json", "--solved-in", str(tmp_path / "store")).stdout)}
+        "tasks", "stats", str(folder), "--json", "--solved").stdout)}
     assert again["x-incident-handover"] is None and again["x-close-fixed-bug"]["pass_rate"] == 0.5
-    text = cli("tasks", "stats", str(folder), "--solved-in", str(tmp_path / "store")).output
+    text = cli("tasks", "stats", str(folder), "--solved").output
     assert "easy: 3 of 6 runs passed (50%) over 3 tasks" in text  # all four are easy; the changed one unmeasured
-    text = cli("tasks", "stats", str(folder), "--solved-in", str(tmp_path / "store"), "--any-version").output
+    text = cli("tasks", "stats", str(folder), "--solved", "--any-version").output
     assert "easy: 4 of 8 runs passed (50%) over 4 tasks" in text
     changed.write_text(changed.read_text().replace("Please invite that person", "Invite that person"))
 

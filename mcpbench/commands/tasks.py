@@ -235,28 +235,32 @@ def schema(check: bool) -> None:
 @tasks.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per task in a list.")
-@click.option("--solved-in", "solved_in", default=None, metavar="STORE",
-              help="Also show how each task fared in the runs of this store (a folder or s3://...): the "
-                   "measured pass rate, from runs of the task as it is now (same hash).")
+@click.option("--solved", is_flag=True,
+              help="Also show how each task fared in the store's runs: the measured pass rate, from runs of the "
+                   "task as it is now (same hash).")
 @click.option("--submissions", default="*", show_default=True,
-              help="With --solved-in: only the submissions whose id matches this glob (e.g. 'solver-*').")
+              help="With --solved: only the submissions whose id matches this glob (e.g. 'solver-*').")
 @click.option("--any-version", is_flag=True,
-              help="With --solved-in: count the runs of every version of a task (by its id), not only of the "
+              help="With --solved: count the runs of every version of a task (by its id), not only of the "
                    "task as it is now.")
-def stats(paths: tuple[Path, ...], as_json: bool, solved_in: str | None, submissions: str, any_version: bool) -> None:
+@store_option()
+def stats(paths: tuple[Path, ...], as_json: bool, solved: bool, submissions: str, any_version: bool,
+          store_root: str | None) -> None:
     """Print each task's measured difficulty (default: the dev set): its servers, world and size, the
     length of the reference solution, its discovery reads (read-only calls), whether it pages or searches,
     its traps (lookalike wrong solutions), its budget and the level these numbers support (docs/tasks.md).
-    With --solved-in, also the pass rate measured on the task (docs/tasks.md, "Difficulty"): passed of
-    attempted runs, and the mean calls they used.
+    With --solved, also the pass rate measured on each task in the store's runs (docs/tasks.md,
+    "Difficulty"; independent solvers' runs, docs/agents.md): passed of attempted runs, per task and per
+    level.
 
     \b
     Examples:
       mcpbench tasks stats tasks_catalog/dev/slack
-      mcpbench tasks stats tasks_catalog/dev/cross-server --solved-in /srv/solvers/store --submissions 'solver-*'
+      mcpbench tasks stats tasks_catalog/dev/slack --solved --submissions 'local-*'
     """
     from tasks_catalog.loader import DEV_DIR, load_tasks
-    from tasks_catalog.stats import measure, solved
+    from tasks_catalog.stats import measure
+    from tasks_catalog.stats import solved as solved_in
 
     tasks_, errors = load_tasks(list(paths) or [DEV_DIR])
     for err in errors:
@@ -264,9 +268,9 @@ def stats(paths: tuple[Path, ...], as_json: bool, solved_in: str | None, submiss
     tasks_ = sorted(tasks_, key=lambda t: t.id)
     rows = [measure(t) for t in tasks_]
     measured = None
-    if solved_in is not None:
-        store = open_store_for(solved_in, "read")
-        measured = solved(tasks_, store.read_runs().to_pylist(), submissions, any_version=any_version)
+    if solved:
+        store = open_store_for(store_root, "read")
+        measured = solved_in(tasks_, store.read_runs().to_pylist(), submissions, any_version=any_version)
     if as_json:
         click.echo(json.dumps([{**r.to_json(), "servers": list(t.server_names),
                                 **({"solved": measured[t.id].to_json() if t.id in measured else None}

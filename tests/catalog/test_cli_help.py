@@ -219,10 +219,10 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
             "MCPBENCH_AGENT_DIR": str(workspace / "agent")}
     for name, value in base.items():
         monkeypatch.setenv(name, value)
-    # rotate first: later examples read the month it retires; the viewer's and export's last: they read
-    # the runs the others landed
+    # rotate first: later examples read the month it retires; the viewer's, export's and the measured
+    # pass rates last: they read the runs the others landed
     ordered = sorted(EXAMPLES, key=lambda e: (" rotate " not in f" {e} ",
-                                              e.startswith(("mcpbench view ", "mcpbench export "))))
+                                              e.startswith(("mcpbench view ", "mcpbench export ")) or " --solved" in e))
     upstream = _openai_upstream() if any("OPENAI_BASE_URL" in e for e in ordered) else None
     skipped = []
     try:
