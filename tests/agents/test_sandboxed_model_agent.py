@@ -5,6 +5,7 @@ dev task, and can reach nothing else: probes to the upstream itself are refused.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -25,13 +26,14 @@ EXAMPLE = PROJECT_ROOT / "examples" / "openai_agent.py"
 PROBING = Path(__file__).parent / "agents" / "probing_openai_agent.py"
 
 
-def test_a_sandboxed_openai_client_agent_completes_a_task_through_the_model_gateway_and_nothing_else(task):
+def test_a_sandboxed_openai_client_agent_completes_a_task_through_the_model_gateway_and_nothing_else(task, agent_dir):
+    # the agent's program in a folder a submitter's may be in (the checkout may lie under /tmp, which is refused)
+    probing, example = shutil.copy(PROBING, agent_dir), shutil.copy(EXAMPLE, agent_dir)
     box = get_sandbox("local")
     with ScriptedUpstream(solving(task, usage=(200, 20))) as upstream:
         upstream_port = int(upstream.url.split(":")[2].split("/")[0])
-        agent = ProcessAgent("command:openai-example", (sys.executable, str(PROBING)), folder=str(PROBING.parent),
-                             readonly_paths=(str(EXAMPLE.parent),),
-                             extra_env=(("MCPBENCH_EXAMPLE", str(EXAMPLE)),
+        agent = ProcessAgent("command:openai-example", (sys.executable, str(probing)), folder=str(agent_dir),
+                             extra_env=(("MCPBENCH_EXAMPLE", str(example)),
                                         ("MCPBENCH_PROBE_PORTS", str(upstream_port))))
         (result,) = run([task], agent, settings(upstream.url, model="scripted-1"), sandbox=box)
     report = json.loads(result.outcome.stdout_tail.splitlines()[0])
