@@ -303,15 +303,10 @@ def explanation(task: Task, final, verdict: bool, broken: list, *, private: bool
     return (why.ids_only() if private else why).to_json()
 
 
-def judge_frame(task: Task, initial: dict, final: dict, *, private: bool) -> tuple[bool, str | None]:
-    """Whether the run stayed inside the task's frame (every task has one) and a short text naming the
-    violating entities; on a private month only their kinds and counts, since ids can carry the
-    month's sampled values. ``initial`` and ``final`` are the task's ``scoped`` states."""
-    return frame_text(frame_violations(task.scope, task.frame, initial, final), private=private)
-
-
 def frame_text(violations: list, *, private: bool) -> tuple[bool, str | None]:
-    """``judge_frame`` of violations already found."""
+    """Whether the run stayed inside the task's frame (no ``violations``) and a short text naming the
+    violating entities; on a private month only their kinds and counts, since ids can carry the month's
+    sampled values."""
     if not violations:
         return True, None
     return False, (summarize_counts(violations) if private else summarize(violations))[:2000]
@@ -528,5 +523,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, *, sandbox: Sandbox | None,
 
 
 __all__ = ["NOT_EXECUTED", "RunResult", "Submission", "baseline_announced", "baseline_did_not_start", "end_reason",
-           "end_reason_detail", "explanation", "judge_frame", "model_settings_for", "not_landed", "open_sandbox", "run_task",
+           "end_reason_detail", "explanation", "model_settings_for", "not_landed", "open_sandbox", "run_task",
            "run_tasks", "run_with_requeues", "uses_model"]

@@ -71,6 +71,15 @@ class QualityError(RuntimeError):
                          + report.render())
 
 
+#: What a failed redaction suite names, one line per kind of breach: the check column and what it means
+#: (followed by the first 20 runs that break it).
+REDACTION_BREACHES = (
+    ("goal_redacted", "goal text stored unredacted, without goals_published, in runs"),
+    ("private_never_published", "goals_published on private-month runs"),
+    ("private_keeps_no_text", "private-month runs keep text of their calls, turns or stderr:"),
+    ("private_explanation_ids_only", "private-month runs keep more than clause ids in their explanation:"),
+)
+
 def _missing(columns: list[str]) -> str:
     """SQL naming, per row, the required columns that are null ('' when none is): one expectation
     instead of one per column, and the report says which fields are missing."""
@@ -254,18 +263,10 @@ def validate(con: duckdb.DuckDBPyConnection, *, only_new: bool = False) -> Quali
         outcome = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(suite)
         failures = [_describe_failure(r) for r in outcome.results if not r.success]
         if name == "redaction" and failures:
-            leaked = sorted(frame.loc[~frame["goal_redacted"], "run_id"])
-            if leaked:
-                failures.append(f"goal text stored unredacted, without goals_published, in runs {leaked[:20]}")
-            published = sorted(frame.loc[~frame["private_never_published"], "run_id"])
-            if published:
-                failures.append(f"goals_published on private-month runs {published[:20]}")
-            texts = sorted(frame.loc[~frame["private_keeps_no_text"], "run_id"])
-            if texts:
-                failures.append(f"private-month runs keep text of their calls, turns or stderr: {texts[:20]}")
-            explained = sorted(frame.loc[~frame["private_explanation_ids_only"], "run_id"])
-            if explained:
-                failures.append(f"private-month runs keep more than clause ids in their explanation: {explained[:20]}")
+            for column, what in REDACTION_BREACHES:
+                runs = sorted(frame.loc[~frame[column], "run_id"])
+                if runs:
+                    failures.append(f"{what} {runs[:20]}")
         results.append(SuiteResult(name, len(frame), failures))
     return QualityReport(results)
 
