@@ -166,9 +166,11 @@ def guards(paths: tuple[Path, ...], write: bool) -> None:
 @click.option("--seeds", type=click.IntRange(min=1), default=5, show_default=True, help="Renderings per template.")
 @click.option("--salt", default="check", show_default=True,
               help="Seeds are SALT:TEMPLATE:i; 'check' gives the seeds the tests use, another salt a fresh sweep.")
+@click.option("--all-cases", is_flag=True,
+              help="Gate every combination of the choices instead of --seeds renderings (a cross-server template's cases).")
 @click.option("--typescript/--no-typescript", default=None,
               help="Also ask the TypeScript verifier (an error when it is not built); default: when it is built.")
-def check_templates(paths: tuple[Path, ...], seeds: int, salt: str, typescript: bool | None) -> None:
+def check_templates(paths: tuple[Path, ...], seeds: int, salt: str, all_cases: bool, typescript: bool | None) -> None:
     """Render every template with several seeds and run the acceptance gate on each rendering, printing
     every failing template, seed and reason. A month renders with secret seeds, so a template must pass
     at any seed: sweep with a fresh --salt (docs/templates.md). Exit 1 when a template fails.
@@ -185,7 +187,33 @@ def check_templates(paths: tuple[Path, ...], seeds: int, salt: str, typescript: 
     except GateUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    sys.exit(1 if check(list(paths), gate, seeds=seeds, salt=salt, echo=click.echo) else 0)
+    sys.exit(1 if check(list(paths), gate, seeds=seeds, salt=salt, echo=click.echo, all_cases=all_cases) else 0)
+
+
+@author.command(name="cross-templates")
+@click.argument("names", nargs=-1)
+@click.option("--check", is_flag=True, help="Exit 1 if a committed template is stale instead of writing it.")
+def cross_templates(names: tuple[str, ...], check: bool) -> None:
+    """Build the cross-server templates from their modules (tasks_catalog/authoring/cross/, one per
+    template, reading the organisation of many seeds) into tasks_catalog/templates/cross-server/; NAMES
+    limits it to those modules. Gate what it wrote with `check-templates --all-cases`.
+
+    \b
+    Example:
+      mcpbench author cross-templates --check
+    """
+    from tasks_catalog.authoring.cross import OUT_DIR, modules, write_all
+
+    unknown = sorted(set(names) - set(modules()))
+    if unknown:
+        click.echo(f"error: no cross-server template module {', '.join(unknown)} (modules: {', '.join(modules())})",
+                   err=True)
+        sys.exit(2)
+    changed = write_all(OUT_DIR, check=check, names=list(names) or None)
+    for path in changed:
+        click.echo(f"{'stale' if check else 'wrote'} {path}")
+    if check and changed:
+        sys.exit(1)
 
 
 @author.command(name="seal-pool")

@@ -24,7 +24,9 @@ from tasks_catalog.hashing import canonical_json
 from tasks_catalog.schema import Task
 
 POOL_DIR = Path(__file__).parent
-PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)(?:\.(\d+))?\}\}")
+#: ``{{name}}``, ``{{name.0}}`` (a list's item), ``{{name.key}}`` (a map's value), and paths of them
+#: (``{{case.contacts.0.email}}``)
+PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)\}\}")
 #: The fewest distinct values a parameter may take, so that renderings differ month to month.
 MIN_VARIETY = 8
 
@@ -205,10 +207,14 @@ def substitute(value: Any, params: dict[str, Any]) -> Any:
 
 def _lookup(m: re.Match, params: dict[str, Any]) -> Any:
     v = params[m.group(1)]
-    if m.group(2) is not None:
-        if not isinstance(v, list) or int(m.group(2)) >= len(v):
-            raise TemplateError(f"placeholder {m.group(0)} indexes past the sample")
-        v = v[int(m.group(2))]
+    for step in m.group(2).split(".")[1:]:
+        if step.isdigit() and isinstance(v, list) and int(step) < len(v):
+            v = v[int(step)]
+        elif not step.isdigit() and isinstance(v, dict) and step in v:
+            v = v[step]
+        else:
+            what = "indexes past the sample" if step.isdigit() else f"names {step!r}, which its value does not have"
+            raise TemplateError(f"placeholder {m.group(0)} {what}")
     return v
 
 

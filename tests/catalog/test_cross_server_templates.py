@@ -55,3 +55,26 @@ def test_rotation_leaves_cross_server_templates_out_of_a_month():
     pool = load_pool()
     cross = Template.model_validate(_template_doc())
     assert check_pool([*pool, cross]) == check_pool(pool)
+
+
+def test_a_placeholder_path_reaches_into_a_case_object_and_keeps_the_type_of_a_whole_value():
+    from tasks_catalog.templates import substitute
+
+    params = {"case": {"seed": 7, "customer": {"emails": ["a@x.example", "b@x.example"]}, "calls": [{"tool": "t"}]}}
+    assert substitute({"seed": "{{case.seed}}", "to": "{{case.customer.emails.1}}", "text": "hi {{case.seed}}",
+                       "calls": "{{case.calls}}"}, params) == {
+        "seed": 7, "to": "b@x.example", "text": "hi 7", "calls": [{"tool": "t"}]}
+    with pytest.raises(TemplateError, match="'missing', which its value does not have"):
+        substitute("{{case.missing}}", params)
+    with pytest.raises(TemplateError, match="indexes past"):
+        substitute("{{case.customer.emails.2}}", params)
+
+
+def test_every_case_of_a_template_is_rendered_once_when_checked_with_all_cases(tmp_path):
+    from tasks_catalog.authoring.template_check import every_case
+
+    template = Template.model_validate(_template_doc())
+    tasks = every_case(template)
+    assert sorted(t.reference_solution[2].arguments["text"] for t in tasks) == sorted(
+        f"booking-api issue #17 is {n}" for n in NOTES)
+    assert len({t.id for t in tasks}) == len(NOTES)

@@ -1,0 +1,93 @@
+"""Cross-server templates, written by code: one module per template in this package.
+
+A cross-server task's facts come from a seeded organisation (``servers.org``): which customer was charged
+twice, who owns the account, what the policy in force said. A template cannot compute them, so each
+template here is built by a module that reads the organisation of many seeds and keeps one *case* per
+seed where the task's situation holds: an object of the facts that world decides (ids, names, amounts,
+the calls of the reference solution). The template's one parameter ``case`` is a choice of those
+objects, and its task refers to them by path (``{{case.customer.email}}``, docs/templates.md). The
+template file in ``tasks_catalog/templates/cross-server/`` is the module's output, committed as data:
+``mcpbench author cross-templates`` rewrites the files, ``--check`` says which are stale.
+
+A module defines ``build() -> dict``, the template document, usually through :func:`template` and
+:func:`cases`. Every case is gated when the template is checked with ``--all-cases``; a month renders
+any of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from tasks_catalog.templates import MIN_VARIETY, POOL_DIR
+
+#: Where the built templates are written (part of the public demonstration pool).
+OUT_DIR = POOL_DIR / "cross-server"
+#: The organisation seeds a module looks through for its cases, and how many cases it keeps.
+SEEDS = range(1, 121)
+CASES = 24
+
+
+def cases(case_of: Callable[[int], dict[str, Any] | None], *, seeds: Iterable[int] = SEEDS,
+          want: int = CASES) -> list[dict[str, Any]]:
+    """The first ``want`` cases ``case_of`` finds over the organisation ``seeds`` (``None``: the
+    situation does not hold in that world); ``ValueError`` when fewer than a template's minimum variety."""
+    found: list[dict[str, Any]] = []
+    for seed in seeds:
+        case = case_of(seed)
+        if case is not None:
+            found.append({"seed": seed, **case})
+            if len(found) == want:
+                break
+    if len(found) < MIN_VARIETY:
+        raise ValueError(f"only {len(found)} cases found; a template needs at least {MIN_VARIETY}")
+    return found
+
+
+def template(*, id: str, version: int, servers: list[str], difficulty: str, category: str,
+             case_list: list[dict[str, Any]], task: dict[str, Any]) -> dict[str, Any]:
+    """A cross-server template document whose one parameter ``case`` is drawn from ``case_list``."""
+    return {"id": id, "version": version, "servers": sorted(servers), "difficulty": difficulty,
+            "category": category, "params": {"case": {"choice": case_list}}, "task": task}
+
+
+def modules() -> list[str]:
+    """The template modules of this package, by name."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def build(name: str) -> dict[str, Any]:
+    """The template document module ``name`` builds."""
+    doc = importlib.import_module(f"{__name__}.{name}").build()
+    if doc.get("id") != name.replace("_", "-"):
+        raise ValueError(f"module {name} builds template {doc.get('id')!r}; a module is named after its template "
+                         f"(id with '-' for '_')")
+    return doc
+
+
+def text_of(doc: dict[str, Any]) -> str:
+    """A template document as its file holds it."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_all(out_dir: Path = OUT_DIR, *, check: bool = False, names: list[str] | None = None) -> list[Path]:
+    """Build every template (or those ``names``) into ``out_dir``; with ``check``, write nothing. Returns
+    the files that differed from what was built (written, unless ``check``)."""
+    changed = []
+    for name in names or modules():
+        doc = build(name)
+        path = out_dir / f"{doc['id']}.json"
+        text = text_of(doc)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            changed.append(path)
+            if not check:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    return changed
+
+
+__all__ = ["CASES", "OUT_DIR", "SEEDS", "build", "cases", "modules", "template", "text_of", "write_all"]
