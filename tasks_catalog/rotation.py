@@ -1,10 +1,16 @@
 """Building a private month from the template pool: selection, rendering, rotation.
 
-A month has 16 tasks per server (160 in all), stratified 6 easy / 5 medium / 5 hard where the pool
-allows, with recovery tasks in every server. The first month draws its templates with the month's
-seed; each later month replaces about a quarter of each server's templates with templates not used
-the month before (those whose tasks were flagged as possibly leaked go first) and re-renders the
-rest with fresh parameters, so a memorised task still faces a fresh instance.
+A month of the ten servers has 160 tasks: 9 single-server tasks per server (3 easy, 3 medium, 3 hard
+where the pool allows, with recovery tasks in every server) and 70 cross-server tasks (10 easy, 30
+medium, 30 hard): 43.75% cross-server, 37.5% hard. A cross-server template renders up to
+``MAX_INSTANCES`` tasks a month, each with other parameters (another organisation: its ``case``), so a
+level's share is filled by at least a quarter as many templates; a month of fewer servers (tests) scales
+its cross-server share with them and draws only templates whose servers it has (one server: none).
+
+The first month draws its templates with the month's seed; each later month replaces about a quarter of
+each server's templates, and a quarter of each level's cross-server templates, with templates not used
+the month before (those whose tasks were flagged as possibly leaked go first) and re-renders the rest
+with fresh parameters, so a memorised task still faces a fresh instance.
 
 Everything here is in memory; sealing and publication are in ``tasks_catalog.months``.
 """
@@ -22,11 +28,17 @@ from tasks_catalog.hashing import task_hash
 from tasks_catalog.schema import Task
 from tasks_catalog.templates import Template, TemplateError, render
 
-PER_SERVER = 16
-STRATA = {"easy": 6, "medium": 5, "hard": 5}
+PER_SERVER = 9
+STRATA = {"easy": 3, "medium": 3, "hard": 3}
 MIN_RECOVERY = 2
+#: cross-server tasks a month draws per server it covers (a ten-server month: 10 easy, 30 medium, 30 hard)
+CROSS_PER_SERVER = {"easy": 1, "medium": 3, "hard": 3}
+#: the most tasks one cross-server template renders in a month
+MAX_INSTANCES = 4
 REPLACE_SHARE = 0.25
 DIFFICULTIES = ("easy", "medium", "hard")
+#: what ``Month.template_ids`` takes for the cross-server tasks
+CROSS = "cross-server"
 
 
 class RotationError(ValueError):
@@ -45,7 +57,11 @@ class Month:
     leaked_replaced: list[str] = field(default_factory=list)
 
     def template_ids(self, server: str | None = None) -> list[str]:
-        return [t.rendered_from().id for t in self.tasks if server is None or t.server == server]
+        """The templates of the month's tasks (of ``server``'s single-server tasks, or of the cross-server
+        tasks for ``CROSS``), once each."""
+        ids = [t.rendered_from().id for t in self.tasks
+               if server is None or t.server == server or (server == CROSS and t.server is None)]
+        return list(dict.fromkeys(ids))
 
     def attestation(self) -> list[dict[str, str]]:
         return [{"task_id": t.id, "sha256": task_hash(t)} for t in self.tasks]
@@ -67,8 +83,8 @@ def _rng(seed: bytes, *parts: str) -> random.Random:
 
 
 def _by_server(pool: list[Template]) -> dict[str, list[Template]]:
-    """The pool's single-server templates by server (a cross-server template is not drawn into a month
-    yet: docs/templates.md)."""
+    """The pool's single-server templates by server; ``RotationError`` naming a server that cannot fill
+    its share of a month."""
     out: dict[str, list[Template]] = defaultdict(list)
     for t in pool:
         if t.server is not None:
@@ -82,14 +98,37 @@ def _by_server(pool: list[Template]) -> dict[str, list[Template]]:
     return out
 
 
+def cross_quota() -> dict[str, int]:
+    """How many cross-server tasks of each level a month of ``SERVER_NAMES`` draws (none with one server)."""
+    n = len(SERVER_NAMES)
+    return {level: (per * n if n >= 2 else 0) for level, per in CROSS_PER_SERVER.items()}
+
+
+def _cross_by_level(pool: list[Template]) -> dict[str, list[Template]]:
+    """The pool's cross-server templates a month of ``SERVER_NAMES`` can draw, by level; ``RotationError``
+    naming the level when too few to fill its share at ``MAX_INSTANCES`` tasks each."""
+    out: dict[str, list[Template]] = {level: [] for level in DIFFICULTIES}
+    for t in pool:
+        if t.servers is not None and set(t.servers) <= set(SERVER_NAMES):
+            out[t.difficulty].append(t)
+    for level, want in cross_quota().items():
+        need = -(-want // MAX_INSTANCES)
+        if len(out[level]) < need:
+            raise RotationError(f"the pool has {len(out[level])} {level} cross-server templates; a month draws {want} "
+                                f"{level} cross-server tasks, at most {MAX_INSTANCES} from one template, so it needs {need}")
+    return out
+
+
 def check_pool(pool: list[Template]) -> dict[str, int]:
-    """How many templates ``pool`` holds per server; ``RotationError`` naming the server when it cannot
-    fill a month (fewer than ``PER_SERVER`` templates, or fewer than ``MIN_RECOVERY`` recovery ones)."""
-    return {server: len(templates) for server, templates in sorted(_by_server(pool).items())}
+    """How many templates ``pool`` holds per server, and cross-server (``cross-server``); ``RotationError``
+    naming the server or level when it cannot fill a month."""
+    counts = {server: len(templates) for server, templates in sorted(_by_server(pool).items())}
+    counts["cross-server"] = sum(len(ts) for ts in _cross_by_level(pool).values())
+    return counts
 
 
 def _select_first(templates: list[Template], rng: random.Random) -> list[Template]:
-    """16 templates, stratified by difficulty where the pool allows, with enough recovery ones."""
+    """``PER_SERVER`` templates, stratified by difficulty where the pool allows, with enough recovery ones."""
     for _ in range(200):
         chosen: list[Template] = []
         for level in DIFFICULTIES:
@@ -102,10 +141,11 @@ def _select_first(templates: list[Template], rng: random.Random) -> list[Templat
     raise RotationError(f"cannot draw {PER_SERVER} templates with {MIN_RECOVERY} recovery ones")
 
 
-def _select_next(templates: list[Template], previous_ids: list[str], leaked: set[str],
-                 rng: random.Random) -> tuple[list[Template], dict[str, str], list[str]]:
-    """Keep ~75% of last month's templates and replace ~25% with templates unused last month;
-    templates whose tasks were flagged as leaked are replaced first."""
+def _select_next(templates: list[Template], previous_ids: list[str], leaked: set[str], rng: random.Random, *,
+                 size: int, min_recovery: int) -> tuple[list[Template], dict[str, str], list[str]]:
+    """Keep ~75% of last month's templates and replace ~25% with templates unused last month; templates
+    whose tasks were flagged as leaked are replaced first. ``size`` templates in all: when last month used
+    more (a month of another composition) the surplus retires unreplaced, when fewer unused ones join."""
     by_id = {t.id: t for t in templates}
     missing = [i for i in previous_ids if i not in by_id]
     if missing:
@@ -117,11 +157,14 @@ def _select_next(templates: list[Template], previous_ids: list[str], leaked: set
         others = [i for i in previous_ids if i not in leaked]
         rng.shuffle(flagged)
         rng.shuffle(others)
-        retiring = (flagged + others)[:n_replace]
-        incoming = _match_replacements([by_id[i] for i in retiring], unused, rng)
+        order = flagged + others
+        surplus = max(0, len(previous_ids) - size)
+        retiring = order[:n_replace + surplus]
+        incoming = _match_replacements([by_id[i] for i in retiring[:n_replace]], unused, rng)
         kept = [by_id[i] for i in previous_ids if i not in retiring]
-        chosen = kept + incoming
-        if sum(t.category == "recovery" for t in chosen) >= MIN_RECOVERY:
+        left = [t for t in unused if t not in incoming]
+        chosen = kept + incoming + rng.sample(left, min(len(left), max(0, size - len(kept) - len(incoming))))
+        if sum(t.category == "recovery" for t in chosen) >= min_recovery:
             return chosen, {old: new.id for old, new in zip(retiring, incoming)}, [i for i in retiring if i in leaked]
     raise RotationError("cannot rotate while keeping enough recovery templates")
 
@@ -139,35 +182,68 @@ def _match_replacements(retiring: list[Template], unused: list[Template], rng: r
     return out
 
 
-def _render(template: Template, seed: bytes, month: str, avoid: dict[str, Any] | None) -> Task:
-    """Render for this month; a carried-over template must get parameters unlike last month's."""
-    for attempt in range(50):
+def _instances(templates: list[Template], want: int, rng: random.Random) -> dict[str, int]:
+    """How many tasks each of ``templates`` renders so that they give ``want`` in all: as even as can be,
+    the remainder to templates drawn with ``rng``."""
+    base, extra = divmod(want, len(templates)) if templates else (0, 0)
+    ids = sorted(t.id for t in templates)
+    lucky = set(rng.sample(ids, extra))
+    return {i: base + (i in lucky) for i in ids}
+
+
+def _render(template: Template, seed: bytes, month: str, avoid: list[dict[str, Any]], k: int = 1) -> list[Task]:
+    """``k`` renderings for this month, each with parameters unlike last month's (``avoid``) and unlike
+    each other."""
+    tasks: list[Task] = []
+    taken = list(avoid)
+    for attempt in range(50 * k):
         task = render(template, seed + f"|{month}|{template.id}|{attempt}".encode())
-        if avoid is None or task.rendered_from().params != avoid:
-            return task
-    raise TemplateError(f"template {template.id} cannot be rendered with parameters unlike last month's")
+        if task.rendered_from().params not in taken:
+            tasks.append(task)
+            taken.append(task.rendered_from().params)
+            if len(tasks) == k:
+                return tasks
+    raise TemplateError(f"template {template.id} cannot be rendered {k} times with parameters unlike last month's "
+                        f"and unlike each other")
 
 
 def build_month(pool: list[Template], month: str, seed: bytes, previous: Month | None = None,
                 leaked_task_ids: set[str] | frozenset[str] = frozenset()) -> Month:
     """Render ``month`` from ``pool`` with ``seed`` (derived from the operator's secret and the month)."""
     by_server = _by_server(pool)
-    prev_params = {t.rendered_from().id: t.rendered_from().params for t in previous.tasks} if previous else {}
+    cross = _cross_by_level(pool)
+    prev_params: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in previous.tasks if previous else []:
+        prev_params[t.rendered_from().id].append(t.rendered_from().params)
     leaked = {t.rendered_from().id for t in previous.tasks if t.id in leaked_task_ids} if previous else set()
     tasks: list[Task] = []
     result = Month(month=month, tasks=tasks, previous=previous.month if previous else None)
+    groups: list[tuple[str, list[Template], list[str], int, int]] = []  # (rng name, templates, last ids, size, recovery)
     for server in SERVER_NAMES:
-        rng = _rng(seed, "select", server)
-        if previous is None:
-            chosen = _select_first(by_server[server], rng)
+        groups.append((server, by_server[server], previous.template_ids(server) if previous else [], PER_SERVER,
+                       MIN_RECOVERY))
+    quota = cross_quota()
+    for level in DIFFICULTIES:
+        if quota[level]:
+            last = sorted({i for i in (previous.template_ids(CROSS) if previous else []) if i in {t.id for t in cross[level]}})
+            groups.append((f"{CROSS}:{level}", cross[level], last, min(len(cross[level]), -(-quota[level] // 2)), 0))
+    for name, templates, last, size, recovery in groups:
+        rng = _rng(seed, "select", name)
+        if previous is None and name in by_server:
+            chosen = _select_first(templates, rng)
+        elif previous is None or not last:
+            chosen = rng.sample(sorted(templates, key=lambda t: t.id), size)
         else:
-            chosen, replaced, leaked_out = _select_next(by_server[server], previous.template_ids(server), leaked, rng)
+            chosen, replaced, leaked_out = _select_next(templates, last, leaked, rng, size=size, min_recovery=recovery)
             result.replaced.update(replaced)
             result.leaked_replaced += leaked_out
             result.carried += [t.id for t in chosen if t.id in prev_params]
+        counts = ({t.id: 1 for t in chosen} if name in by_server
+                  else _instances(chosen, quota[name.split(":")[1]], _rng(seed, "instances", name)))
         for template in sorted(chosen, key=lambda t: (DIFFICULTIES.index(t.difficulty), t.id)):
-            tasks.append(_render(template, seed, month, prev_params.get(template.id)))
+            tasks += _render(template, seed, month, prev_params.get(template.id, []), counts[template.id])
     return result
 
 
-__all__ = ["MIN_RECOVERY", "Month", "PER_SERVER", "REPLACE_SHARE", "RotationError", "build_month", "check_pool"]
+__all__ = ["CROSS", "CROSS_PER_SERVER", "MAX_INSTANCES", "MIN_RECOVERY", "Month", "PER_SERVER", "REPLACE_SHARE", "RotationError",
+           "build_month", "check_pool", "cross_quota"]

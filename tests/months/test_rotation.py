@@ -1,5 +1,7 @@
-"""A private month: 160 gated tasks, stratified, with recovery in every server; the next month keeps
-about 75% of its templates with fresh parameters and replaces about 25%, leaked ones first."""
+"""A private month of the demonstration pool: 160 gated tasks, at least 40% cross-server and 30% hard,
+stratified, with recovery in every server; the next month keeps about 75% of its templates with fresh
+parameters and replaces about 25%, leaked ones first (tests/months/test_cross_server_rotation.py checks
+the cross-server draw on small months)."""
 
 from collections import Counter
 
@@ -7,7 +9,7 @@ import pytest
 
 from servers import SERVER_NAMES
 from tasks_catalog.hashing import task_hash
-from tasks_catalog.rotation import Month, build_month
+from tasks_catalog.rotation import CROSS, PER_SERVER, REPLACE_SHARE, Month, build_month, check_pool, cross_quota
 from tasks_catalog.sealed import month_seed
 from tests.months.conftest import SECRET
 
@@ -25,20 +27,25 @@ def january(pool, december):
     return build_month(pool, "2027-01", month_seed("2027-01", SECRET), december)
 
 
-def test_the_demo_pool_has_twenty_templates_per_server_with_recovery(pool):
+def test_the_demo_pool_has_twenty_templates_per_server_with_recovery_and_a_months_cross_server_share(pool):
     per_server = Counter(t.server for t in pool)
     assert all(per_server[s] >= 20 for s in SERVER_NAMES), per_server
     assert all(sum(t.category == "recovery" and t.server == s for t in pool) >= 2 for s in SERVER_NAMES)
+    assert check_pool(pool)[CROSS] >= 16  # check_pool raises, naming the level, when a level is short
 
 
-def test_a_month_has_sixteen_stratified_tasks_per_server_with_recovery(december):
+def test_a_month_has_160_tasks_at_least_40_percent_cross_server_and_30_percent_hard(december):
     assert len(december.tasks) == 160 and len({t.id for t in december.tasks}) == 160
     for server in SERVER_NAMES:
         mine = [t for t in december.tasks if t.server == server]
-        assert len(mine) == 16
-        levels = Counter(t.difficulty for t in mine)
-        assert all(levels[d] >= 4 for d in ("easy", "medium", "hard")), (server, levels)
+        assert len(mine) == PER_SERVER
+        assert Counter(t.difficulty for t in mine) == {"easy": 3, "medium": 3, "hard": 3}, server
         assert sum(t.category == "recovery" for t in mine) >= 2
+    cross = [t for t in december.tasks if t.server is None]
+    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 10, "medium": 30, "hard": 30}
+    assert len(cross) / len(december.tasks) >= 0.40
+    assert sum(t.difficulty == "hard" for t in december.tasks) / len(december.tasks) >= 0.30
+    assert all(2 <= len(t.server_names) <= 4 for t in cross)
 
 
 def test_every_task_of_a_rotated_month_passed_the_acceptance_gate_with_both_verifiers(rotated_months):
@@ -58,12 +65,15 @@ def test_the_same_secret_and_month_give_the_same_month_and_another_secret_does_n
 
 
 def test_the_next_month_replaces_a_quarter_and_perturbs_the_rest(december, january):
-    before = {t.template.id: t for t in december.tasks}
-    after = {t.template.id: t for t in january.tasks}
+    before = {t.template.id: t for t in december.tasks if t.server}
+    after = {t.template.id: t for t in january.tasks if t.server}
     kept = set(before) & set(after)
-    assert len(after) == 160 and len(january.replaced) == 40 and len(kept) == 120
-    assert set(january.replaced) == set(before) - set(after)
-    assert set(january.replaced.values()).isdisjoint(before), "replacements come from templates unused last month"
+    per_server = round(PER_SERVER * REPLACE_SHARE)
+    single = {old for old in january.replaced if old in {t.template.id for t in december.tasks if t.server}}
+    assert len(january.tasks) == 160 and len(single) == per_server * len(SERVER_NAMES)
+    assert single == set(before) - set(after)
+    assert set(january.replaced.values()).isdisjoint({t.template.id for t in december.tasks}), \
+        "replacements come from templates unused last month"
     for tid in kept:
         old, new = before[tid], after[tid]
         assert old.template.params != new.template.params, tid
@@ -75,7 +85,7 @@ def test_tasks_flagged_as_leaked_are_replaced_first(pool, december):
     leaked_templates = {t.template.id for t in december.tasks if t.id in leaked}
     january = build_month(pool, "2027-01", month_seed("2027-01", SECRET), december, leaked)
     replaced_slack = {old for old in january.replaced if old in leaked_templates}
-    assert len(replaced_slack) == 4 and set(january.leaked_replaced) == replaced_slack
+    assert len(replaced_slack) == len(leaked_templates) and set(january.leaked_replaced) == replaced_slack
     one = {next(t.id for t in december.tasks if t.server == "github")}
     feb = build_month(pool, "2027-01", month_seed("2027-01", SECRET), december, one)
     assert next(t.template.id for t in december.tasks if t.id in one) in feb.replaced
