@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import LAZY_COMMANDS, main
+from tasks_catalog.rotation import PER_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("prefect", "great_expectations", "duckdb")
@@ -115,7 +116,7 @@ def workspace(tmp_path_factory, gate_cache):
         mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))
         report = rotate(open_store(str(root / "store")), "2026-11", secret=SECRET,
                         pool=[t for t in load_pool() if t.server == "slack"], gate=acceptance_gate(cache=gate_cache))
-    assert report.tasks == 16 and not report.gate_failures, report.public()  # the examples read this month
+    assert report.tasks == PER_SERVER and not report.gate_failures, report.public()  # the examples read this month
     return root
 
 
@@ -209,7 +210,7 @@ def test_every_example_in_every_commands_help_runs(workspace, monkeypatch, gate_
     import tasks_catalog.rotation
 
     monkeypatch.chdir(workspace)
-    monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # months of 16 tasks: fast
+    monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # months of one server: fast
     # and a dev set of slack's tasks alone: an example has to run as written, and the whole dev set
     # under the oracle (and its agents) is tests/test_end_to_end.py's, not repeated here four times
     monkeypatch.setattr(mcpbench.splits, "DEV_DIR", workspace / "dev")

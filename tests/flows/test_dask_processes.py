@@ -36,7 +36,7 @@ def test_a_month_on_s3_evaluated_by_dask_worker_processes_equals_the_thread_pool
     from mcpbench import _worker
     from runstore.store import open_store
 
-    monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # a small month: 16 tasks
+    monkeypatch.setattr(tasks_catalog.rotation, "SERVER_NAMES", ("slack",))  # a small month: one server's share
     report = rotate.fn(MONTH, s3_env, [], None, False)
     assert report["tasks"] == TASKS
 

@@ -35,6 +35,9 @@ from pathlib import Path
 import pytest
 from _flow_support import REPO, SECRET, month_servers
 
+from tasks_catalog.rotation import CROSS_PER_SERVER, PER_SERVER
+from tasks_catalog.schema import CROSS_SERVER
+
 #: the months tests/conftest.py's ``rotated_months`` builds, with the same secret and pool (one gate cache)
 MONTH, NEXT = "2026-11", "2026-12"
 #: the pipeline (a gated month, 180 sandboxed runs) may be built inside the first test that asks for it
@@ -85,10 +88,12 @@ def pipeline(request, tmp_path_factory, gate_cache):
             "servers": tuple(done["servers"])}
 
 
-def test_the_rotation_flow_seals_sixteen_gated_tasks_per_server(pipeline):
+def test_the_rotation_flow_seals_a_months_gated_tasks_single_and_cross_server(pipeline):
     report = pipeline["result"]["rotation"]
-    assert report["month"] == MONTH and report["tasks"] == 16 * len(pipeline["servers"])
-    assert report["by_server"] == dict.fromkeys(pipeline["servers"], 16)
+    n = len(pipeline["servers"])
+    cross = sum(CROSS_PER_SERVER.values()) * n if n >= 2 else 0
+    assert report["month"] == MONTH and report["tasks"] == PER_SERVER * len(pipeline["servers"]) + cross
+    assert report["by_server"] == {**dict.fromkeys(pipeline["servers"], PER_SERVER), **({CROSS_SERVER: cross} if cross else {})}
     store = pipeline["dirs"]["store"]
     assert (store / f"private/months/{MONTH}.sealed").exists()
     assert (store / f"public/attestations/{MONTH}.json").exists()

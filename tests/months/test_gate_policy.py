@@ -3,7 +3,7 @@ catalog flow ask the TypeScript verifier for every verdict when it is built, and
 not; and `mcpbench rotate` prints the same public report as the flow: ids and counts, never a
 sampled value of the month.
 
-Months here are built for the slack server only (16 tasks), so each gate run stays small."""
+Months here are built for the slack server only (PER_SERVER tasks), so each gate run stays small."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.store import open_store
 from tasks_catalog import ts_verifier
+from tasks_catalog.rotation import MIN_RECOVERY, PER_SERVER
 from tests.months.conftest import SECRET
 
 needs_ts = pytest.mark.skipif(not ts_verifier.available(), reason="the TypeScript verifier is not built "
@@ -162,9 +163,9 @@ def test_the_rotation_prints_its_stages_and_gate_progress_with_ids_and_counts_on
     lines = out.stderr.splitlines()
     assert lines[0].startswith("rotating 2026-11 in ")
     assert any(line.startswith("rendering 2026-11 from ") for line in lines)
-    assert any(line.startswith("rendered 16 tasks (the first month: every task new); gating them with python")
+    assert any(line.startswith(f"rendered {PER_SERVER} tasks (the first month: every task new); gating them with python")
                for line in lines)
-    assert any(line.startswith("progress: 16/16 tasks done (16 gated)") for line in lines)
+    assert any(line.startswith(f"progress: {PER_SERVER}/{PER_SERVER} tasks done ({PER_SERVER} gated)") for line in lines)
     assert any(line.startswith("sealing 2026-11") for line in lines)
     for value in _sampled_values(_pool_dir(tmp_path, slack_only)):
         assert value not in out.stderr
@@ -223,7 +224,11 @@ def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, 
     # a cache of this test's own: the month is gated three times, and after the first only the failing
     # task is judged again (a cache keeps passes only)
     monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(tmp_path / "gate-cache"))
-    pool = _pool_dir(tmp_path, slack_only, break_goal="sl-t-create-channel")
+    broken = next(t for t in slack_only if t.id == "sl-t-create-channel")
+    recovery = [t for t in slack_only if t.category == "recovery"][:MIN_RECOVERY]
+    rest = [t for t in slack_only if t not in (broken, *recovery)]
+    month_pool = [broken, *recovery, *rest][:PER_SERVER]  # a month's worth exactly: the broken one is drawn
+    pool = _pool_dir(tmp_path, month_pool, break_goal="sl-t-create-channel")
     store = tmp_path / "store"
     reasons = tmp_path / "reasons.json"
     runner = CliRunner()

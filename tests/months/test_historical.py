@@ -1,7 +1,7 @@
 """Retired months feed the historical leaderboard: rotate two months, evaluate the retired one from its
 published plaintext (checked against its attestation first), see it ranked.
 
-The months here are built for one server (16 tasks each) so the oracle can run every task of the
+The months here are built for one server (PER_SERVER tasks each) so the oracle can run every task of the
 retired month in a few seconds; the full ten-server month is gated once per session in tests/conftest.py.
 """
 
@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from mcpbench.cli import main
 from runstore.store import open_store
+from tasks_catalog.rotation import PER_SERVER
 from tests.months.conftest import SECRET
 
 TAG = "Historical-2026-11"
@@ -63,7 +64,7 @@ def cli(retired, tmp_path, monkeypatch):
 
 def test_a_retired_month_is_evaluated_from_its_plaintext_and_ranked_on_the_historical_board(cli, tmp_path):
     card = json.loads(cli("run", "--agent", "oracle", "--split", TAG, "--submission-id", "hist-oracle", "--json"))
-    assert card["split"] == TAG and card["attempted"] == 16 and card["success_rate"] == 1.0
+    assert card["split"] == TAG and card["attempted"] == PER_SERVER and card["success_rate"] == 1.0
     cli("run", "--agent", "noop", "--split", "historical-2026-11", "--submission-id", "hist-noop", "--json")
     one = json.loads(cli.store.get_bytes("public/attestations/2026-11.json"))["tasks"][0]["task_id"]
     cli("run", "--agent", "oracle", "--split", TAG, "--tasks", one, "--submission-id", "hist-partial", "--json")
