@@ -8,7 +8,8 @@
    core, at most 4), timed whole and then phase by phase on one process (the phases re-run on the same
    pool and seed, outside ``rotate``, to show where the time goes);
 2. ``mcpbench.evaluation.evaluate`` with the oracle on every task of that month, in the local sandbox,
-   at each concurrency.
+   at each concurrency, then with each of ``--baselines`` (noop, liar, random: each must pass none) at
+   the last concurrency.
 Prints a section and appends it to bench/history/rotation.md (bench/record.py); the rotation rows of
 bench/RESULTS.md are then updated by hand. If the demonstration pool lacks templates for some server, the
 month is built for the servers it covers, and the section says so.
@@ -47,10 +48,34 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _evaluations(tasks: list, store: object, concurrency: list[int], agents: list[str]) -> tuple[list, list]:
+    """The oracle over ``tasks`` at each concurrency (count, passed, infra errors, wall s, median harness
+    ms), then each baseline agent at the last concurrency (agent, passed, infra errors)."""
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import evaluate, make_submission
+
+    evals = []
+    for c in concurrency:
+        sub = make_submission(parse_agent("oracle"), MONTH, submission_id=f"bench-oracle-c{c}", submitter="bench")
+        t0 = time.perf_counter()
+        summary, results = evaluate(tasks, "oracle", sub, store=store, sandbox="local", concurrency=c)
+        wall = time.perf_counter() - t0
+        harness = sorted(r.run.harness_ms for r in results)
+        evals.append((c, len(tasks), summary.passed, len(summary.infra_errors), wall, harness[len(harness) // 2]))
+    baselines = []
+    for agent in agents if concurrency else []:
+        sub = make_submission(parse_agent(agent), MONTH, submission_id=f"bench-{agent}", submitter="bench")
+        summary, _ = evaluate(tasks, agent, sub, store=store, sandbox="local", concurrency=concurrency[-1])
+        baselines.append((agent, summary.passed, len(summary.infra_errors)))
+    return evals, baselines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8],
                         help="oracle evaluations of the month to time (none: time the rotation alone)")
+    parser.add_argument("--baselines", nargs="*", default=["noop", "liar", "random"],
+                        help="agents run once over the month after the oracle; each must pass no task")
     parser.add_argument("--gate-processes", type=int, default=min(os.cpu_count() or 1, 4))
     parser.add_argument("--no-write", action="store_true", help="print the section, do not append it to bench/history/rotation.md")
     args = parser.parse_args()
@@ -59,8 +84,7 @@ def main() -> None:
     import anyio
 
     import tasks_catalog.rotation as rotation
-    from mcpbench.agents.spec import parse_agent
-    from mcpbench.evaluation import evaluate, load_split, make_submission
+    from mcpbench.evaluation import load_split
     from runstore.store import open_store
     from servers import SERVER_NAMES
     from tasks_catalog.gate import gate_tasks
@@ -99,16 +123,7 @@ def main() -> None:
         built.attestation()
         attest_s = time.perf_counter() - t0
 
-        tasks = load_split(MONTH, store=store)
-        evals = []
-        for c in args.concurrency:
-            sub = make_submission(parse_agent("oracle"), MONTH, submission_id=f"bench-oracle-c{c}", submitter="bench")
-            t0 = time.perf_counter()
-            summary, results = evaluate(tasks, "oracle", sub, store=store, sandbox="local", concurrency=c)
-            wall = time.perf_counter() - t0
-            harness = sorted(r.run.harness_ms for r in results)
-            evals.append((c, len(tasks), summary.passed, len(summary.infra_errors), wall,
-                          harness[len(harness) // 2]))
+        evals, baselines = _evaluations(load_split(MONTH, store=store), store, args.concurrency, args.baselines)
 
     stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     missing = [s for s in SERVER_NAMES if s not in servers]
@@ -117,7 +132,10 @@ def main() -> None:
         f"Machine: {machine()}; 1-min load average {load_avg:.2f} at the start, {os.getloadavg()[0]:.2f} at the end; "
         f"machine speed {speed:.2f} s (bench/machine_speed.py, lower is faster).",
         "`python bench/rotation_bench.py` (plain functions, no Prefect). Month "
-        f"{MONTH}: {report.tasks} tasks ({len(servers)} servers x 16)"
+        f"{MONTH}: {report.tasks} tasks ({len(servers)} servers x {rotation.PER_SERVER} single-server, "
+        f"{report.by_server.get('cross-server', 0)} cross-server: "
+        f"{report.by_server.get('cross-server', 0) / max(report.tasks, 1):.1%}; "
+        f"{sum(t.difficulty == 'hard' for t in built.tasks) / max(len(built.tasks), 1):.1%} hard)"
         + (f"; the demo pool has no full month yet for {', '.join(missing)}" if missing else "") + ".", "",
         "| step | s |", "|---|---:|",
         f"| **rotate (render + gate on {args.gate_processes} processes + seal + attest, as `mcpbench rotate` runs "
@@ -137,6 +155,9 @@ def main() -> None:
             "|---:|---:|---:|---:|---:|---:|---:|",
         ]
         lines += [f"| {c} | {n} | {p} | {i} | {w:.1f} | {w / n:.3f} | {h:.0f} |" for c, n, p, i, w, h in evals]
+    if baselines:
+        lines += ["", "Baselines on the same month (each must pass none): "
+                  + "; ".join(f"{a} {p} passed ({i} infra errors)" for a, p, i in baselines) + "."]
     record("rotation", "\n".join(lines), write=not args.no_write)
 
 
