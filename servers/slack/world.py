@@ -217,7 +217,9 @@ def _channel(rng: random.Random, row: tuple, members: list[str], taken: set[str]
     if kind in ("sre", "incident"):
         members.append(bots["pagerduty"])
     return {"id": random_id(rng, "C", 9, taken), "name": name, "is_private": private, "is_archived": archived,
-            "topic": topic, "purpose": purpose, "creator": members[1] if name != "exec-offsite" else members[0],
+            "topic": topic, "purpose": purpose,
+            # the first person in it; the viewer bot when nobody still here is (a channel of leavers)
+            "creator": members[1] if name != "exec-offsite" and len(members) > 1 else members[0],
             "members": members, "messages": [], "_kind": kind}
 
 

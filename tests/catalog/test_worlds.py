@@ -310,3 +310,13 @@ def test_a_planted_entity_that_leaves_its_sub_collections_to_the_defaults_is_des
     base = get_generator(generator).describe(resolve(ref)[1])
     planted = get_generator(generator).describe(resolve({**ref, "patch": [patch]})[1])
     assert planted[counted] == base[counted]
+
+
+@pytest.mark.parametrize("seed", [88, 108])
+def test_a_slack_world_whose_channel_has_only_leavers_still_builds_with_the_bot_as_its_creator(seed):
+    """Organisations 88 and 108 have a channel whose people have all left: its creator was looked up past
+    the end of its members (IndexError), so no cross-server template could draw those seeds."""
+    world = get_generator("slack", 2).generate(seed)
+    viewer = next(u["id"] for u in world["users"] if u["name"] == "ops-assistant")
+    lonely = [c for c in world["channels"] if c["members"] == [viewer] or len(c["members"]) == 1]
+    assert lonely and all(c["creator"] in c["members"] for c in lonely)
