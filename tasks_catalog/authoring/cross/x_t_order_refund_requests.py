@@ -160,6 +160,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0914 - one case is 
         {"tool": "gmail__search_emails", "arguments": {"query": "refund after:2026/03/01", "maxResults": 20}},
         {"tool": "postgres__list_tables", "arguments": {}},
         *reference_reads, inserts[0], check, inserts[1], *replies]
+    others = sum(1 for m in world("gmail", seed)["messages"] if m["date"] >= "2026-03-01"
+                 and not m["sender"].endswith("@kestrelfreight.com") and "refund" in m["body"].lower())
     refund_items = [i for i in items if i["kind"] == "refund"]
     look = next(i for i in refund_items if "failed" in i)  # the recent one, whose first card payment failed
     other = next(i for i in refund_items if i is not look)
@@ -184,7 +186,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0914 - one case is 
         "success": {"all": clauses},
         "frame": frame,
         "frame_all": [*frame,
-                      {"entity": "gmail.message", "change": ["create"], "max": len(items) + 3},
+                      # The four answers, and room for a courtesy note to each customer who asked this month for
+                      # money back in another way (a card charged twice: Stripe's business, not this task's).
+                      {"entity": "gmail.message", "change": ["create"], "max": len(items) + 2 + others},
                       {"entity": "gmail.message", "ids": [i["message"] for i in items], "fields": ["label_ids"]},
                       {"entity": "gmail.draft", "change": ["create", "update", "delete"], "max": len(items) + 3}],
         "alternative": [
