@@ -1,0 +1,207 @@
+"""x-t-leaver-issues: an engineer leaves on Friday and their open Linear issues are handed over as the
+engineering handbook's leaver page (planted in Notion) says, each issue decided on its own: work in
+progress or in review to the team's manager (named on the team's page), any other open issue to the owner
+of its service as the service's runbook names them (the service its title names, or for an incident's
+follow-up the incident's service, which its description gives), to the manager where the leaver owns that
+service, and an issue about no service unassigned and back to the Backlog; every issue handed over gets a
+comment. Closed issues stay. The leaver's name has a lookalike in Linear (Jon and John Berg...). One
+update answers ``unavailable`` (not applied: retry)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross.x_t_leave_cover import _budget, call, notion_page, org, world, world_ref
+
+OPEN = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
+WORKING = ("In Progress", "In Review")
+PAIRS = (("Jon Berg", "John Berg"), ("Alex Chen", "Alexa Chen"), ("Sam Patel", "Sami Patel"),
+         ("Nina Kovacs", "Nina Kovac"), ("Maria Santos", "Maria Santana"))
+HANDBOOK = "Engineering handbook: when someone leaves"
+RULES = (
+    "Before an engineer's last day, their open Linear issues (every state but Done, Canceled and Duplicate) are "
+    "handed over, each as follows. Closed issues stay as they are.",
+    "An issue In Progress or In Review goes to the manager of the leaver's team (named on the team's page), who "
+    "decides who finishes it.",
+    "Any other open issue goes to the owner of its service, as the service's runbook names them. Its service is "
+    "the one its title names or, for an incident's follow-up, the incident's service. Where the leaver owns "
+    "that service, the issue goes to the manager of the leaver's team.",
+    "An open issue about no service loses its assignee and goes back to the Backlog.",
+    "Comment on every issue you hand over that it comes from the leaver, who is leaving.",
+)
+
+
+def _service(issue: dict[str, Any], services: list[str]) -> str | None:
+    m = re.match(r"Follow-up from incident \d+ \(([a-z-]+),", issue.get("description") or "")
+    if issue["title"].startswith("Incident ") and m:
+        return m.group(1)
+    named = [s for s in services if re.search(rf"(?<![a-z-]){re.escape(s)}(?![a-z-])", issue["title"])]
+    return named[0] if len(named) == 1 else ("?" if named else None)
+
+
+def _runbook_owner(seed: int, service: str) -> str | None:
+    page = notion_page(seed, f"Runbook: {service}")
+    for block in page["content"]:
+        m = re.match(r"Owner: ([^(.]+?) \(", block.get("text", ""))
+        if m:
+            return m.group(1)
+    return None
+
+
+def case_of(seed: int) -> dict[str, Any] | None:
+    o = org(seed)
+    linear = world("linear", seed)
+    users = {u["name"]: u for u in linear["users"] if u.get("active", True)}
+    services = [s.name for s in o.services]
+    for name, other in PAIRS + tuple((b, a) for a, b in PAIRS):
+        if name not in users or other not in users:
+            continue
+        leaver = next(e for e in o.employees if e.name == name and e.active)
+        mine = [i for i in linear["issues"] if i.get("assignee") == users[name]["id"]]
+        open_ = [i for i in mine if i["state"] in OPEN]
+        if len(open_) < 5 or len(mine) == len(open_):
+            continue
+        break
+    else:
+        return None
+    manager = o.employee(leaver.manager)
+    team_page = notion_page(seed, f"Team: {leaver.team}")
+    bullets = [b for b in team_page["content"] if b.get("type") == "bulleted_list_item"]
+    if not bullets or not bullets[0]["text"].startswith(f"{manager.name},"):
+        return None  # the team's manager is the first person its page lists
+    if manager.name not in users:
+        return None
+    decisions = []
+    for issue in open_:
+        service = None if issue["state"] in WORKING else _service(issue, services)
+        if service == "?":
+            return None  # a title naming two services: not a fair item
+        if issue["state"] in WORKING:
+            to, why = manager.name, "in progress or review"
+        elif service is None:
+            to, why = None, "no service"
+        else:
+            owner = _runbook_owner(seed, service)
+            if owner is None or owner not in users:
+                return None
+            to, why = (manager.name, f"{service}, owned by the leaver") if owner == name else (owner, service)
+        decisions.append((issue, to, why))
+    kinds = {("manager" if to == manager.name else "none" if to is None else "owner") for _, to, _ in decisions}
+    if len(kinds) < 2 or len(decisions) > 12:
+        return None
+
+    handbook_parent = notion_page(seed, "Engineering")["id"]
+    stem = handbook_parent[:-4]
+    patch_notion = [{"op": "add", "in": ["pages"], "value": {
+        "id": f"{stem}7001", "title": HANDBOOK, "parent_id": handbook_parent, "properties": {}, "archived": False,
+        "created_time": "2026-01-12T09:00:00Z",
+        "content": [{"id": f"{stem}71{k:02d}", "type": "paragraph", "text": text} for k, text in enumerate(RULES)]}}]
+
+    first = leaver.first
+    comment = f"Handed over from {name}, who is leaving on Friday."
+    discover = [
+        call("notion__search", query="leaves"),
+        call("notion__get_block_children", block_id=f"{stem}7001"),
+        call("linear__list_users", query=name.split()[-1]),
+        call("linear__list_issues", assignee=users[name]["id"], limit=50),
+        call("notion__search", query=f"Team: {leaver.team}"),
+        call("notion__get_block_children", block_id=team_page["id"]),
+    ]
+    looked: list[str] = []
+    writes: list[dict] = []
+    frame: list[dict] = []
+    success: list[dict] = []
+    for issue, to, why in decisions:
+        service = None if issue["state"] in WORKING else _service(issue, services)
+        if service and service not in looked:
+            looked.append(service)
+            page = notion_page(seed, f"Runbook: {service}")
+            discover += [call("notion__search", query=f"Runbook: {service}"),
+                         call("notion__get_block_children", block_id=page["id"])]
+        if to is None:
+            writes.append(call("linear__update_issue", id=issue["id"], assignee="", state="Backlog"))
+            frame.append({"entity": "linear.issue", "ids": [issue["id"]], "fields": ["assignee", "state"],
+                          "values": {"assignee": {"eq": None}, "state": {"eq": "Backlog"}}})
+            success += [{"linear.issueAssignee": {"issue": issue["id"], "assignee": None}},
+                        {"linear.issueState": {"issue": issue["id"], "state": "Backlog"}}]
+        else:
+            uid = users[to]["id"]
+            writes.append(call("linear__update_issue", id=issue["id"], assignee=uid))
+            frame.append({"entity": "linear.issue", "ids": [issue["id"]], "fields": ["assignee"],
+                          "values": {"assignee": {"eq": uid}}})
+            success.append({"linear.issueAssignee": {"issue": issue["id"], "assignee": uid}})
+        writes.append(call("linear__create_comment", issueId=issue["id"], body=comment))
+        frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": issue["id"]}, "max": 1})
+        success.append({"linear.issueHasComment": {"issue": issue["id"], "pattern": first}})
+    reference = [*discover, *writes]
+    updates = [w for w in writes if w["tool"] == "linear__update_issue"]
+    comments = [w for w in writes if w["tool"] == "linear__create_comment"]
+    fault_call = 2  # the second update_issue answers 'unavailable' (not applied); the oracle retries it
+
+    other_id = users[other]["id"]
+    others = [i for i in linear["issues"] if i.get("assignee") == other_id and i["state"] in OPEN]
+    closed = [i for i in linear["issues"] if i.get("assignee") == users[name]["id"] and i["state"] not in OPEN]
+    wrongs = [
+        {"why": f"hands over {other}'s open issues instead of {name}'s", "kind": "lookalike",
+         "calls": [call("linear__update_issue", id=i["id"], assignee=manager.name) for i in others]
+         + [call("linear__create_comment", issueId=i["id"], body=comment) for i in others]
+         or [call("linear__update_issue", id=decisions[0][0]["id"], assignee=other_id)]},
+        {"why": "hands over the open issues right and the closed ones too", "kind": "collateral",
+         "calls": [*writes, *(call("linear__update_issue", id=i["id"], assignee=manager.name) for i in closed)]},
+        {"why": "gives every open issue to the team's manager", "kind": "other",
+         "calls": [*(call("linear__update_issue", id=i["id"], assignee=manager.name) for i, _, _ in decisions),
+                   *comments]},
+        {"why": "reassigns without the comments", "kind": "other", "calls": updates},
+        {"why": "unassigns the issues about no service but leaves them in their state", "kind": "other",
+         "calls": [call("linear__update_issue", id=w["arguments"]["id"], assignee=w["arguments"]["assignee"])
+                   for w in updates] + comments},
+    ]
+    if not any(to is None and i["state"] != "Backlog" for i, to, _ in decisions):
+        wrongs.pop()  # every issue about no service is in the Backlog already
+    alternatives = [
+        {"why": "comments on every issue first, then reassigns them", "calls": [*discover, *comments, *updates]},
+        {"why": "reads each issue before handing it over",
+         "calls": [*discover[:4], *(call("linear__get_issue", id=i["id"]) for i, _, _ in decisions[:3]),
+                   *discover[4:], *writes]},
+    ]
+    return {
+        "leaver": name,
+        "patch": {"linear": [], "notion": patch_notion},
+        "faults": [{"tool": "linear__update_issue", "on_call": fault_call, "kind": "unavailable"}],
+        "frame": frame,
+        "success": {"all": success},
+        "reference": reference,
+        "wrong": wrongs,
+        "alternatives": alternatives,
+        "max_steps": _budget(len(reference)) + 1,
+        "summary": [(i["id"], i["state"], to, why) for i, to, why in decisions],
+    }
+
+
+def build() -> dict[str, Any]:
+    found = [{k: v for k, v in c.items() if k != "summary"} for c in cases(case_of)]
+    return template(
+        id="x-t-leaver-issues", version=1, servers=["linear", "notion"], difficulty="hard", category="recovery",
+        case_list=found,
+        task={
+            "goal": "{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
+                    "handbook says.",
+            "initial_state": {"linear": world_ref("linear"), "notion": world_ref("notion")},
+            "faults": "{{case.faults}}",
+            "available_tools": [
+                "linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issues",
+                "linear__get_issue", "linear__list_comments", "linear__list_projects", "linear__get_project",
+                "linear__update_issue", "linear__create_comment",
+                "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
+                "notion__list_users",
+            ],
+            "max_steps": "{{case.max_steps}}",
+            "timeout_s": 600,
+            "frame": "{{case.frame}}",
+            "success": "{{case.success}}",
+            "reference_solution": "{{case.reference}}",
+            "wrong_solutions": "{{case.wrong}}",
+            "alternative_solutions": "{{case.alternatives}}",
+        })
