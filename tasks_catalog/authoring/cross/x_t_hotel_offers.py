@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import _budget, call, calendar_tools, notion_page, org, world_ref
+from tasks_catalog.authoring.cross.x_t_leave_cover import body, calendar_tools, call, notion_page, org, solved
 
 #: (city, the visit's place, hotel names): the nearest, the one the policy allows, the farthest.
 CITIES = {
@@ -99,16 +99,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
                                                  eventId=hotel_entry.id, location=f"{right[0]}, {city}",
                                                  description=f"{hotel_entry.description}; booked with {right[0]}")]},
     ]
-    return {
-        "city": city,
-        "patch": {"gmail": patch, "notion": [], "calendar": []},
-        "frame": frame,
-        "success": success,
-        "reference": reference,
-        "wrong": wrongs,
-        "alternatives": alternatives,
-        "max_steps": _budget(len(reference)),
-    }
+    return solved(
+        city=city,
+        patch={"gmail": patch, "notion": [], "calendar": []},
+        frame=frame,
+        success=success,
+        reference=reference,
+        wrong=wrongs,
+        alternatives=alternatives)
 
 
 def build() -> dict[str, Any]:
@@ -116,24 +114,15 @@ def build() -> dict[str, Any]:
     return template(
         id="x-t-hotel-offers", version=1, servers=["calendar", "gmail", "notion"], difficulty="medium",
         category="standard", case_list=found,
-        task={
-            "goal": "Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm "
-                    "going that our travel policy lets me book.",
-            "initial_state": {"calendar": world_ref("calendar"), "gmail": world_ref("gmail"),
-                              "notion": world_ref("notion")},
-            "faults": [],
-            "available_tools": [
+        task=body(
+            "Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm "
+            "going that our travel policy lets me book.",
+            ["calendar", "gmail", "notion"],
+            [
                 "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
                 "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
                 "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                 "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
                 "calendar__update_event",
             ],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+            timeout_s=300))

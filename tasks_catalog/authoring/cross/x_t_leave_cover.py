@@ -236,20 +236,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
          "calls": [call("notion__get_block_children", block_id=old["id"]), *discover, *updates, ooo, check, channels,
                    post]},
     ]
-    return {
-        "deputy": {"name": deputy.name, "email": deputy.email},
-        "first": first, "last": last, "first_long": long_date(first), "last_long": long_date(last),
-        "patch": {"calendar": calendar_patch, "slack": [],
-                  "notion": [_block(current, 9001, RULE_2026), _block(current, 9002, RULE_2026_B),
-                             _block(old, 9001, RULE_2025)]},
-        "faults": [{"tool": "calendar__create_event", "on_call": 1, "kind": "timeout_after_commit"}],
-        "frame": frame,
-        "success": {"all": success},
-        "reference": reference,
-        "wrong": wrongs,
-        "alternatives": alternatives,
-        "max_steps": _budget(len(reference)),
-    }
+    return solved(
+        deputy={"name": deputy.name, "email": deputy.email},
+        first=first, last=last, first_long=long_date(first), last_long=long_date(last),
+        patch={"calendar": calendar_patch, "slack": [],
+               "notion": [_block(current, 9001, RULE_2026), _block(current, 9002, RULE_2026_B),
+                          _block(old, 9001, RULE_2025)]},
+        faults=[{"tool": "calendar__create_event", "on_call": 1, "kind": "timeout_after_commit"}],
+        frame=frame, success={"all": success}, reference=reference, wrong=wrongs, alternatives=alternatives)
 
 
 def _budget(calls: int) -> int:
@@ -259,30 +253,39 @@ def _budget(calls: int) -> int:
     return budget_limit(calls, calls)
 
 
+def solved(*, patch: dict[str, list], frame: list, success: dict, reference: list, wrong: list, alternatives: list,
+           faults: list | None = None, retried: int = 0, **facts: Any) -> dict[str, Any]:
+    """A case: the world's ``facts`` the goal names, then each server's patch, the faults (when the case
+    decides them), the frame, the predicate, the solutions and the budget the gate allows (``retried``: the
+    failed attempts the faults force on the reference)."""
+    return {**facts, "patch": patch, **({"faults": faults} if faults is not None else {}), "frame": frame,
+            "success": success, "reference": reference, "wrong": wrong, "alternatives": alternatives,
+            "max_steps": _budget(len(reference)) + retried}
+
+
+def body(goal: str, servers: list[str], tools: list[str], *, timeout_s: int, faults: Any = ()) -> dict[str, Any]:
+    """A template's task: ``goal``, each server's world of the case's seed with its patch, ``tools``, and
+    the case's budget, frame, predicate and solutions; ``faults`` fixed, or ``"{{case.faults}}"``."""
+    return {"goal": goal, "initial_state": {server: world_ref(server) for server in servers},
+            "faults": faults if isinstance(faults, str) else list(faults), "available_tools": tools,
+            "max_steps": "{{case.max_steps}}", "timeout_s": timeout_s, "frame": "{{case.frame}}",
+            "success": "{{case.success}}", "reference_solution": "{{case.reference}}",
+            "wrong_solutions": "{{case.wrong}}", "alternative_solutions": "{{case.alternatives}}"}
+
+
 def build() -> dict[str, Any]:
     found = cases(case_of)
     return template(
         id="x-t-leave-cover", version=1, servers=["calendar", "notion", "slack"], difficulty="hard",
         category="recovery", case_list=found,
-        task={
-            "goal": "Annual leave from {{case.first_long}} to {{case.last_long}}, finally! {{case.deputy.name}} covers "
-                    "for me while I'm away. Get my calendar and the team ready for it the way our holiday policy says.",
-            "initial_state": {"calendar": world_ref("calendar"), "notion": world_ref("notion"),
-                              "slack": world_ref("slack")},
-            "faults": "{{case.faults}}",
-            "available_tools": [
-                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-                "calendar__search_people", "calendar__list_rooms", "calendar__get_freebusy", "calendar__create_event",
-                "calendar__update_event", "calendar__delete_event",
-                "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-                "slack__list_channels", "slack__get_channel_history", "slack__search_messages", "slack__get_users",
-                "slack__get_user_profile", "slack__post_message", "slack__reply_to_thread",
-            ],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 600,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+        task=body(
+            "Annual leave from {{case.first_long}} to {{case.last_long}}, finally! {{case.deputy.name}} covers "
+            "for me while I'm away. Get my calendar and the team ready for it the way our holiday policy says.",
+            ["calendar", "notion", "slack"],
+            ["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
+             "calendar__search_people", "calendar__list_rooms", "calendar__get_freebusy", "calendar__create_event",
+             "calendar__update_event", "calendar__delete_event",
+             "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
+             "slack__list_channels", "slack__get_channel_history", "slack__search_messages", "slack__get_users",
+             "slack__get_user_profile", "slack__post_message", "slack__reply_to_thread"],
+            timeout_s=600, faults="{{case.faults}}"))

@@ -1,8 +1,8 @@
 """x-t-leaver-issues: an engineer leaves on Friday and their open Linear issues are handed over as the
 engineering handbook's leaver page (planted in Notion) says, each issue decided on its own: work in
-progress or in review to the team's manager (named on the team's page), any other open issue to the owner
+progress or in review to the team's lead (the first person the team's page lists), any other open issue to the owner
 of its service as the service's runbook names them (the service its title names, or for an incident's
-follow-up the incident's service, which its description gives), to the manager where the leaver owns that
+follow-up the incident's service, which its description gives), to the lead where the leaver owns that
 service, and an issue about no service unassigned and back to the Backlog; every issue handed over gets a
 comment. Closed issues stay. The leaver's name has a lookalike in Linear (Jon and John Berg...). One
 update answers ``unavailable`` (not applied: retry)."""
@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import _budget, call, notion_page, org, world, world_ref
+from tasks_catalog.authoring.cross.x_t_leave_cover import body, call, notion_page, org, solved, world
 
 OPEN = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
 WORKING = ("In Progress", "In Review")
@@ -23,21 +23,22 @@ HANDBOOK = "Engineering handbook: when someone leaves"
 RULES = (
     "Before an engineer's last day, their open Linear issues (every state but Done, Canceled and Duplicate) are "
     "handed over, each as follows. Closed issues stay as they are.",
-    "An issue In Progress or In Review goes to the manager of the leaver's team (named on the team's page), who "
-    "decides who finishes it.",
+    "An issue In Progress or In Review goes to the leaver's team lead (the first person the team's page in Notion "
+    "lists), who decides who finishes it.",
     "Any other open issue goes to the owner of its service, as the service's runbook names them. Its service is "
     "the one its title names or, for an incident's follow-up, the incident's service. Where the leaver owns "
-    "that service, the issue goes to the manager of the leaver's team.",
+    "that service, the issue goes to the team lead.",
     "An open issue about no service loses its assignee and goes back to the Backlog.",
     "Comment on every issue you hand over that it comes from the leaver, who is leaving.",
 )
 
 
 def _service(issue: dict[str, Any], services: list[str]) -> str | None:
+    named = [s for s in services if re.search(rf"(?<![a-z-]){re.escape(s)}(?![a-z-])", issue["title"])]
     m = re.match(r"Follow-up from incident \d+ \(([a-z-]+),", issue.get("description") or "")
     if issue["title"].startswith("Incident ") and m:
-        return m.group(1)
-    named = [s for s in services if re.search(rf"(?<![a-z-]){re.escape(s)}(?![a-z-])", issue["title"])]
+        # a follow-up whose title names another service than its incident's would read two ways
+        return m.group(1) if named in ([], [m.group(1)]) else "?"
     return named[0] if len(named) == 1 else ("?" if named else None)
 
 
@@ -50,44 +51,55 @@ def _runbook_owner(seed: int, service: str) -> str | None:
     return None
 
 
+def _leaver(o, linear: dict[str, Any], users: dict[str, Any]):
+    """The first of a lookalike pair, both in Linear, with 5 or more open issues and some closed ones: the
+    leaver, their lookalike and their open issues; None when no pair qualifies."""
+    for name, other in PAIRS + tuple((b, a) for a, b in PAIRS):
+        if name not in users or other not in users:
+            continue
+        mine = [i for i in linear["issues"] if i.get("assignee") == users[name]["id"]]
+        open_ = [i for i in mine if i["state"] in OPEN]
+        if len(open_) >= 5 and len(mine) > len(open_):
+            return next(e for e in o.employees if e.name == name and e.active), other, open_
+    return None
+
+
+def _decide(seed: int, issue: dict[str, Any], leaver: str, lead: str, services: list[str],
+            users: dict[str, Any]) -> tuple[str | None, str] | None:
+    """Whom the handbook gives ``issue`` to (None: nobody, back to the Backlog) and why; None when the world
+    does not decide it fairly (a title naming two services, a runbook owner not in Linear)."""
+    if issue["state"] in WORKING:
+        return lead, "in progress or review"
+    service = _service(issue, services)
+    if service == "?":
+        return None
+    if service is None:
+        return None, "no service"
+    owner = _runbook_owner(seed, service)
+    if owner is None or owner not in users:
+        return None
+    return (lead, f"{service}, owned by the leaver") if owner == leaver else (owner, service)
+
+
 def case_of(seed: int) -> dict[str, Any] | None:
     o = org(seed)
     linear = world("linear", seed)
     users = {u["name"]: u for u in linear["users"] if u.get("active", True)}
     services = [s.name for s in o.services]
-    for name, other in PAIRS + tuple((b, a) for a, b in PAIRS):
-        if name not in users or other not in users:
-            continue
-        leaver = next(e for e in o.employees if e.name == name and e.active)
-        mine = [i for i in linear["issues"] if i.get("assignee") == users[name]["id"]]
-        open_ = [i for i in mine if i["state"] in OPEN]
-        if len(open_) < 5 or len(mine) == len(open_):
-            continue
-        break
-    else:
+    chosen = _leaver(o, linear, users)
+    if chosen is None:
         return None
+    leaver, other, open_ = chosen
+    name = leaver.name
     manager = o.employee(leaver.manager)
     team_page = notion_page(seed, f"Team: {leaver.team}")
     bullets = [b for b in team_page["content"] if b.get("type") == "bulleted_list_item"]
-    if not bullets or not bullets[0]["text"].startswith(f"{manager.name},"):
-        return None  # the team's manager is the first person its page lists
-    if manager.name not in users:
+    if not bullets or not bullets[0]["text"].startswith(f"{manager.name},") or manager.name not in users:
+        return None  # the team's lead (its manager) is the first person its page lists
+    decided = [(issue, _decide(seed, issue, name, manager.name, services, users)) for issue in open_]
+    if any(d is None for _, d in decided):
         return None
-    decisions = []
-    for issue in open_:
-        service = None if issue["state"] in WORKING else _service(issue, services)
-        if service == "?":
-            return None  # a title naming two services: not a fair item
-        if issue["state"] in WORKING:
-            to, why = manager.name, "in progress or review"
-        elif service is None:
-            to, why = None, "no service"
-        else:
-            owner = _runbook_owner(seed, service)
-            if owner is None or owner not in users:
-                return None
-            to, why = (manager.name, f"{service}, owned by the leaver") if owner == name else (owner, service)
-        decisions.append((issue, to, why))
+    decisions = [(issue, d[0], d[1]) for issue, d in decided]
     kinds = {("manager" if to == manager.name else "none" if to is None else "owner") for _, to, _ in decisions}
     if len(kinds) < 2 or len(decisions) > 12:
         return None
@@ -113,7 +125,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     writes: list[dict] = []
     frame: list[dict] = []
     success: list[dict] = []
-    for issue, to, why in decisions:
+    for issue, to, _ in decisions:
         service = None if issue["state"] in WORKING else _service(issue, services)
         if service and service not in looked:
             looked.append(service)
@@ -166,18 +178,17 @@ def case_of(seed: int) -> dict[str, Any] | None:
          "calls": [*discover[:4], *(call("linear__get_issue", id=i["id"]) for i, _, _ in decisions[:3]),
                    *discover[4:], *writes]},
     ]
-    return {
-        "leaver": name,
-        "patch": {"linear": [], "notion": patch_notion},
-        "faults": [{"tool": "linear__update_issue", "on_call": fault_call, "kind": "unavailable"}],
-        "frame": frame,
-        "success": {"all": success},
-        "reference": reference,
-        "wrong": wrongs,
-        "alternatives": alternatives,
-        "max_steps": _budget(len(reference)) + 1,
-        "summary": [(i["id"], i["state"], to, why) for i, to, why in decisions],
-    }
+    return solved(
+        leaver=name,
+        patch={"linear": [], "notion": patch_notion},
+        faults=[{"tool": "linear__update_issue", "on_call": fault_call, "kind": "unavailable"}],
+        frame=frame,
+        success={"all": success},
+        reference=reference,
+        wrong=wrongs,
+        alternatives=alternatives,
+        retried=1,
+        summary=[(i["id"], i["state"], to, why) for i, to, why in decisions])
 
 
 def build() -> dict[str, Any]:
@@ -185,23 +196,15 @@ def build() -> dict[str, Any]:
     return template(
         id="x-t-leaver-issues", version=1, servers=["linear", "notion"], difficulty="hard", category="recovery",
         case_list=found,
-        task={
-            "goal": "{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
-                    "handbook says.",
-            "initial_state": {"linear": world_ref("linear"), "notion": world_ref("notion")},
-            "faults": "{{case.faults}}",
-            "available_tools": [
+        task=body(
+            "{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
+            "handbook says.",
+            ["linear", "notion"],
+            [
                 "linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issues",
                 "linear__get_issue", "linear__list_comments", "linear__list_projects", "linear__get_project",
                 "linear__update_issue", "linear__create_comment",
                 "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                 "notion__list_users",
             ],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 600,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+            timeout_s=600, faults="{{case.faults}}"))

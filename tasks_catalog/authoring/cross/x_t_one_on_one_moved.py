@@ -12,13 +12,13 @@ from typing import Any
 from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross.x_t_leave_cover import (
     PRIMARY,
-    _budget,
     _exception,
+    body,
     calendar_tools,
     call,
     local,
     org,
-    world_ref,
+    solved,
 )
 
 #: Thursday of this week and of the next (now is Monday 16 March 2026).
@@ -43,11 +43,9 @@ def case_of(seed: int) -> dict[str, Any] | None:
     title = "1:1 Priya / Maria Santos"
     tools = calendar_tools(seed)
     stored = {e.id: e for e in tools.state.events}
-    for day, when in THURSDAYS[seed % 2:] + THURSDAYS[:seed % 2]:
-        item = _on(tools, title, day)
-        if item is not None:
-            break
-    else:
+    found = [(day, when, _on(tools, title, day)) for day, when in THURSDAYS[seed % 2:] + THURSDAYS[:seed % 2]]
+    day, when, item = next(((d, w, i) for d, w, i in found if i is not None), (None, None, None))
+    if item is None:
         return None
     start = local(item["start"])
     busy = tools.get_freebusy(f"{day}T00:00", f"{day}T23:59",
@@ -89,24 +87,24 @@ def case_of(seed: int) -> dict[str, Any] | None:
     t = int(h) - 12 if int(h) > 12 else int(h)
     said = [f"{h}:{m}", f"{h}\\.{m}", f"{h}h{m}", f"{t}:{m} ?[pP][mM]", f"{t}\\.{m} ?[pP][mM]"]
     said += [f"{t}{gap}{pm}" for gap in ("", " ") for pm in ("pm", "PM")] if m == "00" else []
-    return {
-        "day": day, "when": when, "time": hhmm,
-        "patch": {"calendar": patch, "gmail": []},
-        "frame": [
+    return solved(
+        day=day, when=when, time=hhmm,
+        patch={"calendar": patch, "gmail": []},
+        frame=[
             {"entity": "calendar.event", "ids": [item["id"]], "fields": ["start", "end"],
              "values": {"start": {"eq": new}, "end": {"eq": new_end}}},
             {"entity": "gmail.message", "fields": ["label_ids"]},
             {"entity": "gmail.message", "change": ["create"], "where": {"to": [santos.email]}, "max": 1},
         ],
-        "success": {"all": [
+        success={"all": [
             {"calendar.eventExists": {"title": item["id"]}},
             {"not": {"calendar.eventExists": {"title": item["id"], "start": start}}},
             {"gmail.draftSent": {"to": santos.email, "subject_pattern": "1:1|[Mm]ove|[Mm]eeting|[Rr]eschedul|"
                                  "[Cc]atch|[Tt]hursday|[Cc]hange|[Tt]ime",
                                  "body_pattern": "|".join(dict.fromkeys(said))}},
         ]},
-        "reference": [find, move, mail],
-        "wrong": [
+        reference=[find, move, mail],
+        wrong=[
             {"why": why, "kind": "lookalike", "calls": lookalike},
             {"why": "moves the whole series, so every later 1:1 too", "kind": "collateral",
              "calls": [move, call("calendar__update_event", calendarId=PRIMARY, eventId=item["recurringEventId"],
@@ -115,13 +113,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
              "calls": [call("calendar__delete_event", calendarId=PRIMARY, eventId=item["id"]), mail]},
             {"why": "tells Maria but leaves the meeting where it was", "kind": "other", "calls": [mail]},
         ],
-        "alternatives": [
+        alternatives=[
             {"why": "looks Maria up in the directory and reads the occurrence first",
              "calls": [call("calendar__search_people", query="Maria Santos"), find,
                        call("calendar__get_event", calendarId=PRIMARY, eventId=item["id"]), move, mail]},
-        ],
-        "max_steps": _budget(3),
-    }
+        ])
 
 
 def build() -> dict[str, Any]:
@@ -129,23 +125,15 @@ def build() -> dict[str, Any]:
     return template(
         id="x-t-one-on-one-moved", version=1, servers=["calendar", "gmail"], difficulty="easy", category="standard",
         case_list=found,
-        task={
-            "goal": "Something came up {{case.when}}: move my 1:1 with Maria Santos that day to {{case.time}} "
-                    "and let her know by email.",
-            "initial_state": {"calendar": world_ref("calendar"), "gmail": world_ref("gmail")},
-            "faults": [],
-            "available_tools": [
+        task=body(
+            "Something came up {{case.when}}: move my 1:1 with Maria Santos that day to {{case.time}} "
+            "and let her know by email.",
+            ["calendar", "gmail"],
+            [
                 "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
                 "calendar__get_freebusy", "calendar__search_people", "calendar__create_event",
                 "calendar__update_event", "calendar__delete_event",
                 "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
                 "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
             ],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+            timeout_s=300))

@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import _budget, call, calendar_tools, org, world, world_ref
+from tasks_catalog.authoring.cross.x_t_leave_cover import body, calendar_tools, call, org, solved, world
 
 TRIP = ("Hamburg", "HAM", "2026-03-24")
 AGENCY = "bookings@skyway.example"
@@ -85,11 +85,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
               {"entity": "gmail.message", "change": ["create"], "max": len(team),
                "values": {"to": {"add": team}, "cc": {"add": team}}}]
     success = []
-    for e, s, _ in moves:
+    for e, _, _ in moves:
         success += [{"calendar.eventExists": {"title": e.id}},
                     {"not": {"calendar.eventExists": {"title": e.id, "start": e.start}}}]
     success += [{"gmail.draftSent": {"to": who, "subject_pattern": f"{city}|[Vv]isit|[Tt]rip|[Rr]eschedul|[Mm]ove|"
-                                     "[Cc]hange|[Pp]ostpone|[Dd]ate"} for who in team}]
+                                     "[Cc]hange|[Pp]ostpone|[Dd]ate"}} for who in team]
     early_visit = next(e for e in earlier if e.title == visit.title)
     wrongs = [
         {"why": "moves the February trip's warehouse visit instead of March's", "kind": "lookalike",
@@ -116,15 +116,13 @@ def case_of(seed: int) -> dict[str, Any] | None:
          "calls": [*discover[:2], call("calendar__search_events", query=city, timeMin="2026-03-16T00:00"),
                    *updates, tell]},
     ]
-    return {
-        "patch": {"calendar": [], "gmail": [{"op": "add", "in": ["messages"], "value": mail}]},
-        "frame": frame,
-        "success": {"all": success},
-        "reference": reference,
-        "wrong": wrongs,
-        "alternatives": alternatives,
-        "max_steps": _budget(len(reference)),
-    }
+    return solved(
+        patch={"calendar": [], "gmail": [{"op": "add", "in": ["messages"], "value": mail}]},
+        frame=frame,
+        success={"all": success},
+        reference=reference,
+        wrong=wrongs,
+        alternatives=alternatives)
 
 
 def build() -> dict[str, Any]:
@@ -132,23 +130,15 @@ def build() -> dict[str, Any]:
     return template(
         id="x-t-trip-rebooked", version=1, servers=["calendar", "gmail"], difficulty="medium", category="standard",
         case_list=found,
-        task={
-            "goal": "The travel agency has rebooked my Hamburg trip. Bring my calendar in line with the new booking "
-                    "and let the people I'm meeting there know.",
-            "initial_state": {"calendar": world_ref("calendar"), "gmail": world_ref("gmail")},
-            "faults": [],
-            "available_tools": [
+        task=body(
+            "The travel agency has rebooked my Hamburg trip. Bring my calendar in line with the new booking "
+            "and let the people I'm meeting there know.",
+            ["calendar", "gmail"],
+            [
                 "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
                 "calendar__get_freebusy", "calendar__search_people", "calendar__list_rooms", "calendar__create_event",
                 "calendar__update_event", "calendar__delete_event",
                 "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
                 "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
             ],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+            timeout_s=300))
