@@ -10,8 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import body, calendar_tools, call, notion_page, org, solved
+from tasks_catalog.authoring.cross.x_t_leave_cover import (
+    calendar_tools,
+    call,
+    notion_page,
+    org,
+    people_template,
+    solved,
+)
 
 #: (city, the visit's place, hotel names): the nearest, the one the policy allows, the farthest.
 CITIES = {
@@ -110,19 +116,13 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    found = cases(case_of)
-    return template(
-        id="x-t-hotel-offers", version=1, servers=["calendar", "gmail", "notion"], difficulty="medium",
-        category="standard", case_list=found,
-        task=body(
-            "Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm "
-            "going that our travel policy lets me book.",
-            ["calendar", "gmail", "notion"],
-            [
-                "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
-                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
-                "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-                "calendar__update_event",
-            ],
-            timeout_s=300))
+    return people_template(
+        id="x-t-hotel-offers", servers=["calendar", "gmail", "notion"], difficulty="medium", category="standard",
+        case_of=case_of, timeout_s=300,
+        goal="Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm going "
+             "that our travel policy lets me book.",
+        tools=["gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
+               "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft", "notion__search",
+               "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
+               "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
+               "calendar__update_event"])

@@ -263,6 +263,15 @@ def solved(*, patch: dict[str, list], frame: list, success: dict, reference: lis
             "max_steps": _budget(len(reference)) + retried}
 
 
+def people_template(*, id: str, servers: list[str], difficulty: str, category: str, case_of, goal: str,
+                    tools: list[str], timeout_s: int) -> dict[str, Any]:
+    """A template of the people and operations side: version 1, its cases found by ``case_of`` over the
+    organisation's seeds, its task written by :func:`body` (a recovery template's faults are its case's)."""
+    faults = "{{case.faults}}" if category == "recovery" else ()
+    return template(id=id, version=1, servers=servers, difficulty=difficulty, category=category,
+                    case_list=cases(case_of), task=body(goal, servers, tools, timeout_s=timeout_s, faults=faults))
+
+
 def body(goal: str, servers: list[str], tools: list[str], *, timeout_s: int, faults: Any = ()) -> dict[str, Any]:
     """A template's task: ``goal``, each server's world of the case's seed with its patch, ``tools``, and
     the case's budget, frame, predicate and solutions; ``faults`` fixed, or ``"{{case.faults}}"``."""
@@ -274,18 +283,14 @@ def body(goal: str, servers: list[str], tools: list[str], *, timeout_s: int, fau
 
 
 def build() -> dict[str, Any]:
-    found = cases(case_of)
-    return template(
-        id="x-t-leave-cover", version=1, servers=["calendar", "notion", "slack"], difficulty="hard",
-        category="recovery", case_list=found,
-        task=body(
-            "Annual leave from {{case.first_long}} to {{case.last_long}}, finally! {{case.deputy.name}} covers "
-            "for me while I'm away. Get my calendar and the team ready for it the way our holiday policy says.",
-            ["calendar", "notion", "slack"],
-            ["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-             "calendar__search_people", "calendar__list_rooms", "calendar__get_freebusy", "calendar__create_event",
-             "calendar__update_event", "calendar__delete_event",
-             "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-             "slack__list_channels", "slack__get_channel_history", "slack__search_messages", "slack__get_users",
-             "slack__get_user_profile", "slack__post_message", "slack__reply_to_thread"],
-            timeout_s=600, faults="{{case.faults}}"))
+    return people_template(
+        id="x-t-leave-cover", servers=["calendar", "notion", "slack"], difficulty="hard", category="recovery",
+        case_of=case_of, timeout_s=600,
+        goal="Annual leave from {{case.first_long}} to {{case.last_long}}, finally! {{case.deputy.name}} covers for "
+             "me while I'm away. Get my calendar and the team ready for it the way our holiday policy says.",
+        tools=["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
+               "calendar__search_people", "calendar__list_rooms", "calendar__get_freebusy", "calendar__create_event",
+               "calendar__update_event", "calendar__delete_event", "notion__search", "notion__retrieve_page",
+               "notion__get_block_children", "notion__query_database", "slack__list_channels",
+               "slack__get_channel_history", "slack__search_messages", "slack__get_users", "slack__get_user_profile",
+               "slack__post_message", "slack__reply_to_thread"])

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import body, call, notion_page, org, solved, world
+from tasks_catalog.authoring.cross.x_t_leave_cover import call, notion_page, org, people_template, solved, world
 
 OPEN = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
 WORKING = ("In Progress", "In Review")
@@ -187,24 +186,16 @@ def case_of(seed: int) -> dict[str, Any] | None:
         reference=reference,
         wrong=wrongs,
         alternatives=alternatives,
-        retried=1,
-        summary=[(i["id"], i["state"], to, why) for i, to, why in decisions])
+        retried=1)
 
 
 def build() -> dict[str, Any]:
-    found = [{k: v for k, v in c.items() if k != "summary"} for c in cases(case_of)]
-    return template(
-        id="x-t-leaver-issues", version=1, servers=["linear", "notion"], difficulty="hard", category="recovery",
-        case_list=found,
-        task=body(
-            "{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
-            "handbook says.",
-            ["linear", "notion"],
-            [
-                "linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issues",
-                "linear__get_issue", "linear__list_comments", "linear__list_projects", "linear__get_project",
-                "linear__update_issue", "linear__create_comment",
-                "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-                "notion__list_users",
-            ],
-            timeout_s=600, faults="{{case.faults}}"))
+    return people_template(
+        id="x-t-leaver-issues", servers=["linear", "notion"], difficulty="hard", category="recovery",
+        case_of=case_of, timeout_s=600,
+        goal="{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
+             "handbook says.",
+        tools=["linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issues",
+               "linear__get_issue", "linear__list_comments", "linear__list_projects", "linear__get_project",
+               "linear__update_issue", "linear__create_comment", "notion__search", "notion__retrieve_page",
+               "notion__get_block_children", "notion__query_database", "notion__list_users"])

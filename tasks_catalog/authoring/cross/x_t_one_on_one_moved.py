@@ -9,15 +9,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross.x_t_leave_cover import (
     PRIMARY,
     _exception,
-    body,
     calendar_tools,
     call,
     local,
     org,
+    people_template,
     solved,
 )
 
@@ -121,19 +120,13 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    found = cases(case_of)
-    return template(
-        id="x-t-one-on-one-moved", version=1, servers=["calendar", "gmail"], difficulty="easy", category="standard",
-        case_list=found,
-        task=body(
-            "Something came up {{case.when}}: move my 1:1 with Maria Santos that day to {{case.time}} "
-            "and let her know by email.",
-            ["calendar", "gmail"],
-            [
-                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-                "calendar__get_freebusy", "calendar__search_people", "calendar__create_event",
-                "calendar__update_event", "calendar__delete_event",
-                "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
-                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
-            ],
-            timeout_s=300))
+    return people_template(
+        id="x-t-one-on-one-moved", servers=["calendar", "gmail"], difficulty="easy", category="standard",
+        case_of=case_of, timeout_s=300,
+        goal="Something came up {{case.when}}: move my 1:1 with Maria Santos that day to {{case.time}} and let her "
+             "know by email.",
+        tools=["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
+               "calendar__get_freebusy", "calendar__search_people", "calendar__create_event",
+               "calendar__update_event", "calendar__delete_event", "gmail__search_emails", "gmail__read_email",
+               "gmail__get_thread", "gmail__send_email", "gmail__draft_email", "gmail__list_drafts",
+               "gmail__send_draft"])

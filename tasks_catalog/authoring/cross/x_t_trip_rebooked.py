@@ -9,8 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross.x_t_leave_cover import body, calendar_tools, call, org, solved, world
+from tasks_catalog.authoring.cross.x_t_leave_cover import calendar_tools, call, org, people_template, solved, world
 
 TRIP = ("Hamburg", "HAM", "2026-03-24")
 AGENCY = "bookings@skyway.example"
@@ -126,19 +125,13 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    found = cases(case_of)
-    return template(
-        id="x-t-trip-rebooked", version=1, servers=["calendar", "gmail"], difficulty="medium", category="standard",
-        case_list=found,
-        task=body(
-            "The travel agency has rebooked my Hamburg trip. Bring my calendar in line with the new booking "
-            "and let the people I'm meeting there know.",
-            ["calendar", "gmail"],
-            [
-                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-                "calendar__get_freebusy", "calendar__search_people", "calendar__list_rooms", "calendar__create_event",
-                "calendar__update_event", "calendar__delete_event",
-                "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
-                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft",
-            ],
-            timeout_s=300))
+    return people_template(
+        id="x-t-trip-rebooked", servers=["calendar", "gmail"], difficulty="medium", category="standard",
+        case_of=case_of, timeout_s=300,
+        goal="The travel agency has rebooked my Hamburg trip. Bring my calendar in line with the new booking and let "
+             "the people I'm meeting there know.",
+        tools=["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
+               "calendar__get_freebusy", "calendar__search_people", "calendar__list_rooms", "calendar__create_event",
+               "calendar__update_event", "calendar__delete_event", "gmail__search_emails", "gmail__read_email",
+               "gmail__get_thread", "gmail__send_email", "gmail__draft_email", "gmail__list_drafts",
+               "gmail__send_draft"])
