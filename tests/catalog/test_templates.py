@@ -229,8 +229,12 @@ def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_siz
     assert sum(t.id.startswith("x-h-") for t in dev) == 4
     # a cross-server task starts each of its servers from a world: each is held to the rule
     starts = {f"{t.id}/{server}": state for t in dev for server, state in t.initial_states().items()}
-    starts |= {t.id: t.task["initial_state"] for t in load_pool(POOL_DIR)}
-    assert len(starts) == sum(len(t.server_names) for t in dev) + 200
+    pool = load_pool(POOL_DIR)
+    assert sum(t.servers is None for t in pool) == 200
+    for t in pool:  # a cross-server template starts each of its servers from a world, as a cross-server task does
+        starts |= {f"{t.id}/{s}": state for s, state in t.task["initial_state"].items()} if t.servers else {
+            t.id: t.task["initial_state"]}
+    assert len(starts) == sum(len(t.server_names) for t in dev) + sum(len(t.servers or [t.server]) for t in pool)
     inline = sorted(i for i, state in starts.items() if not is_world_reference(state))
     assert inline == []
     assert {state["world"]["size"] for state in starts.values()} == {"default"}
