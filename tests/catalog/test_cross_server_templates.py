@@ -1,5 +1,6 @@
 """A template may render cross-server tasks: it names `servers`, its task is written as a cross-server
-task is, and every rendering loads and passes the gate; rotation leaves such templates out of a month."""
+task is, and every rendering loads and passes the gate; a month draws them
+(tests/months/test_cross_server_rotation.py)."""
 
 from __future__ import annotations
 
@@ -51,10 +52,10 @@ def test_a_template_names_its_server_or_its_servers(tmp_path, change, fragment):
         load_template(path)
 
 
-def test_rotation_leaves_cross_server_templates_out_of_a_month():
+def test_the_pool_check_counts_the_cross_server_templates_a_month_draws():
     pool = load_pool()
     cross = Template.model_validate(_template_doc())
-    assert check_pool([*pool, cross]) == check_pool(pool)
+    assert check_pool([*pool, cross])["cross-server"] == check_pool(pool)["cross-server"] + 1
 
 
 def test_a_placeholder_path_reaches_into_a_case_object_and_keeps_the_type_of_a_whole_value():

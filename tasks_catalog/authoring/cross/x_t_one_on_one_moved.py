@@ -20,8 +20,9 @@ from tasks_catalog.authoring.cross.x_t_leave_cover import (
     solved,
 )
 
-#: Thursday of this week and of the next (now is Monday 16 March 2026).
-THURSDAYS = (("2026-03-19", "this Thursday"), ("2026-03-26", "next Thursday"))
+#: Thursday of this week and of the next (now is Monday 16 March 2026), each named with its date: on a Monday
+#: "next Thursday" is read as either (a solver took it for the 19th; calibration, 2026-12-05).
+THURSDAYS = (("2026-03-19", "this Thursday, 19 March"), ("2026-03-26", "on Thursday of next week, 26 March"))
 #: The later times the goal may ask for, tried from a place that depends on the seed.
 TIMES = ("16:00", "16:30", "17:00", "17:30", "12:00", "12:30", "13:30", "11:30")
 

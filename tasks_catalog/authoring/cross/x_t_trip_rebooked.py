@@ -78,8 +78,9 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 call("calendar__list_events", calendarId=travel, timeMin=f"{first}T00:00",
                      timeMax=f"{_shift(last, 1)}T00:00")]
     reference = [*discover, *updates, tell]
-    frame = [{"entity": "calendar.event", "ids": [e.id], "fields": ["start", "end"],
-              "values": {"start": {"eq": s}, "end": {"eq": t}}} for e, s, t in moves]
+    # the hotel's text says how many nights: correcting it to the new stay is natural (calibration, 2026-12-05)
+    frame = [{"entity": "calendar.event", "ids": [e.id], "fields": ["start", "end", "description"] if e is hotel
+              else ["start", "end"], "values": {"start": {"eq": s}, "end": {"eq": t}}} for e, s, t in moves]
     frame += [{"entity": "gmail.message", "fields": ["label_ids"]},
               {"entity": "gmail.message", "change": ["create"], "max": len(team),
                "values": {"to": {"add": team}, "cc": {"add": team}}}]
