@@ -115,7 +115,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - one pass over t
                       "values": {"members": {"add": e["missing"]}}})
         frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": e["channel"]}, "max": 1})
         success.append({"slack.channelHasMembers": {"channel": e["channel"], "members": e["owners"]}})
-        success += [{"slack.messagePosted": {"channel": e["channel"], "pattern": f"({u}|{names[u]})"}}
+        success += [{"slack.messagePosted": {"channel": e["channel"],
+                                             "pattern": f"({u}|{'|'.join(names[u].split())})"}}
                     for u in e["missing"]]
     for e in in_scope:
         if not e["missing"]:
