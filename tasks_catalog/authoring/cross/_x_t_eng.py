@@ -12,6 +12,8 @@ from servers.org import organisation
 
 #: The organisation version the version-2 worlds project.
 ORG_VERSION = 1
+#: The GitHub organisation of every repository.
+OWNER = "kestrel-freight"
 
 
 @lru_cache(maxsize=8)
@@ -71,3 +73,16 @@ def slack_world_channel(seed: int, name: str) -> dict[str, Any] | None:
 def slack_user_by_email(seed: int) -> dict[str, dict[str, Any]]:
     """The Slack users by email address."""
     return {u["email"]: u for u in world("slack", seed)["users"] if u.get("email")}
+
+
+def pr_pattern(repo: str, number: int) -> str:
+    """A text that names pull request ``number`` of ``repo`` in any usual way (never a longer number)."""
+    end = "([^0-9]|$)"
+    return (f"({OWNER}/{repo}#{number}{end}|{repo}#{number}{end}|#{number}{end}|pull/{number}{end}"
+            f"|PR {number}{end}|PR-{number}{end}|PR{number}{end}|pr {number}{end}|request {number}{end})")
+
+
+def judged_by_case(*, timeout_s: int) -> dict[str, str]:
+    """The part of a task body every case decides: budget, frame, predicate and reference solution."""
+    return {"max_steps": "{{case.max_steps}}", "timeout_s": timeout_s, "frame": "{{case.frame}}",
+            "success": "{{case.success}}", "reference_solution": "{{case.reference}}"}

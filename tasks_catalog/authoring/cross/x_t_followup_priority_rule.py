@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, org, slack_world_channel
+from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, judged_by_case, org, slack_world_channel
 
 YEAR_START = "2026-01-01"
 TARGET = {"SEV1": 1, "SEV2": 2}
@@ -108,11 +108,7 @@ def build() -> dict[str, Any]:
                 "linear__list_issue_labels", "linear__update_issue", "linear__create_comment",
                 "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies",
                 "slack__search_messages", "slack__post_message", "slack__reply_to_thread"],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 600,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
+            **judged_by_case(timeout_s=600),
             "wrong_solutions": [
                 {"why": "re-prioritises last year's follow-up of the same title instead of this year's",
                  "kind": "lookalike", "calls": "{{case.wrong_lookalike}}"},

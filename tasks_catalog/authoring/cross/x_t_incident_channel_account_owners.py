@@ -15,7 +15,8 @@ import math
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import initial_state, org, slack_channel, slack_user_by_email, world
+from tasks_catalog.authoring.cross._x_t_eng import (initial_state, judged_by_case, org, slack_channel,
+                                                    slack_user_by_email, world)
 
 YEAR_START = "2026-01-01"
 
@@ -177,11 +178,7 @@ def build() -> dict[str, Any]:
                 "slack__reply_to_thread", "slack__set_channel_topic"],
             "faults": [{"tool": "slack__invite_to_channel", "kind": "unavailable", "on_call": 1},
                        {"tool": "slack__post_message", "kind": "timeout_after_commit", "on_call": 2}],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 900,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
+            **judged_by_case(timeout_s=900),
             "wrong_solutions": [
                 {"why": "adds the colleague who shares the first owner's first name instead of the owner",
                  "kind": "lookalike", "calls": "{{case.wrong_lookalike}}"},
