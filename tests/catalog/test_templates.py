@@ -229,8 +229,11 @@ def test_every_template_of_the_pool_and_every_dev_task_starts_from_a_default_siz
     assert sum(t.id.startswith("x-h-") for t in dev) == 4
     # a cross-server task starts each of its servers from a world: each is held to the rule
     starts = {f"{t.id}/{server}": state for t in dev for server, state in t.initial_states().items()}
-    starts |= {t.id: t.task["initial_state"] for t in load_pool(POOL_DIR)}
-    assert len(starts) == sum(len(t.server_names) for t in dev) + 200
+    pool = load_pool(POOL_DIR)
+    starts |= {t.id: t.task["initial_state"] for t in pool if not t.servers}
+    starts |= {f"{t.id}/{server}": t.task["initial_state"][server] for t in pool for server in t.servers or ()}
+    assert sum(not t.servers for t in pool) == 200
+    assert len(starts) == sum(len(t.server_names) for t in dev) + sum(len(t.servers or "x") for t in pool)
     inline = sorted(i for i, state in starts.items() if not is_world_reference(state))
     assert inline == []
     assert {state["world"]["size"] for state in starts.values()} == {"default"}

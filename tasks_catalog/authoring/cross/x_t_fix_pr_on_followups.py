@@ -8,16 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import fix_prs, followups, org
-
-OWNER = "kestrel-freight"
-
-
-def _pattern(repo: str, number: int) -> str:
-    """A comment that names pull request ``number`` of ``repo`` in any usual way (never a longer number)."""
-    end = "([^0-9]|$)"
-    return (f"({OWNER}/{repo}#{number}{end}|{repo}#{number}{end}|#{number}{end}|pull/{number}{end}"
-            f"|PR {number}{end}|request {number}{end})")
+from tasks_catalog.authoring.cross._x_t_eng import OWNER, fix_prs, followups, judged_by_case, org, pr_pattern
 
 
 def _comment(repo: str, number: int, incident: int) -> str:
@@ -39,10 +30,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
         text = _comment(repo, number, incident.number)
         right = [{"tool": "linear__create_comment", "arguments": {"issueId": i, "body": text}} for i in issues]
         return {
-            "incident": incident.number, "repo": repo, "pr": number, "issues": issues,
+            "incident": incident.number, "repo": repo, "pr": number, "issues": issues, "max_steps": 7,
             "frame": [{"entity": "linear.comment", "change": ["create"], "where": {"issue": i}, "max": 1}
                       for i in issues],
-            "success": {"all": [{"linear.issueHasComment": {"issue": i, "pattern": _pattern(repo, number)}}
+            "success": {"all": [{"linear.issueHasComment": {"issue": i, "pattern": pr_pattern(repo, number)}}
                                 for i in issues]},
             "reference": [
                 {"tool": "github__search_issues", "arguments": {"query": f"incident {incident.number} is:pr"}},
@@ -77,11 +68,7 @@ def build() -> dict[str, Any]:
                 "github__add_issue_comment",
                 "linear__list_issues", "linear__get_issue", "linear__list_comments", "linear__create_comment",
                 "linear__update_issue"],
-            "max_steps": 7,
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
+            **judged_by_case(timeout_s=300),
             "wrong_solutions": [
                 {"why": "names the fix of the earlier or later incident of the same service (same title, same repository)",
                  "kind": "lookalike", "calls": "{{case.wrong_lookalike}}"},

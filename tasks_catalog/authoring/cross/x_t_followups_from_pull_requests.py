@@ -17,11 +17,10 @@ from typing import Any
 
 from servers.github.state import commit_sha
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import fix_prs, followups, initial_state, org, slack_channel, world
+from tasks_catalog.authoring.cross._x_t_eng import (OWNER, fix_prs, followups, initial_state, judged_by_case, org,
+                                                    pr_pattern, slack_channel, world)
 
-OWNER = "kestrel-freight"
 OPEN_STATES = ("Backlog", "Todo", "In Progress")
-NOW_DAYS = ("2026-03-09", "2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13")
 
 
 def _title(issue: dict[str, Any]) -> str:
@@ -30,11 +29,6 @@ def _title(issue: dict[str, Any]) -> str:
 
 def _link(repo: str, number: int) -> str:
     return f"https://github.com/{OWNER}/{repo}/pull/{number}"
-
-
-def _pattern(repo: str, number: int) -> str:
-    end = "([^0-9]|$)"
-    return f"({OWNER}/{repo}#{number}{end}|{repo}#{number}{end}|#{number}{end}|pull/{number}{end}|PR {number}{end})"
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind of item in turn
@@ -104,7 +98,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind
         value = {"number": pr, "title": _title(issue), "body": body, "head": f"{login}/{issue['id'].lower()}",
                  "base": "main", "state": "open" if kind == "open" else "closed", "merged": kind.startswith("merged"),
                  "merge_commit_sha": commit_sha(repo, str(pr), issue["id"]) if kind.startswith("merged") else None,
-                 "author": login, "labels": [], "created_at": f"{NOW_DAYS[k % len(NOW_DAYS)]}T10:{10 + k:02d}:00Z"}
+                 "author": login, "labels": [], "created_at": f"2026-03-{9 + k // 2:02d}T{10 + 3 * (k % 2) + k:02d}:20:00Z"}
         patch.append({"op": "add", "in": ["repos", f"{OWNER}/{repo}", "pull_requests"], "value": value})
         planted.append({"kind": kind, "incident": number, "issue": issue["id"], "repo": repo, "pr": pr})
 
@@ -145,15 +139,16 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind
                       "values": {"state": {"eq": state}}})
         frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": p["issue"]}, "max": 1})
         success.append({"linear.issueState": {"issue": p["issue"], "state": state}})
-        success.append({"linear.issueHasComment": {"issue": p["issue"], "pattern": _pattern(p["repo"], p["pr"])}})
+        success.append({"linear.issueHasComment": {"issue": p["issue"], "pattern": pr_pattern(p["repo"], p["pr"])}})
     already_p = next(p for p in planted if p["kind"] == "merged-done")
-    # the link noted on the follow-up that was already Done as well: not asked, harmless
+    abandoned_p = next(p for p in planted if p["kind"] == "abandoned")
+    # a note on the follow-ups left as they were (already Done, or their pull request abandoned): not asked, harmless
     frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": already_p["issue"]}, "max": 1})
+    frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": abandoned_p["issue"]}, "max": 1})
     frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": sre}, "max": 1})
     success += [{"slack.messagePosted": {"channel": sre, "pattern": p["issue"]}} for p in done]
 
     first = moved[0]
-    abandoned_p = next(p for p in planted if p["kind"] == "abandoned")
     right_writes = [w for w in writes if w["tool"] != "linear__list_comments"]
     lookalike_writes = [
         {"tool": "linear__update_issue", "arguments": {"id": twin["id"], "state": "Done"}},
@@ -186,6 +181,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind
                                 "id": p["issue"], "state": "Done" if p["kind"] == "merged" else "In Review"}})],
                         {"tool": "linear__create_comment", "arguments": {
                             "issueId": already_p["issue"], "body": f"Merged: {_link(already_p['repo'], already_p['pr'])}"}},
+                        {"tool": "linear__create_comment", "arguments": {
+                            "issueId": abandoned_p["issue"],
+                            "body": f"Left as it is: {_link(abandoned_p['repo'], abandoned_p['pr'])} was closed without merging."}},
                         {"tool": "linear__list_comments", "arguments": {"issueId": moved[0]["issue"]}},
                         {"tool": "linear__list_comments", "arguments": {"issueId": moved[1]["issue"]}},
                         {"tool": "slack__post_message", "arguments": {"channel_id": sre, "text": summary}}],
@@ -212,11 +210,7 @@ def build() -> dict[str, Any]:
                 "slack__reply_to_thread"],
             "faults": [{"tool": "linear__update_issue", "kind": "unavailable", "on_call": 1},
                        {"tool": "linear__create_comment", "kind": "timeout_after_commit", "on_call": 2}],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 900,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
+            **judged_by_case(timeout_s=900),
             "wrong_solutions": [
                 {"why": "matches a pull request to its follow-up by title and moves the other incident's follow-up "
                         "of the same name", "kind": "lookalike", "calls": "{{case.wrong_lookalike}}"},
@@ -229,6 +223,6 @@ def build() -> dict[str, Any]:
             ],
             "alternative_solutions": [
                 {"why": "reads in another order, finds the channel first, comments before moving each follow-up, "
-                        "notes the link on the follow-up already Done too, and checks the first two comments", "calls": "{{case.alternative}}"},
+                        "notes the link on the follow-ups it leaves as they are too, and checks the first two comments", "calls": "{{case.alternative}}"},
             ],
         })
