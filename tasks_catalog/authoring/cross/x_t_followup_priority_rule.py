@@ -9,12 +9,12 @@ state, its priority now. The lookalike is last year's follow-up of the same titl
 from __future__ import annotations
 
 import calendar
-import math
 from datetime import datetime
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, judged_by_case, org, slack_world_channel
+from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"
 TARGET = {"SEV1": 1, "SEV2": 2}
@@ -76,7 +76,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     return {
         "author": author.name,
         "patch": patch,
-        "max_steps": max(math.ceil(1.5 * calls), calls + 3),
+        "max_steps": budget_limit(calls, calls),
         "frame": [{"entity": "linear.issue", "ids": [c["issue"]], "fields": ["priority"],
                    "values": {"priority": {"eq": c["priority"]}}} for c in change],
         "success": {"all": [{"linear.issuePriority": {"issue": c["issue"], "priority": NAMES[c["priority"]]}}

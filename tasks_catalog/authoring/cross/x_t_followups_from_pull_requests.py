@@ -11,14 +11,23 @@ comment times out after it was written (look before writing it again)."""
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from servers.github.state import commit_sha
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import (OWNER, fix_prs, followups, initial_state, judged_by_case, org,
-                                                    pr_pattern, slack_channel, world)
+from tasks_catalog.authoring.cross._x_t_eng import (
+    OWNER,
+    fix_prs,
+    followups,
+    initial_state,
+    judged_by_case,
+    org,
+    pr_pattern,
+    slack_channel,
+    world,
+)
+from tasks_catalog.stats import budget_limit
 
 OPEN_STATES = ("Backlog", "Todo", "In Progress")
 
@@ -31,7 +40,7 @@ def _link(repo: str, number: int) -> str:
     return f"https://github.com/{OWNER}/{repo}/pull/{number}"
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind of item in turn
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - picks each kind of item in turn, then its calls
     company = org(seed)
     prs, ups = fix_prs(seed), followups(seed)
     logins = {e.linear_id: e.github_login for e in company.employees}
@@ -129,7 +138,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - picks each kind
                {"tool": "slack__post_message", "arguments": {"channel_id": sre, "text": summary}}]
     reference = reads + writes
     calls = len(reference)
-    max_steps = max(math.ceil(1.5 * calls), calls + 3) + 1  # the unavailable first update is retried once
+    max_steps = budget_limit(calls, calls + 1)  # the unavailable first update is retried once
 
     frame: list[dict[str, Any]] = []
     success: list[dict[str, Any]] = []

@@ -11,12 +11,18 @@ after it was posted (look before posting again)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import (initial_state, judged_by_case, org, slack_channel,
-                                                    slack_user_by_email, world)
+from tasks_catalog.authoring.cross._x_t_eng import (
+    initial_state,
+    judged_by_case,
+    org,
+    slack_channel,
+    slack_user_by_email,
+    world,
+)
+from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"
 
@@ -29,7 +35,7 @@ def _crm(seed: int) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str
     return db, rows, {u["id"]: u for u in notion["users"]}
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - one pass over the incidents, deciding each
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one pass over the incidents, deciding each
     company = org(seed)
     db, rows, notion_users = _crm(seed)
     by_email = slack_user_by_email(seed)
@@ -107,7 +113,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901 - one pass over t
             writes.append({"tool": "slack__get_channel_history", "arguments": {"channel_id": todo[1]["channel"], "limit": 3}})
     reference = reads + writes
     calls = len(reference)
-    max_steps = max(math.ceil(1.5 * calls), calls + 3) + 1  # the unavailable first invite is retried once
+    max_steps = budget_limit(calls, calls + 1)  # the unavailable first invite is retried once
 
     frame: list[dict[str, Any]] = []
     success: list[dict[str, Any]] = []

@@ -10,11 +10,11 @@ whole by an update: dropping a guest is damage."""
 from __future__ import annotations
 
 import hashlib
-import math
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, org, slack_world_channel, world
+from tasks_catalog.stats import budget_limit
 
 Q1 = ("2026-01-01", "2026-04-01")
 Q4 = ("2025-10-01", "2026-01-01")
@@ -91,7 +91,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         return None
     return {
         "patch": patch,
-        "max_steps": max(math.ceil(1.5 * calls), calls + 3),
+        "max_steps": budget_limit(calls, calls),
         "frame": [{"entity": "calendar.event", "ids": [review], "fields": ["attendees"],
                    "values": {"attendees": {"add": missing, "key": "email"}}}],
         "success": {"all": [{"calendar.eventHasAttendee": {"event": review, "attendee": e}} for e in everyone]},
