@@ -8,6 +8,7 @@ read from the generated version-2 worlds, so a template never names what its too
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -102,3 +103,45 @@ def notion_page(seed: int, title: str) -> dict[str, Any]:
     if len(found) != 1:
         raise ValueError(f"{len(found)} live notion pages titled {title!r} in world {seed}")
     return found[0]
+
+
+def finance_approvers(seed: int) -> list:
+    """The finance approvers working here today (employees flagged ``finance-approver``), in org order."""
+    return [e for e in org(seed).employees if "finance-approver" in e.flags and e.employed_on("2026-03-16")]
+
+
+def approvers_paragraph(seed: int, key: str, approvers: list, extra: str = "") -> dict[str, Any]:
+    """A Notion patch adding to the refund policy the paragraph that names its finance approvers (the policy
+    says "a finance approver" and the world names none), then ``extra``."""
+    page = notion_page(seed, "Refund and service credit policy")
+    names = " and ".join(f"{e.first} {e.last} ({e.title.lower()})" for e in approvers)
+    text = f"Finance approvers: {names}. An approval counts when one of them gives it in writing." + extra
+    return {"op": "add", "in": ["pages", page["id"], "content"],
+            "value": {"id": uuid_of(key, "approvers", seed), "type": "paragraph", "text": text}}
+
+
+def budget(calls: int, forced: int = 0) -> int:
+    """The most ``max_steps`` the gate allows a reference of ``calls`` calls whose faults force ``forced``
+    failed attempts (``tasks_catalog.stats.budget_limit``)."""
+    return max(math.ceil(1.5 * calls), calls + 3) + forced
+
+
+def case_task(goal: str, servers: list[str], tools: list[str], faults: list[dict], timeout_s: int,
+              patched: tuple[str, ...]) -> dict[str, Any]:
+    """A task body whose judgement is all per case: ``case.frame``, ``case.success`` (clauses under ``all``),
+    ``case.reference``, ``case.wrongs``, ``case.alternatives``, ``case.max_steps``; each server's world
+    patched by ``case.<server>_patch`` for the servers in ``patched``, the others as generated."""
+    return {
+        "goal": goal,
+        "initial_state": {s: {"world": world_ref(s), "patch": f"{{{{case.{s}_patch}}}}" if s in patched else []}
+                          for s in servers},
+        "available_tools": tools,
+        "faults": faults,
+        "max_steps": "{{case.max_steps}}",
+        "timeout_s": timeout_s,
+        "frame": "{{case.frame}}",
+        "success": {"all": "{{case.success}}"},
+        "reference_solution": "{{case.reference}}",
+        "wrong_solutions": "{{case.wrongs}}",
+        "alternative_solutions": "{{case.alternatives}}",
+    }

@@ -21,9 +21,24 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_billing import (GMAIL_TOOLS, NOTION_READ, SLACK_TOOLS, STRIPE_READ,
-                                                        gmail_message, money, notion_page, org, rng_for,
-                                                        slack_channel, uuid_of, world, world_ref)
+from tasks_catalog.authoring.cross._x_t_billing import (
+    GMAIL_TOOLS,
+    NOTION_READ,
+    SLACK_TOOLS,
+    STRIPE_READ,
+    approvers_paragraph,
+    budget,
+    case_task,
+    finance_approvers,
+    gmail_message,
+    money,
+    notion_page,
+    org,
+    rng_for,
+    slack_channel,
+    uuid_of,
+    world,
+)
 
 ID = "x-t-billed-on-two-records"
 CRM = "Customer Accounts"
@@ -77,7 +92,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     contact = orig.contact("billing")
     rng = rng_for(ID, seed)
 
-    approvers = [e for e in o.employees if "finance-approver" in e.flags and e.employed_on("2026-03-16")]
+    approvers = finance_approvers(seed)
     asker = [e for e in o.employees if e.team == next(a.team for a in approvers) and e not in approvers
              and "finance-approver" not in e.flags and e.employed_on("2026-03-01")]
     if len(approvers) < 2 or not asker:
@@ -104,7 +119,6 @@ def case_of(seed: int) -> dict[str, Any] | None:
     ]
     records = notion_page(seed, "Customer records policy")
     refund_page = notion_page(seed, "Refund and service credit policy")
-    names = " and ".join(f"{e.first} {e.last} ({e.title.lower()})" for e in approvers)
     notion_patch = [
         {"op": "add", "in": ["pages", records["id"], "content"], "value": {
             "id": uuid_of(ID, "merge", seed), "type": "paragraph",
@@ -112,9 +126,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                     "on the newer record is cancelled: an open one is voided, a paid one is refunded in full on the "
                     "charge that paid it. Charges not made for an invoice stay as they are, and the older record's "
                     "invoices stand."}},
-        {"op": "add", "in": ["pages", refund_page["id"], "content"], "value": {
-            "id": uuid_of(ID, "approvers", seed), "type": "paragraph",
-            "text": f"Finance approvers: {names}. An approval counts when one of them gives it in writing."}},
+        approvers_paragraph(seed, ID, approvers),
     ]
     message = gmail_message(
         seed=seed, key=ID, sender=contact.email, date="2026-03-12T08:36:00Z",
@@ -226,38 +238,18 @@ def case_of(seed: int) -> dict[str, Any] | None:
         "frame": frame,
         "wrongs": wrongs,
         "alternatives": alternatives,
-        "max_steps": _budget(len(reference), forced=1),
+        "max_steps": budget(len(reference), forced=1),
     }
-
-
-def _budget(calls: int, forced: int) -> int:
-    """The gate's budget for a reference of ``calls`` calls whose faults force ``forced`` failed attempts
-    (the reference already holds the retry)."""
-    from math import ceil
-    return max(ceil(1.5 * calls), calls + 3) + forced
 
 
 def build() -> dict[str, Any]:
-    task = {
-        "goal": "{{case.contact.first}} {{case.contact.last}} of {{case.original.short}} says they have been "
-                "getting and paying two invoices from us every month. Sort it out as our policies say, and tell "
-                "{{case.contact.first}} what you did.",
-        "initial_state": {
-            "gmail": {"world": world_ref("gmail"), "patch": "{{case.gmail_patch}}"},
-            "notion": {"world": world_ref("notion"), "patch": "{{case.notion_patch}}"},
-            "slack": {"world": world_ref("slack"), "patch": "{{case.slack_patch}}"},
-            "stripe": {"world": world_ref("stripe"), "patch": []},
-        },
-        "available_tools": [*GMAIL_TOOLS, *NOTION_READ, "notion__update_page", *SLACK_TOOLS, *STRIPE_READ,
-                            "stripe__create_refund", "stripe__void_invoice"],
-        "faults": [{"tool": "notion__update_page", "on_call": 1, "kind": "unavailable"}],
-        "max_steps": "{{case.max_steps}}",
-        "timeout_s": 900,
-        "frame": "{{case.frame}}",
-        "success": {"all": "{{case.success}}"},
-        "reference_solution": "{{case.reference}}",
-        "wrong_solutions": "{{case.wrongs}}",
-        "alternative_solutions": "{{case.alternatives}}",
-    }
+    task = case_task(
+        "{{case.contact.first}} {{case.contact.last}} of {{case.original.short}} says they have been getting and "
+        "paying two invoices from us every month. Sort it out as our policies say, and tell {{case.contact.first}} "
+        "what you did.",
+        ["gmail", "notion", "slack", "stripe"],
+        [*GMAIL_TOOLS, *NOTION_READ, "notion__update_page", *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund",
+         "stripe__void_invoice"],
+        [{"tool": "notion__update_page", "on_call": 1, "kind": "unavailable"}], 900, ("gmail", "notion", "slack"))
     return template(id=ID, version=1, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
                     category="recovery", case_list=cases(case_of), task=task)

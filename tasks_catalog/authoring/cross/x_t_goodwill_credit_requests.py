@@ -14,8 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_billing import (NOTION_READ, SLACK_TOOLS, STRIPE_READ, money, notion_page,
-                                                        org, rng_for, slack_channel, uuid_of, world, world_ref)
+from tasks_catalog.authoring.cross._x_t_billing import (
+    NOTION_READ,
+    SLACK_TOOLS,
+    STRIPE_READ,
+    approvers_paragraph,
+    finance_approvers,
+    money,
+    notion_page,
+    org,
+    rng_for,
+    slack_channel,
+    world,
+    world_ref,
+)
 
 ID = "x-t-goodwill-credit-requests"
 
@@ -68,7 +80,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     small["amount"] = rng.randrange(120, 450) * 100
     for c in picked:
         c["money"] = money(c["amount"], "eur")
-    approvers = [e for e in o.employees if "finance-approver" in e.flags and e.employed_on("2026-03-16")]
+    approvers = finance_approvers(seed)
     users = {u.get("email"): u for u in world("slack", seed)["users"] if not u.get("deleted")}
     by_key = {e.key: e for e in o.employees}
     asker = by_key.get(approved["owner"])
@@ -97,11 +109,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
                     f"talks."}},
     ]
     refund_page = notion_page(seed, "Refund and service credit policy")
-    names = " and ".join(f"{e.first} {e.last} ({e.title.lower()})" for e in approvers)
-    notion_patch = [{"op": "add", "in": ["pages", refund_page["id"], "content"], "value": {
-        "id": uuid_of(ID, "approvers", seed), "type": "paragraph",
-        "text": f"Finance approvers: {names}. An approval counts when one of them gives it in writing. A goodwill "
-                f"credit is a refund of its amount on the charge that paid the invoice it is given on."}}]
+    notion_patch = [approvers_paragraph(seed, ID, approvers, " A goodwill credit is a refund of its amount on the "
+                                                             "charge that paid the invoice it is given on.")]
 
     def refund(c: dict, amount: int | None = None, charge: str | None = None) -> dict:
         return {"tool": "stripe__create_refund", "arguments": {"charge": charge or c["charge"],
