@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from servers.kit.world import get_generator
+from servers.org import Organisation, organisation
+from tasks_catalog.stats import budget_limit
 from tasks_catalog.templates import MIN_VARIETY, POOL_DIR
 
 #: Where the built templates are written (part of the public demonstration pool).
@@ -30,6 +33,32 @@ OUT_DIR = POOL_DIR / "cross-server"
 #: The organisation seeds a module looks through for its cases, and how many cases it keeps.
 SEEDS = range(1, 121)
 CASES = 24
+#: The organisation version the version-2 worlds project.
+ORG_VERSION = 1
+
+
+def org(seed: int) -> Organisation:
+    """The organisation every version-2 world of ``seed`` projects (cached)."""
+    return organisation(ORG_VERSION, seed)
+
+
+def world(server: str, seed: int) -> dict[str, Any]:
+    """The version-2, default-size world of ``server`` for ``seed``, as the agent's server starts from it
+    before a patch (cached by the generator: read only)."""
+    return get_generator(server, 2).generate(seed)
+
+
+def world_state(server: str, patch: Any = ()) -> dict[str, Any]:
+    """A template's initial state of ``server``: the world of the case's seed and ``patch`` (a placeholder
+    such as ``"{{case.patch.slack}}"``, which keeps its type, or a list)."""
+    return {"world": {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"},
+            "patch": patch if isinstance(patch, str) else list(patch)}
+
+
+def budget(calls: int, forced: int = 0) -> int:
+    """The most ``max_steps`` the gate allows a reference of ``calls`` calls whose faults force ``forced``
+    failed attempts (``tasks_catalog.stats.budget_limit``)."""
+    return budget_limit(calls, calls + forced)
 
 
 def cases(case_of: Callable[[int], dict[str, Any] | None], *, seeds: Iterable[int] = SEEDS,
@@ -90,4 +119,5 @@ def write_all(out_dir: Path = OUT_DIR, *, check: bool = False, names: list[str] 
     return changed
 
 
-__all__ = ["CASES", "OUT_DIR", "SEEDS", "build", "cases", "modules", "template", "text_of", "write_all"]
+__all__ = ["CASES", "ORG_VERSION", "OUT_DIR", "SEEDS", "budget", "build", "cases", "modules", "org", "template", "text_of",
+           "world", "world_state", "write_all"]

@@ -8,13 +8,11 @@ read from the generated version-2 worlds, so a template never names what its too
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 from datetime import UTC, datetime
 from typing import Any
 
-from servers.kit.world import get_generator
-from servers.org import organisation
+from tasks_catalog.authoring.cross import org, world
 
 #: The tool lists a person doing billing work reaches for (read tools of every server included).
 GMAIL_TOOLS = ["gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
@@ -26,16 +24,6 @@ NOTION_READ = ["notion__search", "notion__retrieve_page", "notion__get_block_chi
 SLACK_TOOLS = ["slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies",
                "slack__search_messages", "slack__get_users", "slack__get_user_profile", "slack__post_message",
                "slack__reply_to_thread"]
-
-
-def world(server: str, seed: int) -> dict[str, Any]:
-    """The version-2 world of ``server`` for organisation ``seed`` (cached by the generator: read only)."""
-    return get_generator(server, 2).generate(seed)
-
-
-def org(seed: int):
-    """The organisation the version-2 worlds of ``seed`` project."""
-    return organisation(1, seed)
 
 
 def world_ref(server: str) -> dict[str, Any]:
@@ -118,12 +106,6 @@ def approvers_paragraph(seed: int, key: str, approvers: list, extra: str = "") -
     text = f"Finance approvers: {names}. An approval counts when one of them gives it in writing." + extra
     return {"op": "add", "in": ["pages", page["id"], "content"],
             "value": {"id": uuid_of(key, "approvers", seed), "type": "paragraph", "text": text}}
-
-
-def budget(calls: int, forced: int = 0) -> int:
-    """The most ``max_steps`` the gate allows a reference of ``calls`` calls whose faults force ``forced``
-    failed attempts (``tasks_catalog.stats.budget_limit``)."""
-    return max(math.ceil(1.5 * calls), calls + 3) + forced
 
 
 def case_task(goal: str, servers: list[str], tools: list[str], faults: list[dict], timeout_s: int,

@@ -4,27 +4,12 @@ the incidents as GitHub, Linear, Slack and Notion show them. Private to those mo
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
-from servers.kit.world import get_generator
-from servers.org import organisation
+from tasks_catalog.authoring.cross import world
 
-#: The organisation version the version-2 worlds project.
-ORG_VERSION = 1
 #: The GitHub organisation of every repository.
 OWNER = "kestrel-freight"
-
-
-@lru_cache(maxsize=8)
-def world(server: str, seed: int) -> dict[str, Any]:
-    """The version-2 world of ``server`` for ``seed`` (generated once per process)."""
-    return get_generator(server, 2).generate(seed)
-
-
-def org(seed: int):
-    """The organisation every version-2 world of ``seed`` projects."""
-    return organisation(ORG_VERSION, seed)
 
 
 def initial_state(servers: list[str], patches: dict[str, str] | None = None) -> dict[str, Any]:

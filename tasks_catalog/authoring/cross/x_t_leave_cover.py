@@ -13,38 +13,12 @@ a world reference, the calendar tools on a seed's world)."""
 from __future__ import annotations
 
 from datetime import date, timedelta
-from functools import lru_cache
 from typing import Any
 
 from servers.calendar import CalendarState, CalendarTools
-from servers.kit.world import get_generator
-from servers.org import organisation
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import cases, org, template, world, world_state
 
 PRIMARY = "priya.raman@kestrelfreight.com"
-ORG_VERSION = 1  # the organisation the version-2 worlds project
-
-
-@lru_cache(maxsize=8)
-def _world(server: str, seed: int) -> Any:
-    return get_generator(server, 2).generate(seed)
-
-
-def world(server: str, seed: int) -> Any:
-    """The version-2 world of ``server`` for organisation ``seed`` (generated once per process; do not
-    mutate it)."""
-    return _world(server, seed)
-
-
-def org(seed: int):
-    return organisation(ORG_VERSION, seed)
-
-
-def world_ref(server: str) -> dict[str, Any]:
-    """A template's initial state of ``server``: the version-2 world of the case's seed with the case's
-    patch for that server (``case.patch.<server>``)."""
-    return {"world": {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"},
-            "patch": f"{{{{case.patch.{server}}}}}"}
 
 
 def calendar_tools(seed: int) -> CalendarTools:
@@ -275,7 +249,7 @@ def people_template(*, id: str, servers: list[str], difficulty: str, category: s
 def body(goal: str, servers: list[str], tools: list[str], *, timeout_s: int, faults: Any = ()) -> dict[str, Any]:
     """A template's task: ``goal``, each server's world of the case's seed with its patch, ``tools``, and
     the case's budget, frame, predicate and solutions; ``faults`` fixed, or ``"{{case.faults}}"``."""
-    return {"goal": goal, "initial_state": {server: world_ref(server) for server in servers},
+    return {"goal": goal, "initial_state": {server: world_state(server, f"{{{{case.patch.{server}}}}}") for server in servers},
             "faults": faults if isinstance(faults, str) else list(faults), "available_tools": tools,
             "max_steps": "{{case.max_steps}}", "timeout_s": timeout_s, "frame": "{{case.frame}}",
             "success": "{{case.success}}", "reference_solution": "{{case.reference}}",

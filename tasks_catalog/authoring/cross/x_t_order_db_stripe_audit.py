@@ -25,7 +25,7 @@ def _set(row_id: int, stripe: str | None) -> dict[str, Any]:
             "arguments": {"sql": f"UPDATE customers SET stripe_customer_id = {value} WHERE id = {row_id}"}}
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0914 - one case is many facts of one world
+def case_of(seed: int) -> dict[str, Any] | None:
     """The case of ``seed``: the five scrambled links, what each must be, and the calls that find them."""
     o = org(seed)
     rows = pg_rows(seed, "customers")
