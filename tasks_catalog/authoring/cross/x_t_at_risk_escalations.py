@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from servers.kit.pages import make_cursor
 from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross._x_t_accounts import (
     crm_database_id,
@@ -26,7 +27,6 @@ from tasks_catalog.authoring.cross._x_t_accounts import (
     state_ref,
     world,
 )
-from servers.kit.pages import make_cursor
 from tasks_catalog.stats import budget_limit
 
 ID = "x-t-at-risk-escalations"
@@ -45,7 +45,7 @@ def _comment(account: str) -> str:
     return f"Escalated to Urgent: {account} is an at-risk key account and decides on its renewal soon."
 
 
-def case_of(seed: int) -> dict[str, Any] | None:
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, read in order
     o = org(seed)
     by_name = {c.name: c for c in o.customers}
     users = {u["id"]: u["name"] for u in world("notion", seed)["users"]}
@@ -93,7 +93,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
     def writes(owner_of=None, skip_post=False, retry=False) -> list[dict[str, Any]]:
         calls: list[dict[str, Any]] = []
-        for n, (c, owner, i) in enumerate(escalated):
+        for n, (c, _, i) in enumerate(escalated):
             if i["priority"] != 1:
                 calls.append({"tool": "linear__update_issue", "arguments": {"id": i["id"], "priority": 1}})
             calls.append({"tool": "linear__create_comment",
@@ -150,7 +150,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                       "calls": [*writes(), {**upd, "arguments": {"id": raise_ids[0],
                                                                 "assignee": "priya.raman@kestrelfreight.com"}}]})
     wrong.append({"why": "comments again on the first issue after the comment timed out, without looking: it is there "
-                         "twice", "kind": "other", "calls": [c for c in writes(retry=True)]})
+                         "twice", "kind": "other", "calls": writes(retry=True)})
     wrong.append({"why": "escalates every issue but never tells #cs-escalations", "kind": "other",
                   "calls": writes(skip_post=True)})
     stale = [(c, owner, i) for c, owner, i in escalated if owner not in i["description"]]
@@ -171,11 +171,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
               for _, _, i in escalated]
     frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": channel}, "max": posts_max})
     clauses: list[dict[str, Any]] = []
-    for c, owner, i in escalated:
+    for _, _, i in escalated:
         clauses.append({"linear.issuePriority": {"issue": i["id"], "priority": "Urgent"}})
         clauses.append({"linear.issueHasComment": {"issue": i["id"], "pattern": "[Rr]isk|RISK|[Rr]enew|RENEW|[Kk]ey account|KEY ACCOUNT"}})
         clauses.append({"slack.messagePosted": {"channel": "cs-escalations", "pattern": rf"\b{i['id']}\b"}})
-    for c, owner, issues in accounts:
+    for _, owner, issues in accounts:
         if issues and slack_of[owner] not in [x["slack.messagePosted"]["pattern"] for x in clauses
                                               if "slack.messagePosted" in x]:
             clauses.append({"slack.messagePosted": {"channel": "cs-escalations", "pattern": slack_of[owner]}})

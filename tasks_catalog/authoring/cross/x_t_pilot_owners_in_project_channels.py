@@ -30,7 +30,7 @@ LOOKALIKE_SHORTS = {"Harbour Foods": "Harbor Foods", "Harbor Foods": "Harbour Fo
                     "Hanbit Electronic": "Hanbit Electronics"}
 
 
-def case_of(seed: int) -> dict[str, Any] | None:
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, read in order
     o = org(seed)
     n = world("notion", seed)
     s = world("slack", seed)
@@ -63,7 +63,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     # The wrong person: a lookalike customer's owner, the owner's namesake, or the account's previous owner.
     emp = {e.key: e for e in o.employees}
     decoy = None
-    for project, channel, c, user in items:
+    for _, channel, c, user in items:
         twin_short = LOOKALIKE_SHORTS.get(c.short)
         twins = [x for x in o.customers if x.key != c.key and (x.short == c.short or x.short == twin_short)]
         for x in twins:

@@ -16,16 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.stats import budget_limit
 from tasks_catalog.authoring.cross._x_t_accounts import (
-    customer_of_meeting,
     PRIORITY_NAMES,
+    customer_of_meeting,
     is_open,
     org,
     reported_by,
     state_ref,
     world,
 )
+from tasks_catalog.stats import budget_limit
 
 ID = "x-t-qbr-week-issue-priorities"
 WEEK = ("2026-03-23", "2026-03-28")
@@ -47,7 +47,7 @@ def _raise(seed: int, customers) -> tuple[list[dict[str, Any]], list[str], list[
     return issues, low, high
 
 
-def case_of(seed: int) -> dict[str, Any] | None:
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one world's whole case, read in order
     # Every QBR of the week (Monday 23 to Sunday 29 March) confirmed, on Priya's own calendar, on a weekday.
     week = _qbrs(seed, WEEK[0], "2026-03-30")
     if not week or any(e["status"] != "confirmed" or e["calendar_id"] != PRIMARY or e["start"] >= WEEK[1]
