@@ -87,3 +87,24 @@ def notion_user_email(seed: int, user_id: str) -> str:
 def first_name_pattern(name: str) -> str:
     """A pattern that finds a person's full name in free text (any whitespace between the parts)."""
     return r"\s+".join(part for part in name.split())
+
+
+def case_task(
+    goal: str, servers: list[str], tools: list[str], *, faults: list[dict[str, Any]], timeout_s: int
+) -> dict[str, Any]:
+    """A template's task body whose budget, frame, predicate and solutions are all the case's own
+    (``case.max_steps``, ``case.frame``, ``case.success``, ``case.reference``, ``case.wrong``,
+    ``case.alternatives``), every server starting from its world of the case's seed."""
+    return {
+        "goal": goal,
+        "initial_state": {server: state_ref(server) for server in servers},
+        "faults": faults,
+        "available_tools": tools,
+        "max_steps": "{{case.max_steps}}",
+        "timeout_s": timeout_s,
+        "frame": "{{case.frame}}",
+        "success": "{{case.success}}",
+        "reference_solution": "{{case.reference}}",
+        "wrong_solutions": "{{case.wrong}}",
+        "alternative_solutions": "{{case.alternatives}}",
+    }

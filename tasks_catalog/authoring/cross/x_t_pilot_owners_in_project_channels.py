@@ -15,19 +15,51 @@ from typing import Any
 
 from servers.kit.pages import make_cursor
 from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_accounts import crm_rows, org, state_ref, world
+from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows, org, world
 from tasks_catalog.stats import budget_limit
 
 ID = "x-t-pilot-owners-in-project-channels"
-GOAL = ("The account owners of our pilot customers should be able to follow their pilots. Add each of them to the "
-        "Slack channel of the project their customer is piloting.")
-NAMESAKES = {"Maria Santos": "Maria Santana", "Maria Santana": "Maria Santos", "Jon Berg": "John Berg",
-             "John Berg": "Jon Berg", "Alex Chen": "Alexa Chen", "Alexa Chen": "Alex Chen", "Sam Patel": "Sami Patel",
-             "Sami Patel": "Sam Patel", "Nina Kovacs": "Nina Kovac", "Nina Kovac": "Nina Kovacs"}
+GOAL = (
+    "The account owners of our pilot customers should be able to follow their pilots. Add each of them to the "
+    "Slack channel of the project their customer is piloting."
+)
+NAMESAKES = {
+    "Maria Santos": "Maria Santana",
+    "Maria Santana": "Maria Santos",
+    "Jon Berg": "John Berg",
+    "John Berg": "Jon Berg",
+    "Alex Chen": "Alexa Chen",
+    "Alexa Chen": "Alex Chen",
+    "Sam Patel": "Sami Patel",
+    "Sami Patel": "Sam Patel",
+    "Nina Kovacs": "Nina Kovac",
+    "Nina Kovac": "Nina Kovacs",
+}
 #: Short names of companies that differ by a letter from another's.
-LOOKALIKE_SHORTS = {"Harbour Foods": "Harbor Foods", "Harbor Foods": "Harbour Foods", "Nordkapp Marine": "Nordkap Marine",
-                    "Nordkap Marine": "Nordkapp Marine", "Hanbit Electronics": "Hanbit Electronic",
-                    "Hanbit Electronic": "Hanbit Electronics"}
+LOOKALIKE_SHORTS = {
+    "Harbour Foods": "Harbor Foods",
+    "Harbor Foods": "Harbour Foods",
+    "Nordkapp Marine": "Nordkap Marine",
+    "Nordkap Marine": "Nordkapp Marine",
+    "Hanbit Electronics": "Hanbit Electronic",
+    "Hanbit Electronic": "Hanbit Electronics",
+}
+
+TOOLS = [
+    "notion__search",
+    "notion__query_database",
+    "notion__retrieve_database",
+    "notion__retrieve_page",
+    "notion__get_block_children",
+    "notion__list_users",
+    "slack__list_channels",
+    "slack__get_channel_history",
+    "slack__search_messages",
+    "slack__get_users",
+    "slack__get_user_profile",
+    "slack__invite_to_channel",
+    "slack__post_message",
+]
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, read in order
@@ -69,8 +101,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         for x in twins:
             who = slack_by_email.get(emp[x.owner].email)
             if who and who["id"] != user["id"] and not who.get("deleted"):
-                decoy = (channel, who, f"invites {who['real_name']}, who owns {x.name}, not {c.name}'s owner, to "
-                                       f"#{channel['name']}")
+                decoy = (
+                    channel,
+                    who,
+                    f"invites {who['real_name']}, who owns {x.name}, not {c.name}'s owner, to #{channel['name']}",
+                )
                 break
         if decoy is None and user["real_name"] in NAMESAKES and NAMESAKES[user["real_name"]] in slack_by_name:
             who = slack_by_name[NAMESAKES[user["real_name"]]]
@@ -84,18 +119,24 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     if decoy is None:
         return None
     reference: list[dict[str, Any]] = [
-        {"tool": "notion__query_database", "arguments": {"database_id": projects_db["id"], "page_size": 100}}]
+        {"tool": "notion__query_database", "arguments": {"database_id": projects_db["id"], "page_size": 100}}
+    ]
     accounts = list(dict.fromkeys(pilots.values()))
     reference += [{"tool": "notion__retrieve_page", "arguments": {"page_id": a}} for a in accounts]
     reference.append({"tool": "notion__list_users", "arguments": {"page_size": 100}})
     user_ids = [u["id"] for u in n["users"]]
     if any(user_ids.index(crm[a]["properties"]["Owner"][0]) >= 100 for a in accounts):
-        reference.append({"tool": "notion__list_users", "arguments": {"page_size": 100,
-                                                                      "start_cursor": make_cursor("users", 100)}})
-    reference += [{"tool": "slack__list_channels", "arguments": {"limit": 200}},
-                  {"tool": "slack__get_users", "arguments": {"limit": 200}}]
-    invites = [{"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}}
-               for _, ch, _, u in items]
+        reference.append(
+            {"tool": "notion__list_users", "arguments": {"page_size": 100, "start_cursor": make_cursor("users", 100)}}
+        )
+    reference += [
+        {"tool": "slack__list_channels", "arguments": {"limit": 200}},
+        {"tool": "slack__get_users", "arguments": {"limit": 200}},
+    ]
+    invites = [
+        {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}}
+        for _, ch, _, u in items
+    ]
     reference += invites
     if not 5 <= len(reference) <= 10:
         return None
@@ -104,59 +145,101 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     for _, ch, _, u in items:
         per_channel.setdefault(ch["id"], []).append(u["id"])
     for cid, adds in per_channel.items():
-        frame.append({"entity": "slack.channel", "ids": [cid], "fields": ["members"],
-                      "values": {"members": {"add": adds}}})
+        frame.append(
+            {"entity": "slack.channel", "ids": [cid], "fields": ["members"], "values": {"members": {"add": adds}}}
+        )
         frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": cid}, "max": 1})
-    success = {"all": [{"slack.channelHasMembers": {"channel": ch["name"], "members": [u["id"]]}}
-                       for _, ch, _, u in items]}
+    success = {
+        "all": [{"slack.channelHasMembers": {"channel": ch["name"], "members": [u["id"]]}} for _, ch, _, u in items]
+    }
     channel, who, why = decoy
-    others = [ch for ch in s["channels"] if ch["name"] in ("finance", "support", "marketing", "product")
-              and not ch["is_archived"] and items[0][3]["id"] not in ch["members"]]
+    others = [
+        ch
+        for ch in s["channels"]
+        if ch["name"] in ("finance", "support", "marketing", "product")
+        and not ch["is_archived"]
+        and items[0][3]["id"] not in ch["members"]
+    ]
     wrong = [
-        {"why": why, "kind": "lookalike", "calls": [
-            *[i for i in invites if i["arguments"]["channel_id"] != channel["id"]],
-            {"tool": "slack__invite_to_channel", "arguments": {"channel_id": channel["id"], "users": [who["id"]]}}]},
-        {"why": f"invites the owners and also adds {items[0][3]['real_name']} to #{others[0]['name']}", "kind": "collateral",
-         "calls": [*invites, {"tool": "slack__invite_to_channel", "arguments": {
-             "channel_id": others[0]["id"], "users": [items[0][3]["id"]]}}]},
+        {
+            "why": why,
+            "kind": "lookalike",
+            "calls": [
+                *[i for i in invites if i["arguments"]["channel_id"] != channel["id"]],
+                {"tool": "slack__invite_to_channel", "arguments": {"channel_id": channel["id"], "users": [who["id"]]}},
+            ],
+        },
+        {
+            "why": f"invites the owners and also adds {items[0][3]['real_name']} to #{others[0]['name']}",
+            "kind": "collateral",
+            "calls": [
+                *invites,
+                {
+                    "tool": "slack__invite_to_channel",
+                    "arguments": {"channel_id": others[0]["id"], "users": [items[0][3]["id"]]},
+                },
+            ],
+        },
         {"why": f"invites every owner but {items[-1][3]['real_name']}", "kind": "other", "calls": invites[:-1]},
     ]
     if len(items) > 1:
         a, b = items[0], items[1]
         if a[3]["id"] != b[3]["id"] and a[1]["id"] != b[1]["id"]:
-            wrong.append({"why": f"swaps the channels: {a[3]['real_name']} to #{b[1]['name']} and "
-                                 f"{b[3]['real_name']} to #{a[1]['name']}", "kind": "other",
-                          "calls": [{"tool": "slack__invite_to_channel", "arguments": {"channel_id": b[1]["id"], "users": [a[3]["id"]]}},
-                                    {"tool": "slack__invite_to_channel", "arguments": {"channel_id": a[1]["id"], "users": [b[3]["id"]]}},
-                                    *invites[2:]]})
-    alternatives = [{"why": "also tells each channel who joined and why", "calls": [
-        c for _, ch, cust, u in items for c in (
-            {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}},
-            {"tool": "slack__post_message", "arguments": {
-                "channel_id": ch["id"], "text": f"Welcome <@{u['id']}>, account owner of {cust.name}, our pilot customer."}})]}]
-    return {"pilots": [(p, c.name, u["real_name"]) for p, _, c, u in items],
-            "max_steps": budget_limit(len(reference), len(reference)), "frame": frame, "success": success,
-            "reference": reference, "wrong": wrong, "alternatives": alternatives}
+            wrong.append(
+                {
+                    "why": f"swaps the channels: {a[3]['real_name']} to #{b[1]['name']} and "
+                    f"{b[3]['real_name']} to #{a[1]['name']}",
+                    "kind": "other",
+                    "calls": [
+                        {
+                            "tool": "slack__invite_to_channel",
+                            "arguments": {"channel_id": b[1]["id"], "users": [a[3]["id"]]},
+                        },
+                        {
+                            "tool": "slack__invite_to_channel",
+                            "arguments": {"channel_id": a[1]["id"], "users": [b[3]["id"]]},
+                        },
+                        *invites[2:],
+                    ],
+                }
+            )
+    alternatives = [
+        {
+            "why": "also tells each channel who joined and why",
+            "calls": [
+                c
+                for _, ch, cust, u in items
+                for c in (
+                    {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}},
+                    {
+                        "tool": "slack__post_message",
+                        "arguments": {
+                            "channel_id": ch["id"],
+                            "text": f"Welcome <@{u['id']}>, account owner of {cust.name}, our pilot customer.",
+                        },
+                    },
+                )
+            ],
+        }
+    ]
+    return {
+        "pilots": [(p, c.name, u["real_name"]) for p, _, c, u in items],
+        "max_steps": budget_limit(len(reference), len(reference)),
+        "frame": frame,
+        "success": success,
+        "reference": reference,
+        "wrong": wrong,
+        "alternatives": alternatives,
+    }
 
 
 def build() -> dict[str, Any]:
     return template(
-        id=ID, version=1, servers=["notion", "slack"], difficulty="medium", category="standard",
+        id=ID,
+        version=1,
+        servers=["notion", "slack"],
+        difficulty="medium",
+        category="standard",
         case_list=cases(case_of),
-        task={
-            "goal": GOAL,
-            "initial_state": {"notion": state_ref("notion"), "slack": state_ref("slack")},
-            "faults": [],
-            "available_tools": [
-                "notion__search", "notion__query_database", "notion__retrieve_database", "notion__retrieve_page",
-                "notion__get_block_children", "notion__list_users",
-                "slack__list_channels", "slack__get_channel_history", "slack__search_messages", "slack__get_users",
-                "slack__get_user_profile", "slack__invite_to_channel", "slack__post_message"],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+        task=case_task(GOAL, ["notion", "slack"], TOOLS, faults=[], timeout_s=300),
+    )

@@ -18,11 +18,11 @@ from typing import Any
 from tasks_catalog.authoring.cross import cases, template
 from tasks_catalog.authoring.cross._x_t_accounts import (
     PRIORITY_NAMES,
+    case_task,
     customer_of_meeting,
     is_open,
     org,
     reported_by,
-    state_ref,
     world,
 )
 from tasks_catalog.stats import budget_limit
@@ -30,13 +30,14 @@ from tasks_catalog.stats import budget_limit
 ID = "x-t-qbr-week-issue-priorities"
 WEEK = ("2026-03-23", "2026-03-28")
 PRIMARY = "priya.raman@kestrelfreight.com"
-GOAL = ("It is Monday 16 March. I have QBRs with customers next week. Before we meet, every Linear issue that one "
-        "of those customers reported and that is still open should be at least High priority (Urgent counts).")
+GOAL = (
+    "It is Monday 16 March. I have QBRs with customers next week. Before we meet, every Linear issue that one "
+    "of those customers reported and that is still open should be at least High priority (Urgent counts)."
+)
 
 
 def _qbrs(seed: int, low: str, high: str) -> list[dict[str, Any]]:
-    return [e for e in world("calendar", seed)["events"]
-            if e["title"].endswith(" QBR") and low <= e["start"] < high]
+    return [e for e in world("calendar", seed)["events"] if e["title"].endswith(" QBR") and low <= e["start"] < high]
 
 
 def _raise(seed: int, customers) -> tuple[list[dict[str, Any]], list[str], list[str]]:
@@ -47,11 +48,30 @@ def _raise(seed: int, customers) -> tuple[list[dict[str, Any]], list[str], list[
     return issues, low, high
 
 
+TOOLS = [
+    "calendar__list_calendars",
+    "calendar__list_events",
+    "calendar__search_events",
+    "calendar__get_event",
+    "calendar__search_people",
+    "linear__list_teams",
+    "linear__list_users",
+    "linear__list_issue_statuses",
+    "linear__list_issue_labels",
+    "linear__list_issues",
+    "linear__get_issue",
+    "linear__list_comments",
+    "linear__update_issue",
+    "linear__create_comment",
+]
+
+
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one world's whole case, read in order
     # Every QBR of the week (Monday 23 to Sunday 29 March) confirmed, on Priya's own calendar, on a weekday.
     week = _qbrs(seed, WEEK[0], "2026-03-30")
-    if not week or any(e["status"] != "confirmed" or e["calendar_id"] != PRIMARY or e["start"] >= WEEK[1]
-                       for e in week):
+    if not week or any(
+        e["status"] != "confirmed" or e["calendar_id"] != PRIMARY or e["start"] >= WEEK[1] for e in week
+    ):
         return None
     customers = []
     for e in week:
@@ -75,7 +95,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
                 continue
             cand = [i for i in reported_by(seed, other.name) if is_open(i, seed) and i["priority"] in (0, 3, 4)]
             if cand:
-                decoy = (cand[0]["id"], f"raises {cand[0]['id']}, reported by {other.name}, not the {c.name} met at the QBR")
+                decoy = (
+                    cand[0]["id"],
+                    f"raises {cand[0]['id']}, reported by {other.name}, not the {c.name} met at the QBR",
+                )
                 break
         if decoy:
             break
@@ -93,8 +116,16 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
         return None
     closed = [i["id"] for c in customers for i in reported_by(seed, c.name) if not is_open(i, seed)]
     reference: list[dict[str, Any]] = [
-        {"tool": "calendar__search_events", "arguments": {"query": "QBR", "timeMin": "2026-03-23T00:00",
-                                                          "timeMax": "2026-03-30T00:00", "maxResults": 50}}]
+        {
+            "tool": "calendar__search_events",
+            "arguments": {
+                "query": "QBR",
+                "timeMin": "2026-03-23T00:00",
+                "timeMax": "2026-03-30T00:00",
+                "maxResults": 50,
+            },
+        }
+    ]
     for c in customers:
         reference.append({"tool": "linear__list_issues", "arguments": {"query": c.short, "limit": 50}})
     updates = [{"tool": "linear__update_issue", "arguments": {"id": i, "priority": 2}} for i in targets]
@@ -104,62 +135,112 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
     first = next(i for i in world("linear", seed)["issues"] if i["id"] == targets[0])
     nudge = next(p for p in (3, 4, 0) if p != first["priority"])
     wrong: list[dict[str, Any]] = [
-        {"why": decoy[1], "kind": "lookalike",
-         "calls": [*updates, {"tool": "linear__update_issue", "arguments": {"id": decoy[0], "priority": 2}}]},
-        {"why": f"raises {targets[0]} but misses the other issues" if len(targets) > 1
-         else f"sets {targets[0]} to {PRIORITY_NAMES[nudge]}, which is not High", "kind": "other",
-         "calls": updates[:1] if len(targets) > 1 else [{"tool": "linear__update_issue",
-                                                         "arguments": {"id": targets[0], "priority": nudge}}]},
+        {
+            "why": decoy[1],
+            "kind": "lookalike",
+            "calls": [*updates, {"tool": "linear__update_issue", "arguments": {"id": decoy[0], "priority": 2}}],
+        },
+        {
+            "why": f"raises {targets[0]} but misses the other issues"
+            if len(targets) > 1
+            else f"sets {targets[0]} to {PRIORITY_NAMES[nudge]}, which is not High",
+            "kind": "other",
+            "calls": updates[:1]
+            if len(targets) > 1
+            else [{"tool": "linear__update_issue", "arguments": {"id": targets[0], "priority": nudge}}],
+        },
     ]
     if closed:
-        wrong.append({"why": f"also reopens-in-priority {closed[0]}, which is already closed", "kind": "collateral",
-                      "calls": [*updates, {"tool": "linear__update_issue", "arguments": {"id": closed[0], "priority": 2}}]})
+        wrong.append(
+            {
+                "why": f"also reopens-in-priority {closed[0]}, which is already closed",
+                "kind": "collateral",
+                "calls": [*updates, {"tool": "linear__update_issue", "arguments": {"id": closed[0], "priority": 2}}],
+            }
+        )
     else:
-        wrong.append({"why": f"raises the issues and also takes {targets[0]} over (assigns it to me)",
-                      "kind": "collateral",
-                      "calls": [*updates[1:], {"tool": "linear__update_issue", "arguments": {
-                          "id": targets[0], "priority": 2, "assignee": PRIMARY}}]})
+        wrong.append(
+            {
+                "why": f"raises the issues and also takes {targets[0]} over (assigns it to me)",
+                "kind": "collateral",
+                "calls": [
+                    *updates[1:],
+                    {
+                        "tool": "linear__update_issue",
+                        "arguments": {"id": targets[0], "priority": 2, "assignee": PRIMARY},
+                    },
+                ],
+            }
+        )
     if urgent:
-        wrong.append({"why": f"sets every open issue to High, lowering {urgent[0]} from Urgent", "kind": "other",
-                      "calls": [*updates, *[{"tool": "linear__update_issue", "arguments": {"id": i, "priority": 2}}
-                                            for i in urgent]]})
+        wrong.append(
+            {
+                "why": f"sets every open issue to High, lowering {urgent[0]} from Urgent",
+                "kind": "other",
+                "calls": [
+                    *updates,
+                    *[{"tool": "linear__update_issue", "arguments": {"id": i, "priority": 2}} for i in urgent],
+                ],
+            }
+        )
     frame = [{"entity": "linear.issue", "ids": targets, "fields": ["priority"], "values": {"priority": {"in": [1, 2]}}}]
     frame += [{"entity": "linear.comment", "change": ["create"], "where": {"issue": i}, "max": 1} for i in targets]
-    success = {"all": [{"any": [{"linear.issuePriority": {"issue": i, "priority": "High"}},
-                                {"linear.issuePriority": {"issue": i, "priority": "Urgent"}}]} for i in targets]}
+    success = {
+        "all": [
+            {
+                "any": [
+                    {"linear.issuePriority": {"issue": i, "priority": "High"}},
+                    {"linear.issuePriority": {"issue": i, "priority": "Urgent"}},
+                ]
+            }
+            for i in targets
+        ]
+    }
     alternatives = [
-        {"why": "makes the issues Urgent rather than High", "calls": [
-            {"tool": "linear__update_issue", "arguments": {"id": i, "priority": 1}} for i in targets]},
-        {"why": "raises each issue and leaves a comment saying why", "calls": [
-            c for i in targets for c in (
-                {"tool": "linear__update_issue", "arguments": {"id": i, "priority": 2}},
-                {"tool": "linear__create_comment",
-                 "arguments": {"issueId": i, "body": "Raised to High ahead of the customer's QBR next week."}})]},
+        {
+            "why": "makes the issues Urgent rather than High",
+            "calls": [{"tool": "linear__update_issue", "arguments": {"id": i, "priority": 1}} for i in targets],
+        },
+        {
+            "why": "raises each issue and leaves a comment saying why",
+            "calls": [
+                c
+                for i in targets
+                for c in (
+                    {"tool": "linear__update_issue", "arguments": {"id": i, "priority": 2}},
+                    {
+                        "tool": "linear__create_comment",
+                        "arguments": {"issueId": i, "body": "Raised to High ahead of the customer's QBR next week."},
+                    },
+                )
+            ],
+        },
     ]
-    return {"customers": [c.name for c in customers], "targets": targets, "frame": frame,
-            "max_steps": budget_limit(len(reference), len(reference) + 1), "success": success,
-            "reference": reference, "wrong": wrong, "alternatives": alternatives}
+    return {
+        "customers": [c.name for c in customers],
+        "targets": targets,
+        "frame": frame,
+        "max_steps": budget_limit(len(reference), len(reference) + 1),
+        "success": success,
+        "reference": reference,
+        "wrong": wrong,
+        "alternatives": alternatives,
+    }
 
 
 def build() -> dict[str, Any]:
     return template(
-        id=ID, version=1, servers=["calendar", "linear"], difficulty="medium", category="recovery",
+        id=ID,
+        version=1,
+        servers=["calendar", "linear"],
+        difficulty="medium",
+        category="recovery",
         case_list=cases(case_of),
-        task={
-            "goal": GOAL,
-            "initial_state": {"calendar": state_ref("calendar"), "linear": state_ref("linear")},
-            "faults": [{"tool": "linear__update_issue", "kind": "unavailable", "on_call": 1}],
-            "available_tools": [
-                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-                "calendar__search_people",
-                "linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issue_labels",
-                "linear__list_issues", "linear__get_issue", "linear__list_comments", "linear__update_issue",
-                "linear__create_comment"],
-            "max_steps": "{{case.max_steps}}",
-            "timeout_s": 300,
-            "frame": "{{case.frame}}",
-            "success": "{{case.success}}",
-            "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}",
-            "alternative_solutions": "{{case.alternatives}}",
-        })
+        task=case_task(
+            GOAL,
+            ["calendar", "linear"],
+            TOOLS,
+            faults=[{"tool": "linear__update_issue", "kind": "unavailable", "on_call": 1}],
+            timeout_s=300,
+        ),
+    )
