@@ -1,0 +1,110 @@
+"""Facts the account-management templates (``x_t_*``) read from the version-2 worlds of one seed.
+
+Private to those modules: the worlds as the agent sees them (calendar events, Linear issues, the CRM in
+Notion, Slack's users and channels), and the small lookups the templates share: which issues a
+customer reported, which of them are still open, who owns an account today.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from servers.kit.world import get_generator
+from servers.org import organisation
+
+#: Linear workflow-state types of an issue that is still open.
+OPEN_TYPES = frozenset({"triage", "backlog", "unstarted", "started"})
+#: Priority names as Linear's tools number them.
+PRIORITY_NAMES = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
+
+
+@lru_cache(maxsize=16)
+def world(server: str, seed: int) -> dict[str, Any]:
+    """The default-size version-2 world of ``server`` for organisation ``seed`` (do not modify)."""
+    return get_generator(server, 2).generate(seed)
+
+
+def org(seed: int):
+    """The organisation the version-2 worlds of ``seed`` project."""
+    return organisation(1, seed)
+
+
+def state_ref(server: str) -> dict[str, Any]:
+    """A server's initial state: its version-2 world of the case's seed, unpatched."""
+    return {"world": {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"}, "patch": []}
+
+
+def state_types(seed: int) -> dict[tuple[str, str], str]:
+    """(team key, state name) -> workflow-state type, as Linear's teams define them."""
+    return {(t["key"], s["name"]): s["type"] for t in world("linear", seed)["teams"] for s in t["states"]}
+
+
+def is_open(issue: dict[str, Any], seed: int) -> bool:
+    """Whether a Linear issue is still open (triage, backlog, unstarted or started)."""
+    return state_types(seed)[(issue["id"].split("-")[0], issue["state"])] in OPEN_TYPES
+
+
+def reported_by(seed: int, legal_name: str) -> list[dict[str, Any]]:
+    """The Linear issues a customer reported (their description names the reporter 'of <legal name> on')."""
+    marker = f" of {legal_name} on "
+    return [i for i in world("linear", seed)["issues"] if marker in i["description"]]
+
+
+def customer_of_meeting(seed: int, event: dict[str, Any]):
+    """The organisation's customer a calendar event is with (the meeting it projects), or None."""
+    o = org(seed)
+    by_key = {c.key: c for c in o.customers}
+    for m in o.meetings:
+        if m.title == event["title"] and m.start == event["start"] and m.subject in by_key:
+            return by_key[m.subject]
+    return None
+
+
+def employee(seed: int, key: str):
+    """The employee of ``key``."""
+    return next(e for e in org(seed).employees if e.key == key)
+
+
+def crm_rows(seed: int) -> list[dict[str, Any]]:
+    """The rows of the CRM (Customer Accounts) in Notion."""
+    n = world("notion", seed)
+    db = next(d for d in n["databases"] if d["title"] == "Customer Accounts")
+    return [p for p in n["pages"] if p["parent_id"] == db["id"] and not p["archived"]]
+
+
+def crm_database_id(seed: int) -> str:
+    """The id of the CRM database (Customer Accounts) in Notion."""
+    return next(d["id"] for d in world("notion", seed)["databases"] if d["title"] == "Customer Accounts")
+
+
+def notion_user_email(seed: int, user_id: str) -> str:
+    """The email of a Notion user."""
+    u = next(u for u in world("notion", seed)["users"] if u["id"] == user_id)
+    return u.get("person", {}).get("email") or u.get("email")
+
+
+def first_name_pattern(name: str) -> str:
+    """A pattern that finds a person's full name in free text (any whitespace between the parts)."""
+    return r"\s+".join(part for part in name.split())
+
+
+def case_task(
+    goal: str, servers: list[str], tools: list[str], *, faults: list[dict[str, Any]], timeout_s: int
+) -> dict[str, Any]:
+    """A template's task body whose budget, frame, predicate and solutions are all the case's own
+    (``case.max_steps``, ``case.frame``, ``case.success``, ``case.reference``, ``case.wrong``,
+    ``case.alternatives``), every server starting from its world of the case's seed."""
+    return {
+        "goal": goal,
+        "initial_state": {server: state_ref(server) for server in servers},
+        "faults": faults,
+        "available_tools": tools,
+        "max_steps": "{{case.max_steps}}",
+        "timeout_s": timeout_s,
+        "frame": "{{case.frame}}",
+        "success": "{{case.success}}",
+        "reference_solution": "{{case.reference}}",
+        "wrong_solutions": "{{case.wrong}}",
+        "alternative_solutions": "{{case.alternatives}}",
+    }
