@@ -7,32 +7,21 @@ customer reported, which of them are still open, who owns an account today.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from servers.kit.world import get_generator
-from servers.org import organisation
+from tasks_catalog.authoring.cross import org, world, world_state
 
 #: Linear workflow-state types of an issue that is still open.
 OPEN_TYPES = frozenset({"triage", "backlog", "unstarted", "started"})
-#: Priority names as Linear's tools number them.
-PRIORITY_NAMES = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
-
-
-@lru_cache(maxsize=16)
-def world(server: str, seed: int) -> dict[str, Any]:
-    """The default-size version-2 world of ``server`` for organisation ``seed`` (do not modify)."""
-    return get_generator(server, 2).generate(seed)
-
-
-def org(seed: int):
-    """The organisation the version-2 worlds of ``seed`` project."""
-    return organisation(1, seed)
 
 
 def state_ref(server: str) -> dict[str, Any]:
     """A server's initial state: its version-2 world of the case's seed, unpatched."""
-    return {"world": {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"}, "patch": []}
+    return world_state(server)
+
+
+#: Priority names as Linear's tools number them.
+PRIORITY_NAMES = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
 
 
 def state_types(seed: int) -> dict[tuple[str, str], str]:
