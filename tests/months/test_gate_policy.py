@@ -217,13 +217,14 @@ def _sampled_values(pool_dir: str) -> set[str]:
 
 
 @needs_ts
-def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, tmp_path, monkeypatch):
+def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, tmp_path, monkeypatch, gate_cache):
     from flows.rotate import GateFailed
     from flows.rotate import rotate as rotate_task
 
-    # a cache of this test's own: the month is gated three times, and after the first only the failing
-    # task is judged again (a cache keeps passes only)
-    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(tmp_path / "gate-cache"))
+    # the session's cache: the month is gated three times, and only the failing task is judged each time
+    # (a cache keeps passes only); the passing ones are mostly the shared months' slack tasks, judged once
+    # a session whoever asks first
+    monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))
     broken = next(t for t in slack_only if t.id == "sl-t-create-channel")
     recovery = [t for t in slack_only if t.category == "recovery"][:MIN_RECOVERY]
     rest = [t for t in slack_only if t not in (broken, *recovery)]
