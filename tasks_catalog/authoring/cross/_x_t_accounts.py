@@ -7,6 +7,7 @@ customer reported, which of them are still open, who owns an account today.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tasks_catalog.authoring.cross import org, world, world_state
@@ -34,10 +35,30 @@ def is_open(issue: dict[str, Any], seed: int) -> bool:
     return state_types(seed)[(issue["id"].split("-")[0], issue["state"])] in OPEN_TYPES
 
 
+#: how the world's Linear writes a report in a customer's short name ("Reported by Falcon Outdoor on Friday.")
+_SHORT_REPORT = re.compile(r"Reported by ([^\n(]+?) on (?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\.")
+
+
+def _customer(seed: int, legal_name: str):
+    return next(c for c in org(seed).customers if c.name == legal_name)
+
+
 def reported_by(seed: int, legal_name: str) -> list[dict[str, Any]]:
-    """The Linear issues a customer reported (their description names the reporter 'of <legal name> on')."""
-    marker = f" of {legal_name} on "
-    return [i for i in world("linear", seed)["issues"] if marker in i["description"]]
+    """The Linear issues a customer reported: the description names the reporter 'of <legal name> on', or
+    the customer by its short name ('Reported by <short name> on Friday.'; a solver read those as reports
+    too, calibration 2026-12-05)."""
+    marker, short = f" of {legal_name} on ", _customer(seed, legal_name).short
+    return [i for i in world("linear", seed)["issues"]
+            if marker in i["description"] or short in _SHORT_REPORT.findall(i["description"])]
+
+
+def short_name_shared(seed: int, legal_name: str) -> bool:
+    """Whether another customer has this customer's short name and an issue is reported in it: whose report
+    it is cannot be told, so a case about either skips the seed."""
+    short = _customer(seed, legal_name).short
+    if sum(c.short == short for c in org(seed).customers) < 2:
+        return False
+    return any(short in _SHORT_REPORT.findall(i["description"]) for i in world("linear", seed)["issues"])
 
 
 def customer_of_meeting(seed: int, event: dict[str, Any]):

@@ -17,15 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import (
     case_task,
     crm_database_id,
     crm_rows,
     is_open,
-    org,
     reported_by,
-    world,
+    short_name_shared,
 )
 from tasks_catalog.stats import budget_limit
 
@@ -96,6 +95,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         if c is None or len(owners) != 1 or owners[0] not in users:
             return None
         owner = users[owners[0]]
+        if short_name_shared(seed, c.name):
+            return None
         issues = [i for i in reported_by(seed, c.name) if is_open(i, seed)]
         # A comment that already names the owner would make the check vacuous.
         if any(owner in cm["body"] for i in issues for cm in i["comments"]):
@@ -113,7 +114,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     decoy_issue = None
     for c, _, _ in accounts:
         for other in o.customers:
-            if other.key in at_risk or c.short not in other.name:
+            if other.key in at_risk or c.short not in other.name or short_name_shared(seed, other.name):
                 continue
             cand = [i for i in reported_by(seed, other.name) if is_open(i, seed) and i["priority"] != 1]
             if cand:
@@ -238,7 +239,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             "calls": writes(skip_post=True),
         }
     )
-    stale = [(c, owner, i) for c, owner, i in escalated if owner not in i["description"]]
+    stale = [(c, owner, i) for c, owner, i in escalated
+             if "Account owner: " in i["description"] and owner not in i["description"]]
     # Tagging the description's owner is caught only where the owner of record is tagged for nothing else.
     stale = [
         (c, owner, i) for c, owner, i in stale if sum(1 for _, o, issues in accounts if o == owner and issues) == 1

@@ -20,24 +20,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import (
     GMAIL_TOOLS,
     NOTION_READ,
     SLACK_TOOLS,
     STRIPE_READ,
     approvers_paragraph,
-    budget,
     case_task,
     finance_approvers,
     gmail_message,
     money,
     notion_page,
-    org,
     rng_for,
     slack_channel,
     uuid_of,
-    world,
 )
 
 ID = "x-t-billed-on-two-records"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import OWNER, fix_prs, followups, judged_by_case, org, pr_pattern
+from tasks_catalog.authoring.cross import cases, org, template
+from tasks_catalog.authoring.cross._x_t_eng import OWNER, fix_prs, followups, judged_by_case, pr_pattern
 
 
 def _comment(repo: str, number: int, incident: int) -> str:

@@ -12,8 +12,8 @@ import calendar
 from datetime import datetime
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, judged_by_case, org, slack_world_channel
+from tasks_catalog.authoring.cross import cases, org, template
+from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, judged_by_case, slack_world_channel
 from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"

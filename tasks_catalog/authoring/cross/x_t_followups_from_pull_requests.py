@@ -15,17 +15,15 @@ import re
 from typing import Any
 
 from servers.github.state import commit_sha
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_eng import (
     OWNER,
     fix_prs,
     followups,
     initial_state,
     judged_by_case,
-    org,
     pr_pattern,
     slack_channel,
-    world,
 )
 from tasks_catalog.stats import budget_limit
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import (
     NOTION_READ,
     SLACK_TOOLS,
@@ -22,10 +22,8 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     finance_approvers,
     money,
     notion_page,
-    org,
     rng_for,
     slack_channel,
-    world,
     world_ref,
 )
 

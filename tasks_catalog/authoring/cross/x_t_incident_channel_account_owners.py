@@ -13,15 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import (
-    initial_state,
-    judged_by_case,
-    org,
-    slack_channel,
-    slack_user_by_email,
-    world,
-)
+from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, slack_channel, slack_user_by_email
 from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"

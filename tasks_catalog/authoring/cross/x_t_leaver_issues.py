@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks_catalog.authoring.cross.x_t_leave_cover import call, notion_page, org, people_template, solved, world
+from tasks_catalog.authoring.cross import org, world
+from tasks_catalog.authoring.cross.x_t_leave_cover import call, notion_page, people_template, solved
 
 OPEN = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
 WORKING = ("In Progress", "In Review")

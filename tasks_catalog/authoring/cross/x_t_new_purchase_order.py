@@ -10,16 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_billing import (
-    GMAIL_TOOLS,
-    STRIPE_READ,
-    gmail_message,
-    org,
-    rng_for,
-    world,
-    world_ref,
-)
+from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_billing import GMAIL_TOOLS, STRIPE_READ, gmail_message, rng_for, world_ref
 
 ID = "x-t-new-purchase-order"
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from tasks_catalog.authoring.cross import org
 from tasks_catalog.authoring.cross.x_t_leave_cover import (
     PRIMARY,
     _exception,
     calendar_tools,
     call,
     local,
-    org,
     people_template,
     solved,
 )

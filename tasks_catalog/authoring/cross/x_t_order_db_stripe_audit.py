@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_data import budget, org, pg_row, pg_rows, state, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import world_state as state
+from tasks_catalog.authoring.cross._x_t_data import pg_row, pg_rows
 
 ID = "x-t-order-db-stripe-audit"
 PAIRS = (("Harbour Foods Ltd", "Harbor Foods Inc"), ("Nordkapp Seafood AS", "Nordkap Marine AS"),

@@ -12,8 +12,9 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_data import budget, org, pg_rows, state, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import world_state as state
+from tasks_catalog.authoring.cross._x_t_data import pg_rows
 
 ID = "x-t-order-refund-requests"
 #: What a refusal says (the goal asks why we did not refund), and what a reply about an earlier refund says.
@@ -51,6 +52,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
     payments = pg_rows(seed, "payments")
     refunds = pg_rows(seed, "refunds")
     refunded = {r["payment_id"] for r in refunds}
+    paid = {p["id"]: p["amount"] for p in pg_rows(seed, "payments")}
+    # "already refunded" is a payment refunded in full before now: a partial refund leaves a remainder a careful
+    # agent may refund, and a refund dated after now is not yet made (a solver saw both; calibration 2026-12-05)
+    full = {pid for pid in refunded
+            if sum(r["amount"] for r in refunds if r["payment_id"] == pid) >= paid.get(pid, float("inf")) - 0.005
+            and all(str(r["created_at"]) < o.now.replace("T", " ")[:19] for r in refunds if r["payment_id"] == pid)}
     by_order: dict[int, list[dict]] = {}
     for p in payments:
         by_order.setdefault(p["order_id"], []).append(p)
@@ -72,7 +79,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
             if len(captured) != 1 or (small and captured[0]["amount"] > limit):
                 continue
             cap = captured[0]
-            if failed_first != any(p["status"] == "failed" for p in pays) or (cap["id"] in refunded) != done:
+            if failed_first != any(p["status"] == "failed" for p in pays) or (
+                    cap["id"] not in full if done else cap["id"] in refunded):
                 continue
             age = (day - _ts(cap["paid_at"])).days
             if age_lo <= age <= age_hi and abs(cap["amount"] - order["total"]) < 0.005:

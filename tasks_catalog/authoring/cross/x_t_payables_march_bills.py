@@ -7,8 +7,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_data import budget, org, rx, state, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import world_state as state
+from tasks_catalog.authoring.cross._x_t_data import rx
 
 ID = "x-t-payables-march-bills"
 PATH = "finance/payables/bills_2026-Q1.csv"

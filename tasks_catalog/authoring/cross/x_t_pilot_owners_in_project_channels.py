@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows, org, world
+from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows
 from tasks_catalog.stats import budget_limit
 
 ID = "x-t-pilot-owners-in-project-channels"

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import (
     PRIORITY_NAMES,
     case_task,
     customer_of_meeting,
     is_open,
-    org,
     reported_by,
-    world,
+    short_name_shared,
 )
 from tasks_catalog.stats import budget_limit
 
@@ -80,6 +79,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
             return None
         if c not in customers:
             customers.append(c)
+    if any(short_name_shared(seed, c.name) for c in customers):
+        return None
     issues, targets, _ = _raise(seed, customers)
     urgent = [i["id"] for i in issues if i["priority"] == 1]
     if not targets:
@@ -91,7 +92,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
     o_customers = {c.key: c for c in org(seed).customers}
     for c in customers:
         for other in o_customers.values():
-            if other.key in met or c.short not in other.name:
+            if other.key in met or c.short not in other.name or short_name_shared(seed, other.name):
                 continue
             cand = [i for i in reported_by(seed, other.name) if is_open(i, seed) and i["priority"] in (0, 3, 4)]
             if cand:
@@ -114,7 +115,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
                 break
     if decoy is None:
         return None
-    closed = [i["id"] for c in customers for i in reported_by(seed, c.name) if not is_open(i, seed)]
+    # a closed issue not at High already, so raising it to High changes it
+    closed = [i["id"] for c in customers for i in reported_by(seed, c.name) if not is_open(i, seed) and i["priority"] != 2]
     reference: list[dict[str, Any]] = [
         {
             "tool": "calendar__search_events",

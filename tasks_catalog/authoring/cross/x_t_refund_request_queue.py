@@ -21,25 +21,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import (
     GMAIL_TOOLS,
     NOTION_READ,
     SLACK_TOOLS,
     STRIPE_READ,
     approvers_paragraph,
-    budget,
     case_task,
     finance_approvers,
     gmail_message,
     hex_id,
     money,
     notion_page,
-    org,
     rng_for,
     slack_channel,
     unix,
-    world,
 )
 
 ID = "x-t-refund-request-queue"

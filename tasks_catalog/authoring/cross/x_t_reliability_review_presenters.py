@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, org, slack_world_channel, world
+from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, slack_world_channel
 from tasks_catalog.stats import budget_limit
 
 Q1 = ("2026-01-01", "2026-04-01")

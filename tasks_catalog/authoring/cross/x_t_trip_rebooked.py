@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from tasks_catalog.authoring.cross.x_t_leave_cover import calendar_tools, call, org, people_template, solved, world
+from tasks_catalog.authoring.cross import org, world
+from tasks_catalog.authoring.cross.x_t_leave_cover import calendar_tools, call, people_template, solved
 
 TRIP = ("Hamburg", "HAM", "2026-03-24")
 AGENCY = "bookings@skyway.example"
@@ -57,8 +58,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
             f"{out.start[11:]} to {out.end[11:]}\n"
             f"- Return: {city} ({code}) to Lisbon (LIS), TP {flight_no(back)}, {_long(_shift(back.start, shift))}, "
             f"{back.start[11:]} to {back.end[11:]}\n"
+            # an all-day event ends the day after its last day: the check-out day is the day before its end
+            # (the email once gave the end itself, a day after the flight home; calibration, 2026-12-05)
             f"- Hotel in {city}: check-in {_long(_shift(hotel.start, shift))}, check-out "
-            f"{_long(_shift(hotel.end, shift))}, same confirmation number\n\n"
+            f"{_long(_shift(hotel.end, shift - 1))}, same confirmation number\n\n"
             "Seats and booking references are unchanged. The fare difference was charged to the company card.\n\n"
             "Skyway Business Travel")
     mail = {"id": mail_id, "thread_id": mail_id, "sender": AGENCY, "to": [o.owner.email], "cc": [],

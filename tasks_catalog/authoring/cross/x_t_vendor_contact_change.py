@@ -9,8 +9,8 @@ import hashlib
 import random
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, template
-from tasks_catalog.authoring.cross._x_t_data import budget, org, state, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import world_state as state
 
 ID = "x-t-vendor-contact-change"
 PRINTERS = ("Harbour Print Co", "Harbour Printing Ltd", "Harbor Print Co")

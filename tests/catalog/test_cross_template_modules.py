@@ -1,0 +1,63 @@
+"""The pool's cross-server templates are built by code (tasks_catalog/authoring/cross/, one module per
+template): every module imports and is named after its template, every template file has its module, and
+a module rebuilds its committed file byte for byte (one module here: each takes 10-60 s to scan the
+organisations; `mcpbench author cross-templates --check` checks them all)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from click.testing import CliRunner
+
+from mcpbench.cli import main
+from tasks_catalog.authoring.cross import OUT_DIR, modules, text_of
+from tasks_catalog.templates import load_template
+
+
+def test_every_cross_server_template_file_has_its_module_and_every_module_its_file():
+    files = {p.stem for p in OUT_DIR.glob("*.json")}
+    assert files and files == {m.replace("_", "-") for m in modules()}
+    for name in modules():
+        module = importlib.import_module(f"tasks_catalog.authoring.cross.{name}")
+        assert callable(module.build), name
+        template = load_template(OUT_DIR / f"{name.replace('_', '-')}.json")
+        assert template.servers and set(template.params) == {"case"}, name
+
+
+def test_a_module_rebuilds_its_committed_template_byte_for_byte():
+    result = CliRunner().invoke(main, ["author", "cross-templates", "--check", "x_t_fix_pr_on_followups"])
+    assert result.exit_code == 0 and result.output == "", result.output
+
+
+def test_a_stale_template_file_is_named_and_exits_1(tmp_path, monkeypatch):
+    import tasks_catalog.authoring.cross as cross
+
+    name = "x_t_fix_pr_on_followups"
+    stale = tmp_path / f"{name.replace('_', '-')}.json"
+    stale.write_text(text_of(cross.build(name)).replace('"version": 1', '"version": 2', 1), encoding="utf-8")
+    assert cross.write_all(tmp_path, check=True, names=[name]) == [stale]
+    monkeypatch.setattr(cross, "OUT_DIR", tmp_path)
+    result = CliRunner().invoke(main, ["author", "cross-templates", "--check", name])
+    assert result.exit_code == 1 and f"stale {stale}" in result.output
+
+
+def test_an_unknown_module_is_refused_naming_the_modules():
+    result = CliRunner().invoke(main, ["author", "cross-templates", "x_t_no_such_template"])
+    assert result.exit_code == 2 and "no cross-server template module x_t_no_such_template" in result.output
+
+
+def test_a_module_must_build_the_template_it_is_named_after(monkeypatch):
+    import tasks_catalog.authoring.cross as cross
+
+    bad = "x_t_no_such"
+    real = importlib.import_module
+
+    def fake(name, *args):
+        if name.endswith(bad):
+            return type("M", (), {"build": staticmethod(lambda: {"id": "x-t-something-else"})})
+        return real(name, *args)
+
+    monkeypatch.setattr(cross.importlib, "import_module", fake)
+    with pytest.raises(ValueError, match="builds template 'x-t-something-else'"):
+        cross.build(bad)
