@@ -21,6 +21,14 @@ def state_ref(server: str) -> dict[str, Any]:
     return world_state(server)
 
 
+#: People whose names differ by a letter from a colleague's: the lookalike of a person a task is about.
+LOOKALIKE_PEOPLE = {
+    "Maria Santos": "Maria Santana", "Maria Santana": "Maria Santos",
+    "Jon Berg": "John Berg", "John Berg": "Jon Berg",
+    "Alex Chen": "Alexa Chen", "Alexa Chen": "Alex Chen",
+    "Sam Patel": "Sami Patel", "Sami Patel": "Sam Patel",
+    "Nina Kovacs": "Nina Kovac", "Nina Kovac": "Nina Kovacs",
+}
 #: Priority names as Linear's tools number them.
 PRIORITY_NAMES = {0: "No priority", 1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
 

@@ -19,6 +19,7 @@ from typing import Any
 from servers.kit.pages import make_cursor
 from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import (
+    LOOKALIKE_PEOPLE,
     case_task,
     crm_database_id,
     crm_rows,
@@ -34,19 +35,6 @@ GOAL = (
     "of them reported that is still open must be Urgent, with a comment saying why. Then post in #cs-escalations "
     "which issues you escalated, tagging each account's owner so they can follow up."
 )
-#: People whose names differ by a letter from a colleague's.
-LOOKALIKE_PEOPLE = {
-    "Maria Santos": "Maria Santana",
-    "Maria Santana": "Maria Santos",
-    "Jon Berg": "John Berg",
-    "John Berg": "Jon Berg",
-    "Alex Chen": "Alexa Chen",
-    "Alexa Chen": "Alex Chen",
-    "Sam Patel": "Sami Patel",
-    "Sami Patel": "Sam Patel",
-    "Nina Kovacs": "Nina Kovac",
-    "Nina Kovac": "Nina Kovacs",
-}
 MIN_CALLS = 16
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from servers.kit.pages import make_cursor
 from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import LOOKALIKE_PEOPLE as NAMESAKES
 from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows
 from tasks_catalog.stats import budget_limit
 
@@ -23,18 +24,6 @@ GOAL = (
     "The account owners of our pilot customers should be able to follow their pilots. Add each of them to the "
     "Slack channel of the project their customer is piloting."
 )
-NAMESAKES = {
-    "Maria Santos": "Maria Santana",
-    "Maria Santana": "Maria Santos",
-    "Jon Berg": "John Berg",
-    "John Berg": "Jon Berg",
-    "Alex Chen": "Alexa Chen",
-    "Alexa Chen": "Alex Chen",
-    "Sam Patel": "Sami Patel",
-    "Sami Patel": "Sam Patel",
-    "Nina Kovacs": "Nina Kovac",
-    "Nina Kovac": "Nina Kovacs",
-}
 #: Short names of companies that differ by a letter from another's.
 LOOKALIKE_SHORTS = {
     "Harbour Foods": "Harbor Foods",
