@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 from _flow_support import SECRET
 
+from tasks_catalog.rotation import PER_SERVER
+
 MONTH = "2026-11"
 #: the month's slack tasks: enough for both worker processes to run several, each on two threads
-TASKS = 16
+TASKS = PER_SERVER
 #: a Prefect server, a worker and a gated month: minutes under load, so a bound well above that
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 from _flow_support import REPO, SECRET, month_servers
 
-from tasks_catalog.rotation import CROSS_PER_SERVER, PER_SERVER
+from tasks_catalog.rotation import CROSS_PER_SERVER, PER_SERVER, REPLACE_SHARE
 from tasks_catalog.schema import CROSS_SERVER
 
 #: the months tests/conftest.py's ``rotated_months`` builds, with the same secret and pool (one gate cache)
@@ -267,13 +267,16 @@ def test_the_next_month_carries_three_quarters_over_perturbed_and_replaces_a_qua
     store = str(tmp_path / "store")
     shutil.copytree(pipeline["dirs"]["store"], store)  # the scan reads the pipeline's own store
     report = rotate.fn(NEXT, store, [], None, True)
-    n = 16 * len(pipeline["servers"])
+    k = len(pipeline["servers"])
+    n = PER_SERVER * k + (sum(CROSS_PER_SERVER.values()) * k if k >= 2 else 0)
     assert report["tasks"] == n and report["retired"] == f"Historical-{MONTH}"
-    assert report["replaced"] == 4 * len(pipeline["servers"]) and report["carried"] == n - report["replaced"]
+    # a quarter of each server's templates is replaced (and of each level's cross-server ones, when the pool
+    # has unused ones); the rest are carried over with fresh parameters
+    assert report["replaced"] >= round(PER_SERVER * REPLACE_SHARE) * k
     assert report["gate_failures"] == []  # the public report: ids only, the same `mcpbench rotate` prints
     before = {t.template.id: t for t in load_month_tasks(open_store(store), MONTH, secret)}
     after = load_month_tasks(open_store(store), NEXT, secret)
     carried = [t for t in after if t.template.id in before]
-    assert len(carried) == report["carried"]
+    assert len({t.template.id for t in carried}) == report["carried"]
     assert all(t.template.params != before[t.template.id].template.params for t in carried)
     assert verify_historical(open_store(store), f"Historical-{MONTH}").ok
