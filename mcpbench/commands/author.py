@@ -200,7 +200,7 @@ def cross_templates(names: tuple[str, ...], check: bool) -> None:
 
     \b
     Example:
-      mcpbench author cross-templates --check
+      mcpbench author cross-templates --check x_t_fix_pr_on_followups
     """
     from tasks_catalog.authoring.cross import OUT_DIR, modules, write_all
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +37,9 @@ def every_case(template: Template) -> list[Task]:
     choices = [template.params[n] for n in names]
     if not all(isinstance(c, Choice) for c in choices):
         raise TemplateError(f"template {template.id}: every case can be gated only when every parameter is a choice")
-    size = math.prod(len(c.choice) for c in choices)  # type: ignore[union-attr]
+    size = 1
+    for c in choices:
+        size *= len(c.choice)  # type: ignore[union-attr]
     if size > MAX_CASES:
         raise TemplateError(f"template {template.id}: {size} combinations of parameters, over {MAX_CASES}")
     tasks = []

@@ -75,7 +75,7 @@ def test_every_template_frame_lets_its_reference_solution_through(template):
     assert task.frame is not None
     initial, final, errors = anyio.run(final_state, task, task.reference_solution)
     assert errors == []
-    assert [v.describe() for v in frame_violations(task.server, task.frame, initial, final)] == []
+    assert [v.describe() for v in frame_violations(task.scope, task.frame, initial, final)] == []
 
 
 def test_the_drafted_collateral_keeps_the_predicate_true_and_breaks_the_frame():

@@ -1,7 +1,7 @@
 """The monthly pipeline end to end, as Prefect runs it, and the containment scan.
 
 One process of its own (``pipeline.py``) runs the ``rotate_month`` flow, then ``evaluate_submission``
-with the oracle on every task of the month and with noop on two per server (concurrency 4, local sandbox), then
+with the oracle on every task of the month and with noop on two per server and two cross-server (concurrency 4, local sandbox), then
 ``detect_anomalies``. Every place it can write is a temporary folder: the store, the warehouse, Prefect's
 home (its database and result storage), HOME, TMPDIR, its logs (stdout and stderr) and the session's
 gate cache (shared with the other tests that rotate months). Afterwards every file under those folders
@@ -104,7 +104,8 @@ def test_the_oracle_scores_one_on_every_task_of_the_sealed_month_and_noop_zero(p
     n = pipeline["result"]["rotation"]["tasks"]
     assert oracle["infra_errors"] == [] and noop["infra_errors"] == []
     assert oracle["score"]["attempted"] == n and oracle["score"]["success_rate"] == 1.0
-    assert noop["score"]["attempted"] == 2 * len(pipeline["servers"]) and noop["score"]["success_rate"] == 0.0
+    rows = pipeline["result"]["rotation"]["by_server"]  # each server's tasks, and the cross-server ones
+    assert noop["score"]["attempted"] == 2 * len(rows) and noop["score"]["success_rate"] == 0.0
 
 
 # -- the containment scan ---------------------------------------------------------------------------
@@ -227,7 +228,8 @@ def test_the_scan_finds_plaintext_where_it_is(month_tasks, tmp_path):
     import pyarrow.parquet as pq
 
     needles = _needles(month_tasks)
-    assert sum(w.startswith("goal of") for w in needles.values()) >= len(month_tasks)
+    # a cross-server template's tasks of one month may share their goal (each is another organisation)
+    assert sum(w.startswith("goal of") for w in needles.values()) >= len({t.goal for t in month_tasks})
     assert any(w.startswith("parameter of") for w in needles.values())
     goal = month_tasks[0].goal
     pq.write_table(pa.table({"goal": [goal]}), tmp_path / "leak.parquet", compression="zstd")

@@ -73,8 +73,8 @@ def test_a_retired_month_is_evaluated_from_its_plaintext_and_ranked_on_the_histo
     assert {(r["split"], r["split_kind"], r["month"]) for r in runs} == {(TAG, "historical", "2026-11")}
     board = json.loads(cli("leaderboard", "--historical", "--json"))
     assert [(r["rank"], r["submission_id"], r["month"], r["tasks_covered"], r["tasks_in_month"]) for r in board] == [
-        (1, "hist-oracle", "2026-11", 16, 16), (2, "hist-noop", "2026-11", 16, 16),
-        (None, "hist-partial", "2026-11", 1, 16)]
+        (1, "hist-oracle", "2026-11", PER_SERVER, PER_SERVER), (2, "hist-noop", "2026-11", PER_SERVER, PER_SERVER),
+        (None, "hist-partial", "2026-11", 1, PER_SERVER)]
     assert json.loads(cli("leaderboard", "--json")) == [], "a retired month never ranks on the contemporary board"
 
     cli("report", "--html", str(tmp_path / "report.html"))

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.store import open_store
 from tasks_catalog.months import POOL_KEY, load_month, rotate
+from tasks_catalog.rotation import PER_SERVER
 from tasks_catalog.sealed import SealError
-from tasks_catalog.templates import POOL_DIR
+from tasks_catalog.templates import POOL_DIR, load_pool
 from tests.months.conftest import SECRET
 
 
@@ -42,7 +43,8 @@ def test_a_sealed_pool_is_what_the_next_rotation_renders_from(tmp_path, monkeypa
     pool = private_pool(tmp_path / "pool")
     result = seal(pool, tmp_path / "store")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("sealed 200 templates (20 browser, 20 calendar, ")
+    assert result.output.startswith(f"sealed {len(load_pool())} templates (20 browser, 20 calendar, ")
+    assert f"{sum(t.servers is not None for t in load_pool())} cross-server)" in result.output
     assert "op-" not in result.output  # counts only
 
     store = open_store(str(tmp_path / "store"))
@@ -84,5 +86,5 @@ def test_a_pool_that_cannot_fill_a_month_or_has_no_secret_is_refused_and_nothing
     small = private_pool(tmp_path / "small", drop="notion")
     refused = seal(small, tmp_path / "store")
     assert refused.exit_code == 1
-    assert "the pool cannot fill a month: the pool has 3 templates for notion; a month needs 16" in refused.output
+    assert f"the pool cannot fill a month: the pool has 3 templates for notion; a month needs {PER_SERVER}" in refused.output
     assert not open_store(str(tmp_path / "store")).exists(POOL_KEY)

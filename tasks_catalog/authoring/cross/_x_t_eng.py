@@ -67,7 +67,7 @@ def pr_pattern(repo: str, number: int) -> str:
             f"|PR {number}{end}|PR-{number}{end}|PR{number}{end}|pr {number}{end}|request {number}{end})")
 
 
-def judged_by_case(*, timeout_s: int) -> dict[str, str]:
+def judged_by_case(*, timeout_s: int) -> dict[str, Any]:
     """The part of a task body every case decides: budget, frame, predicate and reference solution."""
     return {"max_steps": "{{case.max_steps}}", "timeout_s": timeout_s, "frame": "{{case.frame}}",
             "success": "{{case.success}}", "reference_solution": "{{case.reference}}"}

@@ -252,7 +252,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             }
         )
     posts_max = sum(1 for _, _, issues in accounts if issues) + 1
-    frame = [{"entity": "linear.issue", "ids": raise_ids, "fields": ["priority"], "values": {"priority": {"eq": 1}}}]
+    frame: list[dict[str, Any]] = [{"entity": "linear.issue", "ids": raise_ids, "fields": ["priority"], "values": {"priority": {"eq": 1}}}]
     frame += [
         {"entity": "linear.comment", "change": ["create"], "where": {"issue": i["id"]}, "max": 1}
         for _, _, i in escalated

@@ -90,11 +90,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
     rng = rng_for(ID, seed)
 
     approvers = finance_approvers(seed)
-    asker = [e for e in o.employees if e.team == next(a.team for a in approvers) and e not in approvers
+    askers = [e for e in o.employees if e.team == next(a.team for a in approvers) and e not in approvers
              and "finance-approver" not in e.flags and e.employed_on("2026-03-01")]
-    if len(approvers) < 2 or not asker:
+    if len(approvers) < 2 or not askers:
         return None
-    approver, asker = approvers[rng.randrange(len(approvers))], rng.choice(asker)
+    approver, asker = approvers[rng.randrange(len(approvers))], rng.choice(askers)
     finance = slack_channel(seed, "finance")
     users = {u.get("email"): u for u in world("slack", seed)["users"]}
     if approver.email not in users or asker.email not in users:

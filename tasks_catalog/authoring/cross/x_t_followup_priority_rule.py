@@ -34,7 +34,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
     incidents = {i.number: i for i in company.incidents}
     if any(i.started < YEAR_START <= (i.resolved or "9999") for i in company.incidents):
         return None  # an incident across the new year: "this year's" would be arguable
-    change, kept, excluded, lookalikes = [], [], [], []
+    change: list[Any] = []
+    kept: list[Any] = []
+    excluded: list[Any] = []
+    lookalikes: list[Any] = []
     for number, issues in sorted(ups.items()):
         incident = incidents[number]
         for issue in issues:
@@ -49,7 +52,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 lookalikes.append((issue, target))
     if not 2 <= len(change) <= 7 or not excluded:
         return None
-    twin = next(((i, t) for i, t in lookalikes for c in change if i["title"][14:] == c["title"]), None)
+    twin: Any = next(((i, t) for i, t in lookalikes for c in change if i["title"][14:] == c["title"]), None)
     if twin is None:
         return None
     author = company.employee(company.policy("on-call").owner)
@@ -61,7 +64,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     patch = [{"op": "update", "in": ["channels"], "id": sre, "fields": {"members": members}},
              {"op": "add", "in": ["channels", sre, "messages"],
               "value": {"ts": f"{POSTED}.000100", "user": author.slack_id, "text": RULE}}]
-    writes = [{"tool": "linear__update_issue", "arguments": {"id": c["issue"], "priority": c["priority"]}} for c in change]
+    writes: list[dict[str, Any]] = [{"tool": "linear__update_issue", "arguments": {"id": c["issue"], "priority": c["priority"]}} for c in change]
     reference = [{"tool": "slack__list_channels", "arguments": {"limit": 100}},
                  {"tool": "slack__get_channel_history", "arguments": {"channel_id": sre, "limit": 5}},
                  {"tool": "linear__list_issues", "arguments": {"query": "Follow-up from incident", "limit": 100}},

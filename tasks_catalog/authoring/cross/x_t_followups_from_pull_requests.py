@@ -83,7 +83,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - picks 
     reviewing = pick(lambda i: i["state"] in OPEN_STATES)
     abandoned = pick(lambda i: i["state"] in OPEN_STATES)
     already = pick(lambda i: i["state"] == "Done")
-    if None in (reviewing, abandoned, already):
+    if reviewing is None or abandoned is None or already is None:
         return None
     twin = twin_of[lookalike[1]["id"]]
 

@@ -33,7 +33,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     db, rows, notion_users = _crm(seed)
     by_email = slack_user_by_email(seed)
     slack_users = world("slack", seed)["users"]
-    in_scope, traps, patch = [], [], []
+    in_scope: list[Any] = []
+    traps: list[Any] = []
+    patch: list[Any] = []
     for incident in company.incidents:
         if not incident.customers:
             continue

@@ -99,7 +99,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     decided = [(issue, _decide(seed, issue, name, manager.name, services, users)) for issue in open_]
     if any(d is None for _, d in decided):
         return None
-    decisions = [(issue, d[0], d[1]) for issue, d in decided]
+    decisions = [(issue, d[0], d[1]) for issue, d in decided if d is not None]
     kinds = {("manager" if to == manager.name else "none" if to is None else "owner") for _, to, _ in decisions}
     if len(kinds) < 2 or len(decisions) > 12:
         return None

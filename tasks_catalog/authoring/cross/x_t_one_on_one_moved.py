@@ -45,7 +45,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     stored = {e.id: e for e in tools.state.events}
     found = [(day, when, _on(tools, title, day)) for day, when in THURSDAYS[seed % 2:] + THURSDAYS[:seed % 2]]
     day, when, item = next(((d, w, i) for d, w, i in found if i is not None), (None, None, None))
-    if item is None:
+    if item is None or day is None:
         return None
     start = local(item["start"])
     busy = tools.get_freebusy(f"{day}T00:00", f"{day}T23:59",

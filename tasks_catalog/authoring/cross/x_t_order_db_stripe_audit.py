@@ -37,7 +37,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     if any(len(v) > 1 for v in by_name.values()):
         return None
     # The world itself must be consistent: each row linked to the Stripe customer of its name, or to none.
-    if any(r["stripe_customer_id"] != (by_name.get(r["name"]) or [None])[0] for r in rows):
+    if any(r["stripe_customer_id"] != next(iter(by_name.get(r["name"]) or []), None) for r in rows):
         return None
     row = {r["name"]: r for r in rows}
     status = {c.name: c.status for c in o.customers}
@@ -95,7 +95,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
             + ("stripe_customer_id IS NULL" if v is None else f"stripe_customer_id = '{v}'")), "count": 1}}
         for i, v in sorted(right.items())]}
     frame = [{"entity": "postgres.row", "ids": [f"customers/{i}" for i in sorted(right)], "fields": ["stripe_customer_id"]}]
-    cedar = [row.get("Cedar Pharma SA"), row.get("Cedar Pharma Inc")]
+    cedar: list[Any] = [row.get("Cedar Pharma SA"), row.get("Cedar Pharma Inc")]
     if None in cedar:
         return None
     others = [f for f in fixes if f["arguments"]["sql"] not in (_set(a["id"], right[a["id"]])["arguments"]["sql"],

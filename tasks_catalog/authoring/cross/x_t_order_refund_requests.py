@@ -91,7 +91,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
         used.add(customers[orders[oid]["customer_id"]]["id"])
         return {"order": oid, "pay": cap, "day": day}
 
-    items = [("refund", pick(4, 11, small=True, failed_first=True)),
+    items: list[Any] = [("refund", pick(4, 11, small=True, failed_first=True)),
              ("refund", pick(17, 27, small=True)),
              ("late", pick(40, 80, small=False)),
              ("done", pick(3, 25, small=False, done=True))]
@@ -99,8 +99,13 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
         return None
     rng.shuffle(items)
     next_id = max(r["id"] for r in refunds) + 1
-    gmail_patch, reference_reads, inserts, replies, clauses, frame = [], [], [], [], [], []
-    refund_calls = []
+    gmail_patch: list[Any] = []
+    reference_reads: list[Any] = []
+    inserts: list[Any] = []
+    replies: list[Any] = []
+    clauses: list[Any] = []
+    frame: list[Any] = []
+    refund_calls: list[Any] = []
     for n, (kind, it) in enumerate(items):
         order, pay = orders[it["order"]], it["pay"]
         cust = customers[order["customer_id"]]

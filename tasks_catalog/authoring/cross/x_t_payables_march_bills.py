@@ -69,7 +69,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     mails = {m["subject"]: m["id"] for m in world("gmail", seed)["messages"]}
     reads = [{"tool": "gmail__read_email",
               "arguments": {"messageId": mails[f"Invoice {b.number} from {name[b.vendor]}"]}} for b in missing]
-    clauses = [{"filesystem.fileContentMatches": {"path": PATH, "pattern": _row_pattern(b, name[b.vendor])}}
+    clauses: list[dict[str, Any]] = [{"filesystem.fileContentMatches": {"path": PATH, "pattern": _row_pattern(b, name[b.vendor])}}
                for b in missing]
     clauses += [{"not": {"filesystem.fileContentMatches": {
         "path": PATH, "pattern": f"{rx(b.number)},(.|\\n)*{rx(b.number)},"}}} for b in missing]

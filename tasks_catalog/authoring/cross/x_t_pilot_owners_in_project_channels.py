@@ -71,7 +71,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             pilots[project] = account
     if not pilots:
         return None
-    items = []  # (project, channel, customer, owner slack user)
+    items: list[Any] = []  # (project, channel, customer, owner slack user)
     for project, account in pilots.items():
         row = crm.get(account)
         if row is None or project not in channels or len(row["properties"].get("Owner") or []) != 1:
@@ -122,7 +122,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         {"tool": "slack__list_channels", "arguments": {"limit": 200}},
         {"tool": "slack__get_users", "arguments": {"limit": 200}},
     ]
-    invites = [
+    invites: list[dict[str, Any]] = [
         {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}}
         for _, ch, _, u in items
     ]

@@ -185,7 +185,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
                 ],
             }
         )
-    frame = [{"entity": "linear.issue", "ids": targets, "fields": ["priority"], "values": {"priority": {"in": [1, 2]}}}]
+    frame: list[dict[str, Any]] = [{"entity": "linear.issue", "ids": targets, "fields": ["priority"], "values": {"priority": {"in": [1, 2]}}}]
     frame += [{"entity": "linear.comment", "change": ["create"], "where": {"issue": i}, "max": 1} for i in targets]
     success = {
         "all": [

@@ -52,7 +52,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
               f"renewal terms for {c.seats} seats, and an option for {c.seats + 10}? Last year {prev.first} "
               f"{prev.last} handled our renewal; I have not heard from {prev.first} since the winter.\n\n"
               f"Best regards,\n{contact.first} {contact.last}\n{contact.title}, {c.name}"))
-    forward = {"tool": "gmail__send_email", "arguments": {
+    forward: dict[str, Any] = {"tool": "gmail__send_email", "arguments": {
         "to": [owner["email"]], "subject": f"Fwd: Renewal terms for {c.short}",
         "body": f"Hi {owner['name'].split()[0]},\n\n{contact.first} {contact.last} ({contact.email}) at {c.name}, "
                 f"your account, asks for renewal terms for {c.seats} seats and an option for {c.seats + 10}; their "

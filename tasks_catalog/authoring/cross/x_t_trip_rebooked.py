@@ -82,7 +82,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                      timeMax=f"{_shift(last, 1)}T00:00")]
     reference = [*discover, *updates, tell]
     # the hotel's text says how many nights: correcting it to the new stay is natural (calibration, 2026-12-05)
-    frame = [{"entity": "calendar.event", "ids": [e.id], "fields": ["start", "end", "description"] if e is hotel
+    frame: list[dict[str, Any]] = [{"entity": "calendar.event", "ids": [e.id], "fields": ["start", "end", "description"] if e is hotel
               else ["start", "end"], "values": {"start": {"eq": s}, "end": {"eq": t}}} for e, s, t in moves]
     frame += [{"entity": "gmail.message", "fields": ["label_ids"]},
               {"entity": "gmail.message", "change": ["create"], "max": len(team),
