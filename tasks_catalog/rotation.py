@@ -207,6 +207,19 @@ def _render(template: Template, seed: bytes, month: str, avoid: list[dict[str, A
                         f"and unlike each other")
 
 
+@dataclass(frozen=True)
+class _Group:
+    """The templates a month draws together: one server's single-server templates (a task each) or one
+    level's cross-server templates (``tasks`` in all, up to ``MAX_INSTANCES`` from one template)."""
+
+    name: str  # also names the group's random draws
+    templates: list[Template]
+    last: list[str]  # its templates last month
+    size: int  # how many templates it draws
+    recovery: int  # how many of them at least are recovery templates
+    tasks: int | None = None
+
+
 def build_month(pool: list[Template], month: str, seed: bytes, previous: Month | None = None,
                 leaked_task_ids: set[str] | frozenset[str] = frozenset()) -> Month:
     """Render ``month`` from ``pool`` with ``seed`` (derived from the operator's secret and the month)."""
@@ -218,28 +231,28 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
     leaked = {t.rendered_from().id for t in previous.tasks if t.id in leaked_task_ids} if previous else set()
     tasks: list[Task] = []
     result = Month(month=month, tasks=tasks, previous=previous.month if previous else None)
-    groups: list[tuple[str, list[Template], list[str], int, int]] = []  # (rng name, templates, last ids, size, recovery)
-    for server in SERVER_NAMES:
-        groups.append((server, by_server[server], previous.template_ids(server) if previous else [], PER_SERVER,
-                       MIN_RECOVERY))
-    quota = cross_quota()
-    for level in DIFFICULTIES:
-        if quota[level]:
-            last = sorted({i for i in (previous.template_ids(CROSS) if previous else []) if i in {t.id for t in cross[level]}})
-            groups.append((f"{CROSS}:{level}", cross[level], last, min(len(cross[level]), -(-quota[level] // 2)), 0))
-    for name, templates, last, size, recovery in groups:
-        rng = _rng(seed, "select", name)
-        if previous is None and name in by_server:
-            chosen = _select_first(templates, rng)
-        elif previous is None or not last:
-            chosen = rng.sample(sorted(templates, key=lambda t: t.id), size)
+    groups = [_Group(server, by_server[server], previous.template_ids(server) if previous else [], PER_SERVER,
+                     MIN_RECOVERY) for server in SERVER_NAMES]
+    last_cross = set(previous.template_ids(CROSS)) if previous else set()
+    for level, want in cross_quota().items():
+        if want:
+            ids = {t.id for t in cross[level]}
+            groups.append(_Group(f"{CROSS}:{level}", cross[level], sorted(last_cross & ids),
+                                 min(len(cross[level]), -(-want // 2)), 0, want))
+    for group in groups:
+        rng = _rng(seed, "select", group.name)
+        if previous is None and group.tasks is None:
+            chosen = _select_first(group.templates, rng)
+        elif previous is None or not group.last:
+            chosen = rng.sample(sorted(group.templates, key=lambda t: t.id), group.size)
         else:
-            chosen, replaced, leaked_out = _select_next(templates, last, leaked, rng, size=size, min_recovery=recovery)
+            chosen, replaced, leaked_out = _select_next(group.templates, group.last, leaked, rng, size=group.size,
+                                                        min_recovery=group.recovery)
             result.replaced.update(replaced)
             result.leaked_replaced += leaked_out
             result.carried += [t.id for t in chosen if t.id in prev_params]
-        counts = ({t.id: 1 for t in chosen} if name in by_server
-                  else _instances(chosen, quota[name.split(":")[1]], _rng(seed, "instances", name)))
+        counts = ({t.id: 1 for t in chosen} if group.tasks is None
+                  else _instances(chosen, group.tasks, _rng(seed, "instances", group.name)))
         for template in sorted(chosen, key=lambda t: (DIFFICULTIES.index(t.difficulty), t.id)):
             tasks += _render(template, seed, month, prev_params.get(template.id, []), counts[template.id])
     return result
