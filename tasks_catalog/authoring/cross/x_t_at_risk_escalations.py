@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import (
     LOOKALIKE_PEOPLE,
     case_task,
@@ -27,7 +27,6 @@ from tasks_catalog.authoring.cross._x_t_accounts import (
     reported_by,
     short_name_shared,
 )
-from tasks_catalog.stats import budget_limit
 
 ID = "x-t-at-risk-escalations"
 GOAL = (
@@ -306,7 +305,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     return {
         "accounts": [c.name for c, _, _ in accounts],
         "issues": [i["id"] for _, _, i in escalated],
-        "max_steps": budget_limit(len(reference), len(reference)),
+        "max_steps": budget(len(reference)),
         "frame": frame,
         "success": {"all": clauses},
         "reference": reference,

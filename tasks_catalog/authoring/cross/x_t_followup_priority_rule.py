@@ -12,9 +12,8 @@ import calendar
 from datetime import datetime
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, org, template
+from tasks_catalog.authoring.cross import budget, cases, org, template
 from tasks_catalog.authoring.cross._x_t_eng import followups, initial_state, judged_by_case, slack_world_channel
-from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"
 TARGET = {"SEV1": 1, "SEV2": 2}
@@ -79,7 +78,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     return {
         "author": author.name,
         "patch": patch,
-        "max_steps": budget_limit(calls, calls),
+        "max_steps": budget(calls),
         "frame": [{"entity": "linear.issue", "ids": [c["issue"]], "fields": ["priority"],
                    "values": {"priority": {"eq": c["priority"]}}} for c in change],
         "success": {"all": [{"linear.issuePriority": {"issue": c["issue"], "priority": NAMES[c["priority"]]}}

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from servers.github.state import commit_sha
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_eng import (
     OWNER,
     fix_prs,
@@ -25,7 +25,6 @@ from tasks_catalog.authoring.cross._x_t_eng import (
     pr_pattern,
     slack_channel,
 )
-from tasks_catalog.stats import budget_limit
 
 OPEN_STATES = ("Backlog", "Todo", "In Progress")
 
@@ -136,7 +135,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - picks 
                {"tool": "slack__post_message", "arguments": {"channel_id": sre, "text": summary}}]
     reference = reads + writes
     calls = len(reference)
-    max_steps = budget_limit(calls, calls + 1)  # the unavailable first update is retried once
+    max_steps = budget(calls, 1)  # the unavailable first update is retried once
 
     frame: list[dict[str, Any]] = []
     success: list[dict[str, Any]] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_catalog.authoring.cross import org
-from tasks_catalog.authoring.cross.x_t_leave_cover import calendar_tools, call, notion_page, people_template, solved
+from tasks_catalog.authoring.cross._x_t_people import calendar_tools, call, notion_page, people_template, solved
 
 #: (city, the visit's place, hotel names): the nearest, the one the policy allows, the farthest.
 CITIES = {

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, slack_channel, slack_user_by_email
-from tasks_catalog.stats import budget_limit
 
 YEAR_START = "2026-01-01"
 
@@ -108,7 +107,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             writes.append({"tool": "slack__get_channel_history", "arguments": {"channel_id": todo[1]["channel"], "limit": 3}})
     reference = reads + writes
     calls = len(reference)
-    max_steps = budget_limit(calls, calls + 1)  # the unavailable first invite is retried once
+    max_steps = budget(calls, 1)  # the unavailable first invite is retried once
 
     frame: list[dict[str, Any]] = []
     success: list[dict[str, Any]] = []

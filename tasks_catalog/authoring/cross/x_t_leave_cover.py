@@ -5,50 +5,26 @@ the deputy joins: only the occurrences in the leave of the series with three or 
 calendars (the stand-up lives on the shared ops calendar), some were moved already (stored exceptions,
 updated in place) and the rest are expanded from their series (a new exception each); the weekly ops
 review changes series in April and holidays drop occurrences. The out-of-office event's creation answers
-``timeout_after_commit``: it was made, and a blind retry makes a second one.
-
-This module also holds the small helpers the other ``x_t_`` people templates share (the worlds of a seed,
-a world reference, the calendar tools on a seed's world)."""
+``timeout_after_commit``: it was made, and a blind retry makes a second one."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 from typing import Any
 
-from servers.calendar import CalendarState, CalendarTools
-from tasks_catalog.authoring.cross import cases, org, template, world, world_state
-
-PRIMARY = "priya.raman@kestrelfreight.com"
-
-
-def calendar_tools(seed: int) -> CalendarTools:
-    """The calendar server's tools on a fresh copy of the seed's world (to read what an agent would see)."""
-    return CalendarTools(CalendarState.model_validate(world("calendar", seed)))
-
-
-def call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool": tool, "arguments": arguments}
-
-
-def local(moment: dict[str, Any]) -> str:
-    """A listed event's start or end as the calendar stores it (``2026-03-30T11:30`` or ``2026-03-30``)."""
-    return moment["dateTime"][:16] if "dateTime" in moment else moment["date"]
-
-
-def slack_channel(seed: int, name: str) -> str:
-    return next(c["id"] for c in world("slack", seed)["channels"] if c["name"] == name)
-
-
-def notion_page(seed: int, title: str) -> dict[str, Any]:
-    return next(p for p in world("notion", seed)["pages"] if p["title"] == title)
-
-
-def long_date(day: str) -> str:
-    d = date.fromisoformat(day)
-    return f"{d.strftime('%A')} {d.day} {d.strftime('%B')}"
-
-
-# -- this template ------------------------------------------------------------------------------------------
+from servers.calendar import CalendarTools
+from tasks_catalog.authoring.cross import org
+from tasks_catalog.authoring.cross._x_t_people import (
+    PRIMARY,
+    calendar_tools,
+    call,
+    long_date,
+    notion_page,
+    people_template,
+    slack_channel,
+    solved,
+    stored_exception,
+)
 
 #: The leaves (Monday to Friday two weeks later): over the ops review's move to Tuesdays and Good Friday,
 #: mid-April, over the end of the stand-up and focus-time series and Labour Day, and into May.
@@ -93,15 +69,6 @@ def _occurrences(tools: CalendarTools, calendar: str, first: str, last: str) -> 
             return items, reads
 
 
-def _exception(series: Any, item: dict[str, Any]) -> dict[str, Any]:
-    """An occurrence of ``series`` (a stored event) as an exception that changes nothing, as the calendar
-    stores one when an occurrence is edited."""
-    fields = series.model_dump(exclude={"recurrence"}, exclude_none=True)
-    start = local(item["start"])
-    return fields | {"id": item["id"], "start": start, "end": local(item["end"]), "recurring_event_id": series.id,
-                     "original_start": local(item["originalStartTime"])}
-
-
 def _guests(item: dict[str, Any]) -> list[str]:
     return [a["email"] for a in item.get("attendees", []) if not a.get("resource") and a["email"] != PRIMARY]
 
@@ -140,7 +107,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     # The leave's occurrences, stored as unchanged exceptions of their series (what the agent lists is the
     # same), so that each has an id of the initial state the predicate and the frame can name.
     materialise = [item for item in mine if item.get("recurringEventId") and item["id"] not in stored]
-    calendar_patch = [{"op": "add", "in": ["events"], "value": _exception(stored[item["recurringEventId"]], item)}
+    calendar_patch = [{"op": "add", "in": ["events"], "value": stored_exception(stored[item["recurringEventId"]], item)}
                       for item in materialise]
     day_after = (date.fromisoformat(last) + timedelta(days=1)).isoformat()
     ops_channel = slack_channel(seed, "ops")
@@ -218,42 +185,6 @@ def case_of(seed: int) -> dict[str, Any] | None:
                           _block(old, 9001, RULE_2025)]},
         faults=[{"tool": "calendar__create_event", "on_call": 1, "kind": "timeout_after_commit"}],
         frame=frame, success={"all": success}, reference=reference, wrong=wrongs, alternatives=alternatives)
-
-
-def _budget(calls: int) -> int:
-    """The gate's budget rule for a reference of ``calls`` calls whose faults force no extra attempt."""
-    from tasks_catalog.stats import budget_limit
-
-    return budget_limit(calls, calls)
-
-
-def solved(*, patch: dict[str, list], frame: list, success: dict, reference: list, wrong: list, alternatives: list,
-           faults: list | None = None, retried: int = 0, **facts: Any) -> dict[str, Any]:
-    """A case: the world's ``facts`` the goal names, then each server's patch, the faults (when the case
-    decides them), the frame, the predicate, the solutions and the budget the gate allows (``retried``: the
-    failed attempts the faults force on the reference)."""
-    return {**facts, "patch": patch, **({"faults": faults} if faults is not None else {}), "frame": frame,
-            "success": success, "reference": reference, "wrong": wrong, "alternatives": alternatives,
-            "max_steps": _budget(len(reference)) + retried}
-
-
-def people_template(*, id: str, servers: list[str], difficulty: str, category: str, case_of, goal: str,
-                    tools: list[str], timeout_s: int) -> dict[str, Any]:
-    """A template of the people and operations side: version 1, its cases found by ``case_of`` over the
-    organisation's seeds, its task written by :func:`body` (a recovery template's faults are its case's)."""
-    faults = "{{case.faults}}" if category == "recovery" else ()
-    return template(id=id, version=1, servers=servers, difficulty=difficulty, category=category,
-                    case_list=cases(case_of), task=body(goal, servers, tools, timeout_s=timeout_s, faults=faults))
-
-
-def body(goal: str, servers: list[str], tools: list[str], *, timeout_s: int, faults: Any = ()) -> dict[str, Any]:
-    """A template's task: ``goal``, each server's world of the case's seed with its patch, ``tools``, and
-    the case's budget, frame, predicate and solutions; ``faults`` fixed, or ``"{{case.faults}}"``."""
-    return {"goal": goal, "initial_state": {server: world_state(server, f"{{{{case.patch.{server}}}}}") for server in servers},
-            "faults": faults if isinstance(faults, str) else list(faults), "available_tools": tools,
-            "max_steps": "{{case.max_steps}}", "timeout_s": timeout_s, "frame": "{{case.frame}}",
-            "success": "{{case.success}}", "reference_solution": "{{case.reference}}",
-            "wrong_solutions": "{{case.wrong}}", "alternative_solutions": "{{case.alternatives}}"}
 
 
 def build() -> dict[str, Any]:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from tasks_catalog.authoring.cross import org, world
-from tasks_catalog.authoring.cross.x_t_leave_cover import call, notion_page, people_template, solved
+from tasks_catalog.authoring.cross._x_t_people import call, notion_page, people_template, solved
 
 OPEN = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
 WORKING = ("In Progress", "In Review")

@@ -10,14 +10,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import org
-from tasks_catalog.authoring.cross.x_t_leave_cover import (
+from tasks_catalog.authoring.cross._x_t_people import (
     PRIMARY,
-    _exception,
     calendar_tools,
     call,
     local,
     people_template,
     solved,
+    stored_exception,
 )
 
 #: Thursday of this week and of the next (now is Monday 16 March 2026), each named with its date: on a Monday
@@ -62,7 +62,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         return None
     new_end = _plus(new, 30)
     patch = [] if item["id"] in stored else [
-        {"op": "add", "in": ["events"], "value": _exception(stored[item["recurringEventId"]], item)}]
+        {"op": "add", "in": ["events"], "value": stored_exception(stored[item["recurringEventId"]], item)}]
     find = call("calendar__search_events", query="Maria Santos", timeMin=f"{day}T00:00", timeMax=f"{day}T23:59")
     move = call("calendar__update_event", calendarId=PRIMARY, eventId=item["id"], start=new, end=new_end)
     hhmm = new[11:]

@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import LOOKALIKE_PEOPLE as NAMESAKES
 from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows
-from tasks_catalog.stats import budget_limit
 
 ID = "x-t-pilot-owners-in-project-channels"
 GOAL = (
@@ -213,7 +212,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     ]
     return {
         "pilots": [(p, c.name, u["real_name"]) for p, _, c, u in items],
-        "max_steps": budget_limit(len(reference), len(reference)),
+        "max_steps": budget(len(reference)),
         "frame": frame,
         "success": success,
         "reference": reference,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import (
     PRIORITY_NAMES,
     case_task,
@@ -24,7 +24,6 @@ from tasks_catalog.authoring.cross._x_t_accounts import (
     reported_by,
     short_name_shared,
 )
-from tasks_catalog.stats import budget_limit
 
 ID = "x-t-qbr-week-issue-priorities"
 WEEK = ("2026-03-23", "2026-03-28")
@@ -222,7 +221,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
         "customers": [c.name for c in customers],
         "targets": targets,
         "frame": frame,
-        "max_steps": budget_limit(len(reference), len(reference) + 1),
+        "max_steps": budget(len(reference), 1),
         "success": success,
         "reference": reference,
         "wrong": wrong,

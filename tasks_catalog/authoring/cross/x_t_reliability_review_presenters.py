@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_eng import initial_state, judged_by_case, slack_world_channel
-from tasks_catalog.stats import budget_limit
 
 Q1 = ("2026-01-01", "2026-04-01")
 Q4 = ("2025-10-01", "2026-01-01")
@@ -91,7 +90,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         return None
     return {
         "patch": patch,
-        "max_steps": budget_limit(calls, calls),
+        "max_steps": budget(calls),
         "frame": [{"entity": "calendar.event", "ids": [review], "fields": ["attendees"],
                    "values": {"attendees": {"add": missing, "key": "email"}}}],
         "success": {"all": [{"calendar.eventHasAttendee": {"event": review, "attendee": e}} for e in everyone]},

@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import org, world
-from tasks_catalog.authoring.cross.x_t_leave_cover import calendar_tools, call, people_template, solved
+from tasks_catalog.authoring.cross._x_t_people import calendar_tools, call, people_template, solved
 
 TRIP = ("Hamburg", "HAM", "2026-03-24")
 AGENCY = "bookings@skyway.example"
