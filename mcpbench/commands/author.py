@@ -196,7 +196,8 @@ def check_templates(paths: tuple[Path, ...], seeds: int, salt: str, all_cases: b
 def cross_templates(names: tuple[str, ...], check: bool) -> None:
     """Build the cross-server templates from their modules (tasks_catalog/authoring/cross/, one per
     template, reading the organisation of many seeds) into tasks_catalog/templates/cross-server/; NAMES
-    limits it to those modules. Gate what it wrote with `check-templates --all-cases`.
+    limits it to those modules (a module's name, or its template's id: x_t_leave_cover or x-t-leave-cover).
+    Gate what it wrote with `check-templates --all-cases`.
 
     \b
     Example:
@@ -204,6 +205,7 @@ def cross_templates(names: tuple[str, ...], check: bool) -> None:
     """
     from tasks_catalog.authoring.cross import OUT_DIR, modules, write_all
 
+    names = tuple(name.replace("-", "_") for name in names)
     unknown = sorted(set(names) - set(modules()))
     if unknown:
         click.echo(f"error: no cross-server template module {', '.join(unknown)} (modules: {', '.join(modules())})",

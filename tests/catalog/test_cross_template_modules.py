@@ -30,6 +30,15 @@ def test_a_module_rebuilds_its_committed_template_byte_for_byte():
     assert result.exit_code == 0 and result.output == "", result.output
 
 
+def test_a_template_is_named_by_its_module_or_by_its_id(tmp_path, monkeypatch):
+    import tasks_catalog.authoring.cross as cross
+
+    monkeypatch.setattr(cross, "OUT_DIR", tmp_path)
+    result = CliRunner().invoke(main, ["author", "cross-templates", "x-t-fix-pr-on-followups"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["x-t-fix-pr-on-followups.json"]
+
+
 def test_a_stale_template_file_is_named_and_exits_1(tmp_path, monkeypatch):
     import tasks_catalog.authoring.cross as cross
 

@@ -3,8 +3,9 @@ and she books the one nearest to where she is going that the travel policy in fo
 costs more than the 2026 limit (it would need her manager's approval before booking), the second is within
 the 2026 limit (sometimes exactly at it; for a stay of several nights it quotes the total, not the nightly
 rate) but above the superseded 2025 one, the third is within both and farthest. One outcome: the reply that
-books the second. Declining the others politely, and noting the hotel on the trip's hotel entry, are
-natural follow-ups the frame allows."""
+books the second, and no reply that asks another of them for its room (version 2: version 1 passed an agent
+that booked two). Declining the others politely, and noting the hotel on the trip's hotel entry, are natural
+follow-ups the frame allows."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from typing import Any
 
 from tasks_catalog.authoring.cross import org
 from tasks_catalog.authoring.cross._x_t_people import calendar_tools, call, notion_page, people_template, solved
+
+#: A reply that asks a hotel for its room (declining, or saying she booked elsewhere, does not match): a booking
+#: sent to a hotel she does not choose books two rooms.
+BOOKS = (r"\b([Ii][’']?d|I would|[Ww]e[’']?d|[Ww]e would|I want|[Ww]e want) (like |love )?to (book|reserve|take)\b"
+         r"|\b[Pp]lease (book|reserve|confirm|hold)\b|\b([Gg]o ahead|[Pp]roceed) with\b|\b[Aa]ccept (your|the) offer\b")
 
 #: (city, the visit's place, hotel names): the nearest, the one the policy allows, the farthest.
 CITIES = {
@@ -80,11 +86,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
              {"entity": "calendar.event", "ids": [hotel_entry.id], "fields": ["location", "description"],
               "values": {"location": {"matches": next(w for w in right[0].split() if w not in ("Hotel", "Inn"))}}}]
     success = {"all": [{"gmail.draftSent": {"to": to[right], "subject_pattern": f"{city}|[Bb]ook|[Rr]oom|[Ss]tay|"
-                                            "[Rr]eserv|[Oo]ffer|[Hh]otel"}}]}
+                                            "[Rr]eserv|[Oo]ffer|[Hh]otel"}},
+                       *({"not": {"gmail.draftSent": {"to": to[other], "subject_pattern": ".", "body_pattern": BOOKS}}} for other in (near, far))]}
     wrongs = [
         {"why": "reads the superseded 2025 policy and books the farthest hotel, the only one within its limit",
          "kind": "lookalike", "calls": [call("notion__get_block_children", block_id=old["id"]), book(far)]},
         {"why": "books the nearest hotel although it is above the limit", "kind": "other", "calls": [book(near)]},
+        {"why": "books the right hotel and the nearest one too", "kind": "other", "calls": [book(right), book(near)]},
+        {"why": "books the right hotel and the farthest one too", "kind": "other", "calls": [book(far), book(right)]},
         {"why": "books the right hotel and deletes the trip's hotel entry", "kind": "collateral",
          "calls": [book(right), call("calendar__delete_event", calendarId=hotel_entry.calendar_id,
                                      eventId=hotel_entry.id)]},
@@ -94,6 +103,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
     ]
     alternatives = [
         {"why": "also declines the other two offers", "calls": [*discover, book(right), decline(near), decline(far)]},
+        {"why": "also declines the other two, saying it booked elsewhere",
+         "calls": [*discover, book(right), *(call("gmail__send_email", to=[to[h]], subject=f"Re: Your stay in {city}",
+                                                    body="Thank you for the quick offer. I've booked another hotel for "
+                                                         "this trip, so please don't hold the room.\n\nPriya Raman")
+                                               for h in (near, far))]},
         {"why": "also notes the hotel on the trip's hotel entry",
          "calls": [*discover, book(right), call("calendar__update_event", calendarId=hotel_entry.calendar_id,
                                                  eventId=hotel_entry.id, location=f"{right[0]}, {city}",
@@ -110,7 +124,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    return people_template(
+    return {**people_template(
         id="x-t-hotel-offers", servers=["calendar", "gmail", "notion"], difficulty="medium", category="standard",
         case_of=case_of, timeout_s=300,
         goal="Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm going "
@@ -119,4 +133,4 @@ def build() -> dict[str, Any]:
                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft", "notion__search",
                "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-               "calendar__update_event"])
+               "calendar__update_event"]), "version": 2}
