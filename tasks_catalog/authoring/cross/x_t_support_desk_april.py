@@ -164,6 +164,66 @@ def _members(seed: int, rng: random.Random) -> tuple[list[Any], list[Any]] | Non
     return marias + rng.sample(others, 3), rng.sample(hamburg, min(3, len(hamburg)))
 
 
+def _plant(rng: random.Random, facts: dict[str, Any], current: Any, open_days: list[str], ops_keys: set[str],
+           santana: str) -> bool:
+    """Plant the month's traps after the prefilled days, each on the turn of a person it suits, in date order
+    (``current()`` is the rota the facts so far give); False when the month has no room for one of them."""
+    day, = (m["day"] for m in facts["mail"])
+    traps = list(TRAPS)
+    rng.shuffle(traps)
+    # What each person already has (leave, out-of-office, a request): no two of one person's come within three
+    # days of each other, so that no source overlaps another of the same person.
+    busy: dict[str, list[tuple[str, str]]] = {facts["mail"][0]["who"]: [(day, day)]}
+
+    def free(who: str, first: str, last: str) -> bool:
+        return all(last < after(a, -3) or after(b, 3) < first for a, b in busy.get(who, []))
+
+    fits = {"declined": lambda k: k in ops_keys and k != santana, "lookalike": lambda k: k == santana}
+    cursor = PREFILLED + 1
+    for trap in traps:
+        cursor += rng.randint(0, 1)
+        now = current()
+        length = {"cancel": rng.randint(2, 3), "move": rng.randint(1, 2), "pending": rng.randint(1, 2),
+                  "ooo": rng.randint(1, 2), "declined": 1, "lookalike": rng.randint(2, 3), "plain": rng.randint(2, 4)}[trap]
+        fit = fits.get(trap, lambda k: k != santana)
+        at = next((i for i in range(cursor, len(open_days)) if fit(now[open_days[i]]) and
+                   free(now[open_days[i]], open_days[i], open_days[min(i + length - 1, len(open_days) - 1)])), None)
+        if at is None:
+            return False
+        day, holder = open_days[at], now[open_days[at]]
+        last = open_days[min(at + length - 1, len(open_days) - 1)]
+        busy.setdefault(holder, []).append((day, last))
+        logged = f"2026-02-{rng.randint(9, 27):02d}"
+        if trap == "cancel":
+            facts["register"].append(_leave(holder, day, last, "Approved", rng.choice(REASONS), logged, cancelled=True))
+        elif trap == "move":
+            facts["register"].append(_leave(holder, "", "", "Approved", rng.choice(REASONS), logged, moved=(day, last)))
+        elif trap == "pending":
+            facts["register"].append(_leave(holder, day, last, "Pending", rng.choice(REASONS), f"2026-03-{rng.randint(9, 13):02d}"))
+        elif trap == "ooo":
+            facts["ooo"].append({"who": holder, "from": day, "to": last})
+        elif trap == "declined":
+            facts["mail"].append({"who": holder, "day": day, "approved": False})
+        else:
+            facts["register"].append(_leave(holder, day, last, "Approved", rng.choice(REASONS), logged))
+        cursor = at + 1
+    # The moved leave's registered (old) dates: a turn of the mover's, clear of everything else of theirs.
+    final = current()
+    moved = next(r for r in facts["register"] if r.get("moved"))
+    mover = moved["who"]
+    busy[mover].remove(moved["moved"])
+    choices = [d for d in open_days[PREFILLED:] if final[d] == mover and free(mover, d, d)
+               and (d < after(moved["moved"][0], -3) or after(moved["moved"][1], 3) < d)]
+    if not choices:
+        return False
+    old_first = rng.choice(choices)
+    old_last = open_days[min(open_days.index(old_first) + rng.randint(0, 1), len(open_days) - 1)]
+    if not free(mover, old_first, old_last):
+        old_last = old_first
+    moved["from"], moved["to"] = old_first, old_last
+    return current() == final and all(a != b for a, b in zip(final.values(), list(final.values())[1:], strict=False))
+
+
 def _plan(seed: int, rng: random.Random, lisbon: list[Any], hamburg: list[Any], pt: set[str]) -> dict[str, Any] | None:
     """One draw of the month's facts; None when a rule of the case does not hold (the caller draws again)."""
     o = org(seed)
@@ -195,60 +255,9 @@ def _plan(seed: int, rng: random.Random, lisbon: list[Any], hamburg: list[Any], 
         return None
     facts["mail"].append({"who": holder, "day": day, "approved": True})
     # The rest of the month: each trap on the turn of a person it suits, in date order.
-    traps = list(TRAPS)
-    rng.shuffle(traps)
-    # What each person already has (leave, out-of-office, a request): no two of one person's come within three
-    # days of each other, so that no source overlaps another of the same person.
-    busy: dict[str, list[tuple[str, str]]] = {facts["mail"][0]["who"]: [(day, day)]}
-
-    def free(who: str, first: str, last: str) -> bool:
-        return all(last < after(a, -3) or after(b, 3) < first for a, b in busy.get(who, []))
-
-    fits = {"declined": lambda k: k in ops_keys and k != santana, "lookalike": lambda k: k == santana}
-    cursor = PREFILLED + 1
-    for trap in traps:
-        cursor += rng.randint(0, 1)
-        now = current()
-        length = {"cancel": rng.randint(2, 3), "move": rng.randint(1, 2), "pending": rng.randint(1, 2),
-                  "ooo": rng.randint(1, 2), "declined": 1, "lookalike": rng.randint(2, 3), "plain": rng.randint(2, 4)}[trap]
-        fit = fits.get(trap, lambda k: k != santana)
-        at = next((i for i in range(cursor, len(open_days)) if fit(now[open_days[i]]) and
-                   free(now[open_days[i]], open_days[i], open_days[min(i + length - 1, len(open_days) - 1)])), None)
-        if at is None:
-            return None
-        day, holder = open_days[at], now[open_days[at]]
-        last = open_days[min(at + length - 1, len(open_days) - 1)]
-        busy.setdefault(holder, []).append((day, last))
-        logged = f"2026-02-{rng.randint(9, 27):02d}"
-        if trap == "cancel":
-            facts["register"].append(_leave(holder, day, last, "Approved", rng.choice(REASONS), logged, cancelled=True))
-        elif trap == "move":
-            facts["register"].append(_leave(holder, "", "", "Approved", rng.choice(REASONS), logged, moved=(day, last)))
-        elif trap == "pending":
-            facts["register"].append(_leave(holder, day, last, "Pending", rng.choice(REASONS), f"2026-03-{rng.randint(9, 13):02d}"))
-        elif trap == "ooo":
-            facts["ooo"].append({"who": holder, "from": day, "to": last})
-        elif trap == "declined":
-            facts["mail"].append({"who": holder, "day": day, "approved": False})
-        else:
-            facts["register"].append(_leave(holder, day, last, "Approved", rng.choice(REASONS), logged))
-        cursor = at + 1
-    # The moved leave's registered (old) dates: a turn of the mover's, clear of everything else of theirs.
+    if not _plant(rng, facts, current, open_days, ops_keys, santana):
+        return None
     final = current()
-    moved = next(r for r in facts["register"] if r.get("moved"))
-    mover = moved["who"]
-    busy[mover].remove(moved["moved"])
-    choices = [d for d in open_days[PREFILLED:] if final[d] == mover and free(mover, d, d)
-               and (d < after(moved["moved"][0], -3) or after(moved["moved"][1], 3) < d)]
-    if not choices:
-        return None
-    old_first = rng.choice(choices)
-    old_last = open_days[min(open_days.index(old_first) + rng.randint(0, 1), len(open_days) - 1)]
-    if not free(mover, old_first, old_last):
-        old_last = old_first
-    moved["from"], moved["to"] = old_first, old_last
-    if current() != final or any(a == b for a, b in zip(final.values(), list(final.values())[1:], strict=False)):
-        return None
     # Every misreading must change the rota, and the prefilled days be partly right and partly wrong.
     for reading in MISREADINGS:
         if reading == "start_first":
@@ -290,7 +299,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:  # noqa: PLR0915 - one case, written out
     o = plan["o"]
-    order, by_key, facts, final = plan["order"], plan["by_key"], plan["facts"], plan["final"]
+    order, by_key, facts = plan["order"], plan["by_key"], plan["facts"]
     open_days, prefill = plan["open_days"], plan["prefill"]
     email = {k: e.email for k, e in by_key.items()}
     cal = world("calendar", seed)
@@ -406,18 +415,26 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
     slack_ids = {u.get("email"): u["id"] for u in slack["users"]}
     cancel = next(r for r in facts["register"] if r.get("cancelled"))
     move = next(r for r in facts["register"] if r.get("moved"))
-    cancel_text = (f"Change of plan on my side: I'm not taking {span(cancel['from'], cancel['to'])} off after all, "
-                   "so I'll be in as usual.")
-    move_text = (f"Heads-up: I've moved my days off from {span(move['from'], move['to'])} to "
-                 f"{span(*move['moved'])} (Priya's fine with it). HR still has the old dates.")
-    planted = [("2026-03-10T11:05:00", move["who"], move_text), ("2026-03-12T16:20:00", cancel["who"], cancel_text)]
+    cancel_text = (f"Change of plan: I'm not going away {span(cancel['from'], cancel['to'])} after all, so I'll be "
+                   "in as usual.")
+    move_text = (f"Heads-up: my holiday is now {span(*move['moved'])} instead of {span(move['from'], move['to'])} "
+                 "(Priya's fine with it). HR still has the old dates.")
+    planted = [("2026-03-10T11:05:00", email[move["who"]], move_text),
+               ("2026-03-12T16:20:00", email[cancel["who"]], cancel_text)]
+    # Beside them, the head of operations (not on the desk) announces days away of their own.
+    head = o.employee(o.owner.manager) if o.owner.manager else None
+    if head is not None and head.active and slack_ids.get(head.email) in ops["members"]:
+        first = random.Random(f"{ID}:head:{seed}").choice(open_days[5:-3])
+        last = open_days[open_days.index(first) + 2]
+        planted.append(("2026-03-09T09:40:00", head.email,
+                        f"FYI I'm away {span(first, last)}; anything urgent goes to Priya."))
     taken = {m["ts"] for m in ops["messages"]}
     slack_patch = []
     for at, who, text in planted:
         ts = f"{unix(at)}.{int(hex_id(ID, at, seed, n=5), 16) % 1_000_000:06d}"
         assert ts not in taken
         slack_patch.append({"op": "add", "in": ["channels", ops["id"], "messages"],
-                            "value": {"ts": ts, "user": slack_ids[email[who]], "text": text}})
+                            "value": {"ts": ts, "user": slack_ids[who], "text": text}})
 
     # -- gmail: a late request approved, another declined
     gmail_patch = []
@@ -426,7 +443,7 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
         who = by_key[mail["who"]]
         asked = f"2026-03-{11 + i:02d}T08:{14 + 7 * i:02d}:00Z"
         answered = f"2026-03-{11 + i:02d}T10:{3 + 9 * i:02d}:00Z"
-        subject = f"Leave request: {long(mail['day'])}"
+        subject = f"Day off on {long(mail['day'])}?"
         request_id, reply_id = hex_id(ID, "ask", seed, i), hex_id(ID, "reply", seed, i)
         assert not {request_id, reply_id} & taken_mail
         body = (f"Hi Priya,\n\nsorry for the short notice: could I take {long(mail['day'])} off? I know it's too late "
@@ -444,9 +461,10 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
         ]
 
     patch = {"calendar": calendar_patch, "notion": notion_patch, "slack": slack_patch, "gmail": gmail_patch}
-    return _judged(seed, plan, patch, series=series, ops_cal=ops_cal, holidays_cal=holidays_cal,
-                   good_friday=good_friday, ops_channel=ops["id"], policy_id=policy_id, old_id=old_id,
-                   register_id=register_id, move_row=register_rows[rows.index(move)]["id"])
+    return _judged(seed, plan, patch, {"series": series, "ops_cal": ops_cal, "holidays_cal": holidays_cal,
+                                       "good_friday": good_friday, "ops_channel": ops["id"], "policy": policy_id,
+                                       "old_policy": old_id, "register": register_id,
+                                       "move_row": register_rows[rows.index(move)]["id"]})
 
 
 DESCRIPTION = "Operations support desk: the person on duty is the guest."
@@ -478,9 +496,12 @@ def _rota_text(assigned: dict[str, str], by_key: dict[str, Any], closed: list[st
     return "Support desk rota for April (on the Operations team calendar):\n" + "\n".join(lines)
 
 
-def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], *, series: str, ops_cal: str, holidays_cal: str,
-            good_friday: str, ops_channel: str, policy_id: str, old_id: str, register_id: str,
-            move_row: str) -> dict[str, Any]:
+def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[str, str]) -> dict[str, Any]:
+    """The case's reference, frame, predicate and solutions; ``ids`` names what the patch planted (the
+    series, the calendars, the channel, the policy pages, the register and the moved leave's row)."""
+    series, ops_cal, holidays_cal, good_friday = ids["series"], ids["ops_cal"], ids["holidays_cal"], ids["good_friday"]
+    ops_channel, policy_id, old_id, register_id = ids["ops_channel"], ids["policy"], ids["old_policy"], ids["register"]
+    move_row = ids["move_row"]
     order, by_key, facts, final = plan["order"], plan["by_key"], plan["facts"], plan["final"]
     open_days, prefill, start = plan["open_days"], plan["prefill"], plan["start"]
     email = {k: e.email for k, e in by_key.items()}
@@ -519,7 +540,7 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], *, series: 
         *(call("calendar__search_people", query=by_key[k].name) for k in order),
         call("slack__list_channels", limit=200),
         call("slack__get_channel_history", channel_id=ops_channel, limit=100),
-        call("gmail__search_emails", query="leave after:2026/02/15"),
+        call("gmail__search_emails", query="April after:2026/02/15", maxResults=50),
         *(call("gmail__get_thread", threadId=t) for t in gmail_threads),
     ]
     reference = [*discover, *updates, the_post, check]
