@@ -375,16 +375,24 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     twin_charge = charge(0, order_id=new_oid, cents=_cents(twin["amount"]), at=twin_at, ident=_ids(rng, "ch_", taken),
                          customer=cus_of(twin["order_id"]))
     charges.append(twin_charge)
-    stripe_refunds = []
+    stripe_refunds: list[dict[str, Any]] = []
+    charged = {p["id"]: next(c["amount"] for c in charges if c["id"] == charge_of[p["id"]])
+               for p in shop if p["id"] != missing["id"]}
     for r in refunds:  # the refunds the order database records on shop payments, as Stripe made them
         p = next((q for q in shop if q["id"] == r["payment_id"]), None)
         if p is None or _ts(r["created_at"]) >= NOW or p["status"] != "captured":
             continue
         at = _ts(r["created_at"])
-        stripe_refunds.append({"id": _ids(rng, "re_", taken), "charge": charge_of[p["id"]],
-                               "amount": to_pence(_cents(r["amount"]), rates.on(at), strict=False),
-                               "reason": "requested_by_customer", "status": "succeeded", "created": _unix(at),
-                               "metadata": {"note": r["reason"]}})
+        pence = to_pence(_cents(r["amount"]), rates.on(at), strict=False)
+        left = charged[p["id"]] - sum(x["amount"] for x in stripe_refunds if x["charge"] == charge_of[p["id"]])
+        if pence > left:
+            if at < MAR:
+                return None  # a February refund Stripe could not have made as the order database records it
+            pence = left  # a later month's refund of all that is left: not this close's business
+        if pence > 0:
+            stripe_refunds.append({"id": _ids(rng, "re_", taken), "charge": charge_of[p["id"]], "amount": pence,
+                                   "reason": "requested_by_customer", "status": "succeeded", "created": _unix(at),
+                                   "metadata": {"note": r["reason"]}})
     done_at = datetime.fromtimestamp(dup_charges["done"]["created"], UTC) + timedelta(
         days=rng.randint(1, 3), hours=rng.randint(1, 5))
     stripe_refunds.append({"id": _ids(rng, "re_", taken), "charge": dup_charges["done"]["id"],
