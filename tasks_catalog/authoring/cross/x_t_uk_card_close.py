@@ -5,7 +5,7 @@ Gmail, Notion, Postgres and Stripe. The UK shop has taken its customers' card pa
 in GBP, since 1 February: every such payment of the order database references its Stripe charge, and
 every order charge carries the order's number (``metadata.order_id``). The close procedure (a planted
 Notion page beside a planted table of dated EUR/GBP rates) defines the discrepancies, what each needs,
-the difference to log, and who hears of what. Of the month's 25-45 payments, the case plants:
+the difference to log, and who hears of what. Of the month's 20-50 payments, the case plants:
 
 - two duplicate charges: the small one is refunded in Stripe; the large one is above the refund
   policy's approval limit (the world's refund policy, 500 EUR), so it is escalated, not refunded;
