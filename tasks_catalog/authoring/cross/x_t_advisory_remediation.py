@@ -38,11 +38,14 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     SLACK_TOOLS,
     case_task,
     hex_id,
+    notion_page,
     rng_for,
     unix,
     uuid_of,
 )
 from tasks_catalog.authoring.cross._x_t_eng import OWNER, slack_world_channel
+from tasks_catalog.authoring.cross._x_t_people import call
+from tasks_catalog.authoring.cross._x_t_people import long_date as day_and_month
 
 ID = "x-t-advisory-remediation"
 TODAY = "2026-03-16"
@@ -86,12 +89,8 @@ def business_day_after(day: str, n: int) -> str:
 
 
 def long_date(day: str) -> str:
-    d = dt.date.fromisoformat(day)
-    return f"{d.strftime('%A')} {d.day} {d.strftime('%B %Y')}"
-
-
-def call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool": tool, "arguments": arguments}
+    """``Wednesday 11 March 2026``."""
+    return f"{day_and_month(day)} {day[:4]}"
 
 
 class Advisory:
@@ -135,13 +134,6 @@ def _people(seed: int) -> dict[str, Any]:
     notion = {u["id"] for u in world("notion", seed)["users"]}
     return {e.key: e for e in o.employees if e.leave is None and e.email in slack and e.linear_id in linear
             and e.notion_id in notion}
-
-
-def _page(seed: int, title: str) -> dict[str, Any]:
-    found = [p for p in world("notion", seed)["pages"] if p["title"] == title and not p.get("archived")]
-    if len(found) != 1:
-        raise ValueError(f"{len(found)} notion pages titled {title!r} in world {seed}")
-    return found[0]
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one case is one story, told in order
@@ -247,7 +239,6 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     open_id, done_id = f"ENG-{eng_max + 1}", f"ENG-{eng_max + 2}"
     open_title = (f"Bump urllib3 in {open_svc.name}" if open_adv is adv_a else f"Upgrade PyJWT in {open_svc.name}")
     done_title = (f"Bump urllib3 in {done_svc.name}" if done_adv is adv_a else f"Upgrade PyJWT in {done_svc.name}")
-    viewer_l = linear_w["viewer"]
     linear_patch = [
         {"op": "add", "in": ["issues"], "value": {
             "id": open_id, "title": open_title, "state": "Backlog", "assignee": stale_assignee.linear_id,
@@ -368,9 +359,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     github_patch += [{"op": "add", "in": ["repos", f"{OWNER}/{MONOREPO}", "pull_requests"], "value": pr} for pr in prs]
 
     # -- Notion: the policy (and its superseded version), the catalog, the tracker ---------------------
-    policies = _page(seed, "Policies")
-    superseded = _page(seed, "Superseded")
-    engineering = _page(seed, "Engineering")
+    policies = notion_page(seed, "Policies")
+    superseded = notion_page(seed, "Superseded")
+    engineering = notion_page(seed, "Engineering")
     sec_lead = o.employee(author.manager) if author.manager else author
 
     def pid(*parts: object) -> str:
@@ -457,10 +448,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 "Team": s.team, "Tier": f"Tier {s.tier}", "Owner": [o.employee(s.owner).notion_id],
                 "Status": "Retired" if s is retired else "Active", "Repository": f"{OWNER}/{repo}",
                 "Dependency file": path, "Retired on": retired_day if s is retired else None}}})
-    old_rows = []
     for k, (adv_id, pkg, status) in enumerate(OLD_ROWS):
         s = rng.choice(active)
-        old_rows.append((adv_id, pkg, s))
         notion_patch.append({"op": "add", "in": ["pages"], "value": {
             "id": pid("old-row", k), "title": f"{pkg} in {s.name}", "parent_id": tracker_id, "archived": False,
             "created_time": "2025-11-20T09:00:00Z" if adv_id.startswith("KSA-2025") else "2026-01-22T09:00:00Z",
@@ -468,7 +457,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 "Advisory": adv_id, "Service": s.name, "Owner": [o.employee(s.owner).notion_id],
                 "Severity": "High", "Due": "2025-12-05" if adv_id.startswith("KSA-2025") else "2026-02-05",
                 "Status": status, "Linear issue": None}}})
-    runbook = _page(seed, f"Runbook: {retired.name}")
+    runbook = notion_page(seed, f"Runbook: {retired.name}")
     notion_patch.append({"op": "add", "in": ["pages", runbook["id"], "content"], "value": {
         "id": pid("retired-note"), "type": "paragraph",
         "text": f"Retired on {retired_day}: no longer deployed; the code stays in the repository until the cleanup."}})
@@ -632,6 +621,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "calls": [*creates[:2], creates[1], *creates[2:], link_update, comment, *replies]},
         {"why": "follows the superseded 2025 policy: calendar-day deadlines", "kind": "other",
          "calls": [*(create(r, due=r["calendar_due"]) for r in rows), link_update, comment, *replies]},
+        {"why": "also opens a Linear issue per row in the Platform team, as the superseded policy did",
+         "kind": "other",
+         "calls": [*creates, link_update, comment, *replies,
+                   *(call("linear__create_issue", title=f"{r['adv'].package} in {r['service'].name}", team="PLT",
+                          assignee=r["owner"].email, dueDate=r["due"],
+                          priority=LINEAR_PRIORITY[r["adv"].severity]) for r in rows)]},
         {"why": "records every row but never updates or comments the open Linear issue", "kind": "other",
          "calls": [*creates, *replies]},
     ]
