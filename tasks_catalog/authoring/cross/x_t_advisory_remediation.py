@@ -305,8 +305,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         slack_patch.append({"op": "add", "in": ["channels", security["id"], "messages"], "value": {
             "ts": ts(f"{day_b}T11:26:00"), "user": slack_users[replier.email]["id"],
             "text": "Thanks. The driver app is on jsonwebtoken, not PyJWT, if anyone wonders.", "thread_ts": ts_b}})
-    h1_day = f"2026-03-{rng.randint(3, 12):02d}"
-    h2_day = f"2026-03-{rng.randint(5, 13):02d}"
+    weekdays = [f"2026-03-{d:02d}" for d in range(3, 14) if dt.date(2026, 3, d).weekday() < 5]
+    h1_day = rng.choice(weekdays[:-1])  # announced on a working day since the catalog's review
+    h2_day = rng.choice(weekdays[2:])
     for who, day, text in (
         (o.employee(h1.owner), h1_day,
          f"Heads-up: from today <@{slack_users[n1.email]['id']}> is the owner of {h1.name} (escalations, reviews "
