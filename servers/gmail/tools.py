@@ -106,34 +106,55 @@ class GmailTools(Toolset[GmailState]):
         except ValueError as exc:
             raise ToolError(f"cannot parse query {query!r}: {exc}") from None
         names = self._label_names()
-        tests = []
-        words: list[tuple[str, bool]] = []  # free words, each with whether it is negated
         scope: set[str | None] = set()
-        for term in terms:
-            negate = term.startswith("-") and len(term) > 1
-            term = term[1:] if negate else term
-            key, sep, value = term.partition(":")
-            key = key.lower()
-            if sep and key in _OPERATORS:
-                if not value:
-                    raise ToolError(f"operator {key}: needs a value")
-                test = self._operator(key, value, names, scope)
-            elif sep and key.isalpha() and key not in _OPERATORS:
-                raise ToolError(f"unsupported search operator {key}:; use from:, to:, subject:, label:, is:, in:, after:, before:")
-            else:
-                words.append((term.lower(), negate))
+        # Gmail's OR joins the terms on either side of it (``from:a OR from:b subject:x`` is either sender,
+        # and the subject); every other pair of terms must both hold
+        clauses: list[list[Callable[[Message, Callable[[], str]], bool]]] = []
+        joined = False
+        for i, term in enumerate(terms):
+            if term == "OR":
+                if not clauses or joined or i == len(terms) - 1:
+                    raise ToolError(f"OR needs a term on each side, in {query!r}")
+                joined = True
                 continue
-            tests.append(_negated(test) if negate else test)
+            test = self._term(term, names, scope)
+            if joined:
+                clauses[-1].append(test)
+            else:
+                clauses.append([test])
+            joined = False
         if not scope:
-            tests.append(lambda m: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids)
+            clauses.append([lambda m, _text: "TRASH" not in m.label_ids and "SPAM" not in m.label_ids])
 
         def match(m) -> bool:
-            if not all(t(m) for t in tests):
-                return False
-            text = " ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower() if words else ""  # once a message
-            return all((w in text) is not negate for w, negate in words)
+            text: list[str] = []
+
+            def words() -> str:  # the message's searchable text, built once, and only if a word asks
+                if not text:
+                    text.append(" ".join([m.subject, m.body, m.sender, *m.to, *m.cc]).lower())
+                return text[0]
+
+            return all(any(t(m, words) for t in clause) for clause in clauses)
 
         return match
+
+    def _term(self, term: str, names: dict[str, str], scope: set) -> Callable[[Message, Callable[[], str]], bool]:
+        """One search term as a test of a message (and its searchable text): a free word or quoted phrase,
+        an operator, either negated by a leading '-'."""
+        negate = term.startswith("-") and len(term) > 1
+        term = term[1:] if negate else term
+        key, sep, value = term.partition(":")
+        key = key.lower()
+        if sep and key in _OPERATORS:
+            if not value:
+                raise ToolError(f"operator {key}: needs a value")
+            op = self._operator(key, value, names, scope)
+            test = _negated(op) if negate else op
+            return lambda m, _text: test(m)
+        if sep and key.isalpha() and key not in _OPERATORS:
+            raise ToolError(f"unsupported search operator {key}:; use from:, to:, subject:, label:, is:, in:, after:, before:")
+        word = term.lower()
+        return lambda m, text: (word in text()) is not negate
 
     def _operator(self, key: str, value: str, names: dict[str, str], scope: set) -> Any:
         low = value.lower()
@@ -177,7 +198,8 @@ class GmailTools(Toolset[GmailState]):
     ) -> dict:
         """Search messages with Gmail query syntax: free words and quoted phrases (matched in subject, body
         and addresses, case-insensitive), from:, to:, subject:, label:, is:unread|read|starred|important,
-        in:inbox|sent|trash|spam|anywhere, after:/before: YYYY/MM/DD, and '-' to negate a term. Messages in
+        in:inbox|sent|trash|spam|anywhere, after:/before: YYYY/MM/DD, '-' to negate a term and OR between
+        two terms for either (``from:dana OR from:lee subject:invoice``). Messages in
         trash or spam are left out unless in: asks for them. Newest first, one page at a time: pass
         nextPageToken as pageToken for the next page (absent on the last). Each result has id, threadId,
         from, to, subject, date, labels and a snippet; resultSizeEstimate counts all matches."""

@@ -41,6 +41,18 @@ def test_search_filters_by_operators_and_words_newest_first(live):
     assert ids(gm.ok_json("search_emails", query="", maxResults=1)) == ["m-venue"]
 
 
+def test_or_between_two_terms_finds_either_and_binds_before_the_other_terms(live):
+    gm = live("gmail", STATE)
+    assert ids(gm.ok_json("search_emails", query="from:tomas OR from:billing")) == ["m-venue", "m-invoice"]
+    assert ids(gm.ok_json("search_emails", query="from:tomas OR from:billing invoice")) == ["m-invoice"]
+    assert ids(gm.ok_json("search_emails", query="sintra OR INV-2291 OR porto in:anywhere")) == [
+        "m-venue", "m-invoice", "m-promo"]
+    assert ids(gm.ok_json("search_emails", query="-is:starred OR from:tomas")) == ["m-venue", "m-invoice"]
+    assert ids(gm.ok_json("search_emails", query="sintra or porto")) == []  # lower-case "or" is a word, as in Gmail
+    for bad in ("OR from:tomas", "from:tomas OR", "sintra OR OR porto"):
+        assert "OR needs a term on each side" in gm.error("search_emails", query=bad), bad
+
+
 def test_search_reports_label_names(live):
     gm = live("gmail", STATE)
     gm.ok("modify_email", messageId="m-invoice", addLabelIds=["Label_1"])
