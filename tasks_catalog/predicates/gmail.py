@@ -37,13 +37,14 @@ class MessageLabelApplied(Args):
 
 
 class DraftSent(Args):
-    """True when some message carrying the SENT label has a subject matching `subject_pattern`
-    (regex search, case-sensitive), and, if given, `to` equals one of its `to` addresses exactly (cc
-    does not count) and `body_pattern` matches its body (regex search, case-sensitive; what a sent
-    reply must say, e.g. the date it confirms). Whether it was sent from a saved draft or directly
-    does not matter; an unsent draft does not count."""
+    """True when some message carrying the SENT label has, for each argument given, a subject
+    matching `subject_pattern` (regex search, case-sensitive), `to` among its `to` addresses exactly
+    (cc does not count) and a body matching `body_pattern` (regex search, case-sensitive; what a sent
+    reply must say, e.g. the date it confirms). With `to` and `body_pattern` and no `subject_pattern`,
+    any subject will do: a reply's subject is the sender's to choose. Whether it was sent from a saved
+    draft or directly does not matter; an unsent draft does not count."""
 
-    subject_pattern: Pattern
+    subject_pattern: Pattern | None = OPTIONAL_PATTERN
     to: Name | None = None
     body_pattern: Pattern | None = OPTIONAL_PATTERN
 
@@ -81,7 +82,7 @@ def message_label_applied(state: GmailState, args: MessageLabelApplied) -> bool:
 def draft_sent(state: GmailState, args: DraftSent) -> bool:
     return any(
         "SENT" in m.label_ids
-        and search(args.subject_pattern, m.subject)
+        and (args.subject_pattern is None or search(args.subject_pattern, m.subject))
         and (args.to is None or args.to in m.to)
         and (args.body_pattern is None or search(args.body_pattern, m.body))
         for m in state.messages

@@ -50,12 +50,13 @@ export default definePrimitives("gmail", {
     }
     return list(state, "messages").some((m) => str(m, "id") === args.message && strings(m, "label_ids").includes(labelId as string));
   }],
-  draftSent: [{ subject_pattern: required(Pattern), to: optional(Name), body_pattern: optional(Pattern) }, (state, args) => {
+  draftSent: [{ subject_pattern: optional(Pattern), to: optional(Name), body_pattern: optional(Pattern) }, (state, args) => {
+    const subject = arg(args, "subject_pattern") as string | null;
     const to = arg(args, "to") as string | null;
     const body = arg(args, "body_pattern") as string | null;
     return list(state, "messages").some((m) =>
       strings(m, "label_ids").includes("SENT")
-      && search(args.subject_pattern as string, str(m, "subject"))
+      && (subject === null || search(subject, str(m, "subject")))
       && (to === null || strings(m, "to").includes(to))
       && (body === null || search(body, str(m, "body"))));
   }],
