@@ -57,10 +57,11 @@ CAP_TEXT = "250 EUR, 270 USD, 215 GBP, 370 CAD or 40,000 JPY"
 MIN_MINUTES = 30
 MARCH = "2026-03-01"
 FEB = "2026-02-01"
-#: Replies and posts must speak of the credit or the refund (both words are in the goal).
-ANSWERED = "redit|efund"
-#: A reply's subject: the request's own (shipments, outage) or one of the agent's about the credit.
-SUBJECT = "hipments|utage|redit|ncident"
+#: A reply or post must speak of the request's substance: the credit, the refund, the policy, the incident or
+#: outage, the invoice (any one; "credit", "refund" and "policy" are in the goal), however it is worded.
+ANSWERED = "redit|efund|olicy|ncident|utage|nvoice|ompensat"
+#: A reply's subject: the request's own (shipments, outage, invoice) or one of the agent's about the credit.
+SUBJECT = "hipments|utage|redit|ncident|equest|efund|olicy|nvoice"
 
 
 def _at(iso: str) -> datetime:
