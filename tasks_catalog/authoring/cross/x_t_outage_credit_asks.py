@@ -640,8 +640,8 @@ def _wrongs(items: list[dict], grants: list[dict], dup: dict, right: list[dict],
 
 def build() -> dict[str, Any]:
     task = case_task(
-        "Customers have been asking for service credits this month: some wrote to me, others asked their account "
-        "owners, who passed it on in #cs-escalations. Settle every request as our refund and service credit policy "
+        "Customers have been asking for service credits since the start of March: some wrote to me, others asked their "
+        "account owners, who passed it on in #cs-escalations. Settle every request as our refund and service credit policy "
         "says: give in Stripe exactly what it allows, and answer each request where it was made, saying what we "
         "credited or why not.",
         ["gmail", "notion", "slack", "stripe"],
