@@ -1,0 +1,653 @@
+"""x-t-outage-credit-asks: this month's service credit requests, by email to Priya and through account
+owners in #cs-escalations, each settled by the refund and service credit policy version in force on the
+incident's start day.
+
+Hard; Gmail, Notion, Slack and Stripe. Planted: a new version of the refund and service credit policy,
+effective 1 March 2026 (Notion's current page; the February version moves under Superseded; its
+announcement in Gmail): service credits for incidents from 1 March follow how long the incident lasted
+by its postmortem (none under 30 minutes, a lower percentage up to a boundary, a higher one beyond),
+of the customer's subscription invoice for that month, capped per currency, refunded on the charge that
+paid the invoice or waiting until it is paid, only for the customers the postmortem lists, decided once
+the incident is resolved. The requests (the set no single search lists):
+- the world's own: the first two customers of every March SEV1/SEV2 incident asked by email whether
+  they get a service credit ("Delayed shipments to ..."): those of the resolved incident are decided by
+  its duration and their March invoice (credit, wait for payment, or none under 30 minutes); those of
+  the incident still monitored wait for its resolution;
+- ``dup``: one of them asked again through their account owner in #cs-escalations: one credit, both
+  requests answered;
+- ``relay``: another customer the postmortem lists, through their account owner, without the word
+  "credit": credited;
+- ``extra`` (where the world has one more listed customer): by email from their billing contact,
+  without the word "credit": credited, or waiting for payment;
+- ``already``: a customer of a February SEV1/SEV2 incident, through their account owner, says they never
+  got their credit: it was refunded (Stripe) and they are told when;
+- ``sev3`` (where the world has one): a customer of a February SEV3 incident that lasted over 30
+  minutes follows up on its February thread citing the new terms: the February version applies (none
+  for SEV3); reading the March terms for it would credit it;
+- ``unlisted``: a customer the postmortem does not list claims the March outage hit them: none.
+The second refund answers ``timeout_after_commit`` (it applied: a blind retry duplicates), the second
+email ``unavailable`` (it did not: retry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_billing import (
+    GMAIL_TOOLS,
+    NOTION_READ,
+    SLACK_TOOLS,
+    STRIPE_READ,
+    case_task,
+    hex_id,
+    money,
+    notion_page,
+    rng_for,
+    slack_channel,
+    uuid_of,
+)
+
+ID = "x-t-outage-credit-asks"
+#: The most a service credit may be under the March version, per currency (smallest unit).
+CAP = {"eur": 25_000, "usd": 27_000, "gbp": 21_500, "cad": 37_000, "jpy": 40_000}
+CAP_TEXT = "250 EUR, 270 USD, 215 GBP, 370 CAD or 40,000 JPY"
+MIN_MINUTES = 30
+MARCH = "2026-03-01"
+FEB = "2026-02-01"
+#: A reply or post must speak of the request's substance: the credit, the refund, the policy, the incident or
+#: outage, the invoice (any one; "credit", "refund" and "policy" are in the goal), however it is worded.
+ANSWERED = "redit|efund|olicy|ncident|utage|nvoice|ompensat"
+#: A reply's subject: the request's own (shipments, outage, invoice) or one of the agent's about the credit.
+SUBJECT = "hipments|utage|redit|ncident|equest|efund|olicy|nvoice"
+
+
+def _at(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def _minutes(start: str, end: str | None) -> int:
+    if end is None:
+        raise ValueError(f"the incident that started at {start} is not resolved")
+    return int((_at(end) - _at(start)).total_seconds() // 60)
+
+
+def _spoken(iso: str) -> str:
+    return _at(iso).strftime("%-d %B")
+
+
+def _unix(iso: str) -> int:
+    return int(_at(iso).timestamp())
+
+
+def _span(minutes: int) -> str:
+    if minutes % 60 == 0:
+        return f"{minutes // 60} hour{'s' if minutes > 60 else ''}"
+    return f"{minutes} minutes"
+
+
+class _World:
+    """The worlds of one seed as the agent sees them, and the lookups the template needs."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.o = org(seed)
+        self.stripe = world("stripe", seed)
+        self.gmail = world("gmail", seed)
+        self.slack = world("slack", seed)
+        self.by_stripe = {c["id"]: c for c in self.stripe["customers"]}
+        self.refunds: dict[str, list[dict]] = {}
+        for r in self.stripe["refunds"]:
+            self.refunds.setdefault(r["charge"], []).append(r)
+        self.users = {u.get("email"): u for u in self.slack["users"] if not u.get("deleted")}
+        self.charged = {ch["id"]: ch["customer"] for ch in self.stripe["charges"]}
+
+    def plain(self, c) -> bool:
+        """A customer whose name finds one Stripe customer and who is billed monthly, on one record."""
+        if (c.stripe_id not in self.by_stripe or c.annual or c.group or c.duplicate_of or c.status == "Churned"
+                or any(x.duplicate_of == c.key for x in self.o.customers)):
+            return False
+        hits = [s for s in self.stripe["customers"] if c.short.lower() in s["name"].lower()]
+        return len(hits) == 1
+
+    def invoice(self, c, month: str) -> dict | None:
+        found = [i for i in self.stripe["invoices"] if i["customer"] == c.stripe_id
+                 and (i.get("description") or "").endswith(month)]
+        return found[0] if len(found) == 1 else None
+
+    def paying(self, inv: dict) -> dict | None:
+        found = [ch for ch in self.stripe["charges"] if ch["invoice"] == inv["id"] and ch["status"] == "succeeded"]
+        return found[0] if len(found) == 1 else None
+
+    def thread(self, c, contact_email: str, since: str) -> list[dict]:
+        """The world's "Delayed shipments" thread of ``c`` begun on or after ``since``, oldest first."""
+        subject = f"Delayed shipments to {c.short}"
+        first = [m for m in self.gmail["messages"] if m["subject"] == subject and m["sender"] == contact_email
+                 and m["date"] >= since[:10]]
+        if not first:
+            return []
+        tid = min(first, key=lambda m: m["date"])["thread_id"]
+        return sorted((m for m in self.gmail["messages"] if m["thread_id"] == tid), key=lambda m: m["date"])
+
+    def owner(self, c):
+        e = self.o.employee(c.owner)
+        return e if e.employed_on("2026-03-16") and e.email in self.users else None
+
+
+def _policy_text(low: int, high: int, boundary: int) -> tuple[str, str]:
+    """The March version's two new paragraphs: the credit by duration, and the cap with the approval rule."""
+    credit = (f"Service credits for an incident that started on or after 1 March 2026 follow how long it lasted, "
+              f"from its start to its resolution as its postmortem records them: under {MIN_MINUTES} minutes, no "
+              f"credit; from {MIN_MINUTES} minutes up to {_span(boundary)}, {low}% of the month's subscription "
+              f"invoice; {_span(boundary)} or longer, {high}%. The severity no longer matters. Only the customers "
+              f"the postmortem lists as affected get a credit, one per customer and incident, decided once the "
+              f"incident is resolved. The month's subscription invoice is the customer's subscription invoice for "
+              f"the month the incident started; the credit is refunded on the charge that paid it, and waits until "
+              f"that invoice is paid if it is not yet. An incident that started earlier follows the version in "
+              f"force on its start day.")
+    cap = (f"A service credit is at most {CAP_TEXT}, in the customer's currency. A refund or credit above 500 EUR "
+           f"(or its equivalent) needs the approval of a finance approver.")
+    return credit, cap
+
+
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world, many checks
+    w = _World(seed)
+    o = w.o
+    rng = rng_for(ID, seed)
+    refund_policy = o.policy("refund")
+    feb_version = refund_policy.version_on("2026-02-15")
+    march = [i for i in o.incidents if i.started >= MARCH]
+    resolved = [i for i in march if i.resolved]
+    if len(resolved) != 1:
+        return None
+    inc = resolved[0]
+    duration = _minutes(inc.started, inc.resolved)
+    if duration < MIN_MINUTES + 10 or not inc.customers:
+        return None
+    choices = [b for b in (60, 90, 120, 180, 240) if abs(b - duration) >= 12]
+    boundary = rng.choice(choices)
+    low, high = rng.choice((10, 15)), rng.choice((20, 25, 30))
+    pct = low if duration < boundary else high
+
+    items: list[dict[str, Any]] = []
+    used: set[str] = set()
+
+    def customer_item(c, role: str, channel: str) -> dict[str, Any]:
+        s = w.by_stripe[c.stripe_id]
+        return {"role": role, "channel": channel, "key": c.key, "short": c.short, "name": c.name,
+                "customer": s["id"], "currency": c.currency}
+
+    def march_outcome(item: dict, c) -> bool:
+        """Decide a listed customer of the resolved March incident; False when the world leaves it unclear."""
+        inv = w.invoice(c, "March 2026")
+        if inv is None or inv["status"] not in ("paid", "open"):
+            return False
+        total = sum(line["amount"] for line in inv["lines"])
+        item.update(incident=inc.number, invoice=inv["id"], number=inv["number"], total=total, pct=pct)
+        amount = total * pct // 100
+        item["amount"] = min(amount, CAP[c.currency])
+        item["capped"] = amount > CAP[c.currency]
+        item["money"] = money(item["amount"], c.currency)
+        if inv["status"] == "open":
+            item["outcome"] = "wait_pay"
+            return True
+        ch = w.paying(inv)
+        if ch is None or ch["id"] in w.refunds:
+            return False
+        item["outcome"] = "grant"
+        item["charge"] = ch["id"]
+        feb = w.invoice(c, "February 2026")
+        feb_ch = w.paying(feb) if feb and feb["status"] == "paid" else None
+        item["feb_charge"] = feb_ch["id"] if feb_ch and feb_ch["id"] not in w.refunds else None
+        sev = feb_version.facts.get(f"credit_{inc.severity.lower()}", 0)
+        item["stale_amount"] = total * sev // 100
+        return True
+
+    # The world's requests: the first two customers of each March SEV1/SEV2 incident ask by email.
+    asked: list[dict] = []
+    for i in march:
+        if not refund_policy.version_on(i.started).facts.get(f"credit_{i.severity.lower()}", 0):
+            continue
+        for key in i.customers[:2]:
+            c = o.customer(key)
+            if not w.plain(c) or key in used:
+                return None
+            contact = c.contact("operations", i.started)
+            thread = w.thread(c, contact.email, i.started)
+            if len(thread) != 3 or "service credit" not in thread[-1]["body"]:
+                return None
+            item = customer_item(c, "asked", "gmail")
+            item.update(email=contact.email, first=contact.first, thread=thread[0]["thread_id"],
+                        subject=thread[0]["subject"], incident=i.number)
+            if i.resolved:
+                if not march_outcome(item, c):
+                    return None
+            else:
+                item["outcome"] = "wait_resolve"
+                inv = w.invoice(c, "March 2026")
+                ch = w.paying(inv) if inv and inv["status"] == "paid" else None
+                item["charge"] = ch["id"] if ch else None
+            used.add(key)
+            asked.append(item)
+    # Nothing else this month asks for a credit in the mailbox.
+    mine = {it["thread"] for it in asked}
+    if any(m["date"] >= MARCH and "credit" in m["body"].lower() and m["thread_id"] not in mine
+           for m in w.gmail["messages"]):
+        return None
+    items += asked
+    grants = [it for it in asked if it["outcome"] == "grant"]
+    if not grants:
+        return None
+    dup = rng.choice(grants)
+    # Listed customers of the resolved incident who did not write.
+    rest = []
+    for key in inc.customers[2:]:
+        c = o.customer(key)
+        if key in used or not w.plain(c) or w.owner(c) is None:
+            continue
+        item = customer_item(c, "relay", "slack")
+        if march_outcome(item, c):
+            rest.append((c, item))
+    relay = next(((c, it) for c, it in rest if it["outcome"] == "grant"), None)
+    if relay is None or w.owner(o.customer(dup["key"])) is None:
+        return None
+    items.append(relay[1])
+    used.add(relay[0].key)
+    extra = next(((c, it) for c, it in rest if c.key not in used), None)
+    if extra is not None:
+        c, it = extra
+        contact = c.contact("billing", "2026-03-16")
+        it.update(role="extra", channel="gmail", email=contact.email, first=contact.first, last=contact.last,
+                  title=contact.title)
+        items.append(it)
+        used.add(c.key)
+    # A February SEV1/SEV2 customer whose credit the ledger already holds.
+    feb_inc = [i for i in o.incidents if FEB <= i.started < MARCH and i.resolved]
+    hit_march = {k for i in march for k in i.customers}
+    already = None
+    for i in feb_inc:
+        if not feb_version.facts.get(f"credit_{i.severity.lower()}", 0):
+            continue
+        for key in i.customers:
+            c = o.customer(key)
+            if key in used or key in hit_march or not w.plain(c) or w.owner(c) is None:
+                continue
+            if sum(1 for j in feb_inc if key in j.customers) != 1:
+                continue
+            credit = [r for r in w.stripe["refunds"] if r.get("metadata", {}).get("incident") == str(i.number)
+                      and w.charged.get(r["charge"]) == c.stripe_id]
+            if len(credit) == 1:
+                r = credit[0]
+                already = customer_item(c, "already", "slack")
+                already.update(outcome="already", incident=i.number, incident_day=i.started, charge=r["charge"],
+                               refunded=datetime.fromtimestamp(r["created"], UTC).strftime("%-d %B"),
+                               money=money(r["amount"], c.currency))
+                break
+        if already:
+            break
+    if already is None:
+        return None
+    items.append(already)
+    used.add(already["key"])
+    # A February SEV3 customer (who wrote about it then) citing the new terms.
+    sev3 = None
+    for i in feb_inc:
+        if i.severity != "SEV3" or _minutes(i.started, i.resolved) < MIN_MINUTES + 5:
+            continue
+        for key in i.customers[:2]:
+            c = o.customer(key)
+            if key in used or key in hit_march or not w.plain(c):
+                continue
+            contact = c.contact("operations", i.started)
+            thread = w.thread(c, contact.email, i.started)
+            feb = w.invoice(c, "February 2026")
+            ch = w.paying(feb) if feb and feb["status"] == "paid" else None
+            if len(thread) != 2 or feb is None or ch is None or ch["id"] in w.refunds:
+                continue
+            sev3 = customer_item(c, "sev3", "gmail")
+            total = sum(line["amount"] for line in feb["lines"])
+            mins = _minutes(i.started, i.resolved)
+            sev3.update(outcome="none_sev3", incident=i.number, incident_day=i.started, minutes=mins,
+                        email=contact.email, first=contact.first, last=contact.last, title=contact.title,
+                        thread=thread[0]["thread_id"], subject=f"Re: {thread[0]['subject']}", charge=ch["id"],
+                        stale_amount=min(total * (low if mins < boundary else high) // 100, CAP[c.currency]))
+            break
+        if sev3:
+            break
+    if sev3 is not None:
+        items.append(sev3)
+        used.add(sev3["key"])
+    # A customer no incident this year listed, claiming the March outage.
+    hit = {k for i in o.incidents for k in i.customers}
+    pool = [c for c in o.customers if c.key not in hit and c.key not in used and c.status == "Active" and w.plain(c)]
+    rng.shuffle(pool)
+    unlisted = None
+    for c in pool:
+        inv = w.invoice(c, "March 2026")
+        ch = w.paying(inv) if inv and inv["status"] == "paid" else None
+        contact = c.contact("operations", "2026-03-16")
+        if inv is None or ch is None or ch["id"] in w.refunds or contact.first in {it.get("first") for it in items}:
+            continue
+        unlisted = customer_item(c, "unlisted", "gmail")
+        total = sum(line["amount"] for line in inv["lines"])
+        unlisted.update(outcome="none_unlisted", incident=inc.number, email=contact.email, first=contact.first,
+                        last=contact.last, title=contact.title, charge=ch["id"],
+                        stale_amount=min(total * pct // 100, CAP[c.currency]))
+        break
+    if unlisted is None:
+        return None
+    items.append(unlisted)
+    used.add(unlisted["key"])
+    grants = [it for it in items if it["outcome"] == "grant"]
+    if len(grants) < 2:
+        return None
+    terms = {"inc": inc, "duration": duration, "boundary": boundary, "low": low, "high": high}
+    return _assemble(w, rng, terms, items, dup)
+
+
+def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dict) -> dict[str, Any] | None:
+    """The requests planted in Slack and Gmail, then the case's policy patches and judgement."""
+    seed, o, inc = w.seed, w.o, terms["inc"]
+    cs = slack_channel(seed, "cs-escalations")
+    taken_ts = {m["ts"] for m in cs["messages"]}
+    taken_ids = {m["id"] for m in w.gmail["messages"]}
+    start_day = max(_at(inc.resolved).day + 1, 9)
+    if start_day > 13:
+        return None
+    days = [f"2026-03-{d:02d}" for d in range(start_day, 16)]
+
+    def when(k: int) -> str:
+        day = days[k % len(days)]
+        return f"{day}T{rng.randint(8, 17):02d}:{rng.randint(0, 59):02d}:00Z"
+
+    slack_patch: list[dict] = []
+    gmail_patch: list[dict] = []
+    inc_day = _spoken(inc.started)
+    # Slack relays by the account owners.
+    relays = [{**dup, "role": "dup"}, *[it for it in items if it["role"] in ("relay", "already")]]
+    for k, it in enumerate(relays):
+        owner = w.owner(o.customer(it["key"]))
+        ts = f"{_unix(when(k))}.{rng.randint(100000, 999999)}"
+        if ts in taken_ts:
+            return None
+        taken_ts.add(ts)
+        if it["role"] == "dup":
+            text = (f"{it['short']} asked me whether they get a service credit for the incident on {inc_day}. Can "
+                    f"finance look at it and tell me here what to pass on?")
+        elif it["role"] == "relay":
+            text = (f"{it['short']} asked me whether some of what they paid for March comes back to them after the "
+                    f"outage on {inc_day}: their dispatchers worked by phone most of that time. What can I tell them?")
+        else:
+            text = (f"{it['short']} say they never got the service credit for the outage on "
+                    f"{_spoken(it['incident_day'])}. Can someone check and tell me what to say?")
+        it["slack_ts"] = ts
+        it["owner_id"] = w.users[owner.email]["id"]
+        it["owner_first"] = owner.first
+        slack_patch.append({"op": "add", "in": ["channels", cs["id"], "messages"],
+                            "value": {"ts": ts, "user": it["owner_id"], "text": text}})
+    dup["slack_ts"], dup["owner_id"], dup["owner_first"] = relays[0]["slack_ts"], relays[0]["owner_id"], \
+        relays[0]["owner_first"]
+    # Planted emails.
+    priya = w.gmail["address"]
+    k = len(relays)
+    for it in items:
+        if it["role"] not in ("extra", "sev3", "unlisted"):
+            continue
+        k += 1
+        date = when(k)
+        mid = hex_id(ID, it["role"], seed)
+        if mid in taken_ids:
+            return None
+        sign = f"\n\nBest regards,\n{it['first']} {it['last']}\n{it['title']}, {it['name']}"
+        if it["role"] == "extra":
+            subject = f"Our March invoice after the outage of {inc_day}"
+            body = (f"Hello Priya,\n\nthe outage of {inc_day} left our planners without routes for most of the "
+                    f"afternoon. We would expect that to show in what we pay you for March: please let us know what "
+                    f"you can do.{sign}")
+            thread = mid
+        elif it["role"] == "sev3":
+            subject = it["subject"]
+            body = (f"Hello Priya,\n\nwe have read your new service credit terms from 1 March. The outage on "
+                    f"{_spoken(it['incident_day'])} held up our shipments for {it['minutes']} minutes: what do we get "
+                    f"back for it?{sign}")
+            thread = it["thread"]
+        else:
+            subject = f"Outage on {inc_day}"
+            body = (f"Hello Priya,\n\nyour outage on {inc_day} from {inc.started[11:16]} UTC hit us too: our "
+                    f"drivers could not get their routes. We expect a service credit on our March invoice for it."
+                    f"{sign}")
+            thread = mid
+        it["message"], it["thread"], it["subject"] = mid, thread, subject
+        gmail_patch.append({"op": "add", "in": ["messages"], "value": {
+            "id": mid, "thread_id": thread, "sender": it["email"], "to": [priya], "cc": [], "subject": subject,
+            "body": body, "date": date, "label_ids": ["INBOX", "UNREAD", "CATEGORY_PERSONAL"]}})
+    policy = _policy_patches(w, terms)
+    if policy is None:
+        return None
+    page, notion_patch, announcement = policy
+    gmail_patch.append(announcement)
+    return _judge(w, terms, items, dup, cs, page, {"gmail": gmail_patch, "notion": notion_patch, "slack": slack_patch})
+
+
+def _policy_patches(w: _World, terms: dict[str, Any]) -> tuple[dict, list[dict], dict] | None:
+    """The March version of the refund and service credit policy: Notion's current page rewritten, the
+    February version kept under Superseded, and its announcement in Gmail (the policy page, the Notion
+    patch, the Gmail patch operation)."""
+    seed, o = w.seed, w.o
+    taken_ids = {m["id"] for m in w.gmail["messages"]}
+    page = notion_page(seed, "Refund and service credit policy")
+    superseded = notion_page(seed, "Superseded")
+    blocks = page["content"]
+    heading = blocks[0]
+    credit_block = next(b for b in blocks if b["text"].startswith("Service credits:"))
+    approval_block = next(b for b in blocks if b["text"].startswith("A refund or credit above"))
+    credit_text, cap_text = _policy_text(terms["low"], terms["high"], terms["boundary"])
+    old_page = {"id": uuid_of(ID, "february", seed), "title": "Refund and service credit policy February 2026 "
+                "(superseded)", "parent_id": superseded["id"], "properties": {}, "archived": False,
+                "created_time": "2026-02-01T08:00:00Z",
+                "content": [{"id": uuid_of(ID, "february", seed, n), "type": b["type"],
+                             "text": "Effective 2026-02-01, superseded on 2026-03-01" if n == 0 else b["text"]}
+                            for n, b in enumerate(blocks)]}
+    notion_patch = [
+        {"op": "update", "in": ["pages"], "id": page["id"], "fields": {"created_time": "2026-03-01T08:00:00Z"}},
+        {"op": "update", "in": ["pages", page["id"], "content"], "id": heading["id"],
+         "fields": {"text": "Effective 2026-03-01"}},
+        {"op": "update", "in": ["pages", page["id"], "content"], "id": credit_block["id"],
+         "fields": {"text": credit_text}},
+        {"op": "update", "in": ["pages", page["id"], "content"], "id": approval_block["id"],
+         "fields": {"text": cap_text}},
+        {"op": "add", "in": ["pages"], "value": old_page},
+    ]
+    owner = o.employee(o.policy("refund").owner)
+    announce = hex_id(ID, "announce", seed)
+    if announce in taken_ids or not owner.employed_on("2026-02-26"):
+        return None
+    announcement = {"op": "add", "in": ["messages"], "value": {
+        "id": announce, "thread_id": announce, "sender": owner.email, "to": [w.gmail["address"]], "cc": [],
+        "subject": "Updated refund and service credit policy from 2026-03-01",
+        "body": ("Hi all,\n\nthe March 2026 refund and service credit policy applies from 2026-03-01; the earlier "
+                 "version no longer does. What changes:\n- " + credit_text + "\n- " + cap_text +
+                 f"\n\nBest regards,\n{owner.first} {owner.last}\n{owner.title}, Kestrel Freight Systems"),
+        "date": "2026-02-26T10:12:00Z", "label_ids": ["INBOX", "CATEGORY_PERSONAL"]}}
+    return page, notion_patch, announcement
+
+
+def _answer(it: dict, inc, duration: int) -> str:
+    """What a careful agent tells the customer about ``it`` (the substance the frame and predicate judge
+    is elsewhere; this is the reference's text)."""
+    outcome = it["outcome"]
+    if outcome == "grant":
+        how = f"{it['pct']}% of invoice {it['number']}" + (", capped at the policy's maximum" if it["capped"] else "")
+        return (f"we have refunded a service credit of {it['money']} ({how}) for incident {inc.number}, which lasted "
+                f"{duration} minutes, on the payment of your March invoice.")
+    if outcome == "wait_pay":
+        return (f"incident {inc.number} lasted {duration} minutes, which gives you a service credit of {it['money']} "
+                f"({it['pct']}% of invoice {it['number']}). Our policy refunds it on the payment of that invoice, "
+                f"which is still open: we will refund the credit as soon as it is paid.")
+    if outcome == "wait_resolve":
+        return (f"incident {it['incident']} is not resolved yet (we are still monitoring it). Under our policy the "
+                f"service credit is decided once it is resolved, from its postmortem; we will come back to you then.")
+    if outcome == "already":
+        return (f"the service credit of {it['money']} for incident {it['incident']} was refunded on {it['refunded']}, "
+                f"on the charge that paid their February invoice.")
+    if outcome == "none_sev3":
+        return (f"incident {it['incident']} started on {_spoken(it['incident_day'])}, so the policy version in force "
+                f"then applies, and it gives no service credit for a SEV3 incident; the new terms cover incidents "
+                f"from 1 March.")
+    return (f"the postmortem of incident {inc.number} does not list your company among the customers it affected, "
+            f"and our policy gives a service credit only to those, so we cannot refund anything for it.")
+
+
+def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: dict, page: dict,
+           patches: dict[str, list]) -> dict[str, Any]:
+    """The reference, judgement, wrong and alternative solutions of one case."""
+    seed, inc, duration = w.seed, terms["inc"], terms["duration"]
+    grants = [it for it in items if it["outcome"] == "grant"]
+    mailed = [it for it in items if it["channel"] == "gmail"]
+    relayed = [{**dup, "role": "dup"}, *[it for it in items if it["channel"] == "slack"]]
+    pm_search = {"tool": "notion__search", "arguments": {"query": f"Postmortem: incident {inc.number}"}}
+
+    def postmortem_id(number: int) -> str:
+        found = [p for p in world("notion", seed)["pages"] if p["title"].startswith(f"Postmortem: incident {number}")]
+        return found[0]["id"]
+
+    def refund(it: dict, amount: int | None = None, charge: str | None = None) -> dict:
+        return {"tool": "stripe__create_refund", "arguments": {
+            "charge": charge or it["charge"], "amount": amount or it["amount"], "reason": "requested_by_customer",
+            "metadata": {"incident": str(it["incident"])}}}
+
+    def mail(it: dict, text: str | None = None) -> dict:
+        return {"tool": "gmail__send_email", "arguments": {
+            "to": [it["email"]], "subject": it["subject"] if it["subject"].startswith("Re: ") else f"Re: {it['subject']}",
+            "threadId": it["thread"],
+            "body": f"Hello {it['first']},\n\n{text or _answer(it, inc, duration)}\n\nBest regards,\nPriya"}}
+
+    def post(it: dict) -> dict:
+        text = _answer(it, inc, duration)
+        if it["outcome"] != "already":
+            text = f"For {it['short']}: " + text.replace("your March invoice", "their March invoice").replace(
+                "you a service", "them a service")
+        return {"tool": "slack__reply_to_thread", "arguments": {
+            "channel_id": cs["id"], "thread_ts": it["slack_ts"], "text": f"<@{it['owner_id']}> {text}"}}
+
+    # Discovery: the policy, the requests, the incidents, then each customer's ledger.
+    reference: list[dict] = [
+        {"tool": "notion__search", "arguments": {"query": "Refund and service credit policy"}},
+        {"tool": "notion__get_block_children", "arguments": {"block_id": page["id"]}},
+        {"tool": "gmail__search_emails", "arguments": {"query": "after:2026/03/01 in:inbox -from:kestrelfreight.com",
+                                                        "maxResults": 60}},
+        {"tool": "slack__get_channel_history", "arguments": {"channel_id": cs["id"], "limit": 40}},
+        {"tool": "slack__get_users", "arguments": {"limit": 200}},
+    ]
+    for it in mailed:
+        reference.append({"tool": "gmail__get_thread", "arguments": {"threadId": it["thread"]}})
+    reference += [pm_search, {"tool": "notion__get_block_children", "arguments": {"block_id": postmortem_id(inc.number)}}]
+    for i in {it["incident"]: it for it in items if it["outcome"] == "wait_resolve"}:
+        reference.append({"tool": "slack__search_messages", "arguments": {"query": f"incident {i} in:#incident-{i}"}})
+    for it in items:
+        if it["outcome"] in ("already", "none_sev3"):
+            reference += [{"tool": "notion__search", "arguments": {"query": f"Postmortem: incident {it['incident']}"}},
+                          {"tool": "notion__get_block_children", "arguments": {"block_id": postmortem_id(it["incident"])}}]
+    for it in items:
+        reference += [{"tool": "stripe__search_customers", "arguments": {"query": f"name~'{it['short']}'"}},
+                      {"tool": "stripe__list_invoices", "arguments": {"customer": it["customer"], "limit": 3}}]
+        if it["outcome"] in ("grant", "already"):
+            reference.append({"tool": "stripe__list_refunds", "arguments": {"charge": it["charge"]}})
+    # Writes: the credits (the second one times out after committing: look, do not retry), then answers.
+    reference += [refund(grants[0]), refund(grants[1]),
+                  {"tool": "stripe__list_refunds", "arguments": {"charge": grants[1]["charge"]}},
+                  *(refund(it) for it in grants[2:])]
+    answers = [mail(it) for it in mailed] + [post(it) for it in relayed]
+    reference += answers
+
+    success: list[dict] = [{"stripe.refundIssued": {"charge": it["charge"]}} for it in grants]
+    for it in items:
+        if it["outcome"] in ("none_sev3", "none_unlisted") or (it["outcome"] == "wait_resolve" and it.get("charge")):
+            success.append({"not": {"stripe.refundIssued": {"charge": it["charge"]}}})
+    success += [{"gmail.draftSent": {"subject_pattern": SUBJECT, "to": it["email"], "body_pattern": ANSWERED}}
+                for it in mailed]
+    success.append({"slack.messagePosted": {"channel": cs["id"], "pattern": ANSWERED}})
+    frame: list[dict] = [
+        *({"entity": "stripe.refund", "change": ["create"], "where": {"charge": it["charge"], "amount": it["amount"]},
+           "max": 1} for it in grants),
+        {"entity": "gmail.message", "fields": ["label_ids"]},
+        *({"entity": "gmail.message", "change": ["create"], "where": {"to": [it["email"]]}, "max": 2} for it in mailed),
+        {"entity": "gmail.draft", "change": ["create", "delete"]},
+        {"entity": "slack.message", "change": ["create"], "where": {"channel": cs["id"]}, "max": 2 * len(relayed) + 1},
+    ]
+    right = [refund(it) for it in grants] + answers
+    wrongs = _wrongs(items, grants, dup, right, answers, refund)
+    alternatives = [
+        {"why": "answers every request first, then credits, and sums up in #cs-escalations",
+         "calls": [*answers, *(refund(it) for it in grants),
+                   {"tool": "slack__post_message", "arguments": {
+                       "channel_id": cs["id"],
+                       "text": "Service credits for this month's requests are done: "
+                               + "; ".join(f"{g['short']} {g['money']}" for g in grants) + "."}}]},
+        {"why": "answers the emails in new messages of its own rather than on their threads",
+         "calls": [*(refund(it) for it in grants),
+                   *({"tool": "gmail__send_email", "arguments": {
+                       "to": [it["email"]], "subject": "Your service credit request",
+                       "body": f"Hello {it['first']},\n\n{_answer(it, inc, duration)}\n\nBest regards,\nPriya"}}
+                     for it in mailed),
+                   *(post(it) for it in relayed)]},
+    ]
+    return {
+        "gmail_patch": patches["gmail"], "notion_patch": patches["notion"], "slack_patch": patches["slack"],
+        "reference": reference, "success": success, "frame": frame, "wrongs": wrongs, "alternatives": alternatives,
+        "max_steps": budget(len(reference), forced=1),
+        "summary": {it["short"]: it["outcome"] for it in items},
+    }
+
+
+def _wrongs(items: list[dict], grants: list[dict], dup: dict, right: list[dict], answers: list[dict],
+            refund: Callable[..., dict]) -> list[dict]:
+    """The wrong solutions of one case: the lookalike charge and the superseded version, the customer not
+    listed, the blind retry, the double credit, the misapplied terms, the request without the word."""
+    stale = [g for g in grants if g["stale_amount"] and g["stale_amount"] != g["amount"]]
+    wrongs: list[dict] = []
+    feb = next((g for g in grants if g.get("feb_charge")), None)
+    if feb is not None:
+        wrongs.append({"why": f"credits {feb['short']} on the charge that paid its February invoice, not March's",
+                       "kind": "lookalike", "calls": [refund(feb, charge=feb["feb_charge"]),
+                                                      *(refund(g) for g in grants if g is not feb), *answers]})
+    if stale:
+        wrongs.append({"why": "reads the superseded February version for the March incident: a credit by severity, "
+                              "without the cap",
+                       "kind": "lookalike", "calls": [refund(g, amount=g["stale_amount"] or g["amount"]) for g in grants]
+                       + answers})
+    unlisted = next(it for it in items if it["outcome"] == "none_unlisted")
+    wrongs.append({"why": "also credits the customer the postmortem does not list",
+                   "kind": "collateral", "calls": [*right, refund(unlisted, amount=unlisted["stale_amount"])]})
+    wrongs.append({"why": "retries the credit whose call timed out without looking: the customer is credited twice",
+                   "kind": "other", "calls": [refund(grants[0]), refund(grants[1]), refund(grants[1]),
+                                              *(refund(g) for g in grants[2:]), *answers]})
+    wrongs.append({"why": "credits the customer who asked twice once per request",
+                   "kind": "other", "calls": [*right[:len(grants)], refund(dup), *answers]})
+    sev3 = next((it for it in items if it["outcome"] == "none_sev3"), None)
+    if sev3 is not None:
+        wrongs.append({"why": "applies the March terms to the February SEV3 incident",
+                       "kind": "other", "calls": [*right, refund(sev3, amount=sev3["stale_amount"])]})
+    relay = next(it for it in items if it["role"] == "relay")
+    wrongs.append({"why": "settles only the requests that say 'credit': the account owner's relay without the word "
+                          "is left unanswered and uncredited",
+                   "kind": "other", "calls": [refund(g) for g in grants if g is not relay]
+                   + [a for a in answers if a["arguments"].get("thread_ts") != relay["slack_ts"]]})
+    return wrongs
+
+
+def build() -> dict[str, Any]:
+    task = case_task(
+        "Customers have been asking for service credits since the start of March: some wrote to me, others asked their "
+        "account owners, who passed it on in #cs-escalations. Settle every request as our refund and service credit policy "
+        "says: give in Stripe exactly what it allows, and answer each request where it was made, saying what we "
+        "credited or why not.",
+        ["gmail", "notion", "slack", "stripe"],
+        [*GMAIL_TOOLS, "gmail__list_email_labels", *NOTION_READ, *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund"],
+        [{"tool": "stripe__create_refund", "on_call": 2, "kind": "timeout_after_commit"},
+         {"tool": "gmail__send_email", "on_call": 2, "kind": "unavailable"}], 1200,
+        ("gmail", "notion", "slack"))
+    return template(id=ID, version=1, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
+                    category="recovery", case_list=cases(case_of), task=task)
