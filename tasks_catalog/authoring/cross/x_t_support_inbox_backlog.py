@@ -1,5 +1,5 @@
 """x-t-support-inbox-backlog (hard, recovery; gmail, notion, stripe): Priya's Support label has piled up,
-26 or so customer emails in 18 conversations, and each is worked as the support inbox policy in Notion says
+27 to 30 customer emails in 18 conversations, and each is worked as the support inbox policy in Notion says
 (the 2026 version, in force from 2 March; the superseded 2025 one copied Scale owners too and answered every
 cancellation itself).
 
@@ -22,7 +22,7 @@ its own exact writes.
   cancellation is from such a customer too, where the seed has a second pair.
 The labels go on in four batches (the second answers ``unavailable`` and must be retried); the fourth email
 sent answers ``timeout_after_commit`` (it went: a blind resend answers twice, which the frame's ``max``
-catches). The reference reads every conversation and makes 55 to 60 calls.
+catches). The reference reads every conversation and makes 57 calls (budget 87).
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ def _stale_numbers(seed: int) -> set[str]:
     """Invoice numbers finance's Client Invoices (6 March) shows unpaid that Stripe shows paid now."""
     n = world("notion", seed)
     db = next(d for d in n["databases"] if d["title"] == "Client Invoices")
-    return {p["title"] for p in n["pages"] if p["parent_id"] == db["id"] and p["properties"].get("Status") in
+    # a row's title is the invoice's number and the customer's name ("WBK1B75Z-0006 Hanbit Electronics Co")
+    return {p["title"].split()[0] for p in n["pages"] if p["parent_id"] == db["id"] and p["properties"].get("Status") in
             ("Sent", "Overdue")}
 
 
@@ -340,8 +341,8 @@ ASKS = {
                  "what is its total? We are closing our month."),
                 ("Status of invoice {n}", "quick one: where are we with invoice {n}, and what total should we have "
                  "for it?")],
-    "account": [("Our plan and seats", "for our budget review: which plan are we on with you, and how many seats are "
-                 "we paying for at the moment?"),
+    "account": [("Our plan and seats", "for our budget review: which plan are we on with you, and how many seats "
+                 "does it have at the moment?"),
                 ("Which plan are we on?", "our finance team asked me which of your plans we are on and how many "
                  "seats it covers. Could you confirm?"),
                 ("Seat count on our account", "how many seats do we have on our account, and on which plan? I need it "
@@ -591,7 +592,7 @@ def _judged(seed: int, rng: random.Random, threads: list[dict[str, Any]], messag
     def swap(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
         return [new if c is old else c for c in writes]
 
-    wrong_look = swap(replies[id(look)], _reply(look, who=twin, cc=_cc(twin) if twin.get("key") else []))
+    wrong_look = swap(replies[id(look)], _reply(look, who=twin, cc=_cc(twin)))
     look_cancel = next((t for t in by_role["cancel_key"] if "twin" in t), None)
     if look_cancel is not None:
         wrong_look = [_forward(look_cancel, look_cancel["twin"]["owner"]) if c is forwards[id(look_cancel)] else c
@@ -601,8 +602,8 @@ def _judged(seed: int, rng: random.Random, threads: list[dict[str, Any]], messag
     again = by_role["again"][0]
     stale_bill = by_role["billing"][0]
     wrongs = [
-        {"why": f"answers {look['who']['name']}'s plan question with {twin['name']}'s plan and seats (and copies its "
-                f"owner)" + (f"; forwards {look_cancel['who']['name']}'s cancellation to {look_cancel['twin']['name']}'s "
+        {"why": f"answers {look['who']['name']}'s plan question with {twin['name']}'s plan and seats"
+                + (" (and copies its owner)" if _cc(twin) else " (and copies nobody)") + (f"; forwards {look_cancel['who']['name']}'s cancellation to {look_cancel['twin']['name']}'s "
                              f"owner" if look_cancel else ""),
          "kind": "lookalike", "calls": wrong_look},
         {"why": f"does everything right and also answers {key_cancel['who']['name']}'s cancellation itself (a key "
