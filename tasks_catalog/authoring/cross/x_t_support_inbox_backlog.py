@@ -241,14 +241,77 @@ def _lookalike(seed: int, custs: dict[str, dict[str, Any]], rng: random.Random, 
     return custs[x], _twin(seed, y)  # type: ignore[return-value]
 
 
-def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:  # noqa: C901 - one role after another
+def _ent(c: dict[str, Any]) -> bool:
+    return bool(c["key"]) and c["plan"] == "enterprise"
+
+
+def _key_other(c: dict[str, Any]) -> bool:
+    return bool(c["key"]) and c["plan"] != "enterprise"
+
+
+def _nonkey(c: dict[str, Any]) -> bool:
+    return not c["key"]
+
+
+def _anyone(c: dict[str, Any]) -> bool:
+    return True
+
+
+def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                   stale: set[str]) -> list[dict[str, Any]] | None:
+    """Five invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy,
+    where the seed has one), a key account on another plan, two other customers; two paid, two open, one
+    either."""
+    out = []
+    wants = [(_ent, "paid", True), (_ent, "open", False), (_key_other, "paid", False), (_nonkey, "open", False),
+             (_nonkey, rng.choice(["paid", "open"]), False)]
+    for test, status, stale_first in wants:
+        who = None
+        if stale_first:
+            who = _pick(rng, pool, used, lambda c, t=test: t(c) and any(i["number"] in stale
+                                                                         for i in _invoice_pool(c, "paid")))
+        who = who or _pick(rng, pool, used, lambda c, t=test, st=status: t(c) and bool(_invoice_pool(c, st)))
+        if who is None:
+            return None
+        invoices = _invoice_pool(who, status)
+        fresh = [i for i in invoices if i["number"] in stale] if stale_first else []
+        out.append({"who": who, "invoice": rng.choice(fresh or invoices), "stale": bool(fresh)})
+    return out
+
+
+def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                 roles: dict[str, list[dict[str, Any]]]) -> bool:
+    """The plan questions, cancellations, other mail and handled conversations beside the lookalikes (False:
+    the seed has too few customers of a kind)."""
+    owners = {r["who"]["owner"] for r in roles["cancel_key"]}
+    draws: list[tuple[str, Any]] = [("account", _ent), ("account", _nonkey), ("account", _anyone)]
+    draws += [("cancel_key", None)] * (KINDS["cancel_key"] - len(roles["cancel_key"]))
+    draws += [("cancel", _nonkey)] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
+    draws += [("handled", _anyone)] * KINDS["handled"]
+    for role, test in draws:
+        if test is None:  # a key account whose owner no other forwarded cancellation has
+            test = lambda c: c["key"] and c["owner"] not in owners  # noqa: E731
+        who = _pick(rng, pool, used, test)
+        if who is None:
+            return False
+        if role == "cancel_key":
+            owners.add(who["owner"])
+        roles[role].append({"who": who})
+    return True
+
+
+def _invoice_pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Two invoices of a customer that read differently (another status or total), so that an answer about
+    the first is no answer about the second."""
+    mine = _invoice_pool(c, "paid") + _invoice_pool(c, "open")
+    return [(a, b) for a in mine for b in mine if (a["status"], _total(a)) != (b["status"], _total(b))]
+
+
+def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
+    """Who writes about what: one customer a conversation, the lookalikes first."""
     custs = _customers(seed)
     pool = list(custs.values())
     used: set[str] = set()
-    ent = lambda c: c["key"] and c["plan"] == "enterprise"  # noqa: E731
-    key_other = lambda c: c["key"] and c["plan"] != "enterprise"  # noqa: E731
-    nonkey = lambda c: not c["key"]  # noqa: E731
-    anyone = lambda c: True  # noqa: E731
     look = _lookalike(seed, custs, rng, used, for_cancel=False)
     if look is None:
         return None
@@ -258,66 +321,25 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:  # noqa: C9
     look2 = _lookalike(seed, custs, rng, used, for_cancel=True)
     if look2 is not None:
         roles["cancel_key"].append({"who": look2[0], "twin": look2[1]})
-    stale = _stale_numbers(seed)
-    # invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy, where the
-    # seed has one), a key account on another plan, two other customers; two paid, two open, one either
-    paid = lambda c: bool(_invoice_pool(c, "paid"))  # noqa: E731
-    unpaid = lambda c: bool(_invoice_pool(c, "open"))  # noqa: E731
-    wants = [(ent, "paid", True), (ent, "open", False), (key_other, "paid", False), (nonkey, "open", False),
-             (nonkey, rng.choice(["paid", "open"]), False)]
-    for test, status, stale_first in wants:
-        has = paid if status == "paid" else unpaid
-        who = None
-        if stale_first:
-            who = _pick(rng, pool, used, lambda c: test(c) and any(i["number"] in stale for i in _invoice_pool(c, "paid")))
-        who = who or _pick(rng, pool, used, lambda c, t=test, h=has: t(c) and h(c))
-        if who is None:
-            return None
-        invoices = _invoice_pool(who, status)
-        fresh = [i for i in invoices if i["number"] in stale] if stale_first else []
-        roles["billing"].append({"who": who, "invoice": rng.choice(fresh or invoices), "stale": bool(fresh)})
-    for test in (ent, nonkey, anyone):
-        who = _pick(rng, pool, used, test)
-        if who is None:
-            return None
-        roles["account"].append({"who": who})
-    owners = {r["who"]["owner"] for r in roles["cancel_key"]}
-    while len(roles["cancel_key"]) < KINDS["cancel_key"]:
-        who = _pick(rng, pool, used, lambda c: c["key"] and c["owner"] not in owners)
-        if who is None:
-            return None
-        owners.add(who["owner"])
-        roles["cancel_key"].append({"who": who})
-    for _ in range(KINDS["cancel"]):
-        who = _pick(rng, pool, used, nonkey)
-        if who is None:
-            return None
-        roles["cancel"].append({"who": who})
-    for role in ("other", "handled"):
-        for _ in range(KINDS[role]):
-            who = _pick(rng, pool, used, anyone)
-            if who is None:
-                return None
-            roles[role].append({"who": who})
+    billing = _billing_roles(rng, pool, used, _stale_numbers(seed))
+    if billing is None or not _plain_roles(rng, pool, used, roles):
+        return None
+    roles["billing"] = billing
     # handled: an invoice question we answered, a plan question we answered
-    h_billing = next((r for r in roles["handled"] if paid(r["who"]) or unpaid(r["who"])), None)
+    invoiced = lambda c: bool(_invoice_pool(c, "paid") or _invoice_pool(c, "open"))  # noqa: E731
+    h_billing = next((r for r in roles["handled"] if invoiced(r["who"])), None)
     if h_billing is None:
         return None
     h_billing["kind"] = "billing"
-    st = "paid" if paid(h_billing["who"]) else "open"
+    st = "paid" if _invoice_pool(h_billing["who"], "paid") else "open"
     h_billing["invoice"] = rng.choice(_invoice_pool(h_billing["who"], st))
     for r in roles["handled"]:
         r.setdefault("kind", "account")
     # asked again after our answer: two invoices of one customer, the first answered, the second not
-    # (the two read differently: another status or total, so an answer about the first is no answer)
-    def pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        mine = _invoice_pool(c, "paid") + _invoice_pool(c, "open")
-        return [(a, b) for a in mine for b in mine if (a["status"], _total(a)) != (b["status"], _total(b))]
-
-    who = _pick(rng, pool, used, lambda c: bool(pairs(c)))
+    who = _pick(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
     if who is None:
         return None
-    first, second = rng.choice(pairs(who))
+    first, second = rng.choice(_invoice_pairs(who))
     roles["again"].append({"who": who, "invoice": first, "second": second})
     return roles
 
@@ -364,14 +386,16 @@ REMIND = ["following up on my message below: could someone get back to me, pleas
           "sorry to chase: did you see my email below?"]
 
 
-def _message(seed: int, key: str, sender: str, to: str, subject: str, text: str, when: str, labels: list[str],
+def _message(seed: int, key: str, head: tuple[str, str, str], text: str, when: str, labels: list[str],
              thread: str | None = None) -> dict[str, Any]:
+    """A planted message: ``head`` is its sender, recipient and subject."""
+    sender, to, subject = head
     mid = hex_id(ID, seed, key)
     return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": [], "subject": subject,
             "body": text, "date": when, "label_ids": labels}
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one case is many facts of one world
+def case_of(seed: int) -> dict[str, Any] | None:
     gmail = world("gmail", seed)
     if any(lab["id"] in {QUEUE["id"], *(v["id"] for v in LABELS.values())} or lab["name"].startswith("Support")
            for lab in gmail["labels"]):
@@ -403,13 +427,13 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
         kind = "cancel" if k == "cancel_key" else k
         subject, text = ask(kind, who, r.get("invoice", {}).get("number", ""))
         day = next(days)
-        m = _message(seed, f"{k}:{who['name']}", who["email"], PRIMARY, subject, text, when(day), list(unread))
+        m = _message(seed, f"{k}:{who['name']}", (who["email"], PRIMARY, subject), text, when(day), list(unread))
         messages.append(m)
         threads.append({"kind": kind, "role": k, "who": who, "ids": [m["id"]], "ours": [], "day": day,
                         "subject": subject, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
     # reminders on some unanswered conversations
     for t in rng.sample(threads, rng.randint(*REMINDERS)):
-        m = _message(seed, f"remind:{t['who']['name']}", t["who"]["email"], PRIMARY, f"Re: {t['subject']}",
+        m = _message(seed, f"remind:{t['who']['name']}", (t["who"]["email"], PRIMARY, f"Re: {t['subject']}"),
                      f"Hello again,\n\n{rng.choice(REMIND)}\n\n{t['who']['first']}", when(min(t["day"] + rng.randint(2, 4), 13)),
                      list(unread), thread=t["ids"][0])
         messages.append(m)
@@ -421,10 +445,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
         subject, text = ask(kind, who, r.get("invoice", {}).get("number", ""))
         day = next(days)
         labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
-        q = _message(seed, f"handled:{who['name']}", who["email"], PRIMARY, subject, text, when(min(day, 12)), labels)
+        q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
         fact = (_invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
                 f"you are on our {who['plan'].capitalize()} plan with {who['seats']} seats.")
-        a = _message(seed, f"handled-answer:{who['name']}", PRIMARY, who["email"], f"Re: {subject}",
+        a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
                      f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(min(day, 12) + 1),
                      ["SENT"], thread=q["id"])
         messages += [q, a]
@@ -434,11 +458,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
     r = roles["again"][0]
     who, first, second = r["who"], r["invoice"], r["second"]
     subject, text = ask("billing", who, first["number"])
-    q = _message(seed, f"again:{who['name']}", who["email"], PRIMARY, subject, text, when(3), read + [LABELS["billing"]["id"]])
+    q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
     fact = _invoice_fact(first, who["currency"])
-    a = _message(seed, f"again-answer:{who['name']}", PRIMARY, who["email"], f"Re: {subject}",
+    a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
                  f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(4), ["SENT"], thread=q["id"])
-    q2 = _message(seed, f"again-2:{who['name']}", who["email"], PRIMARY, f"Re: {subject}",
+    q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
                   f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
                   f"total?\n\n{_sig(who)}", when(12), list(unread), thread=q["id"])
     messages += [q, a, q2]
@@ -446,7 +470,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
                     "invoice": second, "answered": first, "subject": subject, "day": 3})
     if len({m["id"] for m in messages}) != len(messages) or {m["id"] for m in messages} & taken:
         return None
-    return _judged(seed, rng, threads, messages)
+    return _judged(seed, threads, messages)
 
 
 # -- judgement ---------------------------------------------------------------------------------------------
@@ -508,7 +532,7 @@ def _needs_reply(t: dict[str, Any]) -> bool:
     return t["role"] in ("billing", "account", "cancel", "again")
 
 
-def _judged(seed: int, rng: random.Random, threads: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: PLR0915
+def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:
     n = world("notion", seed)
     policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
     superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
