@@ -1,0 +1,712 @@
+"""x-t-support-inbox-backlog (hard, recovery; gmail, notion, stripe): Priya's Support label has piled up,
+27 to 30 customer emails in 18 conversations, and each is worked as the support inbox policy in Notion says
+(the 2026 version, in force from 2 March; the superseded 2025 one copied Scale owners too and answered every
+cancellation itself).
+
+Scale with per-item judgement: every conversation is read and decided on its own, and every decision ends in
+its own exact writes.
+- The label: exactly one of Support/Billing, Support/Account, Support/Cancellation, Support/Other, on every
+  message of the conversation (a reminder the customer sent is a message too).
+- The reply, on the customer's conversation, once however many messages they sent: an invoice question gets
+  the invoice's status and total as Stripe shows them now (finance's Client Invoices in Notion is a copy of 6
+  March, stale for an invoice paid since); a plan question gets the plan and seats on the Stripe customer; a
+  cancellation from a customer who is not a key account gets a confirmation naming the plan that ends; "other"
+  mail (thanks, a suggestion, an out-of-office reply) gets none.
+- The escalation, by the customer's tier in Customer Accounts (the CRM: the key accounts): a key account's
+  cancellation is forwarded to its account owner and not answered; an Enterprise key account's reply copies
+  its owner; nobody else is copied.
+- A conversation whose latest message is our reply is handled (label only); one where the customer wrote again
+  after our reply asks about another invoice, and that one is answered.
+- One plan question comes from a customer whose name is a letter away from another key account's (Harbour and
+  Harbor Foods, Nordkapp and Nordkap Marine, ...), with another plan or seats, owner or tier; one key-account
+  cancellation is from such a customer too, where the seed has a second pair.
+The labels go on in four batches (the second answers ``unavailable`` and must be retried); the fourth email
+sent answers ``timeout_after_commit`` (it went: a blind resend answers twice, which the frame's ``max``
+catches). The reference reads every conversation and makes 57 calls (budget 87).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from servers.notion import NotionState, NotionTools
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, money, uuid_of
+from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
+
+ID = "x-t-support-inbox-backlog"
+SERVERS = ["gmail", "notion", "stripe"]
+QUEUE = {"id": "Label_11", "name": "Support"}
+LABELS = {"billing": {"id": "Label_12", "name": "Support/Billing"},
+          "account": {"id": "Label_13", "name": "Support/Account"},
+          "cancel": {"id": "Label_14", "name": "Support/Cancellation"},
+          "other": {"id": "Label_15", "name": "Support/Other"}}
+POLICY = "Support inbox policy"
+OLD_POLICY = "Support inbox policy 2025 (superseded)"
+#: Lookalike key accounts: a letter apart, different companies (the org plants them in every seed).
+PAIRS = (("Harbour Foods Ltd", "Harbor Foods Inc"), ("Nordkapp Marine AS", "Nordkap Marine AS"),
+         ("Hanbit Electronics Co", "Hanbit Electronic Co"), ("Lumen Group GmbH", "Lumen Retail Ltd"))
+#: What a reply's subject holds (one of them is in the goal: "support"); a reply's or a forward's subject
+#: nearly always keeps the customer's subject, which names one of these.
+SUBJECT = ("Re:|RE:|Fwd:|FW:|Fw:|[Ii]nvoice|[Pp]lan|[Ss]eat|[Aa]ccount|[Bb]illing|[Cc]ancel|[Ss]upport|"
+           "[Rr]enew|[Ss]ubscription|[Qq]uestion|[Rr]equest|[Nn]otice|[Ee]scalat|[Cc]ustomer")
+PLAN_WORD = {"starter": "[Ss]tarter|STARTER", "growth": "[Gg]rowth|GROWTH", "scale": "[Ss]cale|SCALE",
+             "enterprise": "[Ee]nterprise|ENTERPRISE"}
+STATUS_WORD = {"paid": "(^|[^Nn])[Pp]aid|PAID|[Ss]ettled",
+               "open": "[Oo]pen|OPEN|[Oo]utstanding|[Uu]npaid|not (yet )?(been )?paid|[Dd]ue|[Aa]waiting"}
+CANCEL = "[Cc]ancel|CANCEL"
+SIGN_OFF = "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Systems"
+#: How many conversations of each kind a case holds, and how many unanswered ones carry a reminder.
+KINDS = {"billing": 5, "account": 4, "cancel_key": 2, "cancel": 2, "other": 2, "handled": 2, "again": 1}
+REMINDERS = (8, 11)
+#: The calendar dates (March 2026) the first messages are sent on, and the reminders' delay.
+FIRST_DAYS = range(2, 12)
+
+
+# -- the policy ------------------------------------------------------------------------------------------
+
+POLICY_TEXT = [
+    ("heading_2", "Effective 2026-03-02"),
+    ("paragraph", "Everything customers send to support lands under the Support label in the operations mailbox. "
+                  "Work each conversation once, as its latest message stands."),
+    ("heading_3", "1. Label"),
+    ("paragraph", "Give the conversation (every message of it under Support) exactly one of these labels: "
+                  "Support/Billing for a question about an invoice or a payment; Support/Account for a question about "
+                  "the customer's plan or seats; Support/Cancellation when the customer wants to cancel or not renew; "
+                  "Support/Other for anything else (thanks, feedback, suggestions, automatic replies)."),
+    ("paragraph", "A conversation whose latest message is our reply is already handled: it gets its label and "
+                  "nothing more."),
+    ("heading_3", "2. Reply"),
+    ("paragraph", "Reply on the customer's conversation, once, however many messages they sent. Billing: state the "
+                  "invoice's status and total as Stripe shows them today (finance's Client Invoices in Notion is a "
+                  "weekly copy and lags behind). Account: state the plan and the number of seats on the customer in "
+                  "Stripe. Other: no reply; the product team reads that label every Friday."),
+    ("heading_3", "3. Cancellations"),
+    ("paragraph", "A key account's cancellation (a customer listed in Customer Accounts) goes to its account owner: "
+                  "forward it to the owner named there, and do not answer the customer yourself; the owner calls "
+                  "them. Any other customer gets a reply confirming we have their request and naming the plan (in "
+                  "Stripe) that will end with the current period."),
+    ("heading_3", "4. Copying account owners"),
+    ("paragraph", "Key accounts on the Enterprise plan in Customer Accounts: copy (cc) the account owner on every "
+                  "reply we send them. Nobody else is copied on replies."),
+]
+OLD_POLICY_TEXT = [
+    ("heading_2", "Effective 2025-03-03, superseded on 2026-03-02"),
+    ("paragraph", "Label every conversation under Support as Billing, Account, Cancellation or Other."),
+    ("paragraph", "Answer every customer, cancellations included (confirm the request and name the plan that ends); "
+                  "forward a key account's cancellation to its account owner as well."),
+    ("paragraph", "Key accounts on the Scale or Enterprise plan: copy (cc) the account owner on every reply."),
+]
+
+
+# -- the world ---------------------------------------------------------------------------------------------
+
+def _day(ts: int) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+
+
+def _total(invoice: dict[str, Any]) -> int:
+    return sum(line["amount"] for line in invoice["lines"])
+
+
+def _customers(seed: int) -> dict[str, dict[str, Any]]:
+    """The customers a case may draw, by legal name: active, billed in Stripe at their billing contact (whose
+    plan and seats Stripe and the CRM agree on), nobody Priya ever wrote to (a reply to them is new), the key
+    accounts with their CRM row and owner."""
+    o = org(seed)
+    stripe = world("stripe", seed)
+    gmail = world("gmail", seed)
+    by_id = {c["id"]: c for c in stripe["customers"]}
+    crm = {r["title"]: r for r in crm_rows(seed)}
+    users = {u["id"]: u for u in world("notion", seed)["users"]}
+    written = {a for m in gmail["messages"] if "SENT" in m["label_ids"] for a in [*m["to"], *m["cc"]]}
+    emails = [c["email"] for c in stripe["customers"]]
+    twins = {x.duplicate_of for x in o.customers if x.duplicate_of}
+    out = {}
+    for c in o.customers:
+        s = by_id.get(c.stripe_id or "")
+        if (s is None or c.status != "Active" or c.currency == "jpy" or c.group or c.duplicate_of or c.key in twins):
+            continue
+        contact = c.contact("billing")
+        meta = s["metadata"]
+        if (s["email"] != contact.email or emails.count(contact.email) != 1 or contact.email in written
+                or meta.get("plan") != c.plan or meta.get("seats") != str(c.seats)):
+            continue
+        item: dict[str, Any] = {"name": c.name, "short": c.short, "stripe": s["id"], "email": contact.email,
+                                "first": contact.first, "last": contact.last, "title": contact.title,
+                                "plan": c.plan, "seats": c.seats, "currency": c.currency, "key": c.key_account,
+                                "invoices": [i for i in stripe["invoices"] if i["customer"] == s["id"]]}
+        if c.key_account:
+            row = crm.get(c.name)
+            if row is None or row["properties"]["Billing email"] != contact.email or \
+                    (row["properties"]["Plan"] or "").lower() != c.plan or len(row["properties"]["Owner"]) != 1:
+                continue
+            owner = users[row["properties"]["Owner"][0]]
+            if not owner.get("email"):
+                continue
+            item |= {"owner": owner["email"], "owner_name": owner["name"], "crm_row": row["id"]}
+        out[c.name] = item
+    return out
+
+
+def _invoice_pool(cust: dict[str, Any], status: str) -> list[dict[str, Any]]:
+    """The customer's invoices of ``status`` issued this year (a customer asks by its number)."""
+    return [i for i in cust["invoices"] if i["status"] == status and i["number"] and _day(i["created"]) >= "2026-01-01"
+            and _total(i) > 0]
+
+
+def _stale_numbers(seed: int) -> set[str]:
+    """Invoice numbers finance's Client Invoices (6 March) shows unpaid that Stripe shows paid now."""
+    n = world("notion", seed)
+    db = next(d for d in n["databases"] if d["title"] == "Client Invoices")
+    # a row's title is the invoice's number and the customer's name ("WBK1B75Z-0006 Hanbit Electronics Co")
+    return {p["title"].split()[0] for p in n["pages"] if p["parent_id"] == db["id"] and p["properties"].get("Status") in
+            ("Sent", "Overdue")}
+
+
+# -- patterns --------------------------------------------------------------------------------------------
+
+def amount_pattern(cents: int) -> str:
+    """A total as people write it: 1,234.50 / 1234,50 / 1 234.50 (a whole amount also without its .00)."""
+    whole, frac = divmod(cents, 100)
+    digits = f"{whole:,}".replace(",", "[,. ]?")
+    tail = f"[.,]{frac:02d}" if frac else "([.,]00)?"
+    return f"(^|[^0-9]){digits}{tail}([^0-9]|$)"
+
+
+def both(a: str, b: str) -> str:
+    """Text holding a match of ``a`` and one of ``b``, in either order."""
+    return f"({a})(.|\\n)*({b})|({b})(.|\\n)*({a})"
+
+
+def seats_pattern(n: int) -> str:
+    return f"(^|[^0-9.,]){n}([^0-9]|$)"
+
+
+# -- the case ------------------------------------------------------------------------------------------------
+
+def _pick(rng: random.Random, pool: list[dict[str, Any]], used: set[str], ok) -> dict[str, Any] | None:
+    found = [c for c in pool if c["name"] not in used and ok(c)]
+    if not found:
+        return None
+    chosen = rng.choice(found)
+    used.add(chosen["name"])
+    return chosen
+
+
+def _twin(seed: int, name: str) -> dict[str, Any] | None:
+    """What the agent would read of key account ``name`` (a lookalike's twin): its plan and seats in Stripe,
+    its owner in Customer Accounts."""
+    o = org(seed)
+    c = next((x for x in o.customers if x.name == name), None)
+    row = next((r for r in crm_rows(seed) if r["title"] == name), None)
+    if c is None or row is None or not c.stripe_id or len(row["properties"]["Owner"]) != 1:
+        return None
+    meta = next(s["metadata"] for s in world("stripe", seed)["customers"] if s["id"] == c.stripe_id)
+    owner = next(u for u in world("notion", seed)["users"] if u["id"] == row["properties"]["Owner"][0])
+    if not meta.get("plan") or not meta.get("seats") or not owner.get("email"):
+        return None
+    return {"name": name, "short": c.short, "plan": meta["plan"], "seats": int(meta["seats"]), "key": True,
+            "owner": owner["email"]}
+
+
+def _lookalike(seed: int, custs: dict[str, dict[str, Any]], rng: random.Random, used: set[str],
+               for_cancel: bool) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A key account of a lookalike pair whose twin reads differently where it matters: another plan or seats
+    and another owner or tier (a plan question), another owner (a cancellation)."""
+    options = []
+    for a, b in PAIRS:
+        for x, y in ((a, b), (b, a)):
+            if x not in custs or x in used or y in used or not custs[x]["key"]:
+                continue
+            twin = _twin(seed, y)
+            if twin is None:
+                continue
+            me = custs[x]
+            if for_cancel:
+                ok = twin["owner"] != me["owner"]
+            else:
+                ok = (twin["plan"], twin["seats"]) != (me["plan"], me["seats"]) and (
+                    twin["owner"] != me["owner"] or (twin["plan"] == "enterprise") != (me["plan"] == "enterprise"))
+            if ok:
+                options.append((x, y))
+    if not options:
+        return None
+    x, y = rng.choice(sorted(options))
+    used.update({x, y})
+    return custs[x], _twin(seed, y)  # type: ignore[return-value]
+
+
+def _ent(c: dict[str, Any]) -> bool:
+    return bool(c["key"]) and c["plan"] == "enterprise"
+
+
+def _key_other(c: dict[str, Any]) -> bool:
+    return bool(c["key"]) and c["plan"] != "enterprise"
+
+
+def _nonkey(c: dict[str, Any]) -> bool:
+    return not c["key"]
+
+
+def _anyone(c: dict[str, Any]) -> bool:
+    return True
+
+
+def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                   stale: set[str]) -> list[dict[str, Any]] | None:
+    """Five invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy,
+    where the seed has one), a key account on another plan, two other customers; two paid, two open, one
+    either."""
+    out = []
+    wants = [(_ent, "paid", True), (_ent, "open", False), (_key_other, "paid", False), (_nonkey, "open", False),
+             (_nonkey, rng.choice(["paid", "open"]), False)]
+    for test, status, stale_first in wants:
+        who = None
+        if stale_first:
+            who = _pick(rng, pool, used, lambda c, t=test: t(c) and any(i["number"] in stale
+                                                                         for i in _invoice_pool(c, "paid")))
+        who = who or _pick(rng, pool, used, lambda c, t=test, st=status: t(c) and bool(_invoice_pool(c, st)))
+        if who is None:
+            return None
+        invoices = _invoice_pool(who, status)
+        fresh = [i for i in invoices if i["number"] in stale] if stale_first else []
+        out.append({"who": who, "invoice": rng.choice(fresh or invoices), "stale": bool(fresh)})
+    return out
+
+
+def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                 roles: dict[str, list[dict[str, Any]]]) -> bool:
+    """The plan questions, cancellations, other mail and handled conversations beside the lookalikes (False:
+    the seed has too few customers of a kind)."""
+    owners = {r["who"]["owner"] for r in roles["cancel_key"]}
+    draws: list[tuple[str, Any]] = [("account", _ent), ("account", _nonkey), ("account", _anyone)]
+    draws += [("cancel_key", None)] * (KINDS["cancel_key"] - len(roles["cancel_key"]))
+    draws += [("cancel", _nonkey)] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
+    draws += [("handled", _anyone)] * KINDS["handled"]
+    for role, test in draws:
+        if test is None:  # a key account whose owner no other forwarded cancellation has
+            test = lambda c: c["key"] and c["owner"] not in owners  # noqa: E731
+        who = _pick(rng, pool, used, test)
+        if who is None:
+            return False
+        if role == "cancel_key":
+            owners.add(who["owner"])
+        roles[role].append({"who": who})
+    return True
+
+
+def _invoice_pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Two invoices of a customer that read differently (another status or total), so that an answer about
+    the first is no answer about the second."""
+    mine = _invoice_pool(c, "paid") + _invoice_pool(c, "open")
+    return [(a, b) for a in mine for b in mine if (a["status"], _total(a)) != (b["status"], _total(b))]
+
+
+def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
+    """Who writes about what: one customer a conversation, the lookalikes first."""
+    custs = _customers(seed)
+    pool = list(custs.values())
+    used: set[str] = set()
+    look = _lookalike(seed, custs, rng, used, for_cancel=False)
+    if look is None:
+        return None
+    roles: dict[str, list[dict[str, Any]]] = {"account": [], "billing": [], "cancel_key": [], "cancel": [],
+                                              "other": [], "handled": [], "again": []}
+    roles["account"].append({"who": look[0], "twin": look[1]})
+    look2 = _lookalike(seed, custs, rng, used, for_cancel=True)
+    if look2 is not None:
+        roles["cancel_key"].append({"who": look2[0], "twin": look2[1]})
+    billing = _billing_roles(rng, pool, used, _stale_numbers(seed))
+    if billing is None or not _plain_roles(rng, pool, used, roles):
+        return None
+    roles["billing"] = billing
+    # handled: an invoice question we answered, a plan question we answered
+    invoiced = lambda c: bool(_invoice_pool(c, "paid") or _invoice_pool(c, "open"))  # noqa: E731
+    h_billing = next((r for r in roles["handled"] if invoiced(r["who"])), None)
+    if h_billing is None:
+        return None
+    h_billing["kind"] = "billing"
+    st = "paid" if _invoice_pool(h_billing["who"], "paid") else "open"
+    h_billing["invoice"] = rng.choice(_invoice_pool(h_billing["who"], st))
+    for r in roles["handled"]:
+        r.setdefault("kind", "account")
+    # asked again after our answer: two invoices of one customer, the first answered, the second not
+    who = _pick(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
+    if who is None:
+        return None
+    first, second = rng.choice(_invoice_pairs(who))
+    roles["again"].append({"who": who, "invoice": first, "second": second})
+    return roles
+
+
+# -- texts ---------------------------------------------------------------------------------------------------
+
+def _sig(c: dict[str, Any]) -> str:
+    return f"Best regards,\n{c['first']} {c['last']}\n{c['title']}, {c['name']}"
+
+
+def _invoice_fact(inv: dict[str, Any], currency: str) -> str:
+    total = money(_total(inv), currency)
+    return (f"invoice {inv['number']} is paid in full: {total}." if inv["status"] == "paid" else
+            f"invoice {inv['number']} is still open: {total} is due.")
+
+
+ASKS = {
+    "billing": [("Invoice {n}", "could you tell me where invoice {n} stands? Our accounts payable team cannot match it, "
+                 "and I would like to know whether it has been settled and for what total."),
+                ("Question about invoice {n}", "we have invoice {n} in our books. What is its status on your side, and "
+                 "what is its total? We are closing our month."),
+                ("Status of invoice {n}", "quick one: where are we with invoice {n}, and what total should we have "
+                 "for it?")],
+    "account": [("Our plan and seats", "for our budget review: which plan are we on with you, and how many seats "
+                 "does it have at the moment?"),
+                ("Which plan are we on?", "our finance team asked me which of your plans we are on and how many "
+                 "seats it covers. Could you confirm?"),
+                ("Seat count on our account", "how many seats do we have on our account, and on which plan? I need it "
+                 "for next year's budget.")],
+    "cancel": [("Cancelling our subscription", "we have decided to stop using Kestrel at the end of the current period. "
+                "Please take this as our notice to cancel."),
+               ("Notice: we will not renew", "after our internal review we will not renew with Kestrel. Please cancel "
+                "our subscription at the end of the period."),
+               ("Cancellation", "please cancel our subscription: we are moving our dispatch to another system at the "
+                "end of the period.")],
+    "other": [("Thank you", "just a note to thank your team: the new tracking dashboard saved us hours this week."),
+              ("Suggestion: CSV export", "a suggestion: it would help us a lot if the route planner could export the "
+               "day's routes to CSV."),
+              ("Automatic reply: out of office", "I am out of the office with limited access to email until 23 March. "
+               "For anything urgent, please call our front desk.")],
+}
+REMIND = ["following up on my message below: could someone get back to me, please?",
+          "any news on this? I still need an answer.",
+          "sorry to chase: did you see my email below?"]
+
+
+def _message(seed: int, key: str, head: tuple[str, str, str], text: str, when: str, labels: list[str],
+             thread: str | None = None) -> dict[str, Any]:
+    """A planted message: ``head`` is its sender, recipient and subject."""
+    sender, to, subject = head
+    mid = hex_id(ID, seed, key)
+    return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": [], "subject": subject,
+            "body": text, "date": when, "label_ids": labels}
+
+
+def case_of(seed: int) -> dict[str, Any] | None:
+    gmail = world("gmail", seed)
+    if any(lab["id"] in {QUEUE["id"], *(v["id"] for v in LABELS.values())} or lab["name"].startswith("Support")
+           for lab in gmail["labels"]):
+        return None
+    rng = random.Random(f"{ID}:{seed}")
+    roles = _choose(seed, rng)
+    if roles is None:
+        return None
+    taken = {m["id"] for m in gmail["messages"]}
+    messages: list[dict[str, Any]] = []
+    threads: list[dict[str, Any]] = []  # each: kind, who, ids (queue messages), ours (our messages), facts
+    unread = ["INBOX", "UNREAD", "CATEGORY_PERSONAL", QUEUE["id"]]
+    read = ["INBOX", "CATEGORY_PERSONAL", QUEUE["id"]]
+    days = iter(rng.sample(list(FIRST_DAYS) * 3, 24))
+    n = 0
+
+    def when(day: int) -> str:
+        nonlocal n
+        n += 1
+        return f"2026-03-{day:02d}T{7 + n % 10:02d}:{(n * 17) % 60:02d}:00Z"
+
+    def ask(kind: str, who: dict[str, Any], number: str = "") -> tuple[str, str]:
+        subject, text = rng.choice(ASKS[kind])
+        return subject.format(n=number), f"Hello,\n\n{text.format(n=number)}\n\n{_sig(who)}"
+
+    order = [(k, r) for k in ("billing", "account", "cancel_key", "cancel", "other") for r in roles[k]]
+    for k, r in order:
+        who = r["who"]
+        kind = "cancel" if k == "cancel_key" else k
+        subject, text = ask(kind, who, r.get("invoice", {}).get("number", ""))
+        day = next(days)
+        m = _message(seed, f"{k}:{who['name']}", (who["email"], PRIMARY, subject), text, when(day), list(unread))
+        messages.append(m)
+        threads.append({"kind": kind, "role": k, "who": who, "ids": [m["id"]], "ours": [], "day": day,
+                        "subject": subject, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
+    # reminders on some unanswered conversations
+    for t in rng.sample(threads, rng.randint(*REMINDERS)):
+        m = _message(seed, f"remind:{t['who']['name']}", (t["who"]["email"], PRIMARY, f"Re: {t['subject']}"),
+                     f"Hello again,\n\n{rng.choice(REMIND)}\n\n{t['who']['first']}", when(min(t["day"] + rng.randint(2, 4), 13)),
+                     list(unread), thread=t["ids"][0])
+        messages.append(m)
+        t["ids"].append(m["id"])
+    # handled conversations: the question, our answer (one still lacks its label)
+    for i, r in enumerate(roles["handled"]):
+        who = r["who"]
+        kind = r["kind"]
+        subject, text = ask(kind, who, r.get("invoice", {}).get("number", ""))
+        day = next(days)
+        labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
+        q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
+        fact = (_invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
+                f"you are on our {who['plan'].capitalize()} plan with {who['seats']} seats.")
+        a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
+                     f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(min(day, 12) + 1),
+                     ["SENT"], thread=q["id"])
+        messages += [q, a]
+        threads.append({"kind": kind, "role": "handled", "who": who, "ids": [q["id"]], "ours": [a["id"]], "day": day,
+                        "subject": subject, **({"invoice": r["invoice"]} if "invoice" in r else {})})
+    # asked again after our answer, about another invoice
+    r = roles["again"][0]
+    who, first, second = r["who"], r["invoice"], r["second"]
+    subject, text = ask("billing", who, first["number"])
+    q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
+    fact = _invoice_fact(first, who["currency"])
+    a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
+                 f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(4), ["SENT"], thread=q["id"])
+    q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
+                  f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
+                  f"total?\n\n{_sig(who)}", when(12), list(unread), thread=q["id"])
+    messages += [q, a, q2]
+    threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]],
+                    "invoice": second, "answered": first, "subject": subject, "day": 3})
+    if len({m["id"] for m in messages}) != len(messages) or {m["id"] for m in messages} & taken:
+        return None
+    return _judged(seed, threads, messages)
+
+
+# -- judgement ---------------------------------------------------------------------------------------------
+
+def _cc(who: dict[str, Any], *, scale_too: bool = False) -> list[str]:
+    tier = ("enterprise", "scale") if scale_too else ("enterprise",)
+    return [who["owner"]] if who["key"] and who["plan"] in tier else []
+
+
+def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None) -> str:
+    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading)."""
+    w = who or t["who"]
+    if t["kind"] == "billing":
+        fact = _invoice_fact(t["invoice"], t["who"]["currency"])
+    elif t["kind"] == "account":
+        fact = f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
+    else:
+        fact = (f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current "
+                f"period.")
+    return f"Hello {t['who']['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}"
+
+
+def _fact_pattern(t: dict[str, Any]) -> str:
+    w = t["who"]
+    if t["kind"] == "billing":
+        return both(amount_pattern(_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]])
+    if t["kind"] == "account":
+        return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
+    return PLAN_WORD[w["plan"]]
+
+
+def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None) -> dict[str, Any]:
+    args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}", "body": _reply_text(t, who),
+                            "threadId": t["ids"][0]}
+    copy = _cc(t["who"]) if cc is None else cc
+    if copy:
+        args["cc"] = copy
+    return call("gmail__send_email", **args)
+
+
+def _forward(t: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
+    w = t["who"]
+    original = f"From: {w['first']} {w['last']} <{w['email']}>\nSubject: {t['subject']}"
+    return call("gmail__send_email", to=[owner or w["owner"]], subject=f"Fwd: {t['subject']}",
+                body=(f"Hi,\n\n{w['name']} ({w['first']} {w['last']}) asks to cancel; as a key account it is yours "
+                      f"to call them. Their email:\n\n{original}\n\n{SIGN_OFF}"))
+
+
+def _labels(threads: list[dict[str, Any]], *, latest_only: bool = False) -> list[dict[str, Any]]:
+    out = []
+    for kind in ("billing", "account", "cancel", "other"):
+        ids = [i for t in threads if t["kind"] == kind for i in (t["ids"][-1:] if latest_only else t["ids"])]
+        out.append(call("gmail__batch_modify_emails", messageIds=ids, addLabelIds=[LABELS[kind]["id"]],
+                        removeLabelIds=["UNREAD"]))
+    return out
+
+
+def _needs_reply(t: dict[str, Any]) -> bool:
+    return t["role"] in ("billing", "account", "cancel", "again")
+
+
+def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    n = world("notion", seed)
+    policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
+    superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
+    policy_id, old_id = uuid_of(ID, "policy", seed), uuid_of(ID, "old", seed)
+
+    def page(pid: str, title: str, parent: str, blocks: list[tuple[str, str]], created: str) -> dict[str, Any]:
+        return {"op": "add", "in": ["pages"], "value": {
+            "id": pid, "title": title, "parent_id": parent, "properties": {}, "archived": False, "created_time": created,
+            "content": [{"id": uuid_of(ID, pid, i), "type": kind, "text": text} for i, (kind, text) in enumerate(blocks)]}}
+
+    notion_patch = [page(old_id, OLD_POLICY, superseded, OLD_POLICY_TEXT, "2025-02-20T10:00:00Z"),
+                    page(policy_id, POLICY, policies, POLICY_TEXT, "2026-02-25T10:00:00Z")]
+    gmail_patch = [*({"op": "add", "in": ["labels"], "value": v} for v in [QUEUE, *LABELS.values()]),
+                   *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
+
+    # the reference: read the queue, the policy, the CRM and its people, every conversation, each fact in Stripe
+    tools = NotionTools(NotionState.model_validate(world("notion", seed)))
+    first_users = tools.list_users(page_size=100)
+    reads_users = [call("notion__list_users", page_size=100)]
+    if first_users["has_more"]:
+        reads_users.append(call("notion__list_users", page_size=100, start_cursor=first_users["next_cursor"]))
+    discover = [
+        call("gmail__list_email_labels"),
+        call("gmail__search_emails", query="label:Support", maxResults=50),
+        call("notion__search", query="support inbox policy"),
+        call("notion__get_block_children", block_id=policy_id),
+        call("notion__search", query="Customer Accounts"),
+        call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
+        *reads_users,
+    ]
+    per_thread = []
+    for t in threads:
+        per_thread.append(call("gmail__get_thread", threadId=t["ids"][0]))
+        if t["role"] in ("billing", "again"):
+            per_thread.append(call("stripe__search_invoices", query=f"number:'{t['invoice']['number']}'"))
+        elif t["role"] in ("account", "cancel"):
+            per_thread.append(call("stripe__search_customers", query=f"email:'{t['who']['email']}'"))
+    labels = _labels(threads)
+    replies = {id(t): _reply(t) for t in threads if _needs_reply(t)}
+    forwards = {id(t): _forward(t) for t in threads if t["role"] == "cancel_key"}
+    sends = [replies.get(id(t)) or forwards[id(t)] for t in threads if id(t) in replies or id(t) in forwards]
+    # the fourth email sent (an invoice answer: they come first) times out having gone: read its conversation
+    fourth = sends[3]
+    fourth_thread = next(t for t in threads if replies.get(id(t)) is fourth)
+    check = call("gmail__get_thread", threadId=fourth_thread["ids"][0])
+    reference = [*discover, *per_thread, *labels, *sends[:4], check, *sends[4:]]
+
+    # -- the judgement
+    success: list[dict[str, Any]] = []
+    frame: list[dict[str, Any]] = []
+    for kind in ("billing", "account", "cancel", "other"):
+        mine = [t for t in threads if t["kind"] == kind]
+        ids = [i for t in mine for i in t["ids"]]
+        success += [{"gmail.messageLabelApplied": {"message": i, "label": LABELS[kind]["name"]}} for i in ids]
+        frame.append({"entity": "gmail.message", "ids": ids + [i for t in mine for i in t["ours"]], "fields": ["label_ids"],
+                      "values": {"label_ids": {"add": [LABELS[kind]["id"]], "remove": ["UNREAD", "INBOX", QUEUE["id"]]}}})
+    for t in threads:
+        if id(t) in replies:
+            success.append({"gmail.draftSent": {"subject_pattern": SUBJECT, "to": t["who"]["email"]}})
+            frame.append({"entity": "gmail.message", "change": ["create"],
+                          "where": {"to": [t["who"]["email"]], "cc": _cc(t["who"])},
+                          "values": {"body": {"matches": _fact_pattern(t)}}, "max": 1})
+        if id(t) in forwards:
+            w = t["who"]
+            # Priya has written to every owner before: the forward is the one that names the customer and the
+            # cancellation (the customer's own words say "cancel", and the goal does)
+            name = f"{re.escape(w['short'])}|{re.escape(w['name'])}"
+            success.append({"gmail.draftSent": {"subject_pattern": SUBJECT, "to": w["owner"],
+                                                "body_pattern": both(name, CANCEL)}})
+            frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [w["owner"]]},
+                          "values": {"body": {"matches": name}, "cc": {"add": []}}, "max": 1})
+    frame.append({"entity": "gmail.draft", "change": ["create", "update", "delete"], "max": 3 * len(sends)})
+
+    # -- wrong solutions (their writes only)
+    by_role = {r: [t for t in threads if t["role"] == r] for r in ("billing", "account", "cancel_key", "cancel", "other",
+                                                                   "handled", "again")}
+    look = next(t for t in by_role["account"] if "twin" in t)
+    twin = look["twin"]
+    writes = [*labels, *sends]
+
+    def swap(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+        return [new if c is old else c for c in writes]
+
+    wrong_look = swap(replies[id(look)], _reply(look, who=twin, cc=_cc(twin)))
+    look_cancel = next((t for t in by_role["cancel_key"] if "twin" in t), None)
+    if look_cancel is not None:
+        wrong_look = [_forward(look_cancel, look_cancel["twin"]["owner"]) if c is forwards[id(look_cancel)] else c
+                      for c in wrong_look]
+    key_cancel = by_role["cancel_key"][0]
+    ent_reply = next(t for t in threads if id(t) in replies and _cc(t["who"]))
+    again = by_role["again"][0]
+    stale_bill = by_role["billing"][0]
+    wrongs = [
+        {"why": f"answers {look['who']['name']}'s plan question with {twin['name']}'s plan and seats"
+                + (" (and copies its owner)" if _cc(twin) else " (and copies nobody)") + (f"; forwards {look_cancel['who']['name']}'s cancellation to {look_cancel['twin']['name']}'s "
+                             f"owner" if look_cancel else ""),
+         "kind": "lookalike", "calls": wrong_look},
+        {"why": f"does everything right and also answers {key_cancel['who']['name']}'s cancellation itself (a key "
+                f"account: its owner answers)",
+         "kind": "collateral",
+         "calls": [*writes, _reply({**key_cancel, "kind": "cancel"}, cc=[])]},
+        {"why": "answers every conversation, the handled ones and the other mail too",
+         "kind": "other",
+         "calls": [*labels, *sends, *(_reply({**t, "kind": t["kind"] if t["kind"] != "other" else "cancel"}, cc=[])
+                                      for t in threads if t["role"] in ("other", "handled"))]},
+        {"why": "follows the superseded 2025 version: copies Scale owners too and answers key accounts' cancellations",
+         "kind": "other",
+         "calls": [*labels, *(_reply(t, cc=_cc(t["who"], scale_too=True)) for t in threads if id(t) in replies),
+                   *forwards.values(), *(_reply({**t, "kind": "cancel"}, cc=[]) for t in by_role["cancel_key"])]},
+        {"why": "labels only the latest message of each conversation", "kind": "other",
+         "calls": [*_labels(threads, latest_only=True), *sends]},
+        {"why": "sends the fourth email again after it timed out, without looking: two answers", "kind": "other",
+         "calls": [*writes, fourth]},
+        {"why": f"does not copy the account owner of {ent_reply['who']['name']} (an Enterprise key account)",
+         "kind": "other", "calls": swap(replies[id(ent_reply)], _reply(ent_reply, cc=[]))},
+        {"why": f"answers {again['who']['name']} about invoice {again['answered']['number']} again, not about "
+                f"{again['invoice']['number']} they asked about since",
+         "kind": "other", "calls": swap(replies[id(again)], _reply({**again, "invoice": again["answered"]}))},
+        {"why": f"gives {stale_bill['who']['name']} invoice {stale_bill['invoice']['number']} as still open"
+                + (" (as finance's Client Invoices of 6 March has it)" if stale_bill["stale"] else ""),
+         "kind": "other",
+         "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
+                                                                                 "status": "open"}}))},
+    ]
+    # -- natural variants
+    per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
+                        removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
+
+    # a draft takes the first free id after the world's drafts (each is sent before the next is written)
+    draft_id = f"r-{len(world('gmail', seed)['drafts']) + 1}"
+
+    def drafted(c: dict[str, Any]) -> list[dict[str, Any]]:
+        return [call("gmail__draft_email", **c["arguments"]), call("gmail__send_draft", draftId=draft_id)]
+
+    alternatives = [
+        {"why": "labels message by message (marking each read and archiving it), answering as it goes, the "
+                "conversations in another order",
+         "calls": [*discover, *per_message, *reversed(sends)]},
+        {"why": "drafts each answer and forward before sending it, and takes the conversations out of the queue "
+                "label as it labels them",
+         "calls": [*(call("gmail__batch_modify_emails", messageIds=c["arguments"]["messageIds"],
+                          addLabelIds=c["arguments"]["addLabelIds"], removeLabelIds=["UNREAD", QUEUE["id"]])
+                     for c in labels),
+                   *(x for c in sends for x in drafted(c))]},
+    ]
+    return {
+        "patch": {"gmail": gmail_patch, "notion": notion_patch, "stripe": []},
+        "faults": [{"tool": "gmail__batch_modify_emails", "on_call": 2, "kind": "unavailable"},
+                   {"tool": "gmail__send_email", "on_call": 4, "kind": "timeout_after_commit"}],
+        "frame": frame,
+        "success": {"all": success},
+        "reference": reference,
+        "wrong": wrongs,
+        "alternatives": alternatives,
+        "max_steps": budget(len(reference), 1),
+        "queue": len([i for t in threads for i in t["ids"]]),
+        "conversations": len(threads),
+    }
+
+
+GOAL = ("My Support label has piled up while I was away: customers' questions, cancellations and the rest. Please "
+        "work through all of it as our support inbox policy says.")
+TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email", "gmail__get_thread",
+         "gmail__send_email", "gmail__draft_email", "gmail__list_drafts", "gmail__update_draft", "gmail__send_draft",
+         "gmail__modify_email", "gmail__batch_modify_emails",
+         "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
+         "notion__retrieve_database", "notion__list_users",
+         "stripe__search_customers", "stripe__list_customers", "stripe__list_invoices", "stripe__search_invoices",
+         "stripe__list_charges", "stripe__search_charges", "stripe__list_refunds", "stripe__list_products",
+         "stripe__list_prices"]
+CASES = 10
+
+
+def build() -> dict[str, Any]:
+    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+                    case_list=cases(case_of, want=CASES),
+                    task=body(GOAL, SERVERS, TOOLS, timeout_s=1800, faults="{{case.faults}}"))
