@@ -542,7 +542,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             if "priority" in d:
                 fields.append("priority")
                 values["priority"] = {"eq": d["priority"]}
-                success.append({"linear.issuePriority": {"issue": iid, "priority": d["priority"]}})
+                # the predicate asks that the priority changed, the frame that it changed to exactly this one (the
+                # goal names no priority, so the predicate cannot name it: docs/predicates.md, "Goal literals")
+                success.append({"not": {"linear.issuePriority": {"issue": iid, "priority": d["issue"]["priority"]}}})
             if "assignee" in d:
                 fields.append("assignee")
                 values["assignee"] = {"eq": d["assignee"]}
