@@ -68,9 +68,10 @@ TOOLS = [
     *SLACK_TOOLS,
 ]
 GENERIC = (
-    "Happens for about {pct}% of requests. Workaround: retry after a minute.",
-    "Seen in eu-west-1 since the 4.{v}.2 release. Logs attached in the incident channel.",
     "Part of the Q2 plan. Acceptance: covered by tests, documented, behind a flag.",
+    "We agreed in the planning meeting to take this on before the freeze.",
+    "Small, but it comes up in every review of this service ({pct} mentions this quarter).",
+    "Follow-up from the 4.{v} release retro.",
 )
 CHORES = (
     "Flaky integration test in {svc} on CI", "Rotate the {svc} service account keys",
@@ -94,6 +95,48 @@ def _day(stamp: str) -> str:
 def _last_activity(issue: dict[str, Any]) -> str:
     return max([_day(issue["created_at"])] + [_day(c.get("created_at") or issue["created_at"])
                                               for c in issue.get("comments", [])])
+
+
+def _duplicates(o: Any, issues: list[dict[str, Any]], customer_of: Any, items: list[dict[str, Any]]) -> dict[str, str]:
+    """The items that report the same problem for the same customer as an issue filed earlier (any team, any
+    state): item id -> the earlier issue's id. A problem is the title with the customer's name taken out and
+    a leading service name dropped, so a manifest failing in two services counts as one problem (the case
+    then has to avoid it)."""
+    def key(issue: dict[str, Any]) -> tuple[str, str] | None:
+        try:
+            named = customer_of(issue)
+        except LookupError:
+            named = None
+        customer = named[1] if named else max((c for c in o.customers if c.short in issue["title"]),
+                                             key=lambda c: len(c.short), default=None)
+        if customer is None:
+            return None
+        title = issue["title"].replace(customer.short, "{c}")
+        title = re.sub(r"^[a-z-]+: ", "", title)
+        return customer.name, title.casefold()
+
+    planted_keys = {"late-shipments view wrong for {c}: yesterday's deliveries flagged late":
+                    "{c} dashboard shows yesterday's shipments as late"}
+    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for issue in issues:
+        k = key(issue)
+        if k is not None:
+            if k[1].startswith("manifest upload fails with a server error for {c}"):
+                k = (k[0], "500s when {c} uploads a manifest over 10 mb")
+            k = (k[0], planted_keys.get(k[1], k[1]))
+            seen.setdefault(k, []).append(issue)
+    out = {}
+    for i in items:
+        k = key(i)
+        if k is None:
+            continue
+        if k[1].startswith("manifest upload fails with a server error for {c}"):
+            k = (k[0], "500s when {c} uploads a manifest over 10 mb")
+        k = (k[0], planted_keys.get(k[1], k[1]))
+        earlier = [x for x in seen.get(k, []) if x["created_at"] < i["created_at"] and x["id"] != i["id"]]
+        if earlier:
+            out[i["id"]] = min(earlier, key=lambda x: x["created_at"])["id"]
+    return out
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one case is one story, told in order
@@ -268,6 +311,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         optional[k]()
         k += 1
     items = sorted(existing + planted, key=lambda i: int(i["id"].split("-")[1]))
+    if _duplicates(o, linear_w["issues"] + planted, customer_of, items) != {dup["id"]: original["id"]}:
+        return None  # the planted pair must be the only report of one problem by one customer twice
     if not 25 <= len(items) <= 28:
         return None
     for i in planted:
