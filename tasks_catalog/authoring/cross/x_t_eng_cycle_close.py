@@ -167,20 +167,13 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     def customer_of(issue: dict[str, Any]) -> tuple[str, Any] | None:
         """The customer an issue's description says reported it: (what the description calls it, the org
         customer), ``None`` when it names none; raises ``LookupError`` when the name is not one customer."""
-        d = issue["description"]
-        for rx in (_REPORTED, _TRIAL):
-            m = rx.match(d)
+        for rx, field in ((_REPORTED, "name"), (_TRIAL, "name"), (_SHORT, "short")):
+            m = rx.match(issue["description"])
             if m:
-                found = [c for c in o.customers if c.name == m.group(1)]
+                found = [c for c in o.customers if getattr(c, field) == m.group(1)]
                 if len(found) != 1:
                     raise LookupError(m.group(1))
                 return m.group(1), found[0]
-        m = _SHORT.match(d)
-        if m:
-            found = [c for c in o.customers if c.short == m.group(1)]
-            if len(found) != 1:
-                raise LookupError(m.group(1))
-            return m.group(1), found[0]
         return None
 
     def target_priority(customer: Any) -> int | None:
