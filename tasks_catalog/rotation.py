@@ -1,8 +1,8 @@
 """Building a private month from the template pool: selection, rendering, rotation.
 
 A month of the ten servers has 160 tasks: 9 single-server tasks per server (3 easy, 3 medium, 3 hard
-where the pool allows, with recovery tasks in every server) and 70 cross-server tasks (10 easy, 30
-medium, 30 hard): 43.75% cross-server, 37.5% hard. A cross-server template renders up to
+where the pool allows, with recovery tasks in every server) and 70 cross-server tasks (10 easy, 40
+medium, 20 hard): 43.75% cross-server, 31.25% hard. A cross-server template renders up to
 ``MAX_INSTANCES`` tasks a month, each with other parameters (another organisation: its ``case``), so a
 level's share is filled by at least a quarter as many templates; a month of fewer servers (tests) scales
 its cross-server share with them and draws only templates whose servers it has (one server: none).
@@ -31,8 +31,9 @@ from tasks_catalog.templates import Template, TemplateError, render
 PER_SERVER = 9
 STRATA = {"easy": 3, "medium": 3, "hard": 3}
 MIN_RECOVERY = 2
-#: cross-server tasks a month draws per server it covers (a ten-server month: 10 easy, 30 medium, 30 hard)
-CROSS_PER_SERVER = {"easy": 1, "medium": 3, "hard": 3}
+#: cross-server tasks a month draws per server it covers (a ten-server month: 10 easy, 40 medium, 20 hard;
+#: a cross-server hard task takes 25-60 calls, its medium 5-24: tasks_catalog/stats.py)
+CROSS_PER_SERVER = {"easy": 1, "medium": 4, "hard": 2}
 #: the most tasks one cross-server template renders in a month
 MAX_INSTANCES = 4
 REPLACE_SHARE = 0.25

@@ -12,7 +12,9 @@ A *discovery read* is a reference call of a read-only tool (the agent must look 
 ``page`` above 1) or a search tool. The budget should be about 1.5x the reference (plus what faults force).
 
 A cross-server task is measured across its servers: its reference length is all its calls, and a
-discovery read is a call of a tool its own server marks read-only (the levels are the same for now).
+discovery read is a call of a tool its own server marks read-only. Its levels are longer (issue 33: work
+across applications takes more calls), by ``CROSS_SERVER_CALLS``: easy at most 4 calls, medium 5-24 (and
+a discovery read), hard 25-60 (and the reads or search and the trap of a hard task).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from tasks_catalog.schema import Task
 #: Arguments that ask for a later page.
 PAGE_ARGUMENTS = ("cursor", "after", "pageToken")
 LEVELS = ("easy", "medium", "hard")
+#: The reference lengths of a single-server task's levels (hard: at least 11, no upper bound).
+CALLS = {"easy": range(1, 5), "medium": range(5, 11), "hard": range(11, 10**6)}
+#: The reference lengths of a cross-server task's levels.
+CROSS_SERVER_CALLS = {"easy": range(1, 5), "medium": range(5, 25), "hard": range(25, 61)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class TaskStats:
     traps: int
     max_steps: int
     measured: str
+    cross_server: bool = False
 
     @property
     def budget_ratio(self) -> float:
@@ -113,30 +120,46 @@ def measure(task: Task) -> TaskStats:
     world, size = _world(task)
     calls = len(task.reference_solution)
     return TaskStats(task.id, task.server_label, task.difficulty, world, size, calls, len(reads), paginated, traps,
-                     task.max_steps, level(calls, len(reads), paginated, traps))
+                     task.max_steps, level(calls, len(reads), paginated, traps, cross_server=task.cross_server),
+                     task.cross_server)
 
 
-def level(calls: int, reads: int, paginated: bool, traps: int) -> str:
+def calls_of(difficulty: str, *, cross_server: bool = False) -> range:
+    """The reference lengths ``difficulty`` allows a task (a cross-server one's are longer)."""
+    return (CROSS_SERVER_CALLS if cross_server else CALLS)[difficulty]
+
+
+def _span(calls: range) -> str:
+    return f"at most {calls.stop - 1}" if calls.start <= 1 else (
+        f"at least {calls.start}" if calls.stop > 10**5 else f"{calls.start}-{calls.stop - 1}")
+
+
+def level(calls: int, reads: int, paginated: bool, traps: int, *, cross_server: bool = False) -> str:
     """The difficulty the numbers support (docs/tasks.md); 'unrated' when they fit no level."""
-    if calls <= 4:
+    if calls in calls_of("easy", cross_server=cross_server):
         return "easy"
-    if calls <= 10:
+    if calls in calls_of("medium", cross_server=cross_server):
         return "medium" if reads >= 1 else "unrated"
-    return "hard" if (reads >= 3 or paginated) and traps >= 1 else "unrated"
+    if calls in calls_of("hard", cross_server=cross_server):
+        return "hard" if (reads >= 3 or paginated) and traps >= 1 else "unrated"
+    return "unrated"
 
 
 def shortfalls(stats: TaskStats) -> list[str]:
     """What keeps the measured numbers from the declared level, one phrase per property that is short
     (empty when the task measures as declared)."""
     calls, reads = stats.reference_calls, stats.discovery_reads
+    band = calls_of(stats.difficulty, cross_server=stats.cross_server)
+    kind = " (cross-server)" if stats.cross_server else ""
+    out = [] if calls in band else [
+        f"{stats.difficulty}{kind} {'allows' if band.start <= 1 else 'needs'} {_span(band)} reference calls, "
+        f"the reference makes {calls}"]
     if stats.difficulty == "easy":
-        return [] if calls <= 4 else [f"easy allows at most 4 reference calls, the reference makes {calls}"]
+        return out
     if stats.difficulty == "medium":
-        out = [] if 5 <= calls <= 10 else [f"medium needs 5-10 reference calls, the reference makes {calls}"]
         if reads < 1:
             out.append("medium needs at least 1 discovery read (a read-only tool call), the reference has 0")
         return out
-    out = [] if calls >= 11 else [f"hard needs at least 11 reference calls, the reference makes {calls}"]
     if reads < 3 and not stats.paginated_search:
         out.append(f"hard needs at least 3 discovery reads or a paginated search, the reference has {reads} "
                    f"read(s) and no later page or search")

@@ -70,3 +70,28 @@ def test_a_module_must_build_the_template_it_is_named_after(monkeypatch):
     monkeypatch.setattr(cross.importlib, "import_module", fake)
     with pytest.raises(ValueError, match="builds template 'x-t-something-else'"):
         cross.build(bad)
+
+
+def _case(seed: int, calls: int) -> dict:
+    return {"reference": [{"tool": "slack__get_users", "arguments": {}}] * calls} if seed % 2 else {
+        "reference": [{"tool": "slack__get_users", "arguments": {}}] * (calls - 10)}
+
+
+def test_cases_of_a_level_keep_only_references_as_long_as_the_levels():
+    from tasks_catalog.authoring.cross import cases
+
+    # odd seeds make 30 calls, even ones 20: hard keeps the odd, medium the even
+    hard = cases(lambda seed: _case(seed, 30), level="hard", want=8)
+    assert [c["seed"] for c in hard] == [1, 3, 5, 7, 9, 11, 13, 15]
+    assert {len(c["reference"]) for c in cases(lambda seed: _case(seed, 30), level="medium", want=8)} == {20}
+    with pytest.raises(ValueError, match="only 0 cases found"):
+        cases(lambda seed: _case(seed, 90), level="hard")
+
+
+def test_a_template_refuses_a_case_shorter_than_its_level_naming_the_seed():
+    from tasks_catalog.authoring.cross import template
+
+    with pytest.raises(ValueError, match="x-t-demo: the case of seed 2 has a reference of 20 calls; a hard "
+                                         r"cross-server task's has 25-60 \(cases\(..., level='hard'\)"):
+        template(id="x-t-demo", version=1, servers=["slack", "notion"], difficulty="hard", category="standard",
+                 case_list=[{"seed": 1, **_case(1, 30)}, {"seed": 2, **_case(2, 30)}], task={})

@@ -427,4 +427,5 @@ def test_the_engineering_side_has_eight_cross_server_dev_tasks_each_on_two_to_fo
     eng = [t for t in tasks if t.id.startswith("x-eng-")]
     assert errors == [] and len(eng) == 8
     assert all(t.cross_server and 2 <= len(t.server_names) <= 4 for t in eng)
-    assert sorted(t.difficulty for t in eng) == ["easy"] + ["hard"] * 4 + ["medium"] * 3
+    # none reaches a cross-server hard task's 25 reference calls (tasks_catalog/stats.py, CROSS_SERVER_CALLS)
+    assert sorted(t.difficulty for t in eng) == ["easy"] + ["medium"] * 7

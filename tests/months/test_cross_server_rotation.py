@@ -53,7 +53,7 @@ def test_a_month_draws_its_cross_server_share_by_level_at_most_four_tasks_a_temp
     pool = three_servers + _cross_pool(2, 5, 6)
     month = _december(pool)
     cross = [t for t in month.tasks if t.server is None]
-    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 3, "medium": 9, "hard": 9}
+    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 3, "medium": 12, "hard": 6}
     per_template = Counter(t.rendered_from().id for t in cross)
     assert max(per_template.values()) <= MAX_INSTANCES
     assert len(month.tasks) == len({t.id for t in month.tasks}) == 3 * rotation.PER_SERVER + 21

@@ -42,7 +42,7 @@ def test_a_month_has_160_tasks_at_least_40_percent_cross_server_and_30_percent_h
         assert Counter(t.difficulty for t in mine) == {"easy": 3, "medium": 3, "hard": 3}, server
         assert sum(t.category == "recovery" for t in mine) >= 2
     cross = [t for t in december.tasks if t.server is None]
-    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 10, "medium": 30, "hard": 30}
+    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 10, "medium": 40, "hard": 20}
     assert len(cross) / len(december.tasks) >= 0.40
     assert sum(t.difficulty == "hard" for t in december.tasks) / len(december.tasks) >= 0.30
     assert all(2 <= len(t.server_names) <= 4 for t in cross)

@@ -5,6 +5,7 @@ both verifiers, and the measured numbers count every server's calls."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from tasks_catalog import ts_verifier
 from tasks_catalog.gate import dumped, replay, validate_paths
 from tasks_catalog.predicates import evaluate
 from tasks_catalog.schema import CROSS_SERVER, Task
-from tasks_catalog.stats import measure
+from tasks_catalog.stats import level, measure, shortfalls
 
 ROOT = Path(__file__).resolve().parents[2]
 CROSS = ROOT / "tests" / "cross_server_tasks"
@@ -152,8 +153,23 @@ def test_a_cross_server_task_on_a_world_is_held_to_its_measured_difficulty(tmp_p
                                                  for c in doc["initial_state"]["slack"]["channels"]
                                                  if c["name"] != "general"]}
     reasons = _gate(tmp_path, doc)
-    assert any(r.startswith("x-incident-handover is declared hard but measures easy: hard needs at least 11 reference "
-                            "calls, the reference makes 4") for r in reasons), reasons
+    assert any(r.startswith("x-incident-handover is declared hard but measures easy: hard (cross-server) needs 25-60 "
+                            "reference calls, the reference makes 4") for r in reasons), reasons
+
+
+def test_a_cross_server_task_is_held_to_the_longer_levels_of_work_across_servers():
+    # 12 calls is hard on one server; across servers it is medium (5-24), and hard begins at 25 (issue 33)
+    assert level(12, 3, True, 1) == "hard" and level(12, 3, True, 1, cross_server=True) == "medium"
+    assert level(24, 3, True, 1, cross_server=True) == "medium" and level(25, 3, True, 1, cross_server=True) == "hard"
+    assert level(60, 3, True, 1, cross_server=True) == "hard" and level(61, 3, True, 1, cross_server=True) == "unrated"
+    assert level(25, 2, False, 1, cross_server=True) == "unrated" and level(25, 0, True, 0, cross_server=True) == "unrated"
+    assert level(4, 0, False, 0, cross_server=True) == "easy" and level(5, 0, False, 0, cross_server=True) == "unrated"
+    stats = measure(Task.model_validate(_doc("x-incident-handover")))
+    hard = dataclasses.replace(stats, difficulty="hard", reference_calls=20, discovery_reads=3, traps=1)
+    assert shortfalls(hard) == ["hard (cross-server) needs 25-60 reference calls, the reference makes 20"]
+    assert shortfalls(dataclasses.replace(hard, reference_calls=25)) == []
+    assert shortfalls(dataclasses.replace(hard, difficulty="medium")) == []
+    assert shortfalls(dataclasses.replace(hard, cross_server=False)) == []  # one server: hard from 11 calls
 
 
 def test_stats_count_every_servers_calls_and_reads_by_each_servers_own_marks():

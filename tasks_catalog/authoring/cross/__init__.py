@@ -25,7 +25,7 @@ from typing import Any
 
 from servers.kit.world import get_generator
 from servers.org import Organisation, organisation
-from tasks_catalog.stats import budget_limit
+from tasks_catalog.stats import budget_limit, calls_of
 from tasks_catalog.templates import MIN_VARIETY, POOL_DIR
 
 #: Where the built templates are written (part of the public demonstration pool).
@@ -62,13 +62,15 @@ def budget(calls: int, forced: int = 0) -> int:
 
 
 def cases(case_of: Callable[[int], dict[str, Any] | None], *, seeds: Iterable[int] = SEEDS,
-          want: int = CASES) -> list[dict[str, Any]]:
+          want: int = CASES, level: str | None = None) -> list[dict[str, Any]]:
     """The first ``want`` cases ``case_of`` finds over the organisation ``seeds`` (``None``: the
-    situation does not hold in that world); ``ValueError`` when fewer than a template's minimum variety."""
+    situation does not hold in that world), with ``level`` only those whose reference is as long as a
+    cross-server task of that level's (``tasks_catalog.stats.CROSS_SERVER_CALLS``); ``ValueError`` when
+    fewer than a template's minimum variety."""
     found: list[dict[str, Any]] = []
     for seed in seeds:
         case = case_of(seed)
-        if case is not None:
+        if case is not None and (level is None or len(case["reference"]) in calls_of(level, cross_server=True)):
             found.append({"seed": seed, **case})
             if len(found) == want:
                 break
@@ -79,7 +81,16 @@ def cases(case_of: Callable[[int], dict[str, Any] | None], *, seeds: Iterable[in
 
 def template(*, id: str, version: int, servers: list[str], difficulty: str, category: str,
              case_list: list[dict[str, Any]], task: dict[str, Any]) -> dict[str, Any]:
-    """A cross-server template document whose one parameter ``case`` is drawn from ``case_list``."""
+    """A cross-server template document whose one parameter ``case`` is drawn from ``case_list``;
+    ``ValueError`` naming the first case whose reference is not as long as ``difficulty`` asks of a
+    cross-server task (the gate would refuse its rendering)."""
+    band = calls_of(difficulty, cross_server=True)
+    for case in case_list:
+        calls = case.get("reference")
+        if isinstance(calls, list) and len(calls) not in band:
+            raise ValueError(f"{id}: the case of seed {case.get('seed')} has a reference of {len(calls)} calls; a "
+                             f"{difficulty} cross-server task's has {band.start}-{band.stop - 1} "
+                             f"(cases(..., level={difficulty!r}) keeps only those)")
     return {"id": id, "version": version, "servers": sorted(servers), "difficulty": difficulty,
             "category": category, "params": {"case": {"choice": case_list}}, "task": task}
 

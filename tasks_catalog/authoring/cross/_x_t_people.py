@@ -76,7 +76,8 @@ def people_template(*, id: str, servers: list[str], difficulty: str, category: s
     organisation's seeds, its task written by :func:`body` (a recovery template's faults are its case's)."""
     faults = "{{case.faults}}" if category == "recovery" else ()
     return template(id=id, version=1, servers=servers, difficulty=difficulty, category=category,
-                    case_list=cases(case_of), task=body(goal, servers, tools, timeout_s=timeout_s, faults=faults))
+                    case_list=cases(case_of, level=difficulty),
+                    task=body(goal, servers, tools, timeout_s=timeout_s, faults=faults))
 
 
 

@@ -9,7 +9,8 @@ record today: the CRM's Owner, a Notion user whose name the agent looks up (Nina
 Kovacs, Alexa Chen is not Alex Chen; an older issue's description may name the owner of its day).
 The same short-name search finds a lookalike customer's issues where one exists (Hanbit Electronic
 and Electronics). Then #cs-escalations hears which issues were escalated for which account. Linear's
-first comment times out after it was applied: a blind retry comments twice.
+first comment times out after it was applied: a blind retry comments twice. Version 2 keeps only the
+organisations where this takes a cross-server hard task's 25-60 calls (more at-risk accounts or issues).
 """
 
 from __future__ import annotations
@@ -317,11 +318,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 def build() -> dict[str, Any]:
     return template(
         id=ID,
-        version=1,
+        version=2,
         servers=["notion", "linear", "slack"],
         difficulty="hard",
         category="recovery",
-        case_list=cases(case_of),
+        case_list=cases(case_of, level="hard"),
         task=case_task(
             GOAL,
             ["notion", "linear", "slack"],

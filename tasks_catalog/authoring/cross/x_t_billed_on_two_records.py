@@ -248,5 +248,5 @@ def build() -> dict[str, Any]:
         [*GMAIL_TOOLS, *NOTION_READ, "notion__update_page", *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund",
          "stripe__void_invoice"],
         [{"tool": "notion__update_page", "on_call": 1, "kind": "unavailable"}], 900, ("gmail", "notion", "slack"))
-    return template(id=ID, version=1, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
+    return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="medium",
                     category="recovery", case_list=cases(case_of), task=task)

@@ -198,7 +198,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - picks 
 
 def build() -> dict[str, Any]:
     return template(
-        id="x-t-followups-from-pull-requests", version=1, servers=["github", "linear", "slack"], difficulty="hard",
+        id="x-t-followups-from-pull-requests", version=2, servers=["github", "linear", "slack"], difficulty="medium",
         category="recovery", case_list=cases(case_of),
         task={
             "goal": ("Engineers have been opening pull requests for our incident follow-ups without touching "

@@ -161,7 +161,7 @@ def build() -> dict[str, Any]:
     for case in found[1:]:
         case.pop("initial")
     return template(
-        id="x-t-incident-channel-account-owners", version=1, servers=["notion", "slack"], difficulty="hard",
+        id="x-t-incident-channel-account-owners", version=2, servers=["notion", "slack"], difficulty="medium",
         category="recovery", case_list=found,
         task={
             "goal": ("Account owners keep hearing about our incidents from their customers before they hear from "

@@ -5,7 +5,8 @@ the deputy joins: only the occurrences in the leave of the series with three or 
 calendars (the stand-up lives on the shared ops calendar), some were moved already (stored exceptions,
 updated in place) and the rest are expanded from their series (a new exception each); the weekly ops
 review changes series in April and holidays drop occurrences. The out-of-office event's creation answers
-``timeout_after_commit``: it was made, and a blind retry makes a second one."""
+``timeout_after_commit``: it was made, and a blind retry makes a second one.
+Version 2 keeps only the organisations where this takes a cross-server hard task's 25-60 calls."""
 
 from __future__ import annotations
 
@@ -188,7 +189,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    return people_template(
+    return {**people_template(
         id="x-t-leave-cover", servers=["calendar", "notion", "slack"], difficulty="hard", category="recovery",
         case_of=case_of, timeout_s=600,
         goal="Annual leave from {{case.first_long}} to {{case.last_long}}, finally! {{case.deputy.name}} covers for "
@@ -198,4 +199,4 @@ def build() -> dict[str, Any]:
                "calendar__update_event", "calendar__delete_event", "notion__search", "notion__retrieve_page",
                "notion__get_block_children", "notion__query_database", "slack__list_channels",
                "slack__get_channel_history", "slack__search_messages", "slack__get_users", "slack__get_user_profile",
-               "slack__post_message", "slack__reply_to_thread"])
+               "slack__post_message", "slack__reply_to_thread"]), "version": 2}

@@ -5,7 +5,8 @@ of its service as the service's runbook names them (the service its title names,
 follow-up the incident's service, which its description gives), to the lead where the leaver owns that
 service, and an issue about no service unassigned and back to the Backlog; every issue handed over gets a
 comment. Closed issues stay. The leaver's name has a lookalike in Linear (Jon and John Berg...). One
-update answers ``unavailable`` (not applied: retry)."""
+update answers ``unavailable`` (not applied: retry).
+Version 2 keeps only the organisations where this takes a cross-server hard task's 25-60 calls."""
 
 from __future__ import annotations
 
@@ -191,7 +192,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    return people_template(
+    return {**people_template(
         id="x-t-leaver-issues", servers=["linear", "notion"], difficulty="hard", category="recovery",
         case_of=case_of, timeout_s=600,
         goal="{{case.leaver}}'s last day is this Friday. Hand their Linear work over the way our engineering "
@@ -199,4 +200,4 @@ def build() -> dict[str, Any]:
         tools=["linear__list_teams", "linear__list_users", "linear__list_issue_statuses", "linear__list_issues",
                "linear__get_issue", "linear__list_comments", "linear__list_projects", "linear__get_project",
                "linear__update_issue", "linear__create_comment", "notion__search", "notion__retrieve_page",
-               "notion__get_block_children", "notion__query_database", "notion__list_users"])
+               "notion__get_block_children", "notion__query_database", "notion__list_users"]), "version": 2}

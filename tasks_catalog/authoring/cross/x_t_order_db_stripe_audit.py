@@ -1,4 +1,4 @@
-"""x-t-order-db-stripe-audit (hard, recovery): an import scrambled five of the order database's 400
+"""x-t-order-db-stripe-audit (medium since version 2, recovery): an import scrambled five of the order database's 400
 Stripe links, and only a full comparison with Stripe (four pages of customers) finds them: two lookalike
 companies swapped (Harbour Foods Ltd and Harbor Foods Inc, or another such pair), a customer given
 another's id, an id with a typo that no Stripe customer has, and a prospect (no Stripe customer, so no
@@ -128,7 +128,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 def build() -> dict[str, Any]:
     """The template document."""
     return template(
-        id=ID, version=1, servers=["postgres", "stripe"], difficulty="hard", category="recovery",
+        id=ID, version=2, servers=["postgres", "stripe"], difficulty="medium", category="recovery",
         case_list=cases(case_of),
         task={
             "goal": ("Last week's import scrambled some of the Stripe links in our order database. Check every "

@@ -1,4 +1,4 @@
-"""x-t-order-refund-requests (hard, recovery): four customers asked by email this month for an order's
+"""x-t-order-refund-requests (medium since version 2, recovery): four customers asked by email this month for an order's
 payment back. The refund policy in force (Notion, the 2026 version: 30 days from the payment, not the
 superseded 14) decides each one: two are refunded in the order database (one of them on an order whose
 first card payment failed, so the captured payment is the one refunded), one is refused as too late, and
@@ -234,7 +234,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
 def build() -> dict[str, Any]:
     """The template document."""
     return template(
-        id=ID, version=1, servers=["gmail", "notion", "postgres"], difficulty="hard", category="recovery",
+        id=ID, version=2, servers=["gmail", "notion", "postgres"], difficulty="medium", category="recovery",
         case_list=cases(case_of),
         task={
             "goal": ("This month several customers have emailed me asking for their money back for an order they paid "
