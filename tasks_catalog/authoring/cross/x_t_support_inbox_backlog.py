@@ -50,10 +50,6 @@ OLD_POLICY = "Support inbox policy 2025 (superseded)"
 #: Lookalike key accounts: a letter apart, different companies (the org plants them in every seed).
 PAIRS = (("Harbour Foods Ltd", "Harbor Foods Inc"), ("Nordkapp Marine AS", "Nordkap Marine AS"),
          ("Hanbit Electronics Co", "Hanbit Electronic Co"), ("Lumen Group GmbH", "Lumen Retail Ltd"))
-#: What a reply's subject holds (one of them is in the goal: "support"); a reply's or a forward's subject
-#: nearly always keeps the customer's subject, which names one of these.
-SUBJECT = ("Re:|RE:|Fwd:|FW:|Fw:|[Ii]nvoice|[Pp]lan|[Ss]eat|[Aa]ccount|[Bb]illing|[Cc]ancel|[Ss]upport|"
-           "[Rr]enew|[Ss]ubscription|[Qq]uestion|[Rr]equest|[Nn]otice|[Ee]scalat|[Cc]ustomer")
 PLAN_WORD = {"starter": "[Ss]tarter|STARTER", "growth": "[Gg]rowth|GROWTH", "scale": "[Ss]cale|SCALE",
              "enterprise": "[Ee]nterprise|ENTERPRISE"}
 STATUS_WORD = {"paid": "(^|[^Nn])[Pp]aid|PAID|[Ss]ettled",
@@ -591,7 +587,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
                       "values": {"label_ids": {"add": [LABELS[kind]["id"]], "remove": ["UNREAD", "INBOX", QUEUE["id"]]}}})
     for t in threads:
         if id(t) in replies:
-            success.append({"gmail.draftSent": {"subject_pattern": SUBJECT, "to": t["who"]["email"]}})
+            success.append({"gmail.draftSent": {"to": t["who"]["email"]}})  # any subject: the reply's to choose
             frame.append({"entity": "gmail.message", "change": ["create"],
                           "where": {"to": [t["who"]["email"]], "cc": _cc(t["who"])},
                           "values": {"body": {"matches": _fact_pattern(t)}}, "max": 1})
@@ -600,7 +596,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
             # Priya has written to every owner before: the forward is the one that names the customer and the
             # cancellation (the customer's own words say "cancel", and the goal does)
             name = f"{re.escape(w['short'])}|{re.escape(w['name'])}"
-            success.append({"gmail.draftSent": {"subject_pattern": SUBJECT, "to": w["owner"],
+            success.append({"gmail.draftSent": {"to": w["owner"],
                                                 "body_pattern": both(name, CANCEL)}})
             frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [w["owner"]]},
                           "values": {"body": {"matches": name}, "cc": {"add": []}}, "max": 1})
