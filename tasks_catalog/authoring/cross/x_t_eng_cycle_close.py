@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -252,7 +253,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     if not originals:
         return None
     original = rng.choice(originals)
-    o_cust = reported[original["id"]][1]
+    first_report = reported[original["id"]]
+    assert first_report is not None  # the originals are reported ones
+    o_cust = first_report[1]
     contact = next(c for c in o_cust.contacts if c.email in original["description"])
     dup_day = f"2026-03-{rng.randint(max(int(original['created_at'][8:10]) + 1, 10) if original['created_at'] >= '2026-03' else 10, 13):02d}"
     if "dashboard" in original["title"]:
@@ -593,7 +596,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     # -- wrong solutions (their writes only) ---------------------------------------------------------------------
     by_id = {d["id"]: d for d in decisions}
 
-    def writes_with(changed: dict[str, list[dict[str, Any]]], extra: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    def writes_with(changed: dict[str, list[dict[str, Any]]],
+                    extra: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
         out = []
         for d in decisions:
             out += changed.get(d["id"], write(d))
@@ -618,8 +622,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     leaver_kept = {leaver_started["id"]: write(by_id[leaver_started["id"]], keep_assignee=True)}
     other_key = {esc_other_issue["id"]: write(by_id[esc_other_issue["id"]], priority=1)}
     dup_missed = {dup["id"]: write(by_id[dup["id"]], rule="carry")}
-    lowered = [d for d in decisions if d["rule"] == "carry" and d["issue"]["priority"] == 1 and reported.get(d["id"])
-               and target_priority(reported[d["id"]][1]) == 2]
+    lowered = [d for d in decisions if d["rule"] == "carry" and d["issue"]["priority"] == 1
+               and (report := reported.get(d["id"])) and target_priority(report[1]) == 2]
     wrongs = [
         {"why": "takes merged pull requests of other teams (MOB-n, PLT-n) for the ENG issues with those numbers",
          "kind": "lookalike", "calls": writes_with(decoy_writes)},
