@@ -35,6 +35,9 @@ SEEDS = range(1, 121)
 CASES = 24
 #: The organisation version the version-2 worlds project.
 ORG_VERSION = 1
+#: Keys a ``case_of`` may return beside a case's facts for its author and tests to read (a summary of
+#: the outcomes, counts): :func:`cases` leaves them out of the template, which no task refers to.
+READER_KEYS = frozenset({"facts", "summary"})
 
 
 def org(seed: int) -> Organisation:
@@ -65,13 +68,13 @@ def cases(case_of: Callable[[int], dict[str, Any] | None], *, seeds: Iterable[in
           want: int = CASES, level: str | None = None) -> list[dict[str, Any]]:
     """The first ``want`` cases ``case_of`` finds over the organisation ``seeds`` (``None``: the
     situation does not hold in that world), with ``level`` only those whose reference is as long as a
-    cross-server task of that level's (``tasks_catalog.stats.CROSS_SERVER_CALLS``); ``ValueError`` when
-    fewer than a template's minimum variety."""
+    cross-server task of that level's (``tasks_catalog.stats.CROSS_SERVER_CALLS``), each without its
+    :data:`READER_KEYS`; ``ValueError`` when fewer than a template's minimum variety."""
     found: list[dict[str, Any]] = []
     for seed in seeds:
         case = case_of(seed)
         if case is not None and (level is None or len(case["reference"]) in calls_of(level, cross_server=True)):
-            found.append({"seed": seed, **case})
+            found.append({"seed": seed, **{k: v for k, v in case.items() if k not in READER_KEYS}})
             if len(found) == want:
                 break
     if len(found) < MIN_VARIETY:

@@ -681,12 +681,6 @@ def _weekdays_after(day: str, n: int) -> str:
     return d.isoformat()
 
 
-def _case(seed: int) -> dict[str, Any] | None:
-    """The case of ``seed`` as the template keeps it (``facts``, a reader's summary, left out)."""
-    case = case_of(seed)
-    return None if case is None else {k: v for k, v in case.items() if k != "facts"}
-
-
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("Security published two advisories last week, {{case.advisory_a}} (urllib3) and {{case.advisory_b}} "
@@ -696,4 +690,4 @@ def build() -> dict[str, Any]:
                 {"tool": "linear__update_issue", "on_call": 1, "kind": "unavailable"}],
         timeout_s=1200, patched=("github", "linear", "notion", "slack"))
     return template(id=ID, version=1, servers=["github", "linear", "notion", "slack"], difficulty="hard",
-                    category="recovery", case_list=cases(_case, want=12), task=task)
+                    category="recovery", case_list=cases(case_of, want=12), task=task)

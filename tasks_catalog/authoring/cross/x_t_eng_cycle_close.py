@@ -668,12 +668,6 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     }
 
 
-def _case(seed: int) -> dict[str, Any] | None:
-    """The case of ``seed`` as the template keeps it (``facts``, a reader's summary, left out)."""
-    case = case_of(seed)
-    return None if case is None else {k: v for k, v in case.items() if k != "facts"}
-
-
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("ENG's current cycle ({{case.cycle}}) ends next Monday and I want it closed out today: go through "
@@ -683,4 +677,4 @@ def build() -> dict[str, Any]:
                 {"tool": "linear__update_issue", "on_call": 5, "kind": "unavailable"}],
         timeout_s=1500, patched=("github", "linear", "notion", "slack"))
     return template(id=ID, version=1, servers=["github", "linear", "notion", "slack"], difficulty="hard",
-                    category="recovery", case_list=cases(_case, want=10), task=task)
+                    category="recovery", case_list=cases(case_of, want=10), task=task)
