@@ -2,7 +2,9 @@
 planted mail in her box, beside the agency's confirmation of the February trip to Hamburg). Her travel
 calendar's four entries of the March trip move with it: both flights and the hotel stay as the mail says,
 and the warehouse visit on the same day of the trip; the February trip's identical entries stay. The
-people she meets there are told by email (the room booked for the visit is not a person)."""
+people she meets there are told by email (the room booked for the visit is not a person). Version 2: a
+colleague who declined the visit is not someone she meets there, so telling them is allowed, not asked
+(version 1 failed a solver who wrote only to those who accepted or were tentative; calibration round 5)."""
 
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
     if len(mine) != 4 or not earlier:
         return None
     team = [a.email for a in visit.attendees if "@resource." not in a.email]
-    if not set(team) <= set(trip.team) or len(team) < 2:
+    meeting = [a.email for a in visit.attendees if a.email in team and a.response_status != "declined"]
+    if not set(team) <= set(trip.team) or len(team) < 2 or not meeting:
         return None
     gmail = world("gmail", seed)
     when = "2026-03-13T16:42:00Z"
@@ -92,7 +95,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         success += [{"calendar.eventExists": {"title": e.id}},
                     {"not": {"calendar.eventExists": {"title": e.id, "start": e.start}}}]
     success += [{"gmail.draftSent": {"to": who, "subject_pattern": f"{city}|[Vv]isit|[Tt]rip|[Rr]eschedul|[Mm]ove|"
-                                     "[Cc]hange|[Pp]ostpone|[Dd]ate"}} for who in team]
+                                     "[Cc]hange|[Pp]ostpone|[Dd]ate"}} for who in meeting]
     early_visit = next(e for e in earlier if e.title == visit.title)
     wrongs = [
         {"why": "moves the February trip's warehouse visit instead of March's", "kind": "lookalike",
@@ -110,8 +113,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
          "calls": [updates[0], call("calendar__update_event", calendarId=travel, eventId=hotel.id, start=moves[1][1],
                                     end=_shift(moves[1][2], -1)), updates[2], updates[3], tell]},
         {"why": "moves everything but tells nobody", "kind": "other", "calls": updates},
+        *([{"why": "tells only the colleagues who declined the visit", "kind": "other",
+            "calls": [*updates, {**tell, "arguments": {**tell["arguments"], "to": [w for w in team if w not in meeting]}}]}]
+          if meeting != team else []),
     ]
     alternatives = [
+        *([{"why": "tells only those who have not declined the visit",
+            "calls": [*discover, *updates, {**tell, "arguments": {**tell["arguments"], "to": meeting}}]}]
+          if meeting != team else []),
         {"why": "writes to each colleague separately",
          "calls": [*discover, *updates, *(call("gmail__send_email", to=[who], subject=tell["arguments"]["subject"],
                                                body=tell["arguments"]["body"]) for who in team)]},
@@ -129,7 +138,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 
 def build() -> dict[str, Any]:
-    return people_template(
+    return {**people_template(
         id="x-t-trip-rebooked", servers=["calendar", "gmail"], difficulty="medium", category="standard",
         case_of=case_of, timeout_s=300,
         goal="The travel agency has rebooked my Hamburg trip. Bring my calendar in line with the new booking and let "
@@ -138,4 +147,4 @@ def build() -> dict[str, Any]:
                "calendar__get_freebusy", "calendar__search_people", "calendar__list_rooms", "calendar__create_event",
                "calendar__update_event", "calendar__delete_event", "gmail__search_emails", "gmail__read_email",
                "gmail__get_thread", "gmail__send_email", "gmail__draft_email", "gmail__list_drafts",
-               "gmail__send_draft"])
+               "gmail__send_draft"]), "version": 2}
