@@ -11,6 +11,8 @@ The same short-name search finds a lookalike customer's issues where one exists 
 and Electronics). Then #cs-escalations hears which issues were escalated for which account. Linear's
 first comment times out after it was applied: a blind retry comments twice. Version 2 keeps only the
 organisations where this takes a cross-server hard task's 25-60 calls (more at-risk accounts or issues).
+Version 3 names the CRM in the goal: "our at-risk key accounts" let a solver read "key" as a filter on the
+plan (the world says nowhere that the CRM holds the key accounts; calibration round 5).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from tasks_catalog.authoring.cross._x_t_accounts import (
 
 ID = "x-t-at-risk-escalations"
 GOAL = (
-    "Our at-risk key accounts need engineering's attention before they decide on renewal. Every Linear issue one "
-    "of them reported that is still open must be Urgent, with a comment saying why. Then post in #cs-escalations "
+    "The accounts our CRM marks at risk need engineering's attention before they decide on renewal. Every Linear "
+    "issue one of them reported that is still open must be Urgent, with a comment saying why. Then post in #cs-escalations "
     "which issues you escalated, tagging each account's owner so they can follow up."
 )
 MIN_CALLS = 16
@@ -318,7 +320,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 def build() -> dict[str, Any]:
     return template(
         id=ID,
-        version=2,
+        version=3,
         servers=["notion", "linear", "slack"],
         difficulty="hard",
         category="recovery",
