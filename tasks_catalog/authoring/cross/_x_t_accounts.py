@@ -53,11 +53,12 @@ def _customer(seed: int, legal_name: str):
 
 def reported_by(seed: int, legal_name: str) -> list[dict[str, Any]]:
     """The Linear issues a customer reported: the description names the reporter 'of <legal name> on', or
-    the customer by its short name ('Reported by <short name> on Friday.'; a solver read those as reports
-    too, calibration 2026-12-05)."""
-    marker, short = f" of {legal_name} on ", _customer(seed, legal_name).short
+    says it was 'Raised in the <legal name> trial by' one of its people (before the customer signed up), or
+    names the customer by its short name ('Reported by <short name> on Friday.'; solvers read the last two
+    as reports too, calibration rounds 3 and 5)."""
+    markers, short = (f" of {legal_name} on ", f"Raised in the {legal_name} trial by "), _customer(seed, legal_name).short
     return [i for i in world("linear", seed)["issues"]
-            if marker in i["description"] or short in _SHORT_REPORT.findall(i["description"])]
+            if any(m in i["description"] for m in markers) or short in _SHORT_REPORT.findall(i["description"])]
 
 
 def short_name_shared(seed: int, legal_name: str) -> bool:

@@ -12,7 +12,9 @@ and Electronics). Then #cs-escalations hears which issues were escalated for whi
 first comment times out after it was applied: a blind retry comments twice. Version 2 keeps only the
 organisations where this takes a cross-server hard task's 25-60 calls (more at-risk accounts or issues).
 Version 3 names the CRM in the goal: "our at-risk key accounts" let a solver read "key" as a filter on the
-plan (the world says nowhere that the CRM holds the key accounts; calibration round 5).
+plan (the world says nowhere that the CRM holds the key accounts; calibration round 5). Version 4 counts
+an issue "Raised in the <account> trial by" one of its people as the account's report, as the Linear
+world writes reports made before a customer signed up (version 3 failed a solver for escalating one).
 """
 
 from __future__ import annotations
@@ -320,7 +322,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 def build() -> dict[str, Any]:
     return template(
         id=ID,
-        version=3,
+        version=4,
         servers=["notion", "linear", "slack"],
         difficulty="hard",
         category="recovery",

@@ -8,7 +8,10 @@ says "Reported by <contact> (<email>) of <legal name> on <day>") that is still o
 todo, in progress or in review) must be High or Urgent; Urgent and High ones stay as they are, done and
 cancelled ones are left alone, and a lookalike customer's issues (found by the same short-name search)
 and the issues of customers met this week or the week after are not touched. Linear's update answers
-``unavailable`` once: the agent must retry.
+``unavailable`` once: the agent must retry. Version 2 counts an issue "Raised in the <legal name> trial
+by" one of the customer's people as its report too, as the Linear world writes reports made before a
+customer signed up (calibration round 5 found version 1 of its sister, x-t-at-risk-escalations, failing
+a solver for escalating one).
 """
 
 from __future__ import annotations
@@ -232,7 +235,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912 - one wo
 def build() -> dict[str, Any]:
     return template(
         id=ID,
-        version=1,
+        version=2,
         servers=["calendar", "linear"],
         difficulty="medium",
         category="recovery",
