@@ -206,7 +206,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     ex_components = [seen_components[k % len(seen_components)] for k in range(n_examples)]
     rng.shuffle(ex_components)
     new_components = [rng.choice(components) for _ in range(n_new)]
-    tickets = rng.sample(range(5100, 5999), n_examples + n_new)
+    mentioned = " ".join([*(m["text"] for c in slack["channels"] for m in c["messages"]),
+                          *(i["title"] + " " + i["description"] for i in lin["issues"])])
+    tickets = rng.sample([n for n in range(5100, 5999) if f"KFS-{n}" not in mentioned], n_examples + n_new)
     taken_ts: set[str] = {m["ts"] for m in channel["messages"]}
     titles_used: set[str] = set()
 
@@ -302,10 +304,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     if len(channel["messages"]) + len(slack_patch) > 200:
         return None  # the channel is read in one page
     reference += [call("slack__get_channel_history", channel_id=channel["id"], limit=200)]
-    reference += [call("notion__query_database", database_id=crm["id"], page_size=100)]
+    reference += [call("notion__search", query=CRM),
+                  call("notion__query_database", database_id=crm["id"], page_size=100)]
     used = sorted({i["component"] for i in all_items})
     reference += [call("notion__search", query="Runbook")]
-    reference += [call("notion__retrieve_page", page_id=runbooks[c]["page"]) for c in used]
+    reference += [call("notion__get_block_children", block_id=runbooks[c]["page"]) for c in used]
     faults_at = (3, 8)
 
     def write(i: dict[str, Any], **over: Any) -> dict[str, Any]:
@@ -332,6 +335,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                     {"linear.issueState": {"issue": i["id"], "state": _state(i)}},
                     {"not": {"linear.issuePriority": {"issue": i["id"], "priority": 0}}}]
 
+    # telling support in the channel (a reply per escalation, or one summary) is a natural follow-up
+    frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": channel["id"]},
+                  "max": len(new) + 1})
+
     # -- wrong solutions (their writes only) ------------------------------------------------------------------------
     def with_rule(name: str, alt: Rule) -> list[dict[str, Any]]:
         return [write(i, **{name: alt(i)}) for i in new]
@@ -348,14 +355,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "calls": [*writes, call("linear__update_issue", id=next(e["id"] for e in ex if not e["blocked"]),
                                  state="Todo", priority=1)]},
     ]
-    for name, rule, alternatives in CONVENTIONS:
-        for reading, alt in alternatives:
+    for name, rule, readings in CONVENTIONS:
+        for reading, alt in readings:
             if any(alt(i) != rule(i) for i in new) and all(
                     not isinstance(alt(i), str) or alt(i) for i in new):
                 if name == "assignee" and any(not str(alt(i)).startswith("usr_") for i in new):
                     continue
                 wrongs.append({"why": f"{name} {reading}", "kind": "other", "calls": with_rule(name, alt)})
-    alternatives = [
+    alts = [
         {"why": "the items in reverse order, each with a short triage note",
          "calls": [c for i in reversed(new) for c in (
              write(i), call("linear__create_comment", issueId=i["id"],
@@ -366,10 +373,15 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
              call("linear__update_issue", id=i["id"], priority=_priority(i["plan"], i["blocked"])),
              call("linear__update_issue", id=i["id"], state=_state(i)))]},
     ]
+    alts.append(
+        {"why": "triages them and tells support in the channel",
+         "calls": [*writes, call("slack__post_message", channel_id=channel["id"],
+                                 text="Triaged today's escalations: " + ", ".join(
+                                     f"{i['ticket']} -> {i['owner_name']}" for i in new))]})
     return {
         "linear_patch": linear_patch, "slack_patch": slack_patch,
         "frame": frame, "success": success, "reference": reference, "wrongs": wrongs,
-        "alternatives": alternatives, "max_steps": budget(len(reference), forced=1),
+        "alternatives": alts, "max_steps": budget(len(reference), forced=1),
         "facts": {"examples": len(ex), "new": len(new), "calls": len(reference), "faults_at": faults_at,
                   "decisions": [f"{i['id']} {i['component']} {i['plan']} {'blocked' if i['blocked'] else 'ok'} -> "
                                 f"{i['owner_name']} P{_priority(i['plan'], i['blocked'])} {_state(i)}" for i in new]},
