@@ -14,9 +14,11 @@ in Triage, unassigned, with no priority. The conventions the earlier ones show, 
   says it blocks: Enterprise Urgent if blocked else High, Scale High / Medium, Growth and Starter Medium / Low;
 - **state**: Todo when blocked, Backlog otherwise.
 
-``CONVENTIONS`` lists each rule's plausible alternatives; every case asserts that each alternative is
-contradicted by at least one earlier escalation (and that every plan/blocking pair a new item has was seen in
-the examples), so a careful reader of the examples reaches one outcome. Linear's update answers
+``CONVENTIONS`` lists each rule's plausible alternatives; ``check_conventions`` raises unless each alternative
+is contradicted by at least one earlier escalation, every plan/blocking pair a new item has was seen in the
+examples, and reading the priority by the account's ARR instead of its plan either is contradicted or gives
+the same answer for every new item; a world whose draw leaves a reading open gives no case, so a careful
+reader of the examples reaches one outcome in every case kept. Linear's update answers
 ``unavailable`` once (not applied: retry) and ``timeout_after_commit`` once (applied).
 
 Judged: each new item's assignee, priority and state exactly (frame, field level; the predicate names the
@@ -126,6 +128,16 @@ def check_conventions(examples: list[dict[str, Any]], items: list[dict[str, Any]
                 raise ValueError(f"{ID}: no example rules out the {name} reading {reading!r}")
             if any(alt(i) != rule(i) for i in items) and all(alt(e) == e[name] for e in examples):
                 raise ValueError(f"{ID}: the {name} reading {reading!r} fits every example")
+    # The reading "by the account's size (ARR bands), not its plan": ruled out when a smaller account got a
+    # higher plan's priority than a larger one; else every new account must sit within the ARR range the
+    # examples of its own plan tier show, so that any band the examples allow gives the same tier.
+    tier = {"Enterprise": 2, "Scale": 1, "Growth": 0, "Starter": 0}
+    inverted = any(a["arr"] < b["arr"] and tier[a["plan"]] > tier[b["plan"]] for a in examples for b in examples)
+    if not inverted:
+        for i in items:
+            own = [e["arr"] for e in examples if tier[e["plan"]] == tier[i["plan"]]]
+            if not own or not min(own) <= i["arr"] <= max(own):
+                raise ValueError(f"{ID}: new item {i['id']} (ARR {i['arr']}) could be read by ARR bands or by plan")
     seen = {(e["plan"], e["blocked"]) for e in examples}
     for i in items:
         if (i["plan"], i["blocked"]) not in seen:
@@ -178,6 +190,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     plan_of = {p["title"]: p["properties"].get("Plan") for p in rows
                if p["properties"].get("Status") in ("Active", "At risk", "Onboarding")}
     status_of = {p["title"]: p["properties"].get("Status") for p in rows}
+    arr_of = {p["title"]: p["properties"].get("ARR") or 0 for p in rows}
     twice = {c.duplicate_of for c in o.customers if c.duplicate_of}
     customers = [c for c in o.customers if c.name in plan_of and plan_of[c.name] in PLANS
                  and not c.duplicate_of and c.key not in twice]
@@ -227,7 +240,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         rb = runbooks[component]
         other = next((n for n in rb["others"] if n in users and n != rb["owner"]), None)
         return {"id": f"{TEAM}-{k + 1}", "title": title, "customer": cust.name, "short": cust.short,
-                "contact": contact, "day": day, "plan": plan, "status": status_of[cust.name], "blocked": blocked, "component": component,
+                "contact": contact, "day": day, "plan": plan, "status": status_of[cust.name],
+                "arr": arr_of[cust.name], "blocked": blocked, "component": component,
                 "owner": users[rb["owner"]]["id"], "owner_name": rb["owner"],
                 "account_owner": users[acct_name]["id"] if acct_name in users else acct_name,
                 "account_owner_name": acct_name, "creator": by_email[creator.email]["id"],
