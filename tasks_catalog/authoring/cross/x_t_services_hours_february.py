@@ -7,7 +7,8 @@ invoices finance sent for November, December and January: one per customer and m
 no page states:
 
 - **scope**: an entry of type "Warranty fix" is never billed; every other type is;
-- **rate**: the hourly rate is the customer's segment in the CRM (Postgres ``customers.segment``), the same
+- **rate**: the hourly rate is the customer's segment in the customer database (Postgres ``customers.segment``;
+  in these worlds the Stripe plan follows the segment, so reading the plan bills alike), the same
   number in whatever currency the customer is billed in (the Stripe customer's), whatever the Stripe plan,
   the Notion account's plan, the country or the currency;
 - **rounding**: one line per entry, its quantity the entry's hours rounded UP to whole hours;
@@ -23,7 +24,8 @@ second invoice created answers ``timeout_after_commit`` (a blind retry duplicate
 What the judge holds each invoice to (the predicate may only check what the world names, so the exact
 amounts live in the frame): one finalized invoice per customer with something billable, in its currency,
 due in its segment's days, described as February 2026's, every line's amount one of that customer's
-right line amounts (rate times hours rounded up); no invoice for anyone else.
+right line amounts (rate times hours rounded up), and no total that leaves some of them out (a guard per
+part of the lines); no invoice for anyone else.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ from collections.abc import Callable
 from typing import Any
 
 from servers.stripe import StripeState, StripeTools
+from servers.stripe.tools import _prefix
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import NOTION_READ, STRIPE_READ, case_task, hex_id, unix, uuid_of
+from tasks_catalog.authoring.cross._x_t_people import call
 
 ID = "x-t-services-hours-february"
 SERVERS = ["notion", "postgres", "stripe"]
@@ -123,14 +128,10 @@ CONVENTIONS: dict[str, Callable[[list[dict]], bool]] = {
 }
 
 
-def call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool": tool, "arguments": arguments}
-
-
 # -- the world ------------------------------------------------------------------------------------------
 def _crm(seed: int) -> list[dict[str, Any]]:
-    """The CRM's customers that are one company on every server: a Stripe customer of the same name billed in
-    EUR, USD or GBP, a segment, and a name no other CRM row shares."""
+    """The customer database's customers that are one company on every server: a Stripe customer of the same name billed in
+    EUR, USD or GBP, a segment, and a name no other row shares."""
     pg = next(t for t in world("postgres", seed)["tables"] if t["name"] == "customers")
     cols = [c["name"] for c in pg["columns"]]
     rows = [dict(zip(cols, r, strict=True)) for r in pg["rows"]]
@@ -152,13 +153,7 @@ def _crm(seed: int) -> list[dict[str, Any]]:
 
 def _accounts(seed: int) -> dict[str, str | None]:
     """Notion's Customer Accounts: account name -> plan."""
-    n = world("notion", seed)
-    db = next(d for d in n["databases"] if d["title"] == "Customer Accounts")
-    return {p["title"]: p["properties"].get("Plan") for p in n["pages"] if p["parent_id"] == db["id"] and not p["archived"]}
-
-
-def _prefix(customer_id: str) -> str:
-    return customer_id.removeprefix("cus_")[:8].upper()
+    return {p["title"]: p["properties"].get("Plan") for p in crm_rows(seed)}
 
 
 def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
@@ -229,12 +224,15 @@ def _checked(plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
             if not alt(examples[name]):
                 continue  # contradicted by an example
             # an alternative the examples leave standing must give every new item what the convention gives
-            # (the CRM's segment follows the plan in some worlds: then both readings bill alike)
+            # (the segment follows the Stripe plan in these worlds: then both readings bill alike)
             if not isinstance(alt, _Keyed) or any(alt.predicts(examples[name], c) != alt.value(c) for c in new):
                 return False
     # a warranty fix of a customer billed that same month: scope is the entry's type, not the customer
     if not any(e["type"] == WARRANTY and any(x["billed"] and x["customer"] is e["customer"] and x["month"] == e["month"]
                                              for x in past) for e in past):
+        return False
+    # every type February logs was seen before, billed or not
+    if not {e["type"] for e in entries if e["month"] == NEW[0]} <= {e["type"] for e in past}:
         return False
     billed_segments = {i["segment"] for i in invoices}
     return all(c["segment"] in billed_segments for c in plan["months"][NEW[0]])
@@ -389,6 +387,13 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
                                  "lines": {"add": sorted({q * u for _, q, u in b["lines"]}), "key": "amount"}},
                       "max": 1})
         success.append({"stripe.invoiceExists": {"customer": c["id"], "status": "open"}})
+        # the exact total is the goal's to name, not the predicate's: what it can rule out is an invoice that
+        # left entries out (every total of a part of the lines), unless the customer already had one of that total
+        amounts = [q * u for _, q, u in b["lines"]]
+        had = {sum(line["amount"] for line in inv["lines"]) for inv in state["invoices"] if inv["customer"] == c["id"]}
+        short = {sum(amounts[i] for i in range(len(amounts)) if mask >> i & 1) for mask in range(1, 2 ** len(amounts) - 1)}
+        success.extend({"not": {"stripe.invoiceExists": {"customer": c["id"], "status": "open", "amount": total}}}
+                       for total in sorted(short - had - {sum(amounts)}))
 
     def wrong(why: str, kind: str, **how: Any) -> dict[str, Any]:
         merged = how.pop("merged", False)
@@ -400,14 +405,17 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
                "enterprise": rates["enterprise"]}
     never_billed = next(c for c in feb if not any(b["customer"] is c for b in bills))
     warranty_only = [e for e in entries if e["month"] == NEW[0] and e["customer"] is never_billed]
+    most = max((b["lines"] for b in bills), key=len)
     wrongs = [
         wrong("bills the warranty fixes too", "other", billable=lambda e: True),
         wrong("rounds each entry to the nearest hour instead of up", "other", qty=lambda h: math.floor(h + 0.5)),
         wrong("charges one rate to everyone (the mid-market one)", "other", rate=lambda c: rates["mid-market"] * 100),
-        wrong("takes the rate from the Stripe plan, not the CRM segment", "other",
+        wrong("takes the rate from the Stripe plan, not the segment", "other",
               rate=lambda c: by_plan.get(c["stripe_plan"] or "", rates["smb"]) * 100),
         wrong("gives every invoice 30 days to pay", "other", due=lambda c: 30),
         wrong("leaves the invoices as drafts", "other", finalize=False),
+        wrong("misses one entry of the customer with the most lines", "other",
+              billable=lambda e: e["billed"] and e["title"] != most[-1][0]),
         wrong("bills each customer's hours as one summed line", "other", merged=True),
         wrong("bills one customer at the next segment's rate, as if it were its look-alike", "lookalike",
               rate=lambda c: rates[lookalike_rate[c["segment"]] if c is bills[0]["customer"] else c["segment"]] * 100),
@@ -421,7 +429,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
     alternatives = [
         {"why": "reads the accounts and every customer in Stripe too, bills the customers in reverse order and "
                 "words the description its own way",
-         "calls": [*discover, call("notion__query_database", database_id=_accounts_db(seed), page_size=100),
+         "calls": [*discover, call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
                    *(call("stripe__search_customers", query=f"name:'{c['name']}'") for c in feb),
                    *_writes(state, [{**b, "label": f"Consulting hours February 2026 - {b['customer']['name']}"}
                                     for b in reversed_bills],
@@ -436,10 +444,6 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
         "max_steps": budget(len(reference), 1),
         "warranty_only": {"customer": never_billed["name"], "entries": [e["title"] for e in warranty_only]},
     }
-
-
-def _accounts_db(seed: int) -> str:
-    return next(d["id"] for d in world("notion", seed)["databases"] if d["title"] == "Customer Accounts")
 
 
 def build() -> dict[str, Any]:
