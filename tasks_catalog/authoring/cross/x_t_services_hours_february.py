@@ -255,7 +255,7 @@ def _patches(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> 
                            "Hours": e["hours"], "Type": e["type"]},
             "content": [], "archived": False, "created_time": f"{e['date']}T17:00:00Z"}})
     s = world("stripe", seed)
-    numbered = {}
+    numbered: dict[str, int] = {}
     for inv in s["invoices"]:
         if inv.get("number"):
             numbered[inv["customer"]] = numbered.get(inv["customer"], 0) + 1
@@ -351,7 +351,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     return None
 
 
-def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: PLR0914 - one case, written out
+def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
     patch, db_id = _patches(seed, plan, entries)
     state = _stripe_state(seed, patch["stripe"])
     bills = _billing(plan, entries)
