@@ -1,0 +1,456 @@
+"""x-t-services-hours-february: bill February's professional-services hours the way finance billed the
+months before, conventions nobody wrote down.
+
+Hard, Notion, Postgres and Stripe. Notion's "Professional services log" holds every consulting entry of
+November 2025 to February 2026 (customer, date, consultant, hours in quarter hours, type). Stripe holds the
+invoices finance sent for November, December and January: one per customer and month. What they show, and
+no page states:
+
+- **scope**: an entry of type "Warranty fix" is never billed; every other type is;
+- **rate**: the hourly rate is the customer's segment in the customer database (Postgres ``customers.segment``;
+  in these worlds the Stripe plan follows the segment, so reading the plan bills alike), the same
+  number in whatever currency the customer is billed in (the Stripe customer's), whatever the Stripe plan,
+  the Notion account's plan, the country or the currency;
+- **rounding**: one line per entry, its quantity the entry's hours rounded UP to whole hours;
+- **invoice**: in the customer's currency, due in the number of days the segment gives, the line's
+  description the entry's name exactly, the invoice's description "Professional services, <month>",
+  finalized (every past one was sent).
+
+The case asserts, from its own examples, that each plausible alternative rule (:data:`ALTERNATIVES`) is
+contradicted by at least one past invoice, and that every segment February needs was billed before. The
+second invoice created answers ``timeout_after_commit`` (a blind retry duplicates it), the fourth
+``unavailable`` (it must be retried).
+
+What the judge holds each invoice to (the predicate may only check what the world names, so the exact
+amounts live in the frame): one finalized invoice per customer with something billable, in its currency,
+due in its segment's days, described as February 2026's, every line's amount one of that customer's
+right line amounts (rate times hours rounded up), and no total that leaves some of them out (a guard per
+part of the lines); no invoice for anyone else.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from servers.stripe import StripeState, StripeTools
+from servers.stripe.tools import _prefix
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
+from tasks_catalog.authoring.cross._x_t_billing import NOTION_READ, STRIPE_READ, case_task, hex_id, unix, uuid_of
+from tasks_catalog.authoring.cross._x_t_people import call
+
+ID = "x-t-services-hours-february"
+SERVERS = ["notion", "postgres", "stripe"]
+SEGMENTS = ("smb", "mid-market", "enterprise")
+CURRENCIES = ("eur", "usd", "gbp")
+#: The months finance billed (the examples) and the one to bill, with the day each was invoiced.
+PAST = (("2025-11", "November 2025", "2025-12-02T09:00:00"), ("2025-12", "December 2025", "2026-01-05T09:00:00"),
+        ("2026-01", "January 2026", "2026-02-03T09:00:00"))
+NEW = ("2026-02", "February 2026")
+DB_TITLE = "Professional services log"
+WARRANTY = "Warranty fix"
+TOPICS = {
+    "Implementation": ["Route planner rollout", "Depot data import", "Carrier API integration", "SSO set-up",
+                       "Custom report build", "Fleet master data load", "Tracking page branding"],
+    "Training": ["Dispatcher training", "Admin training session", "Planner workshop", "Reporting training"],
+    "Integration support": ["ERP connector support", "Webhook troubleshooting", "EDI mapping support",
+                            "API rate limit review"],
+    WARRANTY: ["Fix for import mapping defect", "Correction of rate table bug", "Rework of label template defect",
+               "Repair of failed depot sync"],
+}
+#: Hours as logged, in quarter hours; several below the half so that rounding up shows.
+HOURS = (0.75, 1.25, 1.5, 2.0, 2.25, 2.5, 3.0, 3.25, 3.75, 4.0, 4.5, 5.25, 6.0)
+TOOLS = [*NOTION_READ, "postgres__list_tables", "postgres__describe_table", "postgres__query",
+         *STRIPE_READ, "stripe__create_invoice", "stripe__create_invoice_item", "stripe__finalize_invoice",
+         "stripe__void_invoice"]
+GOAL = ("Our consulting hours for February still have to be invoiced. Bill them in Stripe the way finance billed "
+        "the previous months' professional services: whoever did it before has left, and the log is in Notion.")
+
+
+# -- the conventions and the alternatives a careful reader must rule out -----------------------------------
+class _Keyed:
+    """A rule "``value`` is a function of ``key``": it fits the examples when no two of them share the key and
+    differ in the value, and then predicts a new item's value from the examples of its key."""
+
+    def __init__(self, key: Callable[[dict], Any], value: Callable[[dict], Any]) -> None:
+        self.key, self.value = key, value
+
+    def __call__(self, examples: list[dict]) -> bool:
+        seen: dict[Any, Any] = {}
+        return all(seen.setdefault(self.key(e), self.value(e)) == self.value(e) for e in examples)
+
+    def predicts(self, examples: list[dict], item: dict) -> Any:
+        """What the rule gives ``item`` (None: no example has its key)."""
+        return next((self.value(e) for e in examples if self.key(e) == self.key(item)), None)
+
+
+_keyed = _Keyed
+
+
+def _rounded(how: Callable[[float], int]) -> Callable[[list[dict]], bool]:
+    return lambda lines: all(line["quantity"] == how(line["hours"]) for line in lines)
+
+
+#: For each convention, the plausible alternatives and the test of whether one still fits every example
+#: (an invoice for the rate and due rules, a billed line for rounding, a past entry for scope). The module
+#: raises when an alternative fits: the examples would not decide between it and the convention.
+ALTERNATIVES: dict[str, dict[str, Callable[[list[dict]], bool]]] = {
+    "rate": {
+        "one rate for everyone": _keyed(lambda e: 0, lambda e: e["rate"]),
+        "by the Stripe plan": _keyed(lambda e: e["stripe_plan"], lambda e: e["rate"]),
+        "by the Notion account's plan": _keyed(lambda e: e["notion_plan"], lambda e: e["rate"]),
+        "by the currency": _keyed(lambda e: e["currency"], lambda e: e["rate"]),
+        "by the country": _keyed(lambda e: e["country"], lambda e: e["rate"]),
+    },
+    "due": {
+        "always 30 days": _keyed(lambda e: 0, lambda e: e["due"]),
+        "by the Stripe plan": _keyed(lambda e: e["stripe_plan"], lambda e: e["due"]),
+        "by the Notion account's plan": _keyed(lambda e: e["notion_plan"], lambda e: e["due"]),
+        "by the currency": _keyed(lambda e: e["currency"], lambda e: e["due"]),
+    },
+    "rounding": {
+        "to the nearest hour": _rounded(lambda h: math.floor(h + 0.5)),
+        "down": _rounded(math.floor),
+    },
+    "scope": {
+        "every entry billed": lambda entries: all(e["billed"] for e in entries),
+    },
+}
+#: What the conventions themselves say, checked on the same examples (a convention that misfits is a bug here).
+CONVENTIONS: dict[str, Callable[[list[dict]], bool]] = {
+    "rate": _keyed(lambda e: e["segment"], lambda e: e["rate"]),
+    "due": _keyed(lambda e: e["segment"], lambda e: e["due"]),
+    "rounding": _rounded(math.ceil),
+    "scope": lambda entries: all(e["billed"] == (e["type"] != WARRANTY) for e in entries),
+}
+
+
+# -- the world ------------------------------------------------------------------------------------------
+def _crm(seed: int) -> list[dict[str, Any]]:
+    """The customer database's customers that are one company on every server: a Stripe customer of the same name billed in
+    EUR, USD or GBP, a segment, and a name no other row shares."""
+    pg = next(t for t in world("postgres", seed)["tables"] if t["name"] == "customers")
+    cols = [c["name"] for c in pg["columns"]]
+    rows = [dict(zip(cols, r, strict=True)) for r in pg["rows"]]
+    stripe = {c["id"]: c for c in world("stripe", seed)["customers"]}
+    names = [c["name"] for c in stripe.values()]
+    accounts = _accounts(seed)
+    out = []
+    for r in rows:
+        s = stripe.get(r["stripe_customer_id"] or "")
+        if (s is None or s["name"] != r["name"] or s["currency"] not in CURRENCIES or r["segment"] not in SEGMENTS
+                or names.count(r["name"]) != 1 or sum(x["name"] == r["name"] for x in rows) != 1
+                or r["name"] not in accounts):
+            continue
+        out.append({"name": r["name"], "segment": r["segment"], "country": r["country"], "id": s["id"],
+                    "currency": s["currency"], "stripe_plan": s["metadata"].get("plan"),
+                    "notion_plan": accounts[r["name"]]})
+    return out
+
+
+def _accounts(seed: int) -> dict[str, str | None]:
+    """Notion's Customer Accounts: account name -> plan."""
+    return {p["title"]: p["properties"].get("Plan") for p in crm_rows(seed)}
+
+
+def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
+    """Who was billed each month, for which entries, at which rate and terms; None when the draw gives
+    examples that do not decide every convention."""
+    crm = _crm(seed)
+    by_segment = {s: [c for c in crm if c["segment"] == s] for s in SEGMENTS}
+    if any(len(v) < 4 for v in by_segment.values()):
+        return None
+    rates = {"smb": rng.choice([120, 125, 130, 135])}
+    rates["mid-market"] = rates["smb"] + rng.choice([20, 25, 30])
+    rates["enterprise"] = rates["mid-market"] + rng.choice([25, 30, 35])
+    due = {"smb": rng.choice([14, 15]), "mid-market": 30, "enterprise": rng.choice([45, 60])}
+    past_pool = [c for s in SEGMENTS for c in rng.sample(by_segment[s], 3)]
+    new_only = [c for s in SEGMENTS for c in rng.sample([x for x in by_segment[s] if x not in past_pool], 1)]
+    months: dict[str, list[dict[str, Any]]] = {}
+    for month, _, _ in PAST:
+        months[month] = rng.sample(past_pool, 5)
+    months[NEW[0]] = sorted(rng.sample(past_pool, 5) + new_only, key=lambda c: c["name"])
+    return {"rates": rates, "due": due, "months": months}
+
+
+def _entries(seed: int, rng: random.Random, plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The log's entries, month by month: 1-4 per customer billed that month (in February one customer's
+    only work is a warranty fix), numbered PS-<n> in date order."""
+    people = [f"{e.first} {e.last}" for e in org(seed).employees if e.department not in ("Executive",)][:40]
+    consultants = rng.sample(people, 4)
+    raw = []
+    for month, customers in plan["months"].items():
+        warranty_only = customers[rng.randrange(len(customers))] if month == NEW[0] else None
+        for c in customers:
+            n = 1 if c is warranty_only else rng.randint(2, 4)
+            for i in range(n):
+                kind = WARRANTY if c is warranty_only else (
+                    WARRANTY if i == n - 1 and rng.random() < 0.3 else rng.choice(list(TOPICS)[:3]))
+                day = f"{month}-{rng.randint(2, 27):02d}"
+                raw.append({"customer": c, "month": month, "date": day, "type": kind,
+                            "topic": rng.choice(TOPICS[kind]), "hours": rng.choice(HOURS),
+                            "consultant": rng.choice(consultants)})
+    raw.sort(key=lambda e: (e["date"], e["customer"]["name"]))
+    start = rng.randint(1100, 1800)
+    for i, e in enumerate(raw):
+        e["title"] = f"PS-{start + i} {e['topic']}"
+        e["billed"] = e["type"] != WARRANTY
+    return raw
+
+
+def _checked(plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+    """Whether the past examples decide every convention: each holds, each alternative is contradicted, and
+    February needs no segment the past did not bill."""
+    past = [e for e in entries if e["month"] != NEW[0]]
+    invoices = []
+    for month, customers in plan["months"].items():
+        if month == NEW[0]:
+            continue
+        for c in customers:
+            if any(e["billed"] and e["customer"] is c and e["month"] == month for e in past):
+                invoices.append({**c, "rate": plan["rates"][c["segment"]], "due": plan["due"][c["segment"]]})
+    lines = [{"hours": e["hours"], "quantity": math.ceil(e["hours"])} for e in past if e["billed"]]
+    examples = {"rate": invoices, "due": invoices, "rounding": lines, "scope": past}
+    for name, rule in CONVENTIONS.items():
+        if not rule(examples[name]):
+            raise ValueError(f"{ID}: the convention {name!r} does not fit its own examples")
+    new = [{**c, "rate": plan["rates"][c["segment"]], "due": plan["due"][c["segment"]]}
+           for c in plan["months"][NEW[0]]]
+    for name, alts in ALTERNATIVES.items():
+        for alt in alts.values():
+            if not alt(examples[name]):
+                continue  # contradicted by an example
+            # an alternative the examples leave standing must give every new item what the convention gives
+            # (the segment follows the Stripe plan in these worlds: then both readings bill alike)
+            if not isinstance(alt, _Keyed) or any(alt.predicts(examples[name], c) != alt.value(c) for c in new):
+                return False
+    # a warranty fix of a customer billed that same month: scope is the entry's type, not the customer
+    if not any(e["type"] == WARRANTY and any(x["billed"] and x["customer"] is e["customer"] and x["month"] == e["month"]
+                                             for x in past) for e in past):
+        return False
+    # every type February logs was seen before, billed or not
+    if not {e["type"] for e in entries if e["month"] == NEW[0]} <= {e["type"] for e in past}:
+        return False
+    billed_segments = {i["segment"] for i in invoices}
+    return all(c["segment"] in billed_segments for c in plan["months"][NEW[0]])
+
+
+def _patches(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[dict[str, list], str]:
+    """The Notion log and the Stripe invoices (and the charges that paid November's and December's)."""
+    n = world("notion", seed)
+    accounts = next(d for d in n["databases"] if d["title"] == "Customer Accounts")
+    db_id = uuid_of(ID, "db", seed)
+    database = {"id": db_id, "title": DB_TITLE, "parent_id": accounts["parent_id"], "archived": False, "properties": {
+        "Entry": {"type": "title"}, "Customer": {"type": "rich_text"}, "Date": {"type": "date"},
+        "Consultant": {"type": "rich_text"}, "Hours": {"type": "number"},
+        "Type": {"type": "select", "options": list(TOPICS)}}}
+    notion = [{"op": "add", "in": ["databases"], "value": database}]
+    for e in entries:
+        notion.append({"op": "add", "in": ["pages"], "value": {
+            "id": uuid_of(ID, "entry", seed, e["title"]), "title": e["title"], "parent_id": db_id,
+            "properties": {"Customer": e["customer"]["name"], "Date": e["date"], "Consultant": e["consultant"],
+                           "Hours": e["hours"], "Type": e["type"]},
+            "content": [], "archived": False, "created_time": f"{e['date']}T17:00:00Z"}})
+    s = world("stripe", seed)
+    numbered: dict[str, int] = {}
+    for inv in s["invoices"]:
+        if inv.get("number"):
+            numbered[inv["customer"]] = numbered.get(inv["customer"], 0) + 1
+    stripe: list[dict[str, Any]] = []
+    for month, label, issued in PAST:
+        for c in plan["months"][month]:
+            lines = [e for e in entries if e["month"] == month and e["customer"] is c and e["billed"]]
+            if not lines:
+                continue
+            rate = plan["rates"][c["segment"]] * 100
+            numbered[c["id"]] = numbered.get(c["id"], 0) + 1
+            iid = "in_" + hex_id(ID, seed, month, c["id"], n=24)
+            paid = month != PAST[-1][0]
+            stripe.append({"op": "add", "in": ["invoices"], "value": {
+                "id": iid, "customer": c["id"], "status": "paid" if paid else "open", "currency": c["currency"],
+                "description": f"Professional services, {label}", "days_until_due": plan["due"][c["segment"]],
+                "number": f"{_prefix(c['id'])}-{numbered[c['id']]:04d}", "created": unix(issued), "metadata": {},
+                "lines": [{"id": "il_" + hex_id(ID, seed, e["title"], n=24), "description": e["title"],
+                           "quantity": math.ceil(e["hours"]), "amount": rate * math.ceil(e["hours"]), "price": None}
+                          for e in lines]}})
+            if paid:
+                total = sum(rate * math.ceil(e["hours"]) for e in lines)
+                stripe.append({"op": "add", "in": ["charges"], "value": {
+                    "id": "ch_" + hex_id(ID, seed, "charge", iid, n=24), "amount": total, "currency": c["currency"],
+                    "customer": c["id"], "description": f"Payment for invoice {_prefix(c['id'])}-{numbered[c['id']]:04d}",
+                    "status": "succeeded", "invoice": iid, "created": unix(issued) + 12 * 86_400, "metadata": {}}})
+    return {"notion": notion, "stripe": stripe}, db_id
+
+
+# -- writes, simulated on the patched Stripe so that the ids the server assigns are known -----------------
+def _billing(plan: dict[str, Any], entries: list[dict[str, Any]], *, rate: Callable[[dict], int] | None = None,
+             due: Callable[[dict], int] | None = None, qty: Callable[[float], int] = math.ceil,
+             billable: Callable[[dict], bool] = lambda e: e["billed"], finalize: bool = True,
+             label: str = f"Professional services, {NEW[1]}") -> list[dict[str, Any]]:
+    """Per February customer with something to bill: its invoice's terms and lines (title, quantity, unit)."""
+    out = []
+    for c in plan["months"][NEW[0]]:
+        mine = [e for e in entries if e["month"] == NEW[0] and e["customer"] is c and billable(e)]
+        if not mine:
+            continue
+        unit = (rate or (lambda c: plan["rates"][c["segment"]] * 100))(c)
+        out.append({"customer": c, "days": (due or (lambda c: plan["due"][c["segment"]]))(c), "finalize": finalize,
+                    "label": label, "lines": [(e["title"], qty(e["hours"]), unit) for e in mine]})
+    return out
+
+
+def _writes(stripe_state: dict[str, Any], bills: list[dict[str, Any]], *, after_create: Callable[[int, dict], list]
+            = lambda i, b: [], retry_create: int | None = None, merged: bool = False) -> list[dict[str, Any]]:
+    """The calls that make ``bills``, each invoice created, filled and finalized in turn, with the ids the
+    server gives them (``after_create``: reads after the i-th create; ``retry_create``: that create made twice,
+    a blind retry; ``merged``: one line per invoice, all hours summed and rounded once)."""
+    tools = StripeTools(StripeState.model_validate(stripe_state))
+    calls: list[dict[str, Any]] = []
+    for i, b in enumerate(bills):
+        c = b["customer"]
+        args = {"customer": c["id"], "days_until_due": b["days"], "currency": c["currency"], "description": b["label"]}
+        inv = tools.create_invoice(**args)["id"]
+        calls.append(call("stripe__create_invoice", **args))
+        if i == retry_create:
+            inv = tools.create_invoice(**args)["id"]
+            calls.append(call("stripe__create_invoice", **args))
+        calls.extend(after_create(i, b))
+        lines = b["lines"]
+        if merged:
+            lines = [(f"Professional services {NEW[1]}", sum(q for _, q, _ in lines), lines[0][2])]
+        for title, q, unit in lines:
+            item = {"customer": c["id"], "invoice": inv, "unit_amount": unit, "quantity": q, "description": title}
+            tools.create_invoice_item(**item)
+            calls.append(call("stripe__create_invoice_item", **item))
+        if b["finalize"]:
+            tools.finalize_invoice(invoice=inv)
+            calls.append(call("stripe__finalize_invoice", invoice=inv))
+    return calls
+
+
+def _stripe_state(seed: int, patch: list[dict[str, Any]]) -> dict[str, Any]:
+    state = dict(world("stripe", seed))
+    for op in patch:
+        state[op["in"][0]] = [*state[op["in"][0]], op["value"]]
+    return state
+
+
+def case_of(seed: int) -> dict[str, Any] | None:
+    """The facts of seed ``seed``, or None when no draw of it gives examples that decide every convention."""
+    for attempt in range(40):
+        rng = random.Random(f"{ID}:{seed}:{attempt}")
+        plan = _plan(seed, rng)
+        if plan is None:
+            return None
+        entries = _entries(seed, rng, plan)
+        if _checked(plan, entries):
+            return _case(seed, plan, entries)
+    return None
+
+
+def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+    patch, db_id = _patches(seed, plan, entries)
+    state = _stripe_state(seed, patch["stripe"])
+    bills = _billing(plan, entries)
+    past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
+    feb = plan["months"][NEW[0]]
+    names = ", ".join("'" + c["name"].replace("'", "''") + "'" for c in feb)
+    discover = [
+        call("notion__search", query="professional services"),
+        call("notion__query_database", database_id=db_id, page_size=100),
+        call("postgres__list_tables"),
+        call("postgres__query", sql=f"SELECT name, segment, country, stripe_customer_id FROM customers "
+                                    f"WHERE name IN ({names}) ORDER BY name"),
+        *(call("stripe__list_invoices", customer=cid, limit=10) for cid in past_customers),
+    ]
+    if len(entries) > 100:
+        raise ValueError(f"{ID}: seed {seed} logs {len(entries)} entries, more than one page")
+
+    def found(i: int, b: dict[str, Any]) -> list[dict[str, Any]]:
+        """After the second create timed out: look for the draft it made before adding lines."""
+        return [call("stripe__list_invoices", customer=b["customer"]["id"], status="draft", limit=10)] if i == 1 else []
+
+    writes = _writes(state, bills, after_create=found)
+    reference = [*discover, *writes]
+
+    frame: list[dict[str, Any]] = []
+    success: list[dict[str, Any]] = []
+    for b in bills:
+        c = b["customer"]
+        frame.append({"entity": "stripe.invoice", "change": ["create"],
+                      "where": {"customer": c["id"], "currency": c["currency"], "days_until_due": b["days"],
+                                "status": "open"},
+                      "values": {"description": {"matches": "[Ff]ebruary 2026"}, "metadata": {"keys": []},
+                                 "lines": {"add": sorted({q * u for _, q, u in b["lines"]}), "key": "amount"}},
+                      "max": 1})
+        success.append({"stripe.invoiceExists": {"customer": c["id"], "status": "open"}})
+        # the exact total is the goal's to name, not the predicate's: what it can rule out is an invoice that
+        # left entries out (every total of a part of the lines), unless the customer already had one of that total
+        amounts = [q * u for _, q, u in b["lines"]]
+        had = {sum(line["amount"] for line in inv["lines"]) for inv in state["invoices"] if inv["customer"] == c["id"]}
+        short = {sum(amounts[i] for i in range(len(amounts)) if mask >> i & 1) for mask in range(1, 2 ** len(amounts) - 1)}
+        success.extend({"not": {"stripe.invoiceExists": {"customer": c["id"], "status": "open", "amount": total}}}
+                       for total in sorted(short - had - {sum(amounts)}))
+
+    def wrong(why: str, kind: str, **how: Any) -> dict[str, Any]:
+        merged = how.pop("merged", False)
+        return {"why": why, "kind": kind, "calls": _writes(state, _billing(plan, entries, **how), merged=merged)}
+
+    rates = plan["rates"]
+    lookalike_rate = {"smb": "mid-market", "mid-market": "enterprise", "enterprise": "mid-market"}
+    by_plan = {"starter": rates["smb"], "growth": rates["mid-market"], "scale": rates["enterprise"],
+               "enterprise": rates["enterprise"]}
+    never_billed = next(c for c in feb if not any(b["customer"] is c for b in bills))
+    warranty_only = [e for e in entries if e["month"] == NEW[0] and e["customer"] is never_billed]
+    most = max((b["lines"] for b in bills), key=len)
+    wrongs = [
+        wrong("bills the warranty fixes too", "other", billable=lambda e: True),
+        wrong("rounds each entry to the nearest hour instead of up", "other", qty=lambda h: math.floor(h + 0.5)),
+        wrong("charges one rate to everyone (the mid-market one)", "other", rate=lambda c: rates["mid-market"] * 100),
+        wrong("takes the rate from the Stripe plan, not the segment", "other",
+              rate=lambda c: by_plan.get(c["stripe_plan"] or "", rates["smb"]) * 100),
+        wrong("gives every invoice 30 days to pay", "other", due=lambda c: 30),
+        wrong("leaves the invoices as drafts", "other", finalize=False),
+        wrong("misses one entry of the customer with the most lines", "other",
+              billable=lambda e: e["billed"] and e["title"] != most[-1][0]),
+        wrong("bills each customer's hours as one summed line", "other", merged=True),
+        wrong("bills one customer at the next segment's rate, as if it were its look-alike", "lookalike",
+              rate=lambda c: rates[lookalike_rate[c["segment"]] if c is bills[0]["customer"] else c["segment"]] * 100),
+        {"why": "creates the invoice again after the create timed out, without looking: two invoices",
+         "kind": "other", "calls": _writes(state, bills, retry_create=1)},
+        {"why": "bills February and also voids January's open invoice of the first customer", "kind": "collateral",
+         "calls": [*writes, call("stripe__void_invoice", invoice=next(
+             op["value"]["id"] for op in patch["stripe"] if op["in"] == ["invoices"] and op["value"]["status"] == "open"))]},
+    ]
+    reversed_bills = list(reversed(bills))
+    alternatives = [
+        {"why": "reads the accounts and every customer in Stripe too, bills the customers in reverse order and "
+                "words the description its own way",
+         "calls": [*discover, call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
+                   *(call("stripe__search_customers", query=f"name:'{c['name']}'") for c in feb),
+                   *_writes(state, [{**b, "label": f"Consulting hours February 2026 - {b['customer']['name']}"}
+                                    for b in reversed_bills],
+                            after_create=lambda i, b: [call("stripe__list_invoices", customer=b["customer"]["id"],
+                                                            status="draft", limit=10)] if i == 1 else []),
+                   call("stripe__list_invoices", status="open", limit=20)]},
+    ]
+    return {
+        "customers": [c["name"] for c in feb], "database_id": db_id,
+        "notion_patch": patch["notion"], "stripe_patch": patch["stripe"], "postgres_patch": [],
+        "frame": frame, "success": success, "reference": reference, "wrongs": wrongs, "alternatives": alternatives,
+        "max_steps": budget(len(reference), 1),
+        "warranty_only": {"customer": never_billed["name"], "entries": [e["title"] for e in warranty_only]},
+    }
+
+
+def build() -> dict[str, Any]:
+    """The template document."""
+    task = case_task(GOAL, SERVERS, TOOLS,
+                     [{"tool": "stripe__create_invoice", "on_call": 2, "kind": "timeout_after_commit"},
+                      {"tool": "stripe__create_invoice", "on_call": 4, "kind": "unavailable"}],
+                     1800, ("notion", "stripe"))
+    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+                    case_list=cases(case_of, want=10, level="hard"), task=task)
