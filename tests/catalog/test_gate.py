@@ -459,3 +459,37 @@ def test_a_frame_that_allows_creating_an_entity_by_an_id_no_agent_can_know_fails
     assert problem.startswith("$.frame[0].ids[0] lets the agent create") and "'adr-0003-eta-schedule'" in problem
     doc["goal"] += " Use the branch docs/adr-0003-eta-schedule."
     assert literal_problems(type(task).model_validate(doc), initial) == []
+
+
+def test_tasks_on_one_worlds_seed_are_judged_together_and_reported_in_the_order_given(monkeypatch):
+    """A process keeps only the last few worlds it built, and a month draws each template's tasks on other
+    seeds: the gate judges the tasks of one seed together (each seed's worlds built once), whatever
+    order they come in, and reports them in that order, with the verdicts each has alone."""
+    import anyio
+
+    import tasks_catalog.gate as gate
+    from tasks_catalog.loader import load_task_file
+
+    task, _ = load_task_file(DEV_DIR / "slack" / "slack-archive-resolved-incident.json")
+
+    def on_seed(seed: int, n: int):
+        doc = task.model_dump(mode="json", by_alias=True, exclude_none=True)
+        doc["id"] = f"slack-seed-{seed}-{n}"
+        doc["initial_state"]["world"]["seed"] = seed
+        return type(task).model_validate(doc)
+
+    given = [on_seed(7, 1), on_seed(1, 1), on_seed(7, 2), on_seed(1, 2), task]
+    judged: list[str] = []
+    real = gate._judge
+
+    async def spy(t, *args):
+        judged.append(t.id)
+        return await real(t, *args)
+
+    monkeypatch.setattr(gate, "_judge", spy)
+    results = anyio.run(gate.gate_tasks, given)
+    assert [r.task_id for r in results] == [t.id for t in given]
+    assert judged == ["slack-seed-1-1", "slack-seed-1-2", task.id, "slack-seed-7-1", "slack-seed-7-2"]
+    assert results[-1].ok and not results[0].ok  # seed 7's world lacks the task's channel: another verdict
+    alone = [anyio.run(gate.gate_tasks, [t])[0] for t in given]
+    assert [r.to_json() for r in results] == [r.to_json() for r in alone]
