@@ -5,6 +5,7 @@ organisations; `mcpbench author cross-templates --check` checks them all)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import pytest
@@ -42,6 +43,8 @@ def test_a_template_is_named_by_its_module_or_by_its_id(tmp_path, monkeypatch):
 def test_a_stale_template_file_is_named_and_exits_1(tmp_path, monkeypatch):
     import tasks_catalog.authoring.cross as cross
 
+    # built once, then read by the checks below (test_a_module_rebuilds_... checks the build itself)
+    monkeypatch.setattr(cross, "build", functools.cache(cross.build))
     name = "x_t_fix_pr_on_followups"
     stale = tmp_path / f"{name.replace('_', '-')}.json"
     stale.write_text(text_of(cross.build(name)).replace('"version": 1', '"version": 2', 1), encoding="utf-8")
