@@ -28,7 +28,9 @@ settings.load_profile("mcpbench")
 #: on one worker (an xdist group), so no worker sits waiting for another's build.
 SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "full_month": "rotated-months",
                          "pipeline": "private-month-pipeline",
-                         "prefect_harness": "prefect-harness", "prefect_server": "prefect-harness"}
+                         "prefect_harness": "prefect-harness", "prefect_server": "prefect-harness",
+                         # a session fixture without a lock is built once per worker that asks for it
+                         "landed": "viewer-runs"}
 
 
 #: Roughly what the costliest tests take on an idle machine, in seconds (node-id prefixes): only the
@@ -86,13 +88,15 @@ def _cost(item: pytest.Item) -> float:
 
 
 def _group(item: pytest.Item) -> str | None:
+    defs = getattr(item, "_fixtureinfo", None)
+    by_name = defs.name2fixturedefs if defs else {}
     for fixture, group in SHARED_FIXTURE_GROUPS.items():
-        if fixture in item.fixturenames:
+        # (a test's own fixture of the same name, of a narrower scope, is not the shared one)
+        if fixture in item.fixturenames and by_name.get(fixture) and by_name[fixture][-1].scope == "session":
             return group
     if item.nodeid.startswith(WAITS):
         return "waiting"
-    defs = getattr(item, "_fixtureinfo", None)
-    scopes = {d.scope for ds in (defs.name2fixturedefs.values() if defs else ()) for d in ds}
+    scopes = {d.scope for ds in by_name.values() for d in ds}
     if scopes & {"module", "class", "package"}:
         return item.nodeid.split("::", 1)[0]  # a module fixture is built once: its tests stay together
     return None
