@@ -205,6 +205,16 @@ class _Judged:
     tail: list[str]
 
 
+def _final_dump(done: Replay, start: dict[str, Any]) -> dict[str, Any]:
+    """``dumped(done.state)``, where the dump of each server no call went to (``Replay.untouched``: its state
+    is the task's world as loaded) is that server's part of ``start``, the dump of the initial state."""
+    if not done.untouched:
+        return dumped(done.state)
+    if not isinstance(done.state, dict):  # a single-server task's one server
+        return start
+    return {server: start[server] if server in done.untouched else state.dump() for server, state in done.state.items()}
+
+
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bool = True) -> _Judged:  # noqa: C901, PLR0912, PLR0915 - one task's reference, probes, wrong solutions and frames judged in order
     result = GateResult(task.id)
     reasons = result.reasons
@@ -236,7 +246,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     probed = None
     if not ref.errors:
-        final = dumped(ref.state)
+        final = _final_dump(ref, start)
         passes = evaluate(task.success, ref.state)
         judged.append(("after the reference solution", passes, final, True, clauses(ref.state)))
         outside = frame_violations(scope, frame, before, final)
@@ -267,7 +277,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
         if wrong.kind is None:
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
-        final = dumped(done.state)
+        final = _final_dump(done, start)
         if _same(before, final) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
