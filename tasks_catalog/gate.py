@@ -205,6 +205,16 @@ class _Judged:
     tail: list[str]
 
 
+def _final_dump(done: Replay, start: dict[str, Any]) -> dict[str, Any]:
+    """``dumped(done.state)``, where the dump of each server no call went to (``Replay.untouched``: its state
+    is the task's world as loaded) is that server's part of ``start``, the dump of the initial state."""
+    if not done.untouched:
+        return dumped(done.state)
+    if not isinstance(done.state, dict):  # a single-server task's one server
+        return start
+    return {server: start[server] if server in done.untouched else state.dump() for server, state in done.state.items()}
+
+
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bool = True) -> _Judged:  # noqa: C901, PLR0912, PLR0915 - one task's reference, probes, wrong solutions and frames judged in order
     result = GateResult(task.id)
     reasons = result.reasons
@@ -236,7 +246,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     probed = None
     if not ref.errors:
-        final = dumped(ref.state)
+        final = _final_dump(ref, start)
         passes = evaluate(task.success, ref.state)
         judged.append(("after the reference solution", passes, final, True, clauses(ref.state)))
         outside = frame_violations(scope, frame, before, final)
@@ -267,7 +277,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
         if wrong.kind is None:
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
-        final = dumped(done.state)
+        final = _final_dump(done, start)
         if _same(before, final) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue
@@ -362,12 +372,32 @@ def _cross_check(judged: list[_Judged], extra: ExtraVerifier | None, extra_frame
         j.result.reasons.extend(j.tail)
 
 
+def world_order(tasks: list[Task]) -> list[int]:
+    """The positions of ``tasks`` in the order a gate judges them: the tasks whose servers start from the
+    worlds of one seed next to each other (tasks on inline states first), otherwise as given.
+
+    A process keeps the last few worlds and organisations it built (``servers.kit.world``,
+    ``servers.org``), and a month draws each template's tasks on other seeds: judged in the month's
+    order, an organisation was built again nearly every time one of its tasks came up (59 builds for the
+    35 organisations of a ten-server month). Judged by seed, each is built once per process, and the gates
+    that share a month through a cache (``Gate.check``) each claim runs of tasks on a few seeds. The
+    verdicts do not depend on the order."""
+    def key(i: int) -> list[str]:
+        refs = [state["world"] for state in tasks[i].initial_states().values() if is_world_reference(state)]
+        # a reference is not checked yet (a bad one is the task's reason, in its turn): compared as text
+        return sorted(json.dumps([ref.get(k) for k in ("seed", "size", "generator", "version")], default=str)
+                      if isinstance(ref, dict) else json.dumps(ref, default=str) for ref in refs)
+
+    return sorted(range(len(tasks)), key=key)
+
+
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
                      extra_frames: ExtraFrames | None = None, joint: ExtraJudge | None = None,
                      progress: Callable[[int], None] | None = None, probes: bool = True) -> list[GateResult]:
     """Gate ``tasks``: each is judged by the Python verifier, and the second verifiers (``extra``,
     ``extra_frames``) are asked about the judged states of several tasks at once, about :data:`BATCH`
-    cases a call; each disagreement is a reason of its task.
+    cases a call; each disagreement is a reason of its task. Results come in the order of ``tasks``;
+    the tasks are judged in :func:`world_order`.
 
     A batch is asked in a worker thread while the next tasks are judged, so the TypeScript verifier
     (another process) works beside the Python one instead of after it; one batch at a time is in
@@ -375,15 +405,15 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
     judged by the Python verifier."""
     from concurrent.futures import ThreadPoolExecutor
 
-    results: list[GateResult] = []
+    results: dict[int, GateResult] = {}
     pending: list[_Judged] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-cross-check") as second:
         asked = None
-        for task in tasks:
-            judged = await _judge(task, extra is not None, extra_frames is not None, probes)
+        for i in world_order(tasks):
+            judged = await _judge(tasks[i], extra is not None, extra_frames is not None, probes)
             if progress is not None:
                 progress(1)
-            results.append(judged.result)
+            results[i] = judged.result
             pending.append(judged)
             if sum(len(j.verdicts) + len(j.frames) for j in pending) >= BATCH:
                 if asked is not None:
@@ -392,7 +422,7 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
         if asked is not None:
             asked.result()
     _cross_check(pending, extra, extra_frames, joint)
-    return results
+    return [results[i] for i in range(len(tasks))]
 
 
 def validate_paths(paths: list[Path], extra: ExtraVerifier | None = None,
@@ -458,7 +488,7 @@ class Gate:
         settled = self.progress or (lambda n: None)
         keys = [(t.id, task_hash(t)) for t in tasks]
         results: dict[int, GateResult] = {}
-        queue = list(range(len(tasks)))
+        queue = world_order(tasks)  # so each gate sharing the cache claims runs of tasks on a few worlds
         while queue:
             chunk: list[int] = []
             claims: list[Claim] = []
@@ -554,4 +584,4 @@ def sealed_month_gate(cache: str | os.PathLike | None = None) -> Gate:
 
 __all__ = ["ATTEMPTS", "REQUIRE_TYPESCRIPT_ENV", "Gate", "GateResult", "GateUnavailable", "Replay", "TaskError",
            "acceptance_gate", "apply_calls", "difficulty_problems", "dumped", "gate_tasks", "literal_problems",
-           "positive_part", "replay", "sealed_month_gate", "validate_paths"]
+           "positive_part", "replay", "sealed_month_gate", "validate_paths", "world_order"]

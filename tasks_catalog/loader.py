@@ -3,6 +3,7 @@ and the JSON path. One bad task never hides the others."""
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 from dataclasses import dataclass, replace
@@ -13,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError, create_model
 
 from servers import SERVER_NAMES, get_spec
-from servers.kit import StateError, json_path
+from servers.kit import StateError, canonical, json_path
 from servers.kit.safejson import NestingError, TooLargeError, loads, read_document
 from servers.kit.world import WorldError
 from tasks_catalog.frames import check_frame
@@ -117,11 +118,25 @@ def validate_task(doc: Any, source: str = "<task>") -> tuple[Task | None, list[T
     return task, errors
 
 
+#: The initial states found valid in this process, by digest (the server and the state's canonical JSON).
+#: A process keeps only the last few validated worlds (``servers.kit.world``), fewer than a task folder
+#: holds, so each load of the dev set validated all its worlds again (a second or two): every command of
+#: a process that reads it (``tasks show`` of one task, say) and every ``load_split``. A state valid once
+#: is valid again in the same code.
+_VALID_STATES: set[bytes] = set()
+
+
 def _state_problems(server: str, state: Any, path: str) -> list[tuple[str, str]]:
     """Problems of one server's initial state (``path`` is where it stands in the task)."""
     if not isinstance(state, dict):
         return [(path, (f"expected {server}'s initial state: an object (a world reference and patch, or an "
                         "inline state)"))]
+    try:
+        digest = hashlib.sha256(server.encode() + b"\0" + canonical.dumps(state)).digest()
+    except (canonical.CanonicalizationError, TypeError, ValueError):
+        digest = None  # not JSON data: the state model says what is wrong
+    if digest in _VALID_STATES:
+        return []
     try:
         get_spec(server).state_model.load(state, copy=False)  # checked only: the cached state, not a copy
     except WorldError as exc:
@@ -131,6 +146,8 @@ def _state_problems(server: str, state: Any, path: str) -> list[tuple[str, str]]
         if isinstance(cause, ValidationError):
             return [(json_path(e["loc"], path), e["msg"]) for e in cause.errors()]
         return [(path, str(exc))]
+    if digest is not None:
+        _VALID_STATES.add(digest)
     return []
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from servers import get_spec
 from servers.kit import build_mcp_server
+from servers.kit.tools import Toolset
+from servers.kit.world import is_world_reference, load_world
 from tasks_catalog.faults import FaultPlan, executes
 from tasks_catalog.schema import Fault, Task, ToolCall
 
@@ -27,6 +29,8 @@ class Replay:
     steps: int
     calls: int
     initial: Any = None  # what ``at_start`` made of the state before any call
+    #: the servers no call went to whose state is the task's world, shared as it was loaded (``replay``)
+    untouched: frozenset[str] = frozenset()
 
 
 def dumped(state: Any) -> dict[str, Any]:
@@ -50,26 +54,40 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
     live state, to read there and then (a dump, a verdict) instead of copying a whole world to keep.
     ``start``: a scoped state to begin from instead of the task's initial state (a probe starts from the
     reference's final state). ``after_write`` is called with each executed call's index and the live
-    scoped state after it, for calls of tools not marked read-only."""
+    scoped state after it, for calls of tools not marked read-only.
+
+    A server that no call goes to and that starts from a world (a reference and patch) is not opened: its
+    state stays the validated world shared in this process (``load_world(copy=False)``), which nothing
+    writes to, instead of a copy made for a backend that is never called (a hard cross-server task's
+    wrong solutions leave a third of their servers alone, and a world's copy is tens of milliseconds).
+    Those servers are the replay's ``untouched``; its ``state`` holds them as shared, read-only instances.
+    A server whose backend reads its state back from a resource (files, a database) is always opened."""
     from mcp import Client
 
     plan = FaultPlan(list(task.faults if faults is True else faults or []))
     starts = task.initial_states() if start is None else (start if task.cross_server else {task.server_names[0]: start})
     errors: list[str] = []
     calls = list(calls)
+    called = {(task.route(call.tool) or (task.server_names[0],))[0] for call in calls}
     steps = 0
     async with contextlib.AsyncExitStack() as stack:
         backends: dict[str, Any] = {}
         clients: dict[str, Any] = {}
+        shared: dict[str, Any] = {}  # server -> its world, not opened (no call goes to it)
         writes: set[tuple[str, str]] = set()
         for server, state in starts.items():
             spec = get_spec(server)
+            if (server not in called and is_world_reference(state) and spec.toolset.__init__ is Toolset.__init__
+                    and spec.toolset.snapshot is Toolset.snapshot):
+                shared[server] = load_world(spec.state_model, state, copy=False)
+                continue
             backends[server] = stack.enter_context(spec.open(state))
             if after_write is not None:
                 writes |= {(server, name) for name, mark in spec.toolset.tool_marks() if not mark.read_only}
 
         def scoped_state() -> Any:
-            return task.scoped({server: tools.snapshot(copy=False) for server, tools in backends.items()})
+            live = {server: tools.snapshot(copy=False) for server, tools in backends.items()}
+            return task.scoped({server: shared[server] if server in shared else live[server] for server in starts})
 
         initial = at_start(scoped_state()) if at_start is not None else None
         for server, tools in backends.items():
@@ -96,7 +114,7 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
                 errors.append(failure)
                 if strict:
                     break
-        return Replay(scoped_state(), errors, steps, len(calls), initial)
+        return Replay(scoped_state(), errors, steps, len(calls), initial, frozenset(shared))
 
 
 async def apply_calls(task: Task, calls: Iterable[ToolCall], *, only_available: bool = True, strict: bool = True):

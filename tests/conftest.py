@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,11 @@ settings.load_profile("mcpbench")
 # -- scheduling under pytest-xdist (pyproject: --dist loadgroup --no-loadscope-reorder) --------------
 #: Session fixtures built once under a file lock and shared by every worker: the tests that use one run
 #: on one worker (an xdist group), so no worker sits waiting for another's build.
-SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "pipeline": "private-month-pipeline",
-                         "prefect_harness": "prefect-harness", "prefect_server": "prefect-harness"}
+SHARED_FIXTURE_GROUPS = {"rotated_months": "rotated-months", "full_month": "rotated-months",
+                         "pipeline": "private-month-pipeline",
+                         "prefect_harness": "prefect-harness", "prefect_server": "prefect-harness",
+                         # a session fixture without a lock is built once per worker that asks for it
+                         "landed": "viewer-runs"}
 
 
 #: Roughly what the costliest tests take on an idle machine, in seconds (node-id prefixes): only the
@@ -84,13 +88,15 @@ def _cost(item: pytest.Item) -> float:
 
 
 def _group(item: pytest.Item) -> str | None:
+    defs = getattr(item, "_fixtureinfo", None)
+    by_name = defs.name2fixturedefs if defs else {}
     for fixture, group in SHARED_FIXTURE_GROUPS.items():
-        if fixture in item.fixturenames:
+        # (a test's own fixture of the same name, of a narrower scope, is not the shared one)
+        if fixture in item.fixturenames and by_name.get(fixture) and by_name[fixture][-1].scope == "session":
             return group
     if item.nodeid.startswith(WAITS):
         return "waiting"
-    defs = getattr(item, "_fixtureinfo", None)
-    scopes = {d.scope for ds in (defs.name2fixturedefs.values() if defs else ()) for d in ds}
+    scopes = {d.scope for ds in by_name.values() for d in ds}
     if scopes & {"module", "class", "package"}:
         return item.nodeid.split("::", 1)[0]  # a module fixture is built once: its tests stay together
     return None
@@ -181,9 +187,18 @@ def live():
         s.close()
 
 
-# -- one gated pair of private months per test session ----------------------------------------------
+# -- the private months the suite rotates, each gated once per test session ---------------------------
 #: The operator's secret of the shared months (tests only); the flow tests use it too (one gate cache).
 MONTHS_SECRET = "operator-secret-for-tests-only-0123456789"
+#: The servers of the smaller months that the store and pipeline tests rotate (``rotated_months``,
+#: tests/flows/test_private_month.py): four servers whose templates in the demonstration pool fill a
+#: month with its cross-server share (on 2026-12-05 no two or three did), so a month of them is a real
+#: one, 9 tasks a server and 7 cross-server ones per server (64), at two fifths of a ten-server month's
+#: size. With the same secret its single-server tasks are the ten-server month's, task for task, and so
+#: are most of its cross-server ones, so the session's gate cache judges few of them twice; slack is
+#: among them, so the one-server slack months of other tests are its tasks too. A ten-server month's
+#: composition and gate are ``full_month``'s and tests/months/test_rotation.py's.
+MONTH_SERVERS = ("slack", "gmail", "stripe", "notion")
 
 
 def _shared_dir(request, tmp_path_factory, name: str):
@@ -192,6 +207,26 @@ def _shared_dir(request, tmp_path_factory, name: str):
     if hasattr(request.config, "workerinput"):
         base = base.parent
     return base / name, base / f"{name}.lock"
+
+
+def _built_once(request, tmp_path_factory, name: str, build: Callable[[Path], Any]) -> tuple[Path, Any]:
+    """``(folder, build(folder))`` for a folder built once per session, also under pytest-xdist: the first
+    worker builds it under a lock, the others wait for it and read what it left (``build`` returns JSON
+    data, kept beside what it wrote)."""
+    import fcntl
+
+    root, lock_path = _shared_dir(request, tmp_path_factory, name)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            done = root / "built.json"
+            if not done.exists():
+                shutil.rmtree(root, ignore_errors=True)  # what a worker that failed midway left
+                root.mkdir(parents=True)
+                done.write_text(json.dumps(build(root)))
+            return root, json.loads(done.read_text())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
@@ -205,42 +240,52 @@ def gate_cache(request, tmp_path_factory):
     return folder
 
 
-@pytest.fixture(scope="session")
-def rotated_months(request, tmp_path_factory, gate_cache):
-    """A store in which 2026-11 and then 2026-12 were rotated from the demonstration pool: each month's
-    160 tasks rendered, gated (both verifiers when the TypeScript one is built), sealed and attested,
-    and 2026-11 retired as Historical-2026-11. Built once per session, also under pytest-xdist (the
-    first worker builds it under a lock, the others read it): the 160-task gate is the suite's most
-    expensive step. Read-only: copy ``store`` (``copy_store``) before writing to it.
-
-    Returns ``{"store": path, "reports": {month: RotationReport.public()}}``."""
-    import fcntl
-    import shutil
+def _rotate_months(store_dir: Path, months: tuple[str, ...], gate_cache: Path, servers: tuple[str, ...] | None = None):
+    """``{month: RotationReport.public()}`` of ``months`` rotated in turn from the demonstration pool into a
+    store at ``store_dir`` (``servers``: a month of these servers only), each gated by both verifiers
+    through the session's gate cache."""
     from datetime import date
 
+    import tasks_catalog.rotation
     from runstore.store import open_store
     from tasks_catalog.gate import acceptance_gate
     from tasks_catalog.months import rotate
     from tasks_catalog.templates import load_pool
 
-    root, lock_path = _shared_dir(request, tmp_path_factory, "rotated-months")
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            done = root / "reports.json"
-            if not done.exists():
-                shutil.rmtree(root, ignore_errors=True)  # what a worker that failed midway left
-                root.mkdir(parents=True)
-                store = open_store(str(root / "store"))
-                pool = load_pool()
-                gate = acceptance_gate(cache=gate_cache)
-                reports = {m: rotate(store, m, secret=MONTHS_SECRET, pool=pool, gate=gate,
-                                     today=date(2026, 12, 1)).public() for m in ("2026-11", "2026-12")}
-                done.write_text(json.dumps(reports))
-            reports = json.loads(done.read_text())
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return {"store": root / "store", "reports": reports, "secret": MONTHS_SECRET}
+    store = open_store(str(store_dir))
+    gate = acceptance_gate(cache=gate_cache)
+    with pytest.MonkeyPatch.context() as mp:
+        if servers is not None:
+            mp.setattr(tasks_catalog.rotation, "SERVER_NAMES", servers)
+        pool = load_pool()
+        return {m: rotate(store, m, secret=MONTHS_SECRET, pool=pool, gate=gate, today=date(2026, 12, 1)).public()
+                for m in months}
+
+
+@pytest.fixture(scope="session")
+def full_month(request, tmp_path_factory, gate_cache):
+    """The public report (``RotationReport.public()``) of 2026-11 rotated for all ten servers: its 160 tasks
+    rendered, gated by both verifiers, sealed and attested. The one ten-server month the suite gates (the
+    Prefect deployment rotates the same month through the same gate cache); built once per session, also
+    under pytest-xdist."""
+    _, report = _built_once(request, tmp_path_factory, "full-month",
+                            lambda root: _rotate_months(root / "store", ("2026-11",), gate_cache)["2026-11"])
+    return report
+
+
+@pytest.fixture(scope="session")
+def rotated_months(request, tmp_path_factory, gate_cache):
+    """A store in which 2026-11 and then 2026-12 were rotated from the demonstration pool for
+    ``MONTH_SERVERS``: each month's 64 tasks rendered, gated (both verifiers when the TypeScript one is
+    built), sealed and attested, and 2026-11 retired as Historical-2026-11. Built once per session, also
+    under pytest-xdist (the first worker builds it under a lock, the others read it). Read-only: copy
+    ``store`` (``copy_store``) before writing to it.
+
+    Returns ``{"store": path, "reports": {month: RotationReport.public()}, "secret", "servers"}``."""
+    root, reports = _built_once(request, tmp_path_factory, "rotated-months",
+                                lambda root: _rotate_months(root / "store", ("2026-11", "2026-12"), gate_cache,
+                                                            MONTH_SERVERS))
+    return {"store": root / "store", "reports": reports, "secret": MONTHS_SECRET, "servers": MONTH_SERVERS}
 
 
 @pytest.fixture

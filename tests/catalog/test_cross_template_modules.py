@@ -5,6 +5,7 @@ organisations; `mcpbench author cross-templates --check` checks them all)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import pytest
@@ -25,23 +26,39 @@ def test_every_cross_server_template_file_has_its_module_and_every_module_its_fi
         assert template.servers and set(template.params) == {"case"}, name
 
 
-def test_a_module_rebuilds_its_committed_template_byte_for_byte():
+@pytest.fixture(scope="module")
+def built_once():
+    """``cross.build`` remembering what it built, for this file's tests: a module's build reads many
+    organisations (about 10 CPU-s), and the same template's document serves the check, the naming and
+    the stale file. The first test that builds it builds it for real; the document is only read."""
+    import tasks_catalog.authoring.cross as cross
+
+    return functools.cache(cross.build)
+
+
+def test_a_module_rebuilds_its_committed_template_byte_for_byte(monkeypatch, built_once):
+    import tasks_catalog.authoring.cross as cross
+
+    monkeypatch.setattr(cross, "build", built_once)
     result = CliRunner().invoke(main, ["author", "cross-templates", "--check", "x_t_fix_pr_on_followups"])
     assert result.exit_code == 0 and result.output == "", result.output
 
 
-def test_a_template_is_named_by_its_module_or_by_its_id(tmp_path, monkeypatch):
+def test_a_template_is_named_by_its_module_or_by_its_id(tmp_path, monkeypatch, built_once):
     import tasks_catalog.authoring.cross as cross
 
+    monkeypatch.setattr(cross, "build", built_once)
     monkeypatch.setattr(cross, "OUT_DIR", tmp_path)
     result = CliRunner().invoke(main, ["author", "cross-templates", "x-t-fix-pr-on-followups"])
     assert result.exit_code == 0, result.output
     assert [p.name for p in tmp_path.iterdir()] == ["x-t-fix-pr-on-followups.json"]
 
 
-def test_a_stale_template_file_is_named_and_exits_1(tmp_path, monkeypatch):
+def test_a_stale_template_file_is_named_and_exits_1(tmp_path, monkeypatch, built_once):
     import tasks_catalog.authoring.cross as cross
 
+    # built once, then read by the checks below (test_a_module_rebuilds_... checks the build itself)
+    monkeypatch.setattr(cross, "build", built_once)
     name = "x_t_fix_pr_on_followups"
     stale = tmp_path / f"{name.replace('_', '-')}.json"
     stale.write_text(text_of(cross.build(name)).replace('"version": 1', '"version": 2', 1), encoding="utf-8")

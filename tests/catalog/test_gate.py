@@ -459,3 +459,73 @@ def test_a_frame_that_allows_creating_an_entity_by_an_id_no_agent_can_know_fails
     assert problem.startswith("$.frame[0].ids[0] lets the agent create") and "'adr-0003-eta-schedule'" in problem
     doc["goal"] += " Use the branch docs/adr-0003-eta-schedule."
     assert literal_problems(type(task).model_validate(doc), initial) == []
+
+
+def test_tasks_on_one_worlds_seed_are_judged_together_and_reported_in_the_order_given(monkeypatch):
+    """A process keeps only the last few worlds it built, and a month draws each template's tasks on other
+    seeds: the gate judges the tasks of one seed together (each seed's worlds built once), whatever
+    order they come in, and reports them in that order, with the verdicts each has alone."""
+    import anyio
+
+    import tasks_catalog.gate as gate
+    from tasks_catalog.loader import load_task_file
+
+    task, _ = load_task_file(DEV_DIR / "slack" / "slack-archive-resolved-incident.json")
+
+    def on_seed(seed: int, n: int):
+        doc = task.model_dump(mode="json", by_alias=True, exclude_none=True)
+        doc["id"] = f"slack-seed-{seed}-{n}"
+        doc["initial_state"]["world"]["seed"] = seed
+        return type(task).model_validate(doc)
+
+    given = [on_seed(7, 1), on_seed(1, 1), on_seed(7, 2), on_seed(1, 2), task]
+    judged: list[str] = []
+    real = gate._judge
+
+    async def spy(t, *args):
+        judged.append(t.id)
+        return await real(t, *args)
+
+    monkeypatch.setattr(gate, "_judge", spy)
+    results = anyio.run(gate.gate_tasks, given)
+    assert [r.task_id for r in results] == [t.id for t in given]
+    assert judged == ["slack-seed-1-1", "slack-seed-1-2", task.id, "slack-seed-7-1", "slack-seed-7-2"]
+    assert results[-1].ok and not results[0].ok  # seed 7's world lacks the task's channel: another verdict
+    alone = [anyio.run(gate.gate_tasks, [t])[0] for t in given]
+    assert [r.to_json() for r in results] == [r.to_json() for r in alone]
+
+
+def test_a_replay_opens_only_the_servers_its_calls_go_to_and_shares_the_others_worlds(monkeypatch):
+    """A hard cross-server task's wrong solutions leave some of its servers alone: those are not copied
+    into a backend no call reaches (a world's copy is tens of milliseconds, every replay of every task),
+    their state is the world as loaded, and the final state is the same as with every server opened."""
+    import anyio
+
+    from servers.kit.tools import Toolset
+    from servers.kit.world import load_world
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import dumped, replay
+
+    task, _ = load_task_file(DEV_DIR / "cross-server" / "x-client-invoices-sync.json")
+    wrong = task.wrong_solutions[1].calls
+    assert {call.tool.split("__")[0] for call in wrong} == {"notion"}
+    opened: list[str] = []
+    real_init = Toolset.__init__
+
+    def counting(self, state):
+        opened.append(type(state).__name__)
+        real_init(self, state)
+
+    monkeypatch.setattr(Toolset, "__init__", counting)
+    done = anyio.run(replay, task, wrong)
+    assert opened == ["NotionState"] and done.untouched == {"slack", "stripe"} and done.errors == []
+    from servers import get_spec
+
+    for server in ("slack", "stripe"):
+        world = load_world(get_spec(server).state_model, task.initial_states()[server], copy=False)
+        assert done.state[server] is world
+    monkeypatch.setattr(Toolset, "__init__", real_init)
+    everything = anyio.run(lambda: replay(task, [*wrong, *task.reference_solution[:1]]))  # slack opened too
+    assert everything.untouched == {"stripe"}
+    assert dumped(done.state)["slack"] == dumped(everything.state)["slack"]
+    assert dumped(done.state)["notion"] == dumped(everything.state)["notion"]

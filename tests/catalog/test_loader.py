@@ -429,3 +429,31 @@ def test_the_engineering_side_has_eight_cross_server_dev_tasks_each_on_two_to_fo
     assert all(t.cross_server and 2 <= len(t.server_names) <= 4 for t in eng)
     # none reaches a cross-server hard task's 25 reference calls (tasks_catalog/stats.py, CROSS_SERVER_CALLS)
     assert sorted(t.difficulty for t in eng) == ["easy"] + ["medium"] * 7
+
+
+def test_a_folder_loaded_again_does_not_validate_its_worlds_again_and_a_bad_state_is_named_each_time(monkeypatch):
+    """A process keeps only the last few validated worlds, fewer than the dev set holds: every command that
+    read it (``tasks show`` of one task) validated them all again. A state found valid is valid again;
+    a bad one is reported every time it is loaded."""
+    import servers.kit.world as world
+    from tasks_catalog.loader import DEV_DIR
+
+    validated: list[str] = []
+    real = world._validate
+
+    def counting(model, data):
+        validated.append(model.__name__)
+        return real(model, data)
+
+    monkeypatch.setattr(world, "_validate", counting)
+    first, errors = load_tasks([DEV_DIR])
+    assert errors == [] and len(first) >= 40
+    validated.clear()
+    again, errors = load_tasks([DEV_DIR])
+    assert errors == [] and [t.id for t in again] == [t.id for t in first]
+    assert validated == []
+    doc = json.loads((DEV_DIR / "slack" / "slack-archive-resolved-incident.json").read_text(encoding="utf-8"))
+    doc["initial_state"]["patch"] = [{"op": "remove", "in": ["channels"], "id": "C-NO-SUCH"}]
+    for _ in range(2):
+        assert [(e.path, e.message) for e in _errors(doc)] == [
+            ("$.initial_state.patch[0].id", "no entity with id 'C-NO-SUCH'")]

@@ -2,7 +2,8 @@
 
 One process of its own (``pipeline.py``) runs the ``rotate_month`` flow, then ``evaluate_submission``
 with the oracle on every task of the month and with noop on two per server and two cross-server (concurrency 4, local sandbox), then
-``detect_anomalies``. Every place it can write is a temporary folder: the store, the warehouse, Prefect's
+``detect_anomalies``. The month is the shared months' (tests/conftest.py ``MONTH_SERVERS``: four servers'
+tasks and their cross-server share, 64), which the session gates once. Every place it can write is a temporary folder: the store, the warehouse, Prefect's
 home (its database and result storage), HOME, TMPDIR, its logs (stdout and stderr) and the session's
 gate cache (shared with the other tests that rotate months). Afterwards every file under those folders
 is scanned for the month's plaintext.
@@ -24,6 +25,7 @@ The filesystem server keeps a run's files in /dev/shm (memory), outside this sca
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import re
@@ -33,10 +35,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from _flow_support import REPO, SECRET, month_servers
+from _flow_support import REPO, SECRET
 
 from tasks_catalog.rotation import CROSS_PER_SERVER, PER_SERVER, REPLACE_SHARE
 from tasks_catalog.schema import CROSS_SERVER
+from tests.conftest import MONTH_SERVERS
 
 #: the months tests/conftest.py's ``rotated_months`` builds, with the same secret and pool (one gate cache)
 MONTH, NEXT = "2026-11", "2026-12"
@@ -50,7 +53,7 @@ def _run_pipeline(root: Path, gate_cache: Path) -> dict:
     dirs = {name: root / name for name in ("store", "warehouse", "prefect", "home", "tmp", "logs")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    servers = month_servers()
+    servers = MONTH_SERVERS
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "HOME": str(dirs["home"]), "TMPDIR": str(dirs["tmp"]),
            "PREFECT_HOME": str(dirs["prefect"]), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180", "MCPBENCH_SECRET": SECRET,
@@ -134,12 +137,13 @@ def _public_text() -> str:
 def _needles(tasks) -> dict[str, str]:
     """needle -> what it is (for the failure message); as is and JSON-escaped."""
     public = _public_text()
+    is_public = functools.cache(public.__contains__)  # a value many tasks share is looked up once
     found: dict[str, str] = {}
     for task in tasks:
         texts = [(task.goal, f"goal of {task.id}")]
         texts += [(task.goal[i:i + PIECE], f"goal piece of {task.id}") for i in range(0, len(task.goal) - PIECE, PIECE)]
         texts += [(v, f"parameter of {task.id}") for v in _flatten(task.template.params)
-                  if len(v) >= MIN_TEXT and v not in public]
+                  if len(v) >= MIN_TEXT and not is_public(v)]
         for text, what in texts:
             for variant in (text, json.dumps(text)[1:-1]):
                 found.setdefault(variant, what)
@@ -223,11 +227,16 @@ def month_tasks(pipeline):
     return load_month_tasks(open_store(str(pipeline["dirs"]["store"])), MONTH, SECRET)
 
 
-def test_the_scan_finds_plaintext_where_it_is(month_tasks, tmp_path):
+@pytest.fixture(scope="module")
+def needles(month_tasks):
+    """``_needles`` of the sealed month, made once (each value is looked up in the public text of the whole pool)."""
+    return _needles(month_tasks)
+
+
+def test_the_scan_finds_plaintext_where_it_is(month_tasks, needles, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    needles = _needles(month_tasks)
     # a cross-server template's tasks of one month may share their goal (each is another organisation)
     assert sum(w.startswith("goal of") for w in needles.values()) >= len({t.goal for t in month_tasks})
     assert any(w.startswith("parameter of") for w in needles.values())
@@ -248,9 +257,9 @@ def test_a_sampled_number_is_found_where_it_is_printed_and_not_inside_a_longer_t
     assert sorted(h.split(":")[0].rsplit("/", 1)[1] for h in hits) == ["log.txt", "run.json"]
 
 
-def test_no_goal_or_sampled_value_of_the_sealed_month_reaches_any_file_the_pipeline_wrote(pipeline, month_tasks):
+def test_no_goal_or_sampled_value_of_the_sealed_month_reaches_any_file_the_pipeline_wrote(pipeline, needles):
     dirs = pipeline["dirs"]
-    files, hits = _scan([*dirs.values(), pipeline["gate_cache"]], _needles(month_tasks))
+    files, hits = _scan([*dirs.values(), pipeline["gate_cache"]], needles)
     assert files >= 4 and (dirs["prefect"] / "prefect.db").exists() and pipeline["db"].exists()
     assert hits == [], f"{len(hits)} plaintext hits in {files} files:\n" + "\n".join(hits[:40])
 

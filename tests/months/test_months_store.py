@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.store import open_store
 from tasks_catalog.months import MonthError, load_month, rotate, verify_historical
-from tasks_catalog.rotation import PER_SERVER, REPLACE_SHARE
+from tasks_catalog.rotation import CROSS_PER_SERVER, PER_SERVER, REPLACE_SHARE
+from tasks_catalog.schema import CROSS_SERVER
 from tasks_catalog.sealed import SealError
 from tests.months.conftest import SECRET
 
@@ -23,11 +24,20 @@ def rotated(rotated_months):
     return open_store(str(rotated_months["store"])), reports["2026-11"], reports["2026-12"]
 
 
-def test_rotation_seals_attests_and_retires_the_month_before(rotated):
+@pytest.fixture(scope="module")
+def size(rotated_months):
+    """How many tasks a month of the shared months' servers has: each server's, and the cross-server share."""
+    k = len(rotated_months["servers"])
+    return (PER_SERVER + sum(CROSS_PER_SERVER.values())) * k
+
+
+def test_rotation_seals_attests_and_retires_the_month_before(rotated, rotated_months, size):
     store, first, second = rotated
-    assert first["tasks"] == 160 and first["gate_failures"] == [] and first["retired"] is None
+    assert first["tasks"] == size and first["gate_failures"] == [] and first["retired"] is None
+    assert first["by_server"][CROSS_SERVER] == sum(CROSS_PER_SERVER.values()) * len(rotated_months["servers"])
     november = {t.template.id for t in load_month(store, "2026-11", SECRET).tasks}
-    assert second["retired"] == "Historical-2026-11" and second["replaced"] >= round(PER_SERVER * REPLACE_SHARE) * 10
+    assert second["retired"] == "Historical-2026-11"
+    assert second["replaced"] >= round(PER_SERVER * REPLACE_SHARE) * len(rotated_months["servers"])
     assert second["carried"] + second["replaced"] == len(november)  # every template of November: kept or replaced
     keys = store.list("")
     assert "private/months/2026-11.sealed" in keys and "private/months/2026-12.sealed" in keys
@@ -35,12 +45,12 @@ def test_rotation_seals_attests_and_retires_the_month_before(rotated):
     assert "public/historical/Historical-2026-11/tasks.json" in keys
     assert not any(k.startswith("public/historical/Historical-2026-12") for k in keys), "a live month stays sealed"
     attested = json.loads(store.get_bytes("public/attestations/2026-12.json"))
-    assert len(attested["tasks"]) == 160 and set(attested["tasks"][0]) == {"task_id", "sha256"}
+    assert len(attested["tasks"]) == size and set(attested["tasks"][0]) == {"task_id", "sha256"}
 
 
-def test_a_month_opens_only_with_the_operators_secret(rotated):
+def test_a_month_opens_only_with_the_operators_secret(rotated, size):
     store, _, _ = rotated
-    assert len(load_month(store, "2026-12", SECRET).tasks) == 160
+    assert len(load_month(store, "2026-12", SECRET).tasks) == size
     with pytest.raises(SealError):
         load_month(store, "2026-12", "someone-elses-secret-0000")
     with pytest.raises(MonthError, match="has not been built"):
@@ -53,13 +63,13 @@ def test_a_month_is_built_once(rotated, pool):
         rotate(store, "2026-12", secret=SECRET, pool=pool)
 
 
-def test_attest_verify_passes_on_a_retired_month_and_names_a_tampered_task(rotated, tmp_path):
+def test_attest_verify_passes_on_a_retired_month_and_names_a_tampered_task(rotated, size, tmp_path):
     store, _, _ = rotated
     report = verify_historical(store, "Historical-2026-11")
-    assert report.ok and report.checked == 160
+    assert report.ok and report.checked == size
     runner = CliRunner()
     ok = runner.invoke(main, ["attest", "verify", "Historical-2026-11", "--store", store.root])
-    assert ok.exit_code == 0 and "160 tasks checked, 0 problems" in ok.output
+    assert ok.exit_code == 0 and f"{size} tasks checked, 0 problems" in ok.output
 
     tampered = open_store(str(tmp_path / "copy"))
     for key in store.list("public/"):
