@@ -39,8 +39,24 @@ from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_row
 from tasks_catalog.authoring.cross._x_t_billing import hex_id
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
 from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import (
-    ASKS, CANCEL, LABELS, PLAN_WORD, QUEUE, SIGN_OFF, STATUS_WORD, _customers, _invoice_fact, _invoice_pool,
-    _lookalike, _pick, _sig, _total, amount_pattern, both, seats_pattern)
+    ASKS,
+    CANCEL,
+    LABELS,
+    PLAN_WORD,
+    QUEUE,
+    SIGN_OFF,
+    STATUS_WORD,
+    _customers,
+    _invoice_fact,
+    _invoice_pool,
+    _lookalike,
+    _pick,
+    _sig,
+    _total,
+    amount_pattern,
+    both,
+    seats_pattern,
+)
 
 ID = "x-t-support-inbox-new-requests"
 SERVERS = ["gmail", "notion", "stripe"]
@@ -113,6 +129,11 @@ def _thresholds(examples: list[dict[str, Any]], field: str) -> list[Any]:
     return sorted({e["who"][field] for e in examples if e["who"]["key"]})
 
 
+def _at_least(field: str, t: Any) -> Callable[[str, Who], bool]:
+    """The reading "copy the owner when the key account's ``field`` is ``t`` or more"."""
+    return lambda k, c: answered(k, c) and bool(c["key"]) and c[field] >= t
+
+
 def conventions(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each convention: what a handled conversation shows of it (``seen``), the rule, and the alternatives a
     careful reader could form from fewer examples (name -> what it predicts); the thresholds of ARR and seats
@@ -125,10 +146,8 @@ def conventions(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) 
         "copy nobody": lambda k, c: False,
         f"copy owners of key accounts in {sorted(regions)}":
             lambda k, c: answered(k, c) and bool(c["key"]) and c["region"] in regions,
-        **{f"copy owners of key accounts of ARR {t} or more": (lambda k, c, t=t: answered(k, c) and bool(c["key"])
-                                                               and c["arr"] >= t) for t in _thresholds(everyone, "arr")},
-        **{f"copy owners of key accounts of {t} seats or more": (lambda k, c, t=t: answered(k, c) and bool(c["key"])
-                                                                 and c["seats"] >= t)
+        **{f"copy owners of key accounts of ARR {t} or more": _at_least("arr", t) for t in _thresholds(everyone, "arr")},
+        **{f"copy owners of key accounts of {t} seats or more": _at_least("seats", t)
            for t in _thresholds(everyone, "seats")},
     }
     return {
@@ -537,8 +556,9 @@ def _alternative_sends(new: list[dict[str, Any]], key: str, pred: Callable[[str,
     return _sends(new, cc=lambda k, c: [c["owner"]] if pred(k, c) and c["key"] else [])
 
 
-GOAL = ("New requests keep coming in under my Support label. Please work through the ones nobody has handled yet, "
-        "the way we have handled the earlier ones there.")
+GOAL = ("New requests keep coming in under my Support label: invoice and plan questions, cancellations, the odd "
+        "thank-you. Please work through the ones nobody has handled yet, the way we have handled the earlier ones "
+        "there.")
 TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email", "gmail__get_thread",
          "gmail__send_email", "gmail__draft_email", "gmail__list_drafts", "gmail__update_draft", "gmail__send_draft",
          "gmail__modify_email", "gmail__batch_modify_emails",
