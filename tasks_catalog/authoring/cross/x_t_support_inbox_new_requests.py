@@ -1,26 +1,30 @@
-"""x-t-support-inbox-new-requests (hard, recovery; gmail, notion, stripe): 17 new customer emails sit under
-Priya's Support label, and she asks for them to be worked "the way we have handled the earlier ones". No page
-says how: the rules are what the 16 handled conversations under the same label show (their sub-label, whether
-we answered, what our answer said, whether it went to the account owner and whom we copied), and they key on
-facts on the other servers (whether the customer is a key account in Customer Accounts, the CRM in Notion; its
-plan there; the invoice and plan in Stripe).
+"""x-t-support-inbox-new-requests (hard, recovery; gmail, notion, slack, stripe): 17 new customer emails sit
+under Priya's Support label, and she asks for them to be worked "the way we have handled the earlier ones". No
+page says how: the rules are what the 17 handled conversations under the same label show (their sub-label,
+whether we answered, what our answer said, whether it went to the account owner and whom we copied, and the
+posts in #cs-escalations the forwards mention), and they key on facts on the other servers (whether the
+customer is a key account in Customer Accounts, the CRM in Notion; its plan there; the invoice and plan in
+Stripe; the owner's Slack handle).
 
-The conventions the handled conversations show (``CONVENTIONS`` below holds each with the alternatives a
-reader might form and asserts, per case, that some handled conversation contradicts every alternative):
+The conventions the handled conversations show (``conventions`` below holds each with the alternatives a
+reader might form, and ``unruled`` asserts per case that every alternative which would treat a new request
+otherwise is contradicted by some handled conversation; the module raises otherwise):
 - Label: Support/Billing (an invoice question), Support/Account (plan or seats), Support/Cancellation,
   Support/Other (thanks, a suggestion, an automatic reply).
 - Answer: an invoice question gets the invoice's status and total as Stripe shows them; a plan question the
   plan and seats on the Stripe customer; a cancellation from a customer who is not a key account a
   confirmation naming the plan that ends; other mail no answer (not even from a key account).
-- A key account's cancellation (on any plan) is forwarded to its account owner (Customer Accounts' Owner) and
-  not answered.
+- A key account's cancellation (on any plan) is forwarded to its account owner (Customer Accounts' Owner),
+  flagged in #cs-escalations (naming the customer, mentioning the owner), and not answered.
 - The account owner is copied on an answer to a key account on the Enterprise plan, and on no other (not a
-  key account on Scale or Growth, whatever its ARR, region or seats).
+  key account on Scale or Growth; the handled ones include the Enterprise key accounts of least ARR and fewest
+  seats, copied, and the other key accounts of most ARR and most seats, not copied, so no threshold reads as
+  the rule).
 One plan question comes from a key account whose name is a letter away from another's (Harbour and Harbor
 Foods, ...), with another plan or seats, owner or tier. The labels go on in four batches (the second answers
 ``unavailable`` and must be retried); the fourth email sent answers ``timeout_after_commit`` (it went: a
 blind resend answers twice, which the frame's ``max`` catches). The reference reads every handled conversation
-and makes 53 calls.
+and makes 58 calls.
 
 The customers, their invoices and the texts of the questions are those of x-t-support-inbox-backlog (imported
 from its module: one place for what a support question and its facts are).
@@ -36,7 +40,7 @@ from typing import Any
 from servers.notion import NotionState, NotionTools
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
-from tasks_catalog.authoring.cross._x_t_billing import hex_id
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
 from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import (
     ASKS,
@@ -59,8 +63,12 @@ from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import (
 )
 
 ID = "x-t-support-inbox-new-requests"
-SERVERS = ["gmail", "notion", "stripe"]
+SERVERS = ["gmail", "notion", "slack", "stripe"]
+ESCALATIONS = "cs-escalations"
 KINDS = ("billing", "account", "cancel", "other")
+#: How many of a convention's alternative readings become wrong solutions (the first that treat a new request
+#: otherwise; every one is still asserted against the handled conversations): a template file stays under 4 MB.
+WRONG_READINGS = 3
 Who = dict[str, Any]
 Test = Callable[[Who], bool]
 
@@ -167,6 +175,12 @@ def conventions(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) 
         }},
         "copy": {"seen": lambda e: bool(e["cc"]), "rule": lambda k, c: bool(copied(k, c)),
                  "alternatives": cc_alts},
+        "escalate": {"seen": lambda e: e["posted"], "rule": forwarded, "alternatives": {
+            "post every cancellation in #cs-escalations": lambda k, c: k == "cancel",
+            "post Enterprise key accounts' cancellations only": lambda k, c: k == "cancel" and _ent(c),
+            "post every key account's request": lambda k, c: k != "other" and bool(c["key"]),
+            "post no cancellation": lambda k, c: False,
+        }},
     }
 
 
@@ -276,7 +290,7 @@ def _answer_text(kind: str, first: str, w: Who, invoice: dict[str, Any] | None =
 def _forward_text(w: Who, subject: str) -> str:
     return (f"Hi {w['owner_name'].split()[0]},\n\n{w['name']} ({w['first']} {w['last']}) asks to cancel; as a key "
             f"account it is yours to call them. Their email:\n\nFrom: {w['first']} {w['last']} <{w['email']}>\n"
-            f"Subject: {subject}\n\n{SIGN_OFF}")
+            f"Subject: {subject}\n\nI have flagged it in #{ESCALATIONS} too.\n\n{SIGN_OFF}")
 
 
 def _fact_pattern(item: dict[str, Any], w: Who | None = None) -> str:
@@ -315,15 +329,50 @@ def case_of(seed: int) -> dict[str, Any] | None:
     owners = [i["who"]["owner"] for i in new if forwarded(i["kind"], i["who"])]
     if len(set(owners)) != len(owners):
         return None
+    if not _on_slack(seed, [i["who"] for i in [*past, *new]]):
+        return None
     for e in past:
         e.update(replied=answered(e["kind"], e["who"]), forwarded=forwarded(e["kind"], e["who"]),
-                 cc=copied(e["kind"], e["who"]))
+                 cc=copied(e["kind"], e["who"]), posted=forwarded(e["kind"], e["who"]))
     if unruled(past, new):
         return None
     messages = _plant(seed, rng, past, new)
     if {m["id"] for m in messages} & {m["id"] for m in gmail["messages"]} or len({m["id"] for m in messages}) != len(messages):
         return None
-    return _judged(seed, past, new, messages)
+    channel = next(c for c in world("slack", seed)["channels"] if c["name"] == ESCALATIONS)
+    posts = [{"op": "add", "in": ["channels", channel["id"], "messages"],
+              "value": {"ts": f"{unix(e['forward_at'][:19])}.{n:06d}", "user": world("slack", seed)["viewer"],
+                        "text": _post_text(e["who"])}}
+             for n, e in enumerate(sorted((e for e in past if e["posted"]), key=lambda e: e["forward_at"]), 1)]
+    return _judged(seed, past, new, messages, posts, channel["id"])
+
+
+def _on_slack(seed: int, people: list[Who]) -> bool:
+    """Whether the seed's Slack world has #cs-escalations, the bot that posts there, and every key account's
+    owner (whose handle a post mentions); each key account's ``owner_slack`` is set on the way."""
+    try:
+        slack = world("slack", seed)
+    except Exception:  # the version-2 Slack generator fails on a few seeds: no case there  # noqa: BLE001
+        return False
+    channel = next((c for c in slack["channels"] if c["name"] == ESCALATIONS), None)
+    if channel is None or slack["viewer"] not in channel["members"]:
+        return False
+    ids = {u["email"]: u["id"] for u in slack["users"] if u.get("email") and not u.get("deleted")}
+    for c in people:
+        if c["key"]:
+            if c["owner"] not in ids:
+                return False
+            c["owner_slack"] = ids[c["owner"]]
+    return True
+
+
+def _post_text(w: Who) -> str:
+    """The post that flags a cancellation (a customer who is not a key account has no owner to mention: the
+    wrong readings that post theirs too)."""
+    if not w["key"]:
+        return f"Cancellation: {w['name']} ({w['plan'].capitalize()}) asks to cancel at the end of the period."
+    return (f"Cancellation: {w['name']} ({w['plan'].capitalize()} key account) asks to cancel at the end of the "
+            f"period. <@{w['owner_slack']}>, yours to call; I have forwarded you their email.")
 
 
 def _plant(seed: int, rng: random.Random, past: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -355,8 +404,9 @@ def _plant(seed: int, rng: random.Random, past: list[dict[str, Any]], new: list[
                                      _answer_text(e["kind"], w["first"], w, e.get("invoice"), w["currency"]),
                                      when(later), ["SENT"], thread=q["id"], cc=e["cc"]))
         if e["forwarded"]:
+            e["forward_at"] = when(later)
             messages.append(_message(seed, f"past-forward:{w['name']}", (PRIMARY, [w["owner"]], f"Fwd: {subject}"),
-                                     _forward_text(w, subject), when(later), ["SENT"], thread=q["id"]))
+                                     _forward_text(w, subject), e["forward_at"], ["SENT"], thread=q["id"]))
     new_days = [f"2026-03-{d:02d}" for d in (9, 10, 11, 12, 13)]
     for e in rng.sample(new, len(new)):
         w = e["who"]
@@ -406,9 +456,13 @@ def _sends(new: list[dict[str, Any]], answer: Callable[[str, Who], bool] = answe
     return out + [_forward(i) for i in new if forward(i["kind"], i["who"])]
 
 
-def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
-            messages: list[dict[str, Any]]) -> dict[str, Any]:
-    observed = _observed(past, messages)
+def _post(item: dict[str, Any], channel: str) -> dict[str, Any]:
+    return call("slack__post_message", channel_id=channel, text=_post_text(item["who"]))
+
+
+def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]], messages: list[dict[str, Any]],
+            slack_patch: list[dict[str, Any]], channel: str) -> dict[str, Any]:
+    observed = _observed(past, messages, [p["value"] for p in slack_patch])
     if unruled(observed, new):
         raise ValueError(f"{ID}, seed {seed}: the handled conversations leave open {unruled(observed, new)}")
     discover = [
@@ -419,6 +473,7 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
         *_user_reads(seed),
     ]
     reads = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(past, key=lambda e: e["ids"][0])]
+    reads += [call("slack__search_messages", query=f"cancel in:#{ESCALATIONS}"), call("slack__get_users", limit=200)]
     lookups = []
     for i in new:
         if i["kind"] == "billing":
@@ -429,7 +484,8 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
     sends = _sends(new)
     fourth = sends[3]
     check = call("gmail__get_thread", threadId=fourth["arguments"]["threadId"])
-    reference = [*discover, *reads, *lookups, *labels, *sends[:4], check, *sends[4:]]
+    posts = [_post(i, channel) for i in new if forwarded(i["kind"], i["who"])]
+    reference = [*discover, *reads, *lookups, *labels, *sends[:4], check, *sends[4:], *posts]
 
     success: list[dict[str, Any]] = []
     frame: list[dict[str, Any]] = []
@@ -449,12 +505,14 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
             success.append({"gmail.draftSent": {"to": w["owner"], "body_pattern": both(name, CANCEL)}})
             frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [w["owner"]]},
                           "values": {"body": {"matches": name}, "cc": {"add": []}}, "max": 1})
+            success.append({"slack.messagePosted": {"channel": channel, "pattern": both(name, CANCEL)}})
     frame.append({"entity": "gmail.draft", "change": ["create", "update", "delete"], "max": 3 * len(sends)})
+    frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": channel}, "max": len(posts)})
 
     # -- wrong solutions: each alternative convention, the lookalike, the blind resend, damage
     look = new[0]
     twin = look["twin"]
-    writes = [*labels, *sends]
+    writes = [*labels, *sends, *posts]
     wrong_look = [_reply(look, who=twin, cc=copied("account", twin)) if c is sends[_index(sends, look)] else c
                   for c in writes]
     key_cancel = next(i for i in new if forwarded(i["kind"], i["who"]))
@@ -471,16 +529,23 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
         {"why": "sends the fourth email again after it timed out, without looking: two answers", "kind": "other",
          "calls": [*writes, fourth]},
         {"why": "labels the cancellations Support/Account", "kind": "other",
-         "calls": [*_labels(new, lambda i: "account" if i["kind"] == "cancel" else i["kind"]), *sends]},
+         "calls": [*_labels(new, lambda i: "account" if i["kind"] == "cancel" else i["kind"]), *sends, *posts]},
+        {"why": f"forwards the key accounts' cancellations but does not flag them in #{ESCALATIONS}", "kind": "other",
+         "calls": [*labels, *sends]},
     ]
     seen: set[str] = set()
-    for conv, key in (("answer", "answer"), ("forward", "forward"), ("copy", "cc")):
+    for conv, key in (("answer", "answer"), ("forward", "forward"), ("copy", "cc"), ("escalate", "post")):
+        kept = 0
         for alt, pred in convs[conv]["alternatives"].items():
-            calls = _alternative_sends(new, key, pred)
+            if kept == WRONG_READINGS:
+                break
+            calls = (_alternative_sends(new, key, pred) + posts if key != "post" else
+                     sends + [_post(i, channel) for i in new if pred(i["kind"], i["who"])])
             text = repr(calls)
-            if calls == sends or text in seen:
+            if calls == [*sends, *posts] or text in seen:
                 continue  # this reading predicts the same for every new request: nothing to tell apart
             seen.add(text)
+            kept += 1
             wrongs.append({"why": f"follows another reading of the earlier ones: {alt}", "kind": "other",
                            "calls": [*labels, *calls]})
 
@@ -493,18 +558,21 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]],
 
     alternatives = [
         {"why": "labels message by message (marking each read and archiving it), writing in another order",
-         "calls": [*discover, *per_message, *reversed(sends)]},
+         "calls": [*discover, *per_message, *reversed(posts), *reversed(sends)]},
+        {"why": f"flags both key accounts' cancellations in one post in #{ESCALATIONS}",
+         "calls": [*labels, *sends, call("slack__post_message", channel_id=channel,
+                                         text="\n".join(p["arguments"]["text"] for p in posts))]},
         {"why": "drafts each answer and forward before sending it, and takes the requests out of the Support label "
                 "as it labels them",
          "calls": [*(call("gmail__batch_modify_emails", messageIds=c["arguments"]["messageIds"],
                           addLabelIds=c["arguments"]["addLabelIds"], removeLabelIds=["UNREAD", QUEUE["id"]])
                      for c in labels),
-                   *(x for c in sends for x in drafted(c))]},
+                   *(x for c in sends for x in drafted(c)), *posts]},
     ]
     gmail_patch = [*({"op": "add", "in": ["labels"], "value": v} for v in [QUEUE, *LABELS.values()]),
                    *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
     return {
-        "patch": {"gmail": gmail_patch, "notion": [], "stripe": []},
+        "patch": {"gmail": gmail_patch, "notion": [], "slack": slack_patch, "stripe": []},
         "faults": [{"tool": "gmail__batch_modify_emails", "on_call": 2, "kind": "unavailable"},
                    {"tool": "gmail__send_email", "on_call": 4, "kind": "timeout_after_commit"}],
         "frame": frame,
@@ -528,9 +596,11 @@ def _user_reads(seed: int) -> list[dict[str, Any]]:
     return reads
 
 
-def _observed(past: list[dict[str, Any]], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The handled conversations as the planted mail shows them: whether our answer, a forward to the owner
-    and whom the answer copied are in each thread."""
+def _observed(past: list[dict[str, Any]], messages: list[dict[str, Any]],
+              posts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The handled conversations as the planted mail and posts show them: whether our answer, a forward to the
+    owner and whom the answer copied are in each thread, whether #cs-escalations has a post naming the
+    customer."""
     out = []
     for e in past:
         w = e["who"]
@@ -538,7 +608,8 @@ def _observed(past: list[dict[str, Any]], messages: list[dict[str, Any]]) -> lis
         answer = [m for m in ours if m["to"] == [w["email"]]]
         out.append({"kind": e["kind"], "who": w, "replied": bool(answer),
                     "forwarded": any(m["to"] == [w.get("owner")] for m in ours),
-                    "cc": answer[0]["cc"] if answer else []})
+                    "cc": answer[0]["cc"] if answer else [],
+                    "posted": any(w["name"] in p["text"] for p in posts)})
     return out
 
 
@@ -564,6 +635,8 @@ TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email"
          "gmail__modify_email", "gmail__batch_modify_emails",
          "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
          "notion__retrieve_database", "notion__list_users",
+         "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies", "slack__search_messages",
+         "slack__get_users", "slack__get_user_profile", "slack__post_message", "slack__reply_to_thread",
          "stripe__search_customers", "stripe__list_customers", "stripe__list_invoices", "stripe__search_invoices",
          "stripe__list_charges", "stripe__search_charges", "stripe__list_products", "stripe__list_prices"]
 CASES = 10
