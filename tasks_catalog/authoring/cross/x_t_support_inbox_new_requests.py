@@ -61,6 +61,7 @@ from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import (
     both,
     seats_pattern,
 )
+from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import TOOLS as BACKLOG_TOOLS
 
 ID = "x-t-support-inbox-new-requests"
 SERVERS = ["gmail", "notion", "slack", "stripe"]
@@ -630,15 +631,10 @@ def _alternative_sends(new: list[dict[str, Any]], key: str, pred: Callable[[str,
 GOAL = ("New requests keep coming in under my Support label: invoice and plan questions, cancellations, the odd "
         "thank-you. Please work through the ones nobody has handled yet, the way we have handled the earlier ones "
         "there.")
-TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email", "gmail__get_thread",
-         "gmail__send_email", "gmail__draft_email", "gmail__list_drafts", "gmail__update_draft", "gmail__send_draft",
-         "gmail__modify_email", "gmail__batch_modify_emails",
-         "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-         "notion__retrieve_database", "notion__list_users",
-         "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies", "slack__search_messages",
-         "slack__get_users", "slack__get_user_profile", "slack__post_message", "slack__reply_to_thread",
-         "stripe__search_customers", "stripe__list_customers", "stripe__list_invoices", "stripe__search_invoices",
-         "stripe__list_charges", "stripe__search_charges", "stripe__list_products", "stripe__list_prices"]
+#: The backlog template's tools (mail, the CRM and finance's pages, Stripe's reads) and Slack's.
+TOOLS = [*BACKLOG_TOOLS, "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies",
+         "slack__search_messages", "slack__get_users", "slack__get_user_profile", "slack__post_message",
+         "slack__reply_to_thread"]
 CASES = 10
 
 
