@@ -14,8 +14,15 @@ otherwise is contradicted by some handled conversation; the module raises otherw
 - Answer: an invoice question gets the invoice's status and total as Stripe shows them; a plan question the
   plan and seats on the Stripe customer; a cancellation from a customer who is not a key account a
   confirmation naming the plan that ends; other mail no answer (not even from a key account).
-- A key account's cancellation (on any plan) is forwarded to its account owner (Customer Accounts' Owner),
-  flagged in #cs-escalations (naming the customer, mentioning the owner), and not answered.
+- A key account's cancellation (any customer in Customer Accounts, on any plan) is forwarded to its account
+  owner (Customer Accounts' Owner), flagged in #cs-escalations (naming the customer, mentioning the owner; the
+  flag says "key account", not the plan), and not answered. The handled ones forward an Enterprise key
+  account's cancellation and one from a key account on the lowest plan the seed has left (Starter or Growth),
+  and each new key account's cancellation is on that plan or above, of that ARR and seats or more, in a region
+  a forwarded one is in: no reading "only key accounts on Scale or above" (nor of ARR, seats or region) fits
+  the handled ones and treats a new one otherwise, and the handled cancellations answered rule out "anyone on
+  Enterprise" where a new one would tell it apart (``_special`` holds these readings, for the answer, the
+  forward and the flag alike).
 - The account owner is copied on an answer to a key account on the Enterprise plan, and on no other (not a
   key account on Scale or Growth; the handled ones include the Enterprise key accounts of least ARR and fewest
   seats, copied, and the other key accounts of most ARR and most seats, not copied, so no threshold reads as
@@ -94,27 +101,64 @@ def _anyone(c: Who) -> bool:
     return True
 
 
-#: The handled conversations: (kind, who writes, a fallback when the seed has nobody of the first kind).
-#: Four of them are drawn first, by ``_extremes``: the Enterprise key accounts of least ARR and fewest seats (an
-#: invoice and a plan question, their owners copied) and the other key accounts of most ARR and most seats (an
-#: invoice and a plan question, nobody copied), so that no threshold of ARR or seats reads as the rule.
-PAST: list[tuple[str, Test, Test | None]] = [
-    ("billing", _key_plan("scale"), _key_plan("growth", "starter")), ("billing", _nonkey_ent, _nonkey),
-    ("billing", _nonkey, None),
-    ("account", _nonkey, None), ("account", _nonkey, None),
-    ("cancel", _ent, None), ("cancel", _key_plan("scale", "growth", "starter"), None),
-    ("cancel", _nonkey_ent, _nonkey), ("cancel", _nonkey, None), ("cancel", _nonkey, None),
-    ("other", _ent, None), ("other", _nonkey, None), ("other", _anyone, None),
-]
-#: The new requests beside the lookalike plan question.
-NEW: list[tuple[str, Test, Test | None]] = [
-    ("billing", _ent, None), ("billing", _ent, None), ("billing", _key_plan("scale", "growth", "starter"), None),
-    ("billing", _nonkey, None), ("billing", _nonkey, None),
-    ("account", _ent, None), ("account", _nonkey, None), ("account", _anyone, None),
-    ("cancel", _ent, None), ("cancel", _key_plan("scale", "growth", "starter"), None),
-    ("cancel", _nonkey, None), ("cancel", _nonkey, None), ("cancel", _nonkey_ent, _nonkey),
-    ("other", _ent, None), ("other", _nonkey, None), ("other", _anyone, None),
-]
+#: The plans from the lowest up (a reading "on Scale or above" keys on this order).
+PLANS = ("starter", "growth", "scale", "enterprise")
+
+
+def _rank(c: Who) -> int:
+    return PLANS.index(c["plan"])
+
+
+def _lowest(pool: list[Who], used: set[str]) -> Test:
+    """A key account not on Enterprise, on the lowest plan among those still undrawn (a handled cancellation
+    forwarded from it rules out every reading "only key accounts on this plan or above")."""
+    def test(c: Who) -> bool:
+        left = [_rank(x) for x in pool if x["name"] not in used and x["key"] and x["plan"] != "enterprise"]
+        return bool(c["key"]) and c["plan"] != "enterprise" and _rank(c) == min(left)
+    return test
+
+
+def _beyond(past: list[dict[str, Any]], test: Test) -> Test:
+    """``test``, of a key account no smaller than every handled forwarded one (plan, ARR and seats) and in a
+    region one of them is in: no threshold or region the forwarded ones share sets a new cancellation apart."""
+    def fits(c: Who) -> bool:
+        fwd = [e["who"] for e in past if forwarded(e["kind"], e["who"])]
+        return test(c) and all(c[f] >= min(w[f] for w in fwd) for f in ("arr", "seats")) and \
+            _rank(c) >= min(_rank(w) for w in fwd) and c["region"] in {w["region"] for w in fwd}
+    return fits
+
+
+Slots = list[tuple[str, Test, Test | None]]
+
+
+def _past_slots(pool: list[Who], used: set[str]) -> Slots:
+    """The handled conversations: (kind, who writes, a fallback when the seed has nobody of the first kind).
+    Four more are drawn first, by ``_extremes``: the Enterprise key accounts of least ARR and fewest seats (an
+    invoice and a plan question, their owners copied) and the other key accounts of most ARR and most seats (an
+    invoice and a plan question, nobody copied), so that no threshold of ARR or seats reads as the copy rule; a
+    Scale key account's invoice question (nobody copied) rules out "Scale or above"; the key accounts'
+    cancellations forwarded are an Enterprise one's and one on the lowest plan left."""
+    return [
+        ("billing", _key_plan("scale"), _key_plan("growth", "starter")), ("billing", _nonkey_ent, _nonkey),
+        ("billing", _nonkey, None),
+        ("account", _nonkey, None), ("account", _nonkey, None),
+        ("cancel", _ent, None), ("cancel", _lowest(pool, used), None),
+        ("cancel", _nonkey_ent, _nonkey), ("cancel", _nonkey, None), ("cancel", _nonkey, None),
+        ("other", _ent, None), ("other", _nonkey, None), ("other", _anyone, None),
+    ]
+
+
+def _new_slots(past: list[dict[str, Any]]) -> Slots:
+    """The new requests beside the lookalike plan question; the key accounts' cancellations are ``_beyond``
+    the handled forwarded ones."""
+    return [
+        ("billing", _ent, None), ("billing", _ent, None), ("billing", _key_plan("scale", "growth", "starter"), None),
+        ("billing", _nonkey, None), ("billing", _nonkey, None),
+        ("account", _ent, None), ("account", _nonkey, None), ("account", _anyone, None),
+        ("cancel", _beyond(past, _ent), None), ("cancel", _beyond(past, _key_plan("scale", "growth", "starter")), None),
+        ("cancel", _nonkey, None), ("cancel", _nonkey, None), ("cancel", _nonkey_ent, _nonkey),
+        ("other", _ent, None), ("other", _nonkey, None), ("other", _anyone, None),
+    ]
 
 
 # -- the conventions -----------------------------------------------------------------------------------------
@@ -138,38 +182,87 @@ def _thresholds(examples: list[dict[str, Any]], field: str) -> list[Any]:
     return sorted({e["who"][field] for e in examples if e["who"]["key"]})
 
 
-def _at_least(field: str, t: Any) -> Callable[[str, Who], bool]:
-    """The reading "copy the owner when the key account's ``field`` is ``t`` or more"."""
-    return lambda k, c: answered(k, c) and bool(c["key"]) and c[field] >= t
+Reading = Callable[[str, Who], bool]
+
+
+def _on(p: str) -> Test:
+    """Anyone on plan ``p`` or above."""
+    return lambda c: _rank(c) >= PLANS.index(p)
+
+
+def _key_and(t: Test) -> Test:
+    return lambda c: bool(c["key"]) and t(c)
+
+
+def _key_or(t: Test) -> Test:
+    return lambda c: bool(c["key"]) or t(c)
+
+
+def _at_least(field: str, t: Any) -> Test:
+    """A key account whose ``field`` is ``t`` or more."""
+    return lambda c: bool(c["key"]) and c[field] >= t
+
+
+def _copy_if(t: Test) -> Reading:
+    """The reading "copy the owner on an answer to these"."""
+    return lambda k, c: answered(k, c) and t(c)
+
+
+def _cancel_if(t: Test) -> Reading:
+    """The reading "forward (or flag) the cancellations of these"."""
+    return lambda k, c: k == "cancel" and t(c)
+
+
+def _answer_unless(t: Test) -> Reading:
+    """The reading "answer every question, and the cancellations but these"."""
+    return lambda k, c: k in ("billing", "account") or (k == "cancel" and not t(c))
+
+
+def _from(p: str) -> str:
+    return "Enterprise" if p == "enterprise" else f"{p.capitalize()} or above"
+
+
+def _special(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) -> dict[str, Test]:
+    """The readings of which customers' cancellations are a key account's matter (forwarded to the owner,
+    flagged, not answered) a reader could form in place of "a customer in Customer Accounts" (name -> whom it
+    takes): a plan or above (only key accounts, anyone, or key accounts and anyone), ARR or seats of a
+    threshold or more (every value a customer of ``everyone`` has), the regions of the forwarded ones."""
+    regions = {e["who"]["region"] for e in examples if e["forwarded"]}
+    out = {f"key accounts on {_from(p)}": _key_and(_on(p)) for p in PLANS[1:]}
+    out |= {f"anyone on {_from(p)}": _on(p) for p in PLANS}
+    out |= {f"key accounts, and anyone on {_from(p)}": _key_or(_on(p)) for p in PLANS[1:]}
+    for field, unit in (("arr", "of ARR {t} or more"), ("seats", "of {t} seats or more")):
+        out |= {f"key accounts {unit.format(t=t)}": _at_least(field, t) for t in _thresholds(everyone, field)}
+    out[f"key accounts in {sorted(regions)}"] = _key_and(lambda c: c["region"] in regions)
+    return out
 
 
 def conventions(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each convention: what a handled conversation shows of it (``seen``), the rule, and the alternatives a
     careful reader could form from fewer examples (name -> what it predicts); the thresholds of ARR and seats
-    range over every customer of ``everyone`` (the handled and the new)."""
+    range over every customer of ``everyone`` (the handled and the new). The plan readings come first (the
+    wrong solutions take the first that treat a new request otherwise)."""
     regions = {e["who"]["region"] for e in examples if e["cc"]}
-    cc_alts: dict[str, Callable[[str, Who], bool]] = {
-        "copy every key account's owner": lambda k, c: answered(k, c) and bool(c["key"]),
-        "copy owners of key accounts on Scale or Enterprise":
-            lambda k, c: answered(k, c) and bool(c["key"]) and c["plan"] in ("scale", "enterprise"),
+    cc_alts: dict[str, Reading] = {
+        **{f"copy owners of key accounts on {_from(p)}": _copy_if(_key_and(_on(p))) for p in PLANS[:-1]},
         "copy nobody": lambda k, c: False,
-        f"copy owners of key accounts in {sorted(regions)}":
-            lambda k, c: answered(k, c) and bool(c["key"]) and c["region"] in regions,
-        **{f"copy owners of key accounts of ARR {t} or more": _at_least("arr", t) for t in _thresholds(everyone, "arr")},
-        **{f"copy owners of key accounts of {t} seats or more": _at_least("seats", t)
+        f"copy owners of key accounts in {sorted(regions)}": _copy_if(_key_and(lambda c: c["region"] in regions)),
+        **{f"copy owners of key accounts of ARR {t} or more": _copy_if(_at_least("arr", t))
+           for t in _thresholds(everyone, "arr")},
+        **{f"copy owners of key accounts of {t} seats or more": _copy_if(_at_least("seats", t))
            for t in _thresholds(everyone, "seats")},
     }
+    special = _special(everyone, examples)
     return {
         "answer": {"seen": lambda e: e["replied"], "rule": answered, "alternatives": {
             "answer every conversation": lambda k, c: True,
             "answer everything but other mail": lambda k, c: k != "other",
             "answer other mail from key accounts": lambda k, c: answered(k, c) or (k == "other" and bool(c["key"])),
             "answer no cancellation": lambda k, c: k in ("billing", "account"),
-            "answer cancellations except Enterprise key accounts'":
-                lambda k, c: k in ("billing", "account") or (k == "cancel" and not _ent(c)),
+            **{f"answer cancellations except those of {who}": _answer_unless(t) for who, t in special.items()},
         }},
         "forward": {"seen": lambda e: e["forwarded"], "rule": forwarded, "alternatives": {
-            "forward Enterprise key accounts' cancellations only": lambda k, c: k == "cancel" and _ent(c),
+            **{f"forward the cancellations of {who} only": _cancel_if(t) for who, t in special.items()},
             "forward every key account's request": lambda k, c: k != "other" and bool(c["key"]),
             "forward every key account's mail": lambda k, c: bool(c["key"]),
             "forward no cancellation": lambda k, c: False,
@@ -177,8 +270,8 @@ def conventions(everyone: list[dict[str, Any]], examples: list[dict[str, Any]]) 
         "copy": {"seen": lambda e: bool(e["cc"]), "rule": lambda k, c: bool(copied(k, c)),
                  "alternatives": cc_alts},
         "escalate": {"seen": lambda e: e["posted"], "rule": forwarded, "alternatives": {
-            "post every cancellation in #cs-escalations": lambda k, c: k == "cancel",
-            "post Enterprise key accounts' cancellations only": lambda k, c: k == "cancel" and _ent(c),
+            **{f"post the cancellations of {who} in #{ESCALATIONS} only": _cancel_if(t)
+               for who, t in special.items()},
             "post every key account's request": lambda k, c: k != "other" and bool(c["key"]),
             "post no cancellation": lambda k, c: False,
         }},
@@ -320,8 +413,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
     if past is None:
         return None
     new: list[dict[str, Any]] = [{"kind": "account", "who": look[0], "twin": look[1]}]
-    for slots, out in ((PAST, past), (NEW, new)):
-        for kind, test, fallback in slots:
+    for slots, out in ((lambda: _past_slots(pool, used), past), (lambda: _new_slots(past), new)):
+        for kind, test, fallback in slots():
             item = _draw(rng, pool, used, kind, test, fallback, copy)
             if item is None:
                 return None
@@ -371,9 +464,9 @@ def _post_text(w: Who) -> str:
     """The post that flags a cancellation (a customer who is not a key account has no owner to mention: the
     wrong readings that post theirs too)."""
     if not w["key"]:
-        return f"Cancellation: {w['name']} ({w['plan'].capitalize()}) asks to cancel at the end of the period."
-    return (f"Cancellation: {w['name']} ({w['plan'].capitalize()} key account) asks to cancel at the end of the "
-            f"period. <@{w['owner_slack']}>, yours to call; I have forwarded you their email.")
+        return f"Cancellation: {w['name']} asks to cancel at the end of the period."
+    return (f"Cancellation: {w['name']} (key account) asks to cancel at the end of the period. "
+            f"<@{w['owner_slack']}>, yours to call; I have forwarded you their email.")
 
 
 def _plant(seed: int, rng: random.Random, past: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
