@@ -33,8 +33,8 @@ Foods, ...), with another plan or seats, owner or tier. The labels go on in four
 blind resend answers twice, which the frame's ``max`` catches). The reference reads every handled conversation
 and makes 58 calls.
 
-The customers, their invoices and the texts of the questions are those of x-t-support-inbox-backlog (imported
-from its module: one place for what a support question and its facts are).
+The customers, their invoices and the texts of the questions are those of x-t-support-inbox-backlog (both
+take them from ``_x_t_support``: one place for what a support question and its facts are).
 """
 
 from __future__ import annotations
@@ -49,26 +49,26 @@ from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
-from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import (
+from tasks_catalog.authoring.cross._x_t_support import (
     ASKS,
     CANCEL,
     LABELS,
+    MAILBOX_TOOLS,
     PLAN_WORD,
     QUEUE,
     SIGN_OFF,
     STATUS_WORD,
-    _customers,
-    _invoice_fact,
-    _invoice_pool,
-    _lookalike,
-    _pick,
-    _sig,
-    _total,
     amount_pattern,
     both,
+    invoice_fact,
+    invoice_pool,
+    invoice_total,
+    lookalike_key_account,
+    pick_unused,
     seats_pattern,
+    signature,
+    support_customers,
 )
-from tasks_catalog.authoring.cross.x_t_support_inbox_backlog import TOOLS as BACKLOG_TOOLS
 
 ID = "x-t-support-inbox-new-requests"
 SERVERS = ["gmail", "notion", "slack", "stripe"]
@@ -312,7 +312,7 @@ def _agrees(inv: dict[str, Any], copy: dict[str, str]) -> bool:
 def _people(seed: int) -> dict[str, Who]:
     """The customers a case may draw, with their CRM region and ARR (key accounts)."""
     rows = {r["title"]: r["properties"] for r in crm_rows(seed)}
-    out = _customers(seed)
+    out = support_customers(seed)
     for name, c in out.items():
         row = rows.get(name) if c["key"] else None
         c["region"] = row["Region"] if row else None
@@ -325,9 +325,9 @@ def _draw(rng: random.Random, pool: list[Who], used: set[str], kind: str, test: 
     def fits(t: Test) -> Callable[[Who], bool]:
         if kind != "billing":
             return t
-        return lambda c: t(c) and any(_agrees(i, copy) for st in ("paid", "open") for i in _invoice_pool(c, st))
+        return lambda c: t(c) and any(_agrees(i, copy) for st in ("paid", "open") for i in invoice_pool(c, st))
 
-    who = _pick(rng, pool, used, fits(test)) or (fallback and _pick(rng, pool, used, fits(fallback)))
+    who = pick_unused(rng, pool, used, fits(test)) or (fallback and pick_unused(rng, pool, used, fits(fallback)))
     if not who:
         return None
     item: dict[str, Any] = {"kind": kind, "who": who}
@@ -339,7 +339,7 @@ def _draw(rng: random.Random, pool: list[Who], used: set[str], kind: str, test: 
 def _invoice_for(rng: random.Random, who: Who, copy: dict[str, str]) -> dict[str, Any]:
     """An invoice of this year the customer asks about: paid or open (either, as the customer has them),
     one finance's copy reads as Stripe does."""
-    pools = [p for p in ([i for i in _invoice_pool(who, st) if _agrees(i, copy)] for st in ("paid", "open")) if p]
+    pools = [p for p in ([i for i in invoice_pool(who, st) if _agrees(i, copy)] for st in ("paid", "open")) if p]
     return rng.choice(rng.choice(pools))
 
 
@@ -350,7 +350,7 @@ def _extremes(rng: random.Random, pool: list[Who], used: set[str], copy: dict[st
                                    ("billing", _key_plan("scale", "growth", "starter"), "arr", False),
                                    ("account", _key_plan("scale", "growth", "starter"), "seats", False)):
         fit = [c for c in pool if c["name"] not in used and test(c) and (kind != "billing" or any(
-            _agrees(i, copy) for st in ("paid", "open") for i in _invoice_pool(c, st)))]
+            _agrees(i, copy) for st in ("paid", "open") for i in invoice_pool(c, st)))]
         if not fit:
             return None
         edge = (min if low else max)(c[field] for c in fit)
@@ -373,7 +373,7 @@ def _message(seed: int, key: str, head: tuple[str, list[str], str], text: str, w
 
 def _answer_text(kind: str, first: str, w: Who, invoice: dict[str, Any] | None = None, currency: str = "") -> str:
     if kind == "billing":
-        fact = _invoice_fact(invoice, currency)  # type: ignore[arg-type]
+        fact = invoice_fact(invoice, currency)  # type: ignore[arg-type]
     elif kind == "account":
         fact = f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
     else:
@@ -390,7 +390,7 @@ def _forward_text(w: Who, subject: str) -> str:
 def _fact_pattern(item: dict[str, Any], w: Who | None = None) -> str:
     w = w or item["who"]
     if item["kind"] == "billing":
-        return both(amount_pattern(_total(item["invoice"])), STATUS_WORD[item["invoice"]["status"]])
+        return both(amount_pattern(invoice_total(item["invoice"])), STATUS_WORD[item["invoice"]["status"]])
     if item["kind"] == "account":
         return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
     return PLAN_WORD[w["plan"]]
@@ -406,7 +406,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     pool = list(custs.values())
     used: set[str] = set()
     copy = _settled(seed)
-    look = _lookalike(seed, custs, rng, used, for_cancel=False)
+    look = lookalike_key_account(seed, custs, rng, used, for_cancel=False)
     if look is None:
         return None
     past = _extremes(rng, pool, used, copy)
@@ -487,7 +487,7 @@ def _plant(seed: int, rng: random.Random, past: list[dict[str, Any]], new: list[
         w = e["who"]
         subject, text = rng.choice(ASKS[e["kind"]])
         subject = subject.format(n=e.get("invoice", {}).get("number", ""))
-        text = f"Hello,\n\n{text.format(n=e.get('invoice', {}).get('number', ''))}\n\n{_sig(w)}"
+        text = f"Hello,\n\n{text.format(n=e.get('invoice', {}).get('number', ''))}\n\n{signature(w)}"
         q = _message(seed, f"past:{w['name']}", (w["email"], [PRIMARY], subject), text, when(day),
                      ["INBOX", "CATEGORY_PERSONAL", QUEUE["id"], LABELS[e["kind"]]["id"]])
         e.update(subject=subject, ids=[q["id"]])
@@ -507,7 +507,7 @@ def _plant(seed: int, rng: random.Random, past: list[dict[str, Any]], new: list[
         subject, text = rng.choice(ASKS[e["kind"]])
         number = e.get("invoice", {}).get("number", "")
         q = _message(seed, f"new:{w['name']}", (w["email"], [PRIMARY], subject.format(n=number)),
-                     f"Hello,\n\n{text.format(n=number)}\n\n{_sig(w)}", when(rng.choice(new_days)),
+                     f"Hello,\n\n{text.format(n=number)}\n\n{signature(w)}", when(rng.choice(new_days)),
                      ["INBOX", "UNREAD", "CATEGORY_PERSONAL", QUEUE["id"]])
         e.update(subject=q["subject"], ids=[q["id"]])
         messages.append(q)
@@ -725,7 +725,7 @@ GOAL = ("New requests keep coming in under my Support label: invoice and plan qu
         "thank-you. Please work through the ones nobody has handled yet, the way we have handled the earlier ones "
         "there.")
 #: The backlog template's tools (mail, the CRM and finance's pages, Stripe's reads) and Slack's.
-TOOLS = [*BACKLOG_TOOLS, "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies",
+TOOLS = [*MAILBOX_TOOLS, "slack__list_channels", "slack__get_channel_history", "slack__get_thread_replies",
          "slack__search_messages", "slack__get_users", "slack__get_user_profile", "slack__post_message",
          "slack__reply_to_thread"]
 CASES = 10
