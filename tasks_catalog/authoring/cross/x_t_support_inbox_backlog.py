@@ -29,33 +29,38 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 from servers.notion import NotionState, NotionTools
-from tasks_catalog.authoring.cross import budget, cases, org, template, world
-from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
-from tasks_catalog.authoring.cross._x_t_billing import hex_id, money, uuid_of
+from tasks_catalog.authoring.cross import budget, cases, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, uuid_of
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
+from tasks_catalog.authoring.cross._x_t_support import (
+    ASKS,
+    CANCEL,
+    LABELS,
+    MAILBOX_TOOLS,
+    PLAN_WORD,
+    QUEUE,
+    SIGN_OFF,
+    STATUS_WORD,
+    amount_pattern,
+    both,
+    invoice_fact,
+    invoice_pool,
+    invoice_total,
+    lookalike_key_account,
+    pick_unused,
+    seats_pattern,
+    signature,
+    support_customers,
+)
 
 ID = "x-t-support-inbox-backlog"
 SERVERS = ["gmail", "notion", "stripe"]
-QUEUE = {"id": "Label_11", "name": "Support"}
-LABELS = {"billing": {"id": "Label_12", "name": "Support/Billing"},
-          "account": {"id": "Label_13", "name": "Support/Account"},
-          "cancel": {"id": "Label_14", "name": "Support/Cancellation"},
-          "other": {"id": "Label_15", "name": "Support/Other"}}
 POLICY = "Support inbox policy"
 OLD_POLICY = "Support inbox policy 2025 (superseded)"
-#: Lookalike key accounts: a letter apart, different companies (the org plants them in every seed).
-PAIRS = (("Harbour Foods Ltd", "Harbor Foods Inc"), ("Nordkapp Marine AS", "Nordkap Marine AS"),
-         ("Hanbit Electronics Co", "Hanbit Electronic Co"), ("Lumen Group GmbH", "Lumen Retail Ltd"))
-PLAN_WORD = {"starter": "[Ss]tarter|STARTER", "growth": "[Gg]rowth|GROWTH", "scale": "[Ss]cale|SCALE",
-             "enterprise": "[Ee]nterprise|ENTERPRISE"}
-STATUS_WORD = {"paid": "(^|[^Nn])[Pp]aid|PAID|[Ss]ettled",
-               "open": "[Oo]pen|OPEN|[Oo]utstanding|[Uu]npaid|not (yet )?(been )?paid|[Dd]ue|[Aa]waiting"}
-CANCEL = "[Cc]ancel|CANCEL"
-SIGN_OFF = "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Systems"
 #: How many conversations of each kind a case holds, and how many unanswered ones carry a reminder.
 KINDS = {"billing": 5, "account": 4, "cancel_key": 2, "cancel": 2, "other": 2, "handled": 2, "again": 1}
 REMINDERS = (8, 11)
@@ -101,58 +106,16 @@ OLD_POLICY_TEXT = [
 
 # -- the world ---------------------------------------------------------------------------------------------
 
-def _day(ts: int) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
-def _total(invoice: dict[str, Any]) -> int:
-    return sum(line["amount"] for line in invoice["lines"])
 
 
-def _customers(seed: int) -> dict[str, dict[str, Any]]:
-    """The customers a case may draw, by legal name: active, billed in Stripe at their billing contact (whose
-    plan and seats Stripe and the CRM agree on), nobody Priya ever wrote to (a reply to them is new), the key
-    accounts with their CRM row and owner."""
-    o = org(seed)
-    stripe = world("stripe", seed)
-    gmail = world("gmail", seed)
-    by_id = {c["id"]: c for c in stripe["customers"]}
-    crm = {r["title"]: r for r in crm_rows(seed)}
-    users = {u["id"]: u for u in world("notion", seed)["users"]}
-    written = {a for m in gmail["messages"] if "SENT" in m["label_ids"] for a in [*m["to"], *m["cc"]]}
-    emails = [c["email"] for c in stripe["customers"]]
-    twins = {x.duplicate_of for x in o.customers if x.duplicate_of}
-    out = {}
-    for c in o.customers:
-        s = by_id.get(c.stripe_id or "")
-        if (s is None or c.status != "Active" or c.currency == "jpy" or c.group or c.duplicate_of or c.key in twins):
-            continue
-        contact = c.contact("billing")
-        meta = s["metadata"]
-        if (s["email"] != contact.email or emails.count(contact.email) != 1 or contact.email in written
-                or meta.get("plan") != c.plan or meta.get("seats") != str(c.seats)):
-            continue
-        item: dict[str, Any] = {"name": c.name, "short": c.short, "stripe": s["id"], "email": contact.email,
-                                "first": contact.first, "last": contact.last, "title": contact.title,
-                                "plan": c.plan, "seats": c.seats, "currency": c.currency, "key": c.key_account,
-                                "invoices": [i for i in stripe["invoices"] if i["customer"] == s["id"]]}
-        if c.key_account:
-            row = crm.get(c.name)
-            if row is None or row["properties"]["Billing email"] != contact.email or \
-                    (row["properties"]["Plan"] or "").lower() != c.plan or len(row["properties"]["Owner"]) != 1:
-                continue
-            owner = users[row["properties"]["Owner"][0]]
-            if not owner.get("email"):
-                continue
-            item |= {"owner": owner["email"], "owner_name": owner["name"], "crm_row": row["id"]}
-        out[c.name] = item
-    return out
 
 
-def _invoice_pool(cust: dict[str, Any], status: str) -> list[dict[str, Any]]:
-    """The customer's invoices of ``status`` issued this year (a customer asks by its number)."""
-    return [i for i in cust["invoices"] if i["status"] == status and i["number"] and _day(i["created"]) >= "2026-01-01"
-            and _total(i) > 0]
+
+
+
+
 
 
 def _stale_numbers(seed: int) -> set[str]:
@@ -166,75 +129,24 @@ def _stale_numbers(seed: int) -> set[str]:
 
 # -- patterns --------------------------------------------------------------------------------------------
 
-def amount_pattern(cents: int) -> str:
-    """A total as people write it: 1,234.50 / 1234,50 / 1 234.50 (a whole amount also without its .00)."""
-    whole, frac = divmod(cents, 100)
-    digits = f"{whole:,}".replace(",", "[,. ]?")
-    tail = f"[.,]{frac:02d}" if frac else "([.,]00)?"
-    return f"(^|[^0-9]){digits}{tail}([^0-9]|$)"
 
 
-def both(a: str, b: str) -> str:
-    """Text holding a match of ``a`` and one of ``b``, in either order."""
-    return f"({a})(.|\\n)*({b})|({b})(.|\\n)*({a})"
 
 
-def seats_pattern(n: int) -> str:
-    return f"(^|[^0-9.,]){n}([^0-9]|$)"
+
+
+
 
 
 # -- the case ------------------------------------------------------------------------------------------------
 
-def _pick(rng: random.Random, pool: list[dict[str, Any]], used: set[str], ok) -> dict[str, Any] | None:
-    found = [c for c in pool if c["name"] not in used and ok(c)]
-    if not found:
-        return None
-    chosen = rng.choice(found)
-    used.add(chosen["name"])
-    return chosen
 
 
-def _twin(seed: int, name: str) -> dict[str, Any] | None:
-    """What the agent would read of key account ``name`` (a lookalike's twin): its plan and seats in Stripe,
-    its owner in Customer Accounts."""
-    o = org(seed)
-    c = next((x for x in o.customers if x.name == name), None)
-    row = next((r for r in crm_rows(seed) if r["title"] == name), None)
-    if c is None or row is None or not c.stripe_id or len(row["properties"]["Owner"]) != 1:
-        return None
-    meta = next(s["metadata"] for s in world("stripe", seed)["customers"] if s["id"] == c.stripe_id)
-    owner = next(u for u in world("notion", seed)["users"] if u["id"] == row["properties"]["Owner"][0])
-    if not meta.get("plan") or not meta.get("seats") or not owner.get("email"):
-        return None
-    return {"name": name, "short": c.short, "plan": meta["plan"], "seats": int(meta["seats"]), "key": True,
-            "owner": owner["email"]}
 
 
-def _lookalike(seed: int, custs: dict[str, dict[str, Any]], rng: random.Random, used: set[str],
-               for_cancel: bool) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """A key account of a lookalike pair whose twin reads differently where it matters: another plan or seats
-    and another owner or tier (a plan question), another owner (a cancellation)."""
-    options = []
-    for a, b in PAIRS:
-        for x, y in ((a, b), (b, a)):
-            if x not in custs or x in used or y in used or not custs[x]["key"]:
-                continue
-            twin = _twin(seed, y)
-            if twin is None:
-                continue
-            me = custs[x]
-            if for_cancel:
-                ok = twin["owner"] != me["owner"]
-            else:
-                ok = (twin["plan"], twin["seats"]) != (me["plan"], me["seats"]) and (
-                    twin["owner"] != me["owner"] or (twin["plan"] == "enterprise") != (me["plan"] == "enterprise"))
-            if ok:
-                options.append((x, y))
-    if not options:
-        return None
-    x, y = rng.choice(sorted(options))
-    used.update({x, y})
-    return custs[x], _twin(seed, y)  # type: ignore[return-value]
+
+
+
 
 
 def _ent(c: dict[str, Any]) -> bool:
@@ -264,12 +176,12 @@ def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str
     for test, status, stale_first in wants:
         who = None
         if stale_first:
-            who = _pick(rng, pool, used, lambda c, t=test: t(c) and any(i["number"] in stale
-                                                                         for i in _invoice_pool(c, "paid")))
-        who = who or _pick(rng, pool, used, lambda c, t=test, st=status: t(c) and bool(_invoice_pool(c, st)))
+            who = pick_unused(rng, pool, used, lambda c, t=test: t(c) and any(i["number"] in stale
+                                                                         for i in invoice_pool(c, "paid")))
+        who = who or pick_unused(rng, pool, used, lambda c, t=test, st=status: t(c) and bool(invoice_pool(c, st)))
         if who is None:
             return None
-        invoices = _invoice_pool(who, status)
+        invoices = invoice_pool(who, status)
         fresh = [i for i in invoices if i["number"] in stale] if stale_first else []
         out.append({"who": who, "invoice": rng.choice(fresh or invoices), "stale": bool(fresh)})
     return out
@@ -287,7 +199,7 @@ def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
     for role, test in draws:
         if test is None:  # a key account whose owner no other forwarded cancellation has
             test = lambda c: c["key"] and c["owner"] not in owners  # noqa: E731
-        who = _pick(rng, pool, used, test)
+        who = pick_unused(rng, pool, used, test)
         if who is None:
             return False
         if role == "cancel_key":
@@ -299,22 +211,22 @@ def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
 def _invoice_pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Two invoices of a customer that read differently (another status or total), so that an answer about
     the first is no answer about the second."""
-    mine = _invoice_pool(c, "paid") + _invoice_pool(c, "open")
-    return [(a, b) for a in mine for b in mine if (a["status"], _total(a)) != (b["status"], _total(b))]
+    mine = invoice_pool(c, "paid") + invoice_pool(c, "open")
+    return [(a, b) for a in mine for b in mine if (a["status"], invoice_total(a)) != (b["status"], invoice_total(b))]
 
 
 def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """Who writes about what: one customer a conversation, the lookalikes first."""
-    custs = _customers(seed)
+    custs = support_customers(seed)
     pool = list(custs.values())
     used: set[str] = set()
-    look = _lookalike(seed, custs, rng, used, for_cancel=False)
+    look = lookalike_key_account(seed, custs, rng, used, for_cancel=False)
     if look is None:
         return None
     roles: dict[str, list[dict[str, Any]]] = {"account": [], "billing": [], "cancel_key": [], "cancel": [],
                                               "other": [], "handled": [], "again": []}
     roles["account"].append({"who": look[0], "twin": look[1]})
-    look2 = _lookalike(seed, custs, rng, used, for_cancel=True)
+    look2 = lookalike_key_account(seed, custs, rng, used, for_cancel=True)
     if look2 is not None:
         roles["cancel_key"].append({"who": look2[0], "twin": look2[1]})
     billing = _billing_roles(rng, pool, used, _stale_numbers(seed))
@@ -322,17 +234,17 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
         return None
     roles["billing"] = billing
     # handled: an invoice question we answered, a plan question we answered
-    invoiced = lambda c: bool(_invoice_pool(c, "paid") or _invoice_pool(c, "open"))  # noqa: E731
+    invoiced = lambda c: bool(invoice_pool(c, "paid") or invoice_pool(c, "open"))  # noqa: E731
     h_billing = next((r for r in roles["handled"] if invoiced(r["who"])), None)
     if h_billing is None:
         return None
     h_billing["kind"] = "billing"
-    st = "paid" if _invoice_pool(h_billing["who"], "paid") else "open"
-    h_billing["invoice"] = rng.choice(_invoice_pool(h_billing["who"], st))
+    st = "paid" if invoice_pool(h_billing["who"], "paid") else "open"
+    h_billing["invoice"] = rng.choice(invoice_pool(h_billing["who"], st))
     for r in roles["handled"]:
         r.setdefault("kind", "account")
     # asked again after our answer: two invoices of one customer, the first answered, the second not
-    who = _pick(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
+    who = pick_unused(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
     if who is None:
         return None
     first, second = rng.choice(_invoice_pairs(who))
@@ -342,41 +254,13 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
 
 # -- texts ---------------------------------------------------------------------------------------------------
 
-def _sig(c: dict[str, Any]) -> str:
-    return f"Best regards,\n{c['first']} {c['last']}\n{c['title']}, {c['name']}"
 
 
-def _invoice_fact(inv: dict[str, Any], currency: str) -> str:
-    total = money(_total(inv), currency)
-    return (f"invoice {inv['number']} is paid in full: {total}." if inv["status"] == "paid" else
-            f"invoice {inv['number']} is still open: {total} is due.")
 
 
-ASKS = {
-    "billing": [("Invoice {n}", "could you tell me where invoice {n} stands? Our accounts payable team cannot match it, "
-                 "and I would like to know whether it has been settled and for what total."),
-                ("Question about invoice {n}", "we have invoice {n} in our books. What is its status on your side, and "
-                 "what is its total? We are closing our month."),
-                ("Status of invoice {n}", "quick one: where are we with invoice {n}, and what total should we have "
-                 "for it?")],
-    "account": [("Our plan and seats", "for our budget review: which plan are we on with you, and how many seats "
-                 "does it have at the moment?"),
-                ("Which plan are we on?", "our finance team asked me which of your plans we are on and how many "
-                 "seats it covers. Could you confirm?"),
-                ("Seat count on our account", "how many seats do we have on our account, and on which plan? I need it "
-                 "for next year's budget.")],
-    "cancel": [("Cancelling our subscription", "we have decided to stop using Kestrel at the end of the current period. "
-                "Please take this as our notice to cancel."),
-               ("Notice: we will not renew", "after our internal review we will not renew with Kestrel. Please cancel "
-                "our subscription at the end of the period."),
-               ("Cancellation", "please cancel our subscription: we are moving our dispatch to another system at the "
-                "end of the period.")],
-    "other": [("Thank you", "just a note to thank your team: the new tracking dashboard saved us hours this week."),
-              ("Suggestion: CSV export", "a suggestion: it would help us a lot if the route planner could export the "
-               "day's routes to CSV."),
-              ("Automatic reply: out of office", "I am out of the office with limited access to email until 23 March. "
-               "For anything urgent, please call our front desk.")],
-}
+
+
+
 REMIND = ["following up on my message below: could someone get back to me, please?",
           "any news on this? I still need an answer.",
           "sorry to chase: did you see my email below?"]
@@ -415,7 +299,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
     def ask(kind: str, who: dict[str, Any], number: str = "") -> tuple[str, str]:
         subject, text = rng.choice(ASKS[kind])
-        return subject.format(n=number), f"Hello,\n\n{text.format(n=number)}\n\n{_sig(who)}"
+        return subject.format(n=number), f"Hello,\n\n{text.format(n=number)}\n\n{signature(who)}"
 
     order = [(k, r) for k in ("billing", "account", "cancel_key", "cancel", "other") for r in roles[k]]
     for k, r in order:
@@ -442,7 +326,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         day = next(days)
         labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
         q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
-        fact = (_invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
+        fact = (invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
                 f"you are on our {who['plan'].capitalize()} plan with {who['seats']} seats.")
         a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
                      f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(min(day, 12) + 1),
@@ -455,12 +339,12 @@ def case_of(seed: int) -> dict[str, Any] | None:
     who, first, second = r["who"], r["invoice"], r["second"]
     subject, text = ask("billing", who, first["number"])
     q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
-    fact = _invoice_fact(first, who["currency"])
+    fact = invoice_fact(first, who["currency"])
     a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
                  f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(4), ["SENT"], thread=q["id"])
     q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
                   f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
-                  f"total?\n\n{_sig(who)}", when(12), list(unread), thread=q["id"])
+                  f"total?\n\n{signature(who)}", when(12), list(unread), thread=q["id"])
     messages += [q, a, q2]
     threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]],
                     "invoice": second, "answered": first, "subject": subject, "day": 3})
@@ -480,7 +364,7 @@ def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None) -> str:
     """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading)."""
     w = who or t["who"]
     if t["kind"] == "billing":
-        fact = _invoice_fact(t["invoice"], t["who"]["currency"])
+        fact = invoice_fact(t["invoice"], t["who"]["currency"])
     elif t["kind"] == "account":
         fact = f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
     else:
@@ -492,7 +376,7 @@ def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None) -> str:
 def _fact_pattern(t: dict[str, Any]) -> str:
     w = t["who"]
     if t["kind"] == "billing":
-        return both(amount_pattern(_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]])
+        return both(amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]])
     if t["kind"] == "account":
         return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
     return PLAN_WORD[w["plan"]]
@@ -691,18 +575,11 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
 
 GOAL = ("My Support label has piled up while I was away: customers' questions, cancellations and the rest. Please "
         "work through all of it as our support inbox policy says.")
-TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email", "gmail__get_thread",
-         "gmail__send_email", "gmail__draft_email", "gmail__list_drafts", "gmail__update_draft", "gmail__send_draft",
-         "gmail__modify_email", "gmail__batch_modify_emails",
-         "notion__search", "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
-         "notion__retrieve_database", "notion__list_users",
-         "stripe__search_customers", "stripe__list_customers", "stripe__list_invoices", "stripe__search_invoices",
-         "stripe__list_charges", "stripe__search_charges", "stripe__list_refunds", "stripe__list_products",
-         "stripe__list_prices"]
+
 CASES = 10
 
 
 def build() -> dict[str, Any]:
     return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
-                    task=body(GOAL, SERVERS, TOOLS, timeout_s=1800, faults="{{case.faults}}"))
+                    task=body(GOAL, SERVERS, MAILBOX_TOOLS, timeout_s=1800, faults="{{case.faults}}"))
