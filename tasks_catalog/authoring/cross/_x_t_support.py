@@ -63,6 +63,10 @@ ASKS = {
                "For anything urgent, please call our front desk.")],
 }
 
+#: The faults of the mailbox tasks: the second batch of labels is refused (retry it), the fourth email sent
+#: times out after it went (a blind resend answers twice).
+MAILBOX_FAULTS = [{"tool": "gmail__batch_modify_emails", "on_call": 2, "kind": "unavailable"},
+                  {"tool": "gmail__send_email", "on_call": 4, "kind": "timeout_after_commit"}]
 #: The tools of the mailbox tasks (Gmail, the CRM in Notion, Stripe).
 MAILBOX_TOOLS = ["gmail__list_email_labels", "gmail__search_emails", "gmail__read_email", "gmail__get_thread",
          "gmail__send_email", "gmail__draft_email", "gmail__list_drafts", "gmail__update_draft", "gmail__send_draft",

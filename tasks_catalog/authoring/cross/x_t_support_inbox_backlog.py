@@ -40,6 +40,7 @@ from tasks_catalog.authoring.cross._x_t_support import (
     ASKS,
     CANCEL,
     LABELS,
+    MAILBOX_FAULTS,
     MAILBOX_TOOLS,
     PLAN_WORD,
     QUEUE,
@@ -560,8 +561,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
     ]
     return {
         "patch": {"gmail": gmail_patch, "notion": notion_patch, "stripe": []},
-        "faults": [{"tool": "gmail__batch_modify_emails", "on_call": 2, "kind": "unavailable"},
-                   {"tool": "gmail__send_email", "on_call": 4, "kind": "timeout_after_commit"}],
+        "faults": MAILBOX_FAULTS,
         "frame": frame,
         "success": {"all": success},
         "reference": reference,

@@ -53,6 +53,7 @@ from tasks_catalog.authoring.cross._x_t_support import (
     ASKS,
     CANCEL,
     LABELS,
+    MAILBOX_FAULTS,
     MAILBOX_TOOLS,
     PLAN_WORD,
     QUEUE,
@@ -667,8 +668,7 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]], me
                    *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
     return {
         "patch": {"gmail": gmail_patch, "notion": [], "slack": slack_patch, "stripe": []},
-        "faults": [{"tool": "gmail__batch_modify_emails", "on_call": 2, "kind": "unavailable"},
-                   {"tool": "gmail__send_email", "on_call": 4, "kind": "timeout_after_commit"}],
+        "faults": MAILBOX_FAULTS,
         "frame": frame,
         "success": {"all": success},
         "reference": reference,
