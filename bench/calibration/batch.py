@@ -6,14 +6,12 @@
 Each TEMPLATE (an id of the demonstration pool, e.g. ``x-t-eng-cycle-close``, or a template file) is
 rendered with a throwaway seed (``calibration:<salt>:<template>:<folder name>:<i>``, never an
 operator's secret), skipping the case seeds ``--avoid-case`` names for it (those earlier solvers had),
-into ``FOLDER/tasks/``. Then ``mcpbench run --agent interactive:FOLDER/calls.jsonl`` starts in the
+into ``FOLDER.tasks/`` beside the solver's folder (never inside it: the files hold the solutions). Then ``mcpbench run --agent interactive:FOLDER/calls.jsonl`` starts in the
 background over that folder, its transcript in ``FOLDER/out.txt``, its runs landed in ``--store`` as
 submission ``solver-<folder name>-<HHMM>``. The solver is given ``FOLDER`` (``out.txt`` and
 ``calls.jsonl``) and bench/calibration/BRIEF.md, nothing else; bench/history/calibration.md records the
-rounds, and ``mcpbench tasks stats FOLDER/tasks --solved --store ROOT`` the pass rates.
-
-The rendered task files hold the reference solution: keep FOLDER/tasks out of the solver's reach (the
-brief forbids reading anything but out.txt and calls.jsonl; a solver that saw a file says so).
+rounds, and ``mcpbench tasks stats FOLDER.tasks --solved --store ROOT`` the pass rates. The brief
+forbids reading anything but out.txt and calls.jsonl; a solver that saw a task file says so.
 """
 
 from __future__ import annotations
@@ -69,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
 
     folder: Path = args.folder.resolve()
-    tasks = folder / "tasks"
+    tasks = folder.with_name(folder.name + ".tasks")
     if tasks.exists() and any(tasks.iterdir()):
         raise SystemExit(f"{tasks} already holds a batch; give each solver a new folder")
     tasks.mkdir(parents=True, exist_ok=True)
@@ -90,6 +88,7 @@ def main() -> None:
               f"budget {task.max_steps}  reference {len(task.reference_solution)} calls")
     if args.no_start:
         return
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "calls.jsonl").write_text("")
     env = {**os.environ, "PYTHONPATH": str(args.code), "MCPBENCH_INTERACTIVE_TIMEOUT_S": "5400"}
     submission = f"solver-{folder.name}-{datetime.now(UTC):%H%M}"

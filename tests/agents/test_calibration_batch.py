@@ -36,9 +36,9 @@ def test_a_batch_renders_each_template_with_a_case_no_earlier_solver_had(tmp_pat
                    "--avoid-case", f"x-t-one-on-one-moved:{seed}")
     assert again.returncode == 0, again.stderr
     assert _case_seed(again.stdout) != seed
-    (task,) = load_valid_tasks([tmp_path / "S2" / "tasks"])
+    (task,) = load_valid_tasks([tmp_path / "S2.tasks"])  # beside the solver's folder, never in it
     assert task.id.startswith("x-t-one-on-one-moved-") and task.difficulty == "easy"
-    assert not (tmp_path / "S2" / "out.txt").exists()  # --no-start: nothing runs
+    assert not (tmp_path / "S2").exists()  # --no-start: nothing runs
 
 
 def test_a_batch_refuses_a_used_folder_an_unknown_template_and_a_malformed_avoid(tmp_path):
@@ -67,7 +67,8 @@ def test_a_started_batch_is_solved_through_its_calls_file_and_lands_in_the_store
     assert started.returncode == 0, started.stderr
     pid = int((folder / "pid").read_text())
     try:
-        (task,) = load_valid_tasks([folder / "tasks"])
+        (task,) = load_valid_tasks([tmp_path / "S1.tasks"])
+        assert sorted(p.name for p in folder.iterdir()) == ["calls.jsonl", "err.txt", "out.txt", "pid"]
         shown = _wait_for(folder / "out.txt", "One call per line")
         assert task.goal in shown and task.id not in shown and "reference_solution" not in shown
         with (folder / "calls.jsonl").open("a") as calls:
