@@ -6,21 +6,20 @@ three visible conventions (assignee = the component's runbook owner, priority by
 by blocking) are x-t-escalation-triage's (its ``case_of``, drawn with this template's own random stream, so
 the issues differ from that template's for the same seed). A fourth convention is added here, and it shows
 in no list: when the customer's row in the CRM (Notion's Customer Accounts) has Status **At risk**, the
-triager left one comment on the escalation naming the account owner its description names, e.g.
-"Jane Doe: heads-up, Acme Ltd is At risk in Customer Accounts; please keep them in the loop on this one."
+triager left one comment on the escalation linking the account's CRM row, e.g. "Jane Doe: heads-up, Acme
+Ltd is At risk in Customer Accounts (https://www.notion.so/<row id>); please keep them in the loop on this one."
 Linear's ``list_issues`` returns no comments (only ``get_issue`` and ``list_comments`` do), and 2 to 4 of the
 14-16 earlier escalations carry one: the others, opened, have none. So an agent that tabulates the queue
 from the list and samples a few issues misses it.
 
 ``COMMENT_TRIGGERS`` lists the plausible readings of when the comment is left and ``check_comment_convention``
 raises unless each reading other than "the account is At risk" is contradicted by an earlier escalation or
-agrees with it on every new one, every new item's CRM status was seen among the examples, and every
-commented example names its account owner, not the component owner it is assigned to (so "name the
-assignee" is contradicted too). A world whose draw leaves a reading open gives no case.
+agrees with it on every new one, and every new item's CRM status was seen among the examples. A world whose
+draw leaves a reading open gives no case.
 
 Judged: as x-t-escalation-triage (each new item's assignee, priority and state exactly, at most one comment
-per item, nothing else changes), and each new escalation of an At-risk account has a comment naming its
-account owner. A note on the other items is allowed (at most one comment per item, as before).
+per item, nothing else changes), and each new escalation of an At-risk account has a comment linking its
+CRM row (its page id, or the address Notion gives it). A note on the other items is allowed (at most one comment per item, as before).
 """
 
 from __future__ import annotations
@@ -55,23 +54,31 @@ COMMENT_TRIGGERS: list[tuple[str, Trigger]] = [
 ]
 
 
-def _comment(item: dict[str, Any]) -> str:
-    return (f"{item['account_owner']}: heads-up, {item['customer']} is {AT_RISK} in Customer Accounts; please keep "
-            f"them in the loop on this one.")
+def _link(page_id: str) -> str:
+    """The address Notion gives a page (``notion__retrieve_page``'s ``url``)."""
+    return f"https://www.notion.so/{page_id.replace('-', '')}"
+
+
+def _comment(item: dict[str, Any], page: str | None = None) -> str:
+    """The heads-up the triager leaves on an at-risk account's escalation, linking its CRM row (or ``page``)."""
+    return (f"{item['account_owner']}: heads-up, {item['customer']} is {AT_RISK} in Customer Accounts "
+            f"({_link(page or item['page'])}); please keep them in the loop on this one.")
+
+
+def _linked(page_id: str) -> str:
+    """A pattern a comment linking page ``page_id`` matches: its id as the tools give it, or its address."""
+    return f"{page_id}|{page_id.replace('-', '')}"
 
 
 def check_comment_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
     """Raise unless the at-risk comment is told apart from every other reading by the examples: each
     alternative trigger is contradicted by an example or agrees with "At risk" on every new item; a minority
-    (2-4) of the examples are commented; every new item's status was seen in an example; the commented
-    examples name an account owner who is not the assignee."""
+    (2-4) of the examples are commented; every new item's status was seen in an example."""
     commented = [e for e in examples if e["status"] == AT_RISK]
     if not 2 <= len(commented) <= 4:
         raise ValueError(f"{len(commented)} of {len(examples)} examples show the comment; a minority of 2-4 should")
     if {i["status"] for i in items} - {e["status"] for e in examples}:
         raise ValueError("a new item's CRM status is seen in no example")
-    if not any(e["account_owner"] != e["owner_name"] for e in commented):
-        raise ValueError("no commented example tells the account owner from the assignee")
     for reading, trigger in COMMENT_TRIGGERS:
         contradicted = any(trigger(e) != (e["status"] == AT_RISK) for e in examples)
         same = all(trigger(i) == (i["status"] == AT_RISK) for i in items)
@@ -84,7 +91,7 @@ def _items(case: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     account owner the description names, the assignee's name and the priority the conventions give."""
     notion = world("notion", seed)
     crm = next(d for d in notion["databases"] if d["title"] == esc.CRM)
-    rows = {p["title"]: p["properties"] for p in notion["pages"]
+    rows = {p["title"]: p for p in notion["pages"]
             if p.get("parent_id") == crm["id"] and not p.get("archived")}
     lin = world("linear", seed)
     name_of = {u["id"]: u["name"] for u in lin["users"]}
@@ -100,11 +107,12 @@ def _items(case: dict[str, Any], seed: int) -> list[dict[str, Any]]:
         m = DESCRIBED.search(v["description"])
         if m is None:
             raise ValueError(f"{v['id']}: the description does not name its customer and account owner")
-        row = rows[m["customer"]]
+        page = rows[m["customer"]]
+        row = page["properties"]
         new = v["state"] == "Triage"
         decided = writes[v["id"]] if new else {"assignee": v["assignee"], "priority": v["priority"]}
         ticket = re.search(r"Support ticket (\S+),", v["description"])[1]
-        out.append({"id": v["id"], "new": new, "customer": m["customer"], "account_owner": m["owner"],
+        out.append({"id": v["id"], "new": new, "customer": m["customer"], "account_owner": m["owner"], "page": page["id"],
                     "status": row["Status"], "plan": row["Plan"], "blocked": blocked[ticket],
                     "owner_name": name_of[decided["assignee"]], "priority": decided["priority"],
                     "creator": v["creator"]})
@@ -141,7 +149,7 @@ def case_of_draw(seed: int, draw: int) -> dict[str, Any] | None:
     except ValueError:
         return None
     flagged = [i for i in new if i["status"] == AT_RISK]
-    if not flagged or any(i["account_owner"] == i["owner_name"] for i in flagged):
+    if not flagged:
         return None
 
     commented = {e["id"]: e for e in examples if e["status"] == AT_RISK}
@@ -153,23 +161,22 @@ def case_of_draw(seed: int, draw: int) -> dict[str, Any] | None:
                                     "created_at": v["created_at"]}]}
         linear_patch.append({**p, "value": v})
 
-    def notes(name_of: Callable[[dict[str, Any]], str] = lambda i: i["account_owner"],
-              who: list[dict[str, Any]] = flagged) -> list[dict[str, Any]]:
-        return [call("linear__create_comment", issueId=i["id"],
-                     body=_comment({**i, "account_owner": name_of(i)})) for i in who]
+    def notes(page: str | None = None, who: list[dict[str, Any]] = flagged) -> list[dict[str, Any]]:
+        return [call("linear__create_comment", issueId=i["id"], body=_comment(i, page)) for i in who]
 
     reference = [*case["reference"], *notes()]
     if len(reference) > 60:
         return None
-    success = [*case["success"], *[{"linear.issueHasComment": {"issue": i["id"], "pattern": re.escape(i["account_owner"])}}
+    success = [*case["success"], *[{"linear.issueHasComment": {"issue": i["id"], "pattern": _linked(i["page"])}}
                                    for i in flagged]]
     base_writes = [c for c in case["reference"] if c["tool"] == "linear__update_issue"]
     wrongs = [{**w, "calls": [*w["calls"], *notes()]} for w in case["wrongs"]]
     wrongs.insert(0, {"why": "triages every new escalation right but leaves no heads-up on the at-risk accounts' "
                              "(the habit only opening the earlier escalations shows)", "kind": "other",
                       "calls": list(base_writes)})
-    wrongs.append({"why": "the heads-up names the component owner (the assignee), not the account owner",
-                   "kind": "lookalike", "calls": [*base_writes, *notes(lambda i: i["owner_name"])]})
+    crm = next(d for d in world("notion", seed)["databases"] if d["title"] == esc.CRM)
+    wrongs.append({"why": "the heads-up links the Customer Accounts database, not the account's own row",
+                   "kind": "lookalike", "calls": [*base_writes, *notes(crm["id"])]})
     for reading, trigger in COMMENT_TRIGGERS:
         who = [i for i in new if trigger(i)]
         if any(i not in who for i in flagged):
