@@ -18,7 +18,7 @@ agrees with it on every new one, and every new item's CRM status was seen among 
 draw leaves a reading open gives no case.
 
 Judged: as x-t-escalation-triage (each new item's assignee, priority and state exactly, at most one comment
-per item, nothing else changes), and each new escalation of an At-risk account has a comment linking its
+per item, two on an at-risk account's, nothing else changes), and each new escalation of an At-risk account has a comment linking its
 CRM row (its page id, or the address Notion gives it). A note on the other items is allowed (at most one comment per item, as before).
 """
 
@@ -190,9 +190,16 @@ def case_of_draw(seed: int, draw: int) -> dict[str, Any] | None:
         *[{**a, "calls": [*a["calls"], *notes()]} for a in case["alternatives"][1:]],
         {"why": "a triage note on every item, the at-risk ones' carrying the heads-up",
          "calls": [*base_writes, *[call("linear__create_comment", issueId=i["id"], body=(
-             _comment(i) if i in flagged else f"Triaged: {i['owner_name']} owns this component."))for i in new]]},
+             _comment(i) if i in flagged else f"Triaged: {i['owner_name']} owns this component.")) for i in new]]},
+        {"why": "a triage note on every item and, on the at-risk ones, the heads-up as a second comment",
+         "calls": [*base_writes, *[call("linear__create_comment", issueId=i["id"],
+                                        body=f"Triaged: {i['owner_name']} owns this component.") for i in new],
+                   *notes()]},
     ]
-    return {**case, "linear_patch": linear_patch, "reference": reference, "success": success, "wrongs": wrongs,
+    # the heads-up may come beside a triage note: two comments on an at-risk account's escalation
+    frame = [{**f, "max": 2} if f["entity"] == "linear.comment" and f.get("where", {}).get("issue") in by_id else f
+             for f in case["frame"]]
+    return {**case, "linear_patch": linear_patch, "frame": frame, "reference": reference, "success": success, "wrongs": wrongs,
             "alternatives": alternatives, "max_steps": budget(len(reference), forced=1),
             "facts": {**case["facts"], "calls": len(reference), "commented_examples": sorted(commented),
                       "at_risk_new": [i["id"] for i in flagged]}}
