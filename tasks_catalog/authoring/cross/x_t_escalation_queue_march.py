@@ -14,7 +14,8 @@ from the list and samples a few issues misses it.
 
 ``COMMENT_TRIGGERS`` lists the plausible readings of when the comment is left and ``check_comment_convention``
 raises unless each reading other than "the account is At risk" is contradicted by an earlier escalation or
-agrees with it on every new one, and every new item's CRM status was seen among the examples. A world whose
+agrees with it on every new one, the commented examples are of two customers or more (not "that one
+customer"), and every new item's CRM status was seen among the examples. A world whose
 draw leaves a reading open gives no case.
 
 Judged: as x-t-escalation-triage (each new item's assignee, priority and state exactly, at most one comment
@@ -73,10 +74,13 @@ def _linked(page_id: str) -> str:
 def check_comment_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
     """Raise unless the at-risk comment is told apart from every other reading by the examples: each
     alternative trigger is contradicted by an example or agrees with "At risk" on every new item; a minority
-    (2-4) of the examples are commented; every new item's status was seen in an example."""
+    (2-4) of the examples, of two customers at least, are commented; every new item's status was seen in an
+    example."""
     commented = [e for e in examples if e["status"] == AT_RISK]
     if not 2 <= len(commented) <= 4:
         raise ValueError(f"{len(commented)} of {len(examples)} examples show the comment; a minority of 2-4 should")
+    if len({e["customer"] for e in commented}) < 2:
+        raise ValueError("the commented examples are one customer's: 'that customer' would fit them as well")
     if {i["status"] for i in items} - {e["status"] for e in examples}:
         raise ValueError("a new item's CRM status is seen in no example")
     for reading, trigger in COMMENT_TRIGGERS:
