@@ -115,7 +115,10 @@ def _items(case: dict[str, Any], seed: int) -> list[dict[str, Any]]:
         row = page["properties"]
         new = v["state"] == "Triage"
         decided = writes[v["id"]] if new else {"assignee": v["assignee"], "priority": v["priority"]}
-        ticket = re.search(r"Support ticket (\S+),", v["description"])[1]
+        found = re.search(r"Support ticket (\S+),", v["description"])
+        if found is None:
+            raise ValueError(f"{v['id']}: the description names no support ticket")
+        ticket = found[1]
         out.append({"id": v["id"], "new": new, "customer": m["customer"], "account_owner": m["owner"], "page": page["id"],
                     "status": row["Status"], "plan": row["Plan"], "blocked": blocked[ticket],
                     "owner_name": name_of[decided["assignee"]], "priority": decided["priority"],
@@ -136,13 +139,7 @@ def case_of_draw(seed: int, draw: int) -> dict[str, Any] | None:
     """x-t-escalation-triage's case of ``seed`` drawn with this template's random stream number ``draw``, with
     the at-risk comment on its earlier escalations, its writes, frame, predicate, wrongs and alternatives;
     ``None`` when that template's situation does not hold or the comment convention is left open."""
-    saved = esc.ID
-    # the draw of the issues is this template's own (esc.case_of seeds its stream by esc.ID)
-    esc.ID = ID if draw == 0 else f"{ID}#{draw}"
-    try:
-        case = esc.case_of(seed)
-    finally:
-        esc.ID = saved
+    case = esc.case_of(seed, stream=ID if draw == 0 else f"{ID}#{draw}")
     if case is None:
         return None
     items = _items(case, seed)
