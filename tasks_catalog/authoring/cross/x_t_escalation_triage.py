@@ -160,9 +160,11 @@ def _runbooks(seed: int) -> dict[str, dict[str, Any]]:
     return out
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, in order
+def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, in order
+    """The case of ``seed``, its escalations drawn from the random stream named ``stream`` (this template's
+    own by default; x-t-escalation-queue-march draws the same situation with its own)."""
     o = org(seed)
-    rng = rng_for(ID, seed)
+    rng = rng_for(stream, seed)
     lin = world("linear", seed)
     try:
         slack = world("slack", seed)
