@@ -11,11 +11,15 @@ accounts mailbox (:data:`KEY_ACCOUNTS`). That copy shows only in the ``cc`` of a
 ``gmail__search_emails`` does not return: it is seen only by opening the sent invoices, and only 2-4 of
 the 12-15 show it (every other one, opened, visibly has no copy). The reference opens every one.
 
-:data:`CC_ALTERNATIVES` holds the readings a person might form of when to copy (always, never, by
-currency, by country, by the Stripe plan, by the Notion account's plan, above an invoice total); a case
-is kept only when each is contradicted by some past email or gives every February invoice what the
-convention gives (the Stripe plan follows the segment in these worlds). The billing conventions are
-checked as x-t-services-hours-february checks them.
+:data:`CC_ALTERNATIVES` holds the readings a person might form of when to copy (always, never, by the
+currency, the country, the Stripe plan, the Notion account's plan, region or owner, by the customer, above an
+invoice total or an ARR); a case is kept only when each is contradicted by some past email or copies exactly
+the February emails the convention copies (the plans are Enterprise exactly for the enterprise segment in
+these worlds; February's new customers are not enterprise, so "copy whoever was copied before" sends alike;
+an ARR or total threshold must place every February invoice on one side). The billing conventions are
+checked as x-t-services-hours-february checks them. The reference (50-54 calls) reads the log, the customer
+database, every past customer's invoices and every past email, then bills and sends; the second invoice
+created times out after committing (a blind retry duplicates it), the third email is unavailable.
 
 What the judge holds: the invoices as x-t-services-hours-february holds them (field-level frame, a guard
 per short total), and one email per February invoice to the customer's billing address with exactly the
@@ -57,7 +61,7 @@ KEY_ACCOUNTS = "key.accounts@kestrelfreight.com"
 TOOLS = [*BILLING_TOOLS, "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email"]
 GOAL = ("Our consulting hours for February still have to be invoiced. Bill them in Stripe and send each customer "
         "its invoice by email, the way finance billed and sent the previous months' professional services: "
-        "whoever did it before has left, the log is in Notion and the invoices went out from my mailbox.")
+        "whoever did it before has left, the log is in Notion and the invoice emails went out from this mailbox.")
 
 
 def _copied(c: dict[str, Any]) -> bool:
