@@ -32,19 +32,17 @@ from __future__ import annotations
 import math
 import random
 from datetime import UTC, datetime
-from collections.abc import Callable
 from typing import Any
 
 from servers.stripe.tools import _prefix
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_rows
-from tasks_catalog.authoring.cross._x_t_billing import case_task, hex_id, money, unix
+from tasks_catalog.authoring.cross._x_t_billing import case_task, hex_id, money
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, call
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     NEW,
     PAST,
     SEGMENTS,
-    TOOLS as BILLING_TOOLS,
     _billing,
     _checked,
     _crm,
@@ -52,6 +50,12 @@ from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     _patches,
     _stripe_state,
     _writes,
+)
+from tasks_catalog.authoring.cross.x_t_services_hours_february import (
+    TOOLS as BILLING_TOOLS,
+)
+from tasks_catalog.authoring.cross.x_t_services_hours_february import (
+    _case as services_case,
 )
 
 ID = "x-t-consulting-invoices-sent"
@@ -256,23 +260,13 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
     sends = [mail(b, copy(b)) for b in bills]
     reference = [*discover, *writes, *sends]
 
-    frame: list[dict[str, Any]] = []
-    success: list[dict[str, Any]] = []
+    # the invoices are judged as x-t-services-hours-february judges them (its frame and its guards per short
+    # total); each email by its address and exactly the copy the convention gives
+    billing = services_case(seed, plan, entries)
+    frame: list[dict[str, Any]] = list(billing["frame"])
+    success: list[dict[str, Any]] = list(billing["success"])
     for b in bills:
-        c = b["customer"]
-        frame.append({"entity": "stripe.invoice", "change": ["create"],
-                      "where": {"customer": c["id"], "currency": c["currency"], "days_until_due": b["days"],
-                                "status": "open"},
-                      "values": {"description": {"matches": "[Ff]ebruary 2026"}, "metadata": {"keys": []},
-                                 "lines": {"add": sorted({q * u for _, q, u in b["lines"]}), "key": "amount"}},
-                      "max": 1})
-        success.append({"stripe.invoiceExists": {"customer": c["id"], "status": "open"}})
-        amounts = [q * u for _, q, u in b["lines"]]
-        had = {sum(line["amount"] for line in inv["lines"]) for inv in state["invoices"] if inv["customer"] == c["id"]}
-        short = {sum(amounts[i] for i in range(len(amounts)) if mask >> i & 1) for mask in range(1, 2 ** len(amounts) - 1)}
-        success.extend({"not": {"stripe.invoiceExists": {"customer": c["id"], "status": "open", "amount": total}}}
-                       for total in sorted(short - had - {sum(amounts)}))
-        email = crm[c["id"]]["email"]
+        email = crm[b["customer"]["id"]]["email"]
         frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [email], "cc": copy(b)},
                       "max": 1})
         # the past emails to this address are sent too: the new one is the one that speaks of February
