@@ -17,7 +17,7 @@ invoice total or an ARR); a case is kept only when each is contradicted by some 
 the February emails the convention copies (the plans are Enterprise exactly for the enterprise segment in
 these worlds; February's new customers are not enterprise, so "copy whoever was copied before" sends alike;
 an ARR or total threshold must place every February invoice on one side). The billing conventions are
-checked as x-t-services-hours-february checks them. The reference (50-54 calls) reads the log, the customer
+checked as x-t-services-hours-february checks them. The reference (48-54 calls) reads the log, the customer
 database, every past customer's invoices and every past email, then bills and sends; the second invoice
 created times out after committing (a blind retry duplicates it), the third email is unavailable.
 
@@ -42,7 +42,6 @@ from tasks_catalog.authoring.cross._x_t_people import PRIMARY, call
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     NEW,
     PAST,
-    SEGMENTS,
     _billing,
     _checked,
     _crm,
@@ -56,6 +55,9 @@ from tasks_catalog.authoring.cross.x_t_services_hours_february import (
 )
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     _case as services_case,
+)
+from tasks_catalog.authoring.cross.x_t_services_hours_february import (
+    _plan as services_plan,
 )
 
 ID = "x-t-consulting-invoices-sent"
@@ -131,22 +133,18 @@ CC_ALTERNATIVES = {
 
 
 def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
-    """As x-t-services-hours-february's, with a smaller February (three customers billed before and two new
+    """x-t-services-hours-february's plan with a smaller February (three customers billed before and two new
     ones, neither enterprise) so that the reference can open every past email within a hard task's length."""
-    crm = _crm(seed)
-    by_segment = {s: [c for c in crm if c["segment"] == s] for s in SEGMENTS}
-    if any(len(v) < 4 for v in by_segment.values()):
+    plan = services_plan(seed, rng)
+    if plan is None:
         return None
-    rates = {"smb": rng.choice([120, 125, 130, 135])}
-    rates["mid-market"] = rates["smb"] + rng.choice([20, 25, 30])
-    rates["enterprise"] = rates["mid-market"] + rng.choice([25, 30, 35])
-    due = {"smb": rng.choice([14, 15]), "mid-market": 30, "enterprise": rng.choice([45, 60])}
-    past_pool = [c for s in SEGMENTS for c in rng.sample(by_segment[s], 3)]
+    past_pool = list({id(c): c for month, _, _ in PAST for c in plan["months"][month]}.values())
+    known = {c["id"] for c in past_pool}
     # the new customers are not enterprise: "copy the customers copied before" then copies as the convention does
-    new_only = [rng.choice([x for x in by_segment[s] if x not in past_pool]) for s in ("smb", "mid-market")]
-    months: dict[str, list[dict[str, Any]]] = {month: rng.sample(past_pool, 5) for month, _, _ in PAST}
-    months[NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
-    return {"rates": rates, "due": due, "months": months}
+    new_only = [rng.choice([c for c in _crm(seed) if c["segment"] == s and c["id"] not in known])
+                for s in ("smb", "mid-market")]
+    plan["months"][NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
+    return plan
 
 
 def _emails(seed: int, crm: dict[str, dict[str, Any]], stripe_patch: list[dict[str, Any]]) -> list[dict[str, Any]]:
