@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,23 +43,17 @@ from tasks_catalog.authoring.cross._x_t_people import PRIMARY, call
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     NEW,
     PAST,
-    _billing,
-    _checked,
-    _crm,
-    _entries,
-    _patches,
-    _stripe_state,
-    _writes,
+    bills_of,
+    conventions_hold,
+    crm_accounts,
+    draw_entries,
+    draw_plan,
+    invoice_writes,
+    services_case,
+    stripe_state_after,
+    world_patches,
 )
-from tasks_catalog.authoring.cross.x_t_services_hours_february import (
-    TOOLS as BILLING_TOOLS,
-)
-from tasks_catalog.authoring.cross.x_t_services_hours_february import (
-    _case as services_case,
-)
-from tasks_catalog.authoring.cross.x_t_services_hours_february import (
-    _plan as services_plan,
-)
+from tasks_catalog.authoring.cross.x_t_services_hours_february import TOOLS as BILLING_TOOLS
 
 ID = "x-t-consulting-invoices-sent"
 SERVERS = ["gmail", "notion", "postgres", "stripe"]
@@ -117,7 +112,7 @@ class _CopyWhen:
 #: When to copy, as a reader might guess it from the emails: each must be contradicted by a past email or
 #: copy exactly the February emails the convention copies (the Stripe plan and the Notion account's plan
 #: are Enterprise exactly for the enterprise segment in these worlds: those readings send alike).
-CC_ALTERNATIVES = {
+CC_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
     "always": lambda examples: all(e["cc"] for e in examples),
     "never": lambda examples: not any(e["cc"] for e in examples),
     "by the currency": _CopyWhen("currency"),
@@ -135,13 +130,13 @@ CC_ALTERNATIVES = {
 def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """x-t-services-hours-february's plan with a smaller February (three customers billed before and two new
     ones, neither enterprise) so that the reference can open every past email within a hard task's length."""
-    plan = services_plan(seed, rng)
+    plan = draw_plan(seed, rng)
     if plan is None:
         return None
     past_pool = list({id(c): c for month, _, _ in PAST for c in plan["months"][month]}.values())
     known = {c["id"] for c in past_pool}
     # the new customers are not enterprise: "copy the customers copied before" then copies as the convention does
-    new_only = [rng.choice([c for c in _crm(seed) if c["segment"] == s and c["id"] not in known])
+    new_only = [rng.choice([c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known])
                 for s in ("smb", "mid-market")]
     plan["months"][NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
     return plan
@@ -187,8 +182,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         plan = _plan(seed, rng)
         if plan is None:
             return None
-        entries = _entries(seed, rng, plan)
-        if not _checked(plan, entries):
+        entries = draw_entries(seed, rng, plan)
+        if not conventions_hold(plan, entries):
             continue
         crm = {c["id"]: {**c, "email": emails_of[c["id"]], "region": accounts[c["id"]]["Region"],
                          "owner": tuple(accounts[c["id"]]["Owner"] or ()), "arr": accounts[c["id"]]["ARR"]}
@@ -196,10 +191,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
         # one billing address on every server: the customer database, Stripe and Customer Accounts agree
         if any(pg_email.get(cid) != c["email"] or accounts[cid]["Billing email"] != c["email"] for cid, c in crm.items()):
             continue
-        patch, db_id = _patches(seed, plan, entries)
+        patch, db_id = world_patches(seed, plan, entries)
         sent = _emails(seed, crm, patch["stripe"])
         copies = sum(bool(e["cc"]) for e in sent)
-        bills = _billing(plan, entries)
+        bills = bills_of(plan, entries)
         if not 2 <= copies <= 4 or len(sent) < 12:
             continue
         if not any(_copied(b["customer"]) for b in bills) or all(_copied(b["customer"]) for b in bills):
@@ -215,8 +210,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
 
 def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch: dict[str, list], db_id: str,
           sent: list[dict[str, Any]], crm: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    state = _stripe_state(seed, patch["stripe"])
-    bills = _billing(plan, entries)
+    state = stripe_state_after(seed, patch["stripe"])
+    bills = bills_of(plan, entries)
     past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     everyone = sorted({c["name"] for m in plan["months"].values() for c in m})
     names = ", ".join("'" + n.replace("'", "''") + "'" for n in everyone)
@@ -254,7 +249,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
     def copy(b: dict[str, Any]) -> list[str]:
         return [KEY_ACCOUNTS] if _copied(b["customer"]) else []
 
-    writes = _writes(state, bills, after_create=found)
+    writes = invoice_writes(state, bills, after_create=found)
     sends = [mail(b, copy(b)) for b in bills]
     reference = [*discover, *writes, *sends]
 
@@ -272,7 +267,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
                                 {"gmail.draftSent": {"to": email, "body_pattern": "Feb"}}]})
 
     def wrong(why: str, kind: str, **how: Any) -> dict[str, Any]:
-        return {"why": why, "kind": kind, "calls": _writes(state, _billing(plan, entries, **how))}
+        return {"why": why, "kind": kind, "calls": invoice_writes(state, bills_of(plan, entries, **how))}
 
     rates = plan["rates"]
     first = bills[0]["customer"]
@@ -298,7 +293,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
                  rate=lambda c: rates[{"smb": "mid-market", "mid-market": "enterprise", "enterprise": "mid-market"}[
                      c["segment"]] if c is first else c["segment"]] * 100)},
         {"why": "creates the invoice again after the create timed out, without looking: two invoices",
-         "kind": "other", "calls": [*_writes(state, bills, retry_create=1), *sends]},
+         "kind": "other", "calls": [*invoice_writes(state, bills, retry_create=1), *sends]},
         {"why": "sends the invoices and also emails the key accounts mailbox a summary", "kind": "collateral",
          "calls": [*writes, *sends, call("gmail__send_email", to=[KEY_ACCOUNTS], subject="February invoices sent",
                                          body="All February professional services invoices went out.")]},
