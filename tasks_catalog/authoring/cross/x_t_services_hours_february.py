@@ -129,7 +129,7 @@ CONVENTIONS: dict[str, Callable[[list[dict]], bool]] = {
 
 
 # -- the world ------------------------------------------------------------------------------------------
-def _crm(seed: int) -> list[dict[str, Any]]:
+def crm_accounts(seed: int) -> list[dict[str, Any]]:
     """The customer database's customers that are one company on every server: a Stripe customer of the same name billed in
     EUR, USD or GBP, a segment, and a name no other row shares."""
     pg = next(t for t in world("postgres", seed)["tables"] if t["name"] == "customers")
@@ -156,10 +156,10 @@ def _accounts(seed: int) -> dict[str, str | None]:
     return {p["title"]: p["properties"].get("Plan") for p in crm_rows(seed)}
 
 
-def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
+def draw_plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """Who was billed each month, for which entries, at which rate and terms; None when the draw gives
     examples that do not decide every convention."""
-    crm = _crm(seed)
+    crm = crm_accounts(seed)
     by_segment = {s: [c for c in crm if c["segment"] == s] for s in SEGMENTS}
     if any(len(v) < 4 for v in by_segment.values()):
         return None
@@ -176,7 +176,7 @@ def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     return {"rates": rates, "due": due, "months": months}
 
 
-def _entries(seed: int, rng: random.Random, plan: dict[str, Any]) -> list[dict[str, Any]]:
+def draw_entries(seed: int, rng: random.Random, plan: dict[str, Any]) -> list[dict[str, Any]]:
     """The log's entries, month by month: 1-4 per customer billed that month (in February one customer's
     only work is a warranty fix), numbered PS-<n> in date order."""
     people = [f"{e.first} {e.last}" for e in org(seed).employees if e.department not in ("Executive",)][:40]
@@ -201,7 +201,7 @@ def _entries(seed: int, rng: random.Random, plan: dict[str, Any]) -> list[dict[s
     return raw
 
 
-def _checked(plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+def conventions_hold(plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
     """Whether the past examples decide every convention: each holds, each alternative is contradicted, and
     February needs no segment the past did not bill."""
     past = [e for e in entries if e["month"] != NEW[0]]
@@ -238,7 +238,7 @@ def _checked(plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
     return all(c["segment"] in billed_segments for c in plan["months"][NEW[0]])
 
 
-def _patches(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[dict[str, list], str]:
+def world_patches(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[dict[str, list], str]:
     """The Notion log and the Stripe invoices (and the charges that paid November's and December's)."""
     n = world("notion", seed)
     accounts = next(d for d in n["databases"] if d["title"] == "Customer Accounts")
@@ -286,7 +286,7 @@ def _patches(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> 
 
 
 # -- writes, simulated on the patched Stripe so that the ids the server assigns are known -----------------
-def _billing(plan: dict[str, Any], entries: list[dict[str, Any]], *, rate: Callable[[dict], int] | None = None,
+def bills_of(plan: dict[str, Any], entries: list[dict[str, Any]], *, rate: Callable[[dict], int] | None = None,
              due: Callable[[dict], int] | None = None, qty: Callable[[float], int] = math.ceil,
              billable: Callable[[dict], bool] = lambda e: e["billed"], finalize: bool = True,
              label: str = f"Professional services, {NEW[1]}") -> list[dict[str, Any]]:
@@ -302,7 +302,7 @@ def _billing(plan: dict[str, Any], entries: list[dict[str, Any]], *, rate: Calla
     return out
 
 
-def _writes(stripe_state: dict[str, Any], bills: list[dict[str, Any]], *, after_create: Callable[[int, dict], list]
+def invoice_writes(stripe_state: dict[str, Any], bills: list[dict[str, Any]], *, after_create: Callable[[int, dict], list]
             = lambda i, b: [], retry_create: int | None = None, merged: bool = False) -> list[dict[str, Any]]:
     """The calls that make ``bills``, each invoice created, filled and finalized in turn, with the ids the
     server gives them (``after_create``: reads after the i-th create; ``retry_create``: that create made twice,
@@ -331,7 +331,7 @@ def _writes(stripe_state: dict[str, Any], bills: list[dict[str, Any]], *, after_
     return calls
 
 
-def _stripe_state(seed: int, patch: list[dict[str, Any]]) -> dict[str, Any]:
+def stripe_state_after(seed: int, patch: list[dict[str, Any]]) -> dict[str, Any]:
     state = dict(world("stripe", seed))
     for op in patch:
         state[op["in"][0]] = [*state[op["in"][0]], op["value"]]
@@ -342,19 +342,19 @@ def case_of(seed: int) -> dict[str, Any] | None:
     """The facts of seed ``seed``, or None when no draw of it gives examples that decide every convention."""
     for attempt in range(40):
         rng = random.Random(f"{ID}:{seed}:{attempt}")
-        plan = _plan(seed, rng)
+        plan = draw_plan(seed, rng)
         if plan is None:
             return None
-        entries = _entries(seed, rng, plan)
-        if _checked(plan, entries):
-            return _case(seed, plan, entries)
+        entries = draw_entries(seed, rng, plan)
+        if conventions_hold(plan, entries):
+            return services_case(seed, plan, entries)
     return None
 
 
-def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
-    patch, db_id = _patches(seed, plan, entries)
-    state = _stripe_state(seed, patch["stripe"])
-    bills = _billing(plan, entries)
+def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+    patch, db_id = world_patches(seed, plan, entries)
+    state = stripe_state_after(seed, patch["stripe"])
+    bills = bills_of(plan, entries)
     past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     feb = plan["months"][NEW[0]]
     names = ", ".join("'" + c["name"].replace("'", "''") + "'" for c in feb)
@@ -373,7 +373,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
         """After the second create timed out: look for the draft it made before adding lines."""
         return [call("stripe__list_invoices", customer=b["customer"]["id"], status="draft", limit=10)] if i == 1 else []
 
-    writes = _writes(state, bills, after_create=found)
+    writes = invoice_writes(state, bills, after_create=found)
     reference = [*discover, *writes]
 
     frame: list[dict[str, Any]] = []
@@ -397,7 +397,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
 
     def wrong(why: str, kind: str, **how: Any) -> dict[str, Any]:
         merged = how.pop("merged", False)
-        return {"why": why, "kind": kind, "calls": _writes(state, _billing(plan, entries, **how), merged=merged)}
+        return {"why": why, "kind": kind, "calls": invoice_writes(state, bills_of(plan, entries, **how), merged=merged)}
 
     rates = plan["rates"]
     lookalike_rate = {"smb": "mid-market", "mid-market": "enterprise", "enterprise": "mid-market"}
@@ -420,7 +420,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
         wrong("bills one customer at the next segment's rate, as if it were its look-alike", "lookalike",
               rate=lambda c: rates[lookalike_rate[c["segment"]] if c is bills[0]["customer"] else c["segment"]] * 100),
         {"why": "creates the invoice again after the create timed out, without looking: two invoices",
-         "kind": "other", "calls": _writes(state, bills, retry_create=1)},
+         "kind": "other", "calls": invoice_writes(state, bills, retry_create=1)},
         {"why": "bills February and also voids January's open invoice of the first customer", "kind": "collateral",
          "calls": [*writes, call("stripe__void_invoice", invoice=next(
              op["value"]["id"] for op in patch["stripe"] if op["in"] == ["invoices"] and op["value"]["status"] == "open"))]},
@@ -431,7 +431,7 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dic
                 "words the description its own way",
          "calls": [*discover, call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
                    *(call("stripe__search_customers", query=f"name:'{c['name']}'") for c in feb),
-                   *_writes(state, [{**b, "label": f"Consulting hours February 2026 - {b['customer']['name']}"}
+                   *invoice_writes(state, [{**b, "label": f"Consulting hours February 2026 - {b['customer']['name']}"}
                                     for b in reversed_bills],
                             after_create=lambda i, b: [call("stripe__list_invoices", customer=b["customer"]["id"],
                                                             status="draft", limit=10)] if i == 1 else []),
