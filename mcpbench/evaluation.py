@@ -47,13 +47,15 @@ def make_submission(agent: Agent, split: str | Split, *, submission_id: str | No
     private or historical split, else the current UTC month; goals are never published on a private one.
     ``label`` names the agent and its version (``my-agent@1.2``); ``ValueError`` when it is not a label."""
     import os
+    import secrets
 
     from runstore.records import check_label
 
     now = datetime.now(UTC)
     parsed = Split.parse(split)
     return Submission(
-        submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}",
+        # the time for a reader, a random tail so that two runs started in the same second never share runs
+        submission_id=submission_id or f"local-{agent.name.split(':')[0]}-{now:%Y%m%dT%H%M%S}-{secrets.token_hex(3)}",
         submitter=submitter or os.environ.get("USER") or "local",
         agent=agent.name, split=parsed.text, month=month or parsed.month or f"{now:%Y-%m}",
         publish_goals=publish_goals and not parsed.is_private, private=parsed.is_private,

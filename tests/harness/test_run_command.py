@@ -64,6 +64,16 @@ def test_the_label_is_stored_on_every_run_and_shown_on_the_score_card(tmp_path):
     assert card["label"] == "my-agent@1.3"
 
 
+def test_two_submissions_started_in_the_same_second_never_share_an_id():
+    """The default id carries the second it started for a reader; two evaluations started within it (the
+    second run of the test above, a scheduler firing twice) must not land their runs under one id."""
+    from mcpbench.agents.spec import parse_agent
+    from mcpbench.evaluation import make_submission
+
+    ids = {make_submission(parse_agent("noop"), "dev").submission_id for _ in range(50)}
+    assert len(ids) == 50 and all(i.startswith("local-noop-") for i in ids)
+
+
 @pytest.mark.parametrize("label", ["", "-x", "a\nb", "x" * 101, "mine;rm"])
 def test_a_label_that_is_not_one_is_refused_naming_the_option(tmp_path, label):
     out = _run(tmp_path, "--tasks", "fs-set-log-level", "--label", label)
