@@ -382,21 +382,45 @@ def _allowance(a: Any) -> dict[str, Any]:
 
 def _selects(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> bool:
     """Whether the allowance is about this change: its entity kind, change, ids, ``where`` and ``parent``."""
-    if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
-        return False
+    return a["entity"] == c.entity and c.change in a.get("change", ["update"]) and not _misses(a, c, created)
+
+
+def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> list[str]:
+    """Why an allowance about this kind of entity and change does not select this one, in words: its
+    ``ids``, each unit of its ``where`` (in code-point order) and its ``parent``; empty when it selects it."""
+    out = []
     if a.get("ids") is not None and c.id not in a["ids"]:
-        return False
+        out.append("whose ids do not include it")
     if a.get("where") is not None:
         values = c.before if c.change == "delete" else c.after
         assert values is not None  # a deleted entity has its before, any other its after
-        for unit, v in a["where"].items():
+        for unit in sorted(a["where"]):
             present, value = unit_value(values, unit)
-            if not present or not json_equal(value, v):
-                return False
-    if a.get("parent") is not None:  # noqa: SIM102 - one guard among the parallel guards above
-        if c.parent is None or (c.parent in created) != (a["parent"] == "created"):
-            return False
-    return True
+            if not present:
+                out.append(f"whose where.{unit} it lacks")
+            elif not json_equal(value, a["where"][unit]):
+                out.append(f"whose where.{unit} it does not match")
+    if a.get("parent") is not None and (c.parent is None or (c.parent in created) != (a["parent"] == "created")):
+        out.append(f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent")
+    return out
+
+
+def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str, str]]) -> str:
+    """Why no allowance selects ``c``: ``outside the frame``, and when allowances are about its kind of
+    entity and change, the nearest of them (the fewest misses, then the first) and what it misses. The
+    reader sees which field kept an entity out (a created message without the ``cc`` the frame selects)."""
+    best: tuple[int, list[str]] | None = None
+    for i, a in enumerate(allowances):
+        if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
+            continue
+        misses = _misses(a, c, created)
+        if misses and (best is None or len(misses) < len(best[1])):
+            best = (i, misses)
+    if best is None:
+        return "outside the frame"
+    i, misses = best
+    more = f", and {len(misses) - 1} more condition{'s' if len(misses) > 2 else ''}" if len(misses) > 1 else ""
+    return f"outside the frame (nearest: frame[{i}], {misses[0]}{more})"
 
 
 def _refusal(a: dict[str, Any], c: Change) -> str | None:
@@ -432,21 +456,22 @@ def allowed_by(allowance: Any, change: Change, changes: list[Change]) -> bool:
 
 def _hits(allowances: list[dict[str, Any]], changes: list[Change]) -> tuple[list[list[int]], list[str | None]]:
     """Per change, the allowances that allow it (their ``max`` aside) and why the first one that selects it
-    without allowing it refuses it."""
+    without allowing it refuses it, or, when none selects it, which came nearest (``_nearest``)."""
     created = _created(changes)
     hits, refused = [], []
     for c in changes:
-        mine, why = [], None
+        mine, why, chosen = [], None, False
         for i, a in enumerate(allowances):
             if not _selects(a, c, created):
                 continue
+            chosen = True
             problem = _refusal(a, c)
             if problem is None:
                 mine.append(i)
             elif why is None:
                 why = f"frame[{i}] {problem}"
         hits.append(mine)
-        refused.append(why)
+        refused.append(why if chosen else _nearest(allowances, c, created))
     return hits, refused
 
 

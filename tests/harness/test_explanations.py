@@ -45,7 +45,7 @@ def test_a_passed_run_has_no_explanation_and_a_frame_break_is_named_entity_by_en
     assert why.clauses == []  # the predicate held: only the frame broke
     (brk,) = why.frame
     assert (brk.entity, brk.id, brk.change, brk.fields, brk.reason) == \
-        ("slack.channel", "CVTHUCYDB3", "update", ["topic"], "outside the frame")
+        ("slack.channel", "CVTHUCYDB3", "update", ["topic"], "outside the frame (nearest: frame[0], whose ids do not include it)")
     private = Explanation.model_validate_json(broke.run.explanation).ids_only()
     assert [(f.entity, f.change, f.count) for f in private.frame] == [("slack.channel", "update", 1)]
 

@@ -32,7 +32,7 @@ def test_the_right_action_plus_damage_outside_the_frame_fails_naming_the_entity(
     assert result.run.predicate_passed is True, "the predicate alone would have passed it"
     assert not result.run.passed and result.run.end_reason == "frame_violated"
     assert result.run.frame_held is False
-    assert result.run.frame_violations == "slack.channel CVTHUCYDB3 updated (topic): outside the frame"
+    assert result.run.frame_violations == "slack.channel CVTHUCYDB3 updated (topic): outside the frame (nearest: frame[0], whose ids do not include it)"
 
 
 def test_a_private_month_records_the_kinds_of_the_violations_but_not_their_ids(dev_tasks):
@@ -72,4 +72,4 @@ def test_run_json_lists_each_frame_violation_with_its_run_and_entities(dev_tasks
     assert violation["run_id"]
     assert {k: violation[k] for k in ("task_id", "trial", "entities")} == {
         "task_id": "slack-archive-resolved-incident", "trial": 1,
-        "entities": "slack.channel CVTHUCYDB3 updated (topic): outside the frame"}
+        "entities": "slack.channel CVTHUCYDB3 updated (topic): outside the frame (nearest: frame[0], whose ids do not include it)"}

@@ -91,7 +91,7 @@ def test_a_change_to_an_entity_the_frame_does_not_name_is_reported_with_its_id()
     final = _slack(C05INC2047={"is_archived": True}, C05INC2052={"is_archived": True})
     [violation] = frame_violations("slack", frame, SLACK, final)
     assert violation.to_json() == {"entity": "slack.channel", "id": "C05INC2052", "change": "update",
-                                   "fields": ["is_archived"], "reason": "outside the frame"}
+                                   "fields": ["is_archived"], "reason": "outside the frame (nearest: frame[0], whose ids do not include it)"}
 
 
 def _post(state, channel, ts, text):
@@ -275,7 +275,7 @@ def test_rename_then_archive_evades_a_guard_by_name_but_not_one_by_id_nor_the_fr
     assert evaluate(by_id, done.state) is False
     frame = [{"entity": "slack.channel", "ids": ["CCQRN6M6BG"], "fields": ["is_archived"]}]
     [violation] = frame_violations("slack", frame, done.initial, done.state.dump())
-    assert violation.describe() == "slack.channel CL3NH8FMXT updated (is_archived, name): outside the frame"
+    assert violation.describe() == "slack.channel CL3NH8FMXT updated (is_archived, name): outside the frame (nearest: frame[0], whose ids do not include it)"
 
 
 # -- diffing only the top-level items that changed ---------------------------------------------------

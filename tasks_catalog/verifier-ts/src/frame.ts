@@ -572,22 +572,53 @@ function holds(constraint: JsonObject, before: [boolean, Json], after: [boolean,
   return old.every((y) => now.some((x) => jsonEqual(of(y), of(x))) || remove.some((z) => jsonEqual(of(y), z)));
 }
 
+/** Whether the allowance is about this kind of entity and change (its `entity` and `change`). */
+function about(a: JsonObject, c: Change): boolean {
+  const change = Array.isArray(a.change) ? a.change : ["update"];
+  return a.entity === c.entity && change.includes(c.change);
+}
+
 /** Whether the allowance is about this change: its entity kind, change, ids, `where` and `parent`. */
 function selects(a: JsonObject, c: Change, created: Set<string>): boolean {
-  const change = Array.isArray(a.change) ? a.change : ["update"];
-  if (a.entity !== c.entity || !change.includes(c.change)) return false;
-  if (Array.isArray(a.ids) && !a.ids.includes(c.id)) return false;
+  return about(a, c) && misses(a, c, created).length === 0;
+}
+
+/** Why an allowance about this kind of entity and change does not select this one, in words: its `ids`,
+ * each unit of its `where` (in code-point order) and its `parent`; empty when it selects it
+ * (tasks_catalog/frames `_misses`). */
+function misses(a: JsonObject, c: Change, created: Set<string>): string[] {
+  const out: string[] = [];
+  if (Array.isArray(a.ids) && !a.ids.includes(c.id)) out.push("whose ids do not include it");
   if (isObject(a.where)) {
+    const where = a.where;
     const values = c.change === "delete" ? c.before : c.after;
-    for (const [unit, v] of Object.entries(a.where)) {
+    for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
-      if (!present || !jsonEqual(value, v)) return false;
+      if (!present) out.push(`whose where.${unit} it lacks`);
+      else if (!jsonEqual(value, where[unit] as Json)) out.push(`whose where.${unit} it does not match`);
     }
   }
-  if (typeof a.parent === "string") {
-    if (c.parent === null || created.has(JSON.stringify(c.parent)) !== (a.parent === "created")) return false;
+  if (typeof a.parent === "string"
+      && (c.parent === null || created.has(JSON.stringify(c.parent)) !== (a.parent === "created"))) {
+    out.push(`which selects entities in ${a.parent === "created" ? "a created" : "an existing"} parent`);
   }
-  return true;
+  return out;
+}
+
+/** Why no allowance selects `c`: "outside the frame", and when allowances are about its kind of entity
+ * and change, the nearest of them (the fewest misses, then the first) and what it misses
+ * (tasks_catalog/frames `_nearest`). */
+function nearest(frame: JsonObject[], c: Change, created: Set<string>): string {
+  let best: [number, string[]] | null = null;
+  frame.forEach((a, i) => {
+    if (!about(a, c)) return;
+    const mine = misses(a, c, created);
+    if (mine.length > 0 && (best === null || mine.length < best[1].length)) best = [i, mine];
+  });
+  if (best === null) return "outside the frame";
+  const [i, found] = best as [number, string[]];
+  const more = found.length > 1 ? `, and ${found.length - 1} more condition${found.length > 2 ? "s" : ""}` : "";
+  return `outside the frame (nearest: frame[${i}], ${found[0]}${more})`;
 }
 
 /** Why an allowance that selects a change still does not allow it (`fields`, `values`), or null. */
@@ -620,14 +651,16 @@ export function judge(frame: JsonObject[], changes: Change[]): Violation[] {
   for (const c of changes) {
     const mine: number[] = [];
     let why: string | null = null;
+    let chosen = false;
     frame.forEach((a, i) => {
       if (!selects(a, c, created)) return;
+      chosen = true;
       const problem = refusal(a, c);
       if (problem === null) mine.push(i);
       else if (why === null) why = `frame[${i}] ${problem}`;
     });
     hits.push(mine);
-    refused.push(why);
+    refused.push(chosen ? why : nearest(frame, c, created));
   }
   const counts = frame.map((_, i) => hits.filter((h) => h.includes(i)).length);
   const over = frame.map((a, i) => typeof a.max === "number" && (counts[i] as number) > a.max);
