@@ -28,7 +28,7 @@ two refunded ones (``window`` and ``approved``) are of At-risk accounts, so thei
 no other customer the task names is At risk.
 
 :data:`COPY_READINGS` lists the other readings of when an answer copies the head (always, never, by plan,
-region, owner, customer, currency, outcome, charge, "not Active", above an amount or an ARR);
+region, owner, currency, outcome, charge, month asked, "not Active", above or below an amount or an ARR);
 :func:`check_copy_convention` raises unless each is contradicted by an earlier answer or copies exactly
 the new answers the habit copies. A draw that leaves one open is drawn again (:data:`DRAWS` times).
 Copying the account owner as well is allowed (the world's answers to duplicate charges do), copying the
@@ -140,7 +140,7 @@ class _Fixed:
 
 #: When an answer copies the Head of Customer Success, as a reader of the earlier answers might guess it
 #: (each field is one the tools show: the CRM row's plan, region, owner, ARR and status, the charge's
-#: currency, amount and month, whether the refund was granted). "Copy for the customers copied before" is
+#: currency, amount and month, whether the refund was granted, the month asked). "Copy for the customers copied before" is
 #: not among them: no new request is from a customer with an earlier one, so it decides nothing for them
 #: (for them it is "never", which three copied answers contradict).
 COPY_READINGS: dict[str, Any] = {
@@ -153,6 +153,7 @@ COPY_READINGS: dict[str, Any] = {
     "by the outcome (granted, refused, refunded already)": _CopyWhen("outcome"),
     "by the charge (the month's overage, the workshop)": _CopyWhen("charge_kind"),
     "for any account not Active": _CopyWhen("active"),
+    "by the month the request came in": _CopyWhen("asked_month"),
     "above an amount": _Above("amount"),
     "below an amount": _Above("amount", below=True),
     "above an ARR": _Above("arr"),
@@ -274,7 +275,8 @@ def _draw_past(seed: int, rng: random.Random, pool: list[dict[str, Any]],
                     "first": x["contact"].first, "last": x["contact"].last, "title": x["contact"].title,
                     "currency": x["c"].currency, "charge": charge["id"], "amount": charge["amount"],
                     "money": money(charge["amount"], x["c"].currency), "charged": OVERAGE_MONTHS[month],
-                    "charge_kind": month, "outcome": outcome, "asked": asked, "answered": _next_weekday(asked),
+                    "charge_kind": month, "outcome": outcome, "asked": asked, "asked_month": asked[:7],
+                    "answered": _next_weekday(asked),
                     "reason": rng.choice(PAST_REASONS), "cc": id(x) in at_risk, **facts})
     return sorted(out, key=lambda e: (e["asked"], e["name"]))
 
@@ -422,7 +424,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
     for role, x in picked.items():
         items[role].update(_crm_facts(seed, x["row"]), currency="eur",
                            charge_kind={"approved": "workshop", "late": "January"}.get(role, "February"),
-                           outcome={"late": "refused", "done": "already"}.get(role, "granted"))
+                           outcome={"late": "refused", "done": "already"}.get(role, "granted"), asked_month="2026-03")
     for it in (w, ap):  # the two refunded ones are of At-risk accounts
         it.update(status=AT_RISK, active=False)
     past = _past_for(seed, rng, pool, firsts, items)
