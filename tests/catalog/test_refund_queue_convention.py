@@ -68,8 +68,11 @@ def test_every_case_copies_the_head_on_the_earlier_answers_of_at_risk_accounts_o
         assert len(answers) == refunds.PAST and 2 <= len(copied) <= 5, case["seed"]
         assert len({tuple(a["cc"]) for a in copied}) == 1, case["seed"]  # one person, the same each time
         at_risk_rows = set(_statuses(case))
-        # the planted at-risk rows are those of the copied earlier answers and of the two refunded new ones
+        # the planted at-risk rows are those of the copied earlier answers and of the two refunded new ones,
+        # each with its Account plan page's "Status: ..." sentence saying the same (one status in Notion)
         assert len(at_risk_rows) == len(copied) + 2, case["seed"]
+        plans = [op["value"]["text"] for op in case["notion_patch"] if op["op"] == "replace"]
+        assert len(plans) == len(at_risk_rows) and all("Status: At risk." in t for t in plans), case["seed"]
         # a search result (snippet of the body) never shows the copy: only the opened answer's cc does
         assert all(a["thread_id"] in requests and a["cc"][0] not in a["body"] for a in copied), case["seed"]
         # the new answers the frame allows: the head copied on exactly two customers' answers

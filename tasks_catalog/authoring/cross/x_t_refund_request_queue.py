@@ -24,8 +24,9 @@ Accounts) has Status **At risk** copies the Head of Customer Success (:func:`cop
 ``cc`` of the opened answers (``search_emails`` returns no cc; ``read_email`` and ``get_thread`` do), in
 :data:`AT_RISK_PAST` of the earlier answers; the others, opened, copy nobody. Of the four new requests the
 two refunded ones (``window`` and ``approved``) are of At-risk accounts, so their answers copy the head;
-``late`` and ``done`` are not. The CRM statuses of the at-risk customers are planted (a Notion patch), and
-no other customer the task names is At risk.
+``late`` and ``done`` are not. The at-risk statuses are planted (a Notion patch of the CRM row and of the
+"Status: ..." sentence of the account's Account plan page, the only other place stating it), and no other
+customer the task names is At risk.
 
 :data:`COPY_READINGS` lists the other readings of when an answer copies the head (always, never, by plan,
 region, owner, currency, outcome, charge, month asked, "not Active", above or below an amount or an ARR);
@@ -319,6 +320,22 @@ def _past_messages(seed: int, examples: list[dict[str, Any]], head: str, address
     return messages, refunds
 
 
+def _at_risk(seed: int, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Notion patch that makes ``item``'s account At risk wherever Notion states its status: its CRM row
+    and the "Status: ..." sentence of its Account plan page (when it has one)."""
+    row = next(r for r in crm_rows(seed) if r["id"] == item["row"])
+    ops: list[dict[str, Any]] = [{"op": "update", "in": ["pages"], "id": row["id"],
+                                  "fields": {"properties": {**row["properties"], "Status": AT_RISK}}}]
+    was = f"Status: {row['properties']['Status']}."
+    for page in world("notion", seed)["pages"]:
+        if page["title"] == f"Account plan: {item['name']}" and not page.get("archived"):
+            for block in page["content"]:
+                if was in block.get("text", ""):
+                    ops.append({"op": "replace", "in": ["pages", page["id"], "content"],
+                                "value": {**block, "text": block["text"].replace(was, f"Status: {AT_RISK}.")}})
+    return ops
+
+
 def _customers(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The customers a new request can be from (EUR, no incident, their charges) and those an earlier one
     can be from (:func:`_past_candidate`): each with a CRM row (its Status decides the copy) and one billing
@@ -528,9 +545,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one ca
     ccs = {it["email"]: [it["cc"], *([it["cc"] + [it["owner"]], [it["owner"]] + it["cc"]]
                                      if it["owner"] not in it["cc"] else [])] for it in everyone}
     ccs = {k: [v for n, v in enumerate(vs) if v not in vs[:n]] for k, vs in ccs.items()}
-    at_risk_status = [{"op": "update", "in": ["pages"], "id": it["row"], "fields": {"properties": {
-        **next(r for r in crm_rows(seed) if r["id"] == it["row"])["properties"], "Status": AT_RISK}}}
-        for it in (*(e for e in past if e["cc"]), w, ap)]
+    at_risk_status = [op for it in (*(e for e in past if e["cc"]), w, ap) for op in _at_risk(seed, it)]
     plain = answers_with(lambda it: [])
     everyone_copied = answers_with(lambda it: [head])
     return {
