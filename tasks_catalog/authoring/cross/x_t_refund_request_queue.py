@@ -14,14 +14,37 @@ contact's address), and what decides each:
   12 March: nothing more to refund; the customer is told when it was refunded.
 The customers are found by name in Stripe, the charges by description and date; the second refund
 answers ``unavailable`` (not applied) and must be retried.
+
+Version 2 adds the team's past work and a habit only opening it shows. Under the same label sit
+:data:`PAST` earlier requests (Tracking API overages asked on 2 February to 6 March), each answered by
+Priya on its thread the next working day; the granted ones have their refund in Stripe, the two asked over
+30 days after the charge were refused. The refund policy decides all of them alike, and says nothing of
+whom an answer copies: the habit is that an answer to a customer whose row in the CRM (Notion's Customer
+Accounts) has Status **At risk** copies the Head of Customer Success (:func:`copied`). It shows only in the
+``cc`` of the opened answers (``search_emails`` returns no cc; ``read_email`` and ``get_thread`` do), in
+:data:`AT_RISK_PAST` of the earlier answers; the others, opened, copy nobody. Of the four new requests the
+two refunded ones (``window`` and ``approved``) are of At-risk accounts, so their answers copy the head;
+``late`` and ``done`` are not. The at-risk statuses are planted (a Notion patch of the CRM row and of the
+"Status: ..." sentence of the account's Account plan page, the only other place stating it), and no other
+customer the task names is At risk.
+
+:data:`COPY_READINGS` lists the other readings of when an answer copies the head (always, never, by plan,
+region, owner, currency, outcome, charge, month asked, "not Active", above or below an amount or an ARR);
+:func:`check_copy_convention` raises unless each is contradicted by an earlier answer or copies exactly
+the new answers the habit copies. A draw that leaves one open is drawn again (:data:`DRAWS` times).
+Copying the account owner as well is allowed (the world's answers to duplicate charges do), copying the
+head on an answer the habit does not copy fails, as does an at-risk answer without the copy.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows, notion_user_email
 from tasks_catalog.authoring.cross._x_t_billing import (
     GMAIL_TOOLS,
     NOTION_READ,
@@ -41,6 +64,121 @@ from tasks_catalog.authoring.cross._x_t_billing import (
 
 ID = "x-t-refund-request-queue"
 LABEL = {"id": "Label_refund_requests", "name": "Finance/Refunds"}
+AT_RISK = "At risk"
+#: How many earlier requests sit under the label, how many of them are of At-risk accounts (their answers
+#: copy the Head of Customer Success), how many were refused (asked over 30 days after the charge).
+PAST, AT_RISK_PAST, REFUSED_PAST = 14, 3, 2
+#: How many draws of the earlier requests are tried for a seed before it gives no case.
+DRAWS = 4
+#: Overage charges an earlier request was about, by the month in their description: the day charged
+#: and the days the request could be made (the first within 30 days of the charge, the second after).
+OVERAGE_MONTHS = {"January": "2026-01-28", "February": "2026-02-28"}
+#: Why the earlier customers asked (free text of their requests).
+PAST_REASONS = [
+    "a misconfigured webhook on our side replayed every shipment event for two days",
+    "a test environment was pointed at your production API by mistake",
+    "our integration retried every call during a network outage on our side",
+    "a partner's system polled your tracking API every few seconds for a week",
+    "a deployment of ours sent each label request three times",
+    "a bug in our warehouse scanner app repeated its tracking calls",
+]
+
+
+def copied(item: dict[str, Any]) -> bool:
+    """The habit: an answer to a customer whose CRM Status is At risk copies the Head of Customer Success."""
+    return item["status"] == AT_RISK
+
+
+class _CopyWhen:
+    """The reading "copy when ``field`` has one of the values the copied answers have": it fits the earlier
+    answers when none without a copy shares such a value, and copies a new answer exactly when its value
+    is one of them."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
+        return {e[self.field] for e in examples if e["cc"]}
+
+    def fits(self, examples: list[dict[str, Any]]) -> bool:
+        return not any(e[self.field] in self._values(examples) for e in examples if not e["cc"])
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        return item[self.field] in self._values(examples)
+
+
+class _Above:
+    """The reading "copy when ``field`` (the amount, the account's ARR) is above some value": it fits when
+    every copied answer's value is above every other's; a new value between the two is left open (None)."""
+
+    def __init__(self, field: str, below: bool = False) -> None:
+        self.field, self.sign = field, -1 if below else 1
+
+    def fits(self, examples: list[dict[str, Any]]) -> bool:
+        copied_ = [self.sign * e[self.field] for e in examples if e["cc"]]
+        plain = [self.sign * e[self.field] for e in examples if not e["cc"]]
+        return bool(copied_) and (not plain or max(plain) < min(copied_))
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        low = min(self.sign * e[self.field] for e in examples if e["cc"])
+        high = max((self.sign * e[self.field] for e in examples if not e["cc"]), default=None)
+        value = self.sign * item[self.field]
+        return True if value >= low else False if high is not None and value <= high else None
+
+
+class _Fixed:
+    """A reading that copies every answer (``True``) or none (``False``)."""
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def fits(self, examples: list[dict[str, Any]]) -> bool:
+        return all(bool(e["cc"]) == self.value for e in examples)
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        return self.value
+
+
+#: When an answer copies the Head of Customer Success, as a reader of the earlier answers might guess it
+#: (each field is one the tools show: the CRM row's plan, region, owner, ARR and status, the charge's
+#: currency, amount and month, whether the refund was granted, the month asked). "Copy for the customers copied before" is
+#: not among them: no new request is from a customer with an earlier one, so it decides nothing for them
+#: (for them it is "never", which three copied answers contradict).
+COPY_READINGS: dict[str, Any] = {
+    "always": _Fixed(True),
+    "never": _Fixed(False),
+    "by the account's plan": _CopyWhen("plan"),
+    "by the account's region": _CopyWhen("region"),
+    "by the account's owner": _CopyWhen("owner"),
+    "by the currency": _CopyWhen("currency"),
+    "by the outcome (granted, refused, refunded already)": _CopyWhen("outcome"),
+    "by the charge (the month's overage, the workshop)": _CopyWhen("charge_kind"),
+    "for any account not Active": _CopyWhen("active"),
+    "by the month the request came in": _CopyWhen("asked_month"),
+    "above an amount": _Above("amount"),
+    "below an amount": _Above("amount", below=True),
+    "above an ARR": _Above("arr"),
+    "below an ARR": _Above("arr", below=True),
+}
+
+
+def check_copy_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
+    """Raise unless the earlier answers tell the habit (:func:`copied`) apart from every reading of
+    :data:`COPY_READINGS`: each is contradicted by an earlier answer or copies exactly the new answers the
+    habit copies; the copied earlier answers are a minority of 2-5, of two owners or more; each earlier
+    answer copies the head exactly when the habit says; every new item's status was seen in an example."""
+    if any(bool(e["cc"]) != copied(e) for e in examples):
+        raise ValueError(f"{ID}: an earlier answer's copy does not follow the habit")
+    n = sum(bool(e["cc"]) for e in examples)
+    if not 2 <= n <= 5 or n * 2 >= len(examples):
+        raise ValueError(f"{ID}: {n} of {len(examples)} earlier answers copy the head; a minority of 2-5 should")
+    if len({e["owner"] for e in examples if e["cc"]}) < 2:
+        raise ValueError(f"{ID}: the copied earlier answers are of one owner's accounts")
+    if {i["status"] for i in items} - {e["status"] for e in examples}:
+        raise ValueError(f"{ID}: a new item's CRM status is seen in no earlier request")
+    for name, reading in COPY_READINGS.items():
+        if reading.fits(examples) and any(reading.predicts(examples, i) != copied(i) for i in items):
+            raise ValueError(f"{ID}: the reading {name!r} fits every earlier answer and differs on a new request")
 
 
 def _day(ts: int) -> str:
@@ -51,33 +189,215 @@ def _spoken(day: str) -> str:
     return datetime.fromisoformat(day).strftime("%-d %B")
 
 
-def case_of(seed: int) -> dict[str, Any] | None:
+#: The currencies of the earlier requests and the largest overage in each refunded without an approval
+#: (500 EUR or less: the policy's approval limit never comes into it).
+_PAST_LIMIT = {"eur": 50_000, "usd": 40_000, "gbp": 40_000, "cad": 60_000}
+
+
+def _weekdays(first: str, last: str) -> list[str]:
+    """The working days from ``first`` to ``last`` (ISO dates, both included)."""
+    day, end, out = datetime.fromisoformat(first), datetime.fromisoformat(last), []
+    while day <= end:
+        if day.weekday() < 5:
+            out.append(day.strftime("%Y-%m-%d"))
+        day += timedelta(days=1)
+    return out
+
+
+def _next_weekday(day: str) -> str:
+    nxt = datetime.fromisoformat(day) + timedelta(days=1)
+    while nxt.weekday() >= 5:
+        nxt += timedelta(days=1)
+    return nxt.strftime("%Y-%m-%d")
+
+
+#: The days an earlier request was made: a January overage refunded (6-27 days after 28 January, under the
+#: 2026 policy), a February one refunded (2-5 days after 28 February), a January one refused (33-36 days).
+_ASKED = {"granted:January": _weekdays("2026-02-03", "2026-02-24"),
+          "granted:February": _weekdays("2026-03-02", "2026-03-05"),
+          "refused:January": _weekdays("2026-03-02", "2026-03-05")}
+
+
+def _crm_facts(seed: int, row: dict[str, Any]) -> dict[str, Any]:
+    """What the CRM row of a customer shows that a reader might take for the reason of a copy."""
+    p = row["properties"]
+    return {"status": p["Status"], "plan": p["Plan"], "region": p["Region"], "arr": p["ARR"] or 0,
+            "owner": notion_user_email(seed, p["Owner"][0]), "active": p["Status"] == "Active", "row": row["id"]}
+
+
+def _past_candidate(c: Any, s: dict[str, Any], row: dict[str, Any], contact: Any,
+                    charges: list[dict[str, Any]], refunded: set[str]) -> dict[str, Any]:
+    """A customer an earlier request could be from, with its one unrefunded overage charge of each month
+    (small enough to refund without an approval)."""
+    overages = {}
+    for month in OVERAGE_MONTHS:
+        found = [ch for ch in charges if ch["invoice"] is None and ch["status"] == "succeeded"
+                 and ch["id"] not in refunded and ch["currency"] == c.currency
+                 and ch["description"].startswith(f"Tracking API overage, {month} 2026")]
+        if len(found) == 1 and found[0]["amount"] <= _PAST_LIMIT[c.currency]:
+            overages[month] = found[0]
+    return {"c": c, "s": s, "row": row, "contact": contact, "overages": overages}
+
+
+def _draw_past(seed: int, rng: random.Random, pool: list[dict[str, Any]],
+               statuses: set[str]) -> list[dict[str, Any]] | None:
+    """:data:`PAST` earlier requests from ``pool``: :data:`REFUSED_PAST` January overages asked too late,
+    the others refunded, :data:`AT_RISK_PAST` of the refunded ones of accounts made At risk, each of an owner
+    who also owns an account not at risk among them; customers of the CRM ``statuses`` (those of the new
+    requests not at risk) drawn first, so that each is seen. Oldest first."""
+    cands = [x for x in pool if x["overages"] and x["row"]["properties"]["Owner"]]
+    rng.shuffle(cands)
+    cands.sort(key=lambda x: x["row"]["properties"]["Status"] not in statuses - {"Active"})
+    refused = [x for x in cands if "January" in x["overages"]][:REFUSED_PAST]
+    granted = [x for x in cands if x not in refused][:PAST - REFUSED_PAST]
+    if len(refused) < REFUSED_PAST or len(granted) < PAST - REFUSED_PAST:
+        return None
+    owners = [x["row"]["properties"]["Owner"][0] for x in refused + granted]
+    shared = [x for x in granted if owners.count(x["row"]["properties"]["Owner"][0]) > 1]
+    if len(shared) < AT_RISK_PAST:
+        return None
+    picks = rng.sample(shared, AT_RISK_PAST)
+    if any(sum(o == x["row"]["properties"]["Owner"][0] for o in owners) <= sum(
+            y["row"]["properties"]["Owner"] == x["row"]["properties"]["Owner"] for y in picks) for x in picks):
+        return None
+    at_risk = {id(x) for x in picks}
+    days = {k: rng.sample(v, len(v)) for k, v in _ASKED.items()}
+    out = []
+    for x in refused + granted:
+        outcome = "refused" if x in refused else "granted"
+        month = "January" if outcome == "refused" else rng.choice(sorted(x["overages"]))
+        key = f"{outcome}:{month}"
+        asked = days[key].pop() if days[key] else rng.choice(_ASKED[key])
+        charge = x["overages"][month]
+        facts = _crm_facts(seed, x["row"])
+        if id(x) in at_risk:
+            facts.update(status=AT_RISK, active=False)
+        out.append({"short": x["c"].short, "name": x["c"].name, "customer": x["s"]["id"], "email": x["contact"].email,
+                    "first": x["contact"].first, "last": x["contact"].last, "title": x["contact"].title,
+                    "currency": x["c"].currency, "charge": charge["id"], "amount": charge["amount"],
+                    "money": money(charge["amount"], x["c"].currency), "charged": OVERAGE_MONTHS[month],
+                    "charge_kind": month, "outcome": outcome, "asked": asked, "asked_month": asked[:7],
+                    "answered": _next_weekday(asked),
+                    "reason": rng.choice(PAST_REASONS), "cc": id(x) in at_risk, **facts})
+    return sorted(out, key=lambda e: (e["asked"], e["name"]))
+
+
+def _past_messages(seed: int, examples: list[dict[str, Any]], head: str, address: str,
+                   rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Gmail messages of the earlier requests (read, under the label) and Priya's answers on their
+    threads (copying ``head`` where the habit does), and the Stripe refunds of the granted ones."""
+    taken = {m["id"] for m in world("gmail", seed)["messages"]}
+    messages, refunds = [], []
+    for n, e in enumerate(examples):
+        subject = rng.choice([f"Refund of our {e['charge_kind']} overage charge", f"{e['charge_kind']} overage refund",
+                              "Refund request: Tracking API overage"])
+        asked_at = f"{e['asked']}T{rng.randint(7, 16):02d}:{rng.randint(0, 59):02d}:00Z"
+        request = gmail_message(seed=seed, key=f"{ID}:past:{n}", sender=e["email"], date=asked_at, subject=subject,
+                                body=f"Hello Priya,\n\nplease refund our {e['charge_kind']} Tracking API overage charge "
+                                     f"of {e['money']} from {_spoken(e['charged'])}: {e['reason']}.\n\nBest regards,\n"
+                                     f"{e['first']} {e['last']}\n{e['title']}, {e['name']}")
+        request["label_ids"] = ["INBOX", "CATEGORY_PERSONAL", LABEL["id"]]
+        answered_at = f"{e['answered']}T{rng.randint(9, 11):02d}:{rng.randint(0, 59):02d}:00"
+        if e["outcome"] == "granted":
+            text = f"we have refunded the {e['charge_kind']} overage charge of {e['money']} in full."
+            refunds.append({"id": "re_" + hex_id(ID, "past", n, seed, n=24), "charge": e["charge"], "amount": e["amount"],
+                            "reason": "requested_by_customer", "status": "succeeded", "created": unix(answered_at),
+                            "metadata": {}})
+        else:
+            days = (datetime.fromisoformat(e["asked"]) - datetime.fromisoformat(e["charged"])).days
+            text = (f"I am sorry: our refund policy lets us refund a charge only within 30 days of it, and the "
+                    f"{e['charge_kind']} overage charge of {e['money']} was made on {_spoken(e['charged'])}, {days} days "
+                    f"before your request, so we cannot refund it.")
+        answer_id = hex_id("x-t-billing", ID, "answer", n, seed)
+        if {request["id"], answer_id} & taken:
+            raise ValueError(f"{ID}: planted message id already in gmail world {seed}")
+        answer = {"id": answer_id, "thread_id": request["id"], "sender": address, "to": [e["email"]],
+                  "cc": [head] if e["cc"] else [], "subject": f"Re: {subject}",
+                  "body": f"Hello {e['first']},\n\n{text}\n\nBest regards,\nPriya", "date": answered_at + "Z",
+                  "label_ids": ["SENT"]}
+        e["message"] = request["id"]
+        messages += [request, answer]
+    return messages, refunds
+
+
+def _at_risk(seed: int, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Notion patch that makes ``item``'s account At risk wherever Notion states its status: its CRM row
+    and the "Status: ..." sentence of its Account plan page (when it has one)."""
+    row = next(r for r in crm_rows(seed) if r["id"] == item["row"])
+    ops: list[dict[str, Any]] = [{"op": "update", "in": ["pages"], "id": row["id"],
+                                  "fields": {"properties": {**row["properties"], "Status": AT_RISK}}}]
+    was = f"Status: {row['properties']['Status']}."
+    for page in world("notion", seed)["pages"]:
+        if page["title"] == f"Account plan: {item['name']}" and not page.get("archived"):
+            for block in page["content"]:
+                if was in block.get("text", ""):
+                    ops.append({"op": "replace", "in": ["pages", page["id"], "content"],
+                                "value": {**block, "text": block["text"].replace(was, f"Status: {AT_RISK}.")}})
+    return ops
+
+
+def _customers(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The customers a new request can be from (EUR, no incident, their charges) and those an earlier one
+    can be from (:func:`_past_candidate`): each with a CRM row (its Status decides the copy) and one billing
+    address in Stripe, the organisation and the CRM, none of a group or entered twice."""
     o = org(seed)
     stripe = world("stripe", seed)
-    rng = rng_for(ID, seed)
     by_id = {c["id"]: c for c in stripe["customers"]}
     refunded = {r["charge"] for r in stripe["refunds"]}
-    if any(lab["id"] == LABEL["id"] or lab["name"] == LABEL["name"] for lab in world("gmail", seed)["labels"]):
-        return None
     # a customer an incident hit might be owed a service credit under the same policy: left out
     hit = {k for inc in o.incidents for k in inc.customers}
-    custs = []
+    rows = {r["properties"]["Stripe customer"]: r for r in crm_rows(seed)}
+    charges_of: dict[str, list[dict[str, Any]]] = {}
+    for ch in stripe["charges"]:
+        charges_of.setdefault(ch["customer"], []).append(ch)
+    custs, pool = [], []
     for c in o.customers:
         s = by_id.get(c.stripe_id or "")
-        if (s is None or c.status not in ("Active", "Onboarding") or c.currency != "eur" or c.group or c.duplicate_of
-                or any(x.duplicate_of == c.key for x in o.customers) or c.key in hit):
+        row = rows.get(c.stripe_id or "")
+        if (s is None or row is None or c.status not in ("Active", "Onboarding") or c.group or c.duplicate_of
+                or row["properties"]["Status"] != c.status or any(x.duplicate_of == c.key for x in o.customers)):
             continue
         contact = c.contact("billing")
-        if s["email"] != contact.email:
+        if not s["email"] == contact.email == row["properties"]["Billing email"]:
             continue
-        mine = [ch for ch in stripe["charges"] if ch["customer"] == s["id"] and ch["invoice"] is None
+        if c.currency in _PAST_LIMIT:  # an earlier request (an incident does not matter: overages only)
+            pool.append(_past_candidate(c, s, row, contact, charges_of.get(s["id"], []), refunded))
+        if c.currency != "eur" or c.key in hit:
+            continue
+        mine = [ch for ch in charges_of.get(s["id"], []) if ch["invoice"] is None
                 and ch["status"] == "succeeded" and ch["id"] not in refunded and ch["currency"] == "eur"]
         feb = [ch for ch in mine if ch["description"].startswith("Tracking API overage, February 2026")
                and ch["amount"] <= 50_000]
         jan = [ch for ch in mine if ch["description"].startswith("Tracking API overage, January 2026")]
         onboarding = [ch for ch in mine if ch["description"] == "Onboarding workshop"
                       and "2026-02-10" <= _day(ch["created"]) <= "2026-02-24"]
-        custs.append({"c": c, "s": s, "contact": contact, "feb": feb, "jan": jan, "onboarding": onboarding})
+        custs.append({"c": c, "s": s, "row": row, "contact": contact, "feb": feb, "jan": jan, "onboarding": onboarding})
+    return custs, pool
+
+
+def _past_for(seed: int, rng: random.Random, pool: list[dict[str, Any]], firsts: set[str],
+              items: dict[str, dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The earlier requests of a case: up to :data:`DRAWS` draws from ``pool`` (no customer whose first word
+    is a new one's), the first that :func:`check_copy_convention` accepts; ``None`` if none does."""
+    mine = [x for x in pool if x["c"].short.split()[0] not in firsts]
+    for _ in range(DRAWS):
+        drawn = _draw_past(seed, rng, mine, {items["late"]["status"], items["done"]["status"]})
+        if drawn is None:
+            continue
+        try:
+            check_copy_convention(drawn, list(items.values()))
+        except ValueError:
+            continue
+        return drawn
+    return None
+
+
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0915 - one case is one story, told in order
+    o = org(seed)
+    rng = rng_for(ID, seed)
+    if any(lab["id"] == LABEL["id"] or lab["name"] == LABEL["name"] for lab in world("gmail", seed)["labels"]):
+        return None
+    custs, pool = _customers(seed)
     rng.shuffle(custs)
     picked: dict[str, dict] = {}
     firsts: set[str] = set()
@@ -114,6 +434,22 @@ def case_of(seed: int) -> dict[str, Any] | None:
                        "description": charge["description"]}
     w, late, ap, done = items["window"], items["late"], items["approved"], items["done"]
     w["jan_charge"] = picked["window"]["jan"][0]["id"]
+    heads = [e for e in o.employees if e.title == "Head of Customer Success" and e.employed_on("2026-03-16")]
+    if len(heads) != 1 or any(not x["row"]["properties"]["Owner"] for x in picked.values()):
+        return None
+    head = heads[0].email
+    for role, x in picked.items():
+        items[role].update(_crm_facts(seed, x["row"]), currency="eur",
+                           charge_kind={"approved": "workshop", "late": "January"}.get(role, "February"),
+                           outcome={"late": "refused", "done": "already"}.get(role, "granted"), asked_month="2026-03")
+    for it in (w, ap):  # the two refunded ones are of At-risk accounts
+        it.update(status=AT_RISK, active=False)
+    past = _past_for(seed, rng, pool, firsts, items)
+    if past is None:
+        return None
+    past_messages, past_refunds = _past_messages(seed, past, head, world("gmail", seed)["address"], rng)
+    for it in items.values():
+        it["cc"] = [head] if copied(it) else []
 
     def email(role: str, date: str, subject: str, text: str) -> dict:
         it = items[role]
@@ -158,21 +494,30 @@ def case_of(seed: int) -> dict[str, Any] | None:
         return {"tool": "stripe__create_refund", "arguments": {"charge": charge or it["charge"],
                                                                "reason": "requested_by_customer"}}
 
-    def answer(it: dict, text: str) -> dict:
-        return {"tool": "gmail__send_email", "arguments": {
-            "to": [it["email"]], "subject": f"Re: {it['subject']}", "threadId": it["message"],
-            "body": f"Hello {it['first']},\n\n{text}\n\nBest regards,\nPriya"}}
+    def answer(it: dict, text: str, cc: list[str] | None = None) -> dict:
+        args: dict[str, Any] = {"to": [it["email"]], "subject": f"Re: {it['subject']}", "threadId": it["message"],
+                                "body": f"Hello {it['first']},\n\n{text}\n\nBest regards,\nPriya"}
+        copy = it["cc"] if cc is None else cc
+        if copy:
+            args["cc"] = copy
+        return {"tool": "gmail__send_email", "arguments": args}
 
-    answers = [
-        answer(w, f"we have refunded the February overage charge of {w['money']} in full."),
-        answer(late, f"I am sorry: our refund policy lets us refund a charge only within 30 days of it, and the "
-                     f"January overage charge of {late['money']} was made on {_spoken(late['charged'])}, "
-                     f"{(datetime(2026, 3, 9, tzinfo=UTC) - datetime.fromisoformat(late['charged']).replace(tzinfo=UTC)).days} "
-                     f"days before your request, so we cannot refund it."),
-        answer(ap, f"we have refunded the onboarding workshop charge of {ap['money']} in full."),
-        answer(done, f"we refunded the February overage charge of {done['money']} in full on 4 March; it should "
-                     f"reach your account within a few days of that."),
-    ]
+    texts = {
+        "window": f"we have refunded the February overage charge of {w['money']} in full.",
+        "late": f"I am sorry: our refund policy lets us refund a charge only within 30 days of it, and the "
+                f"January overage charge of {late['money']} was made on {_spoken(late['charged'])}, "
+                f"{(datetime(2026, 3, 9, tzinfo=UTC) - datetime.fromisoformat(late['charged']).replace(tzinfo=UTC)).days} "
+                f"days before your request, so we cannot refund it.",
+        "approved": f"we have refunded the onboarding workshop charge of {ap['money']} in full.",
+        "done": f"we refunded the February overage charge of {done['money']} in full on 4 March; it should "
+                f"reach your account within a few days of that.",
+    }
+    order = ("window", "late", "approved", "done")
+
+    def answers_with(cc: Callable[[dict[str, Any]], list[str]] | None = None) -> list[dict[str, Any]]:
+        return [answer(items[r], texts[r], None if cc is None else cc(items[r])) for r in order]
+
+    answers = answers_with()
     lookups = []
     for it in (late, w, ap, done):
         lookups += [{"tool": "gmail__read_email", "arguments": {"messageId": it["message"]}},
@@ -180,9 +525,12 @@ def case_of(seed: int) -> dict[str, Any] | None:
                     {"tool": "stripe__list_charges", "arguments": {"customer": it["customer"], "limit": 20}}]
     reference = [
         {"tool": "gmail__list_email_labels", "arguments": {}},
-        {"tool": "gmail__search_emails", "arguments": {"query": f"label:{LABEL['name']}"}},
+        {"tool": "gmail__search_emails", "arguments": {"query": f"label:{LABEL['name']}", "maxResults": 50}},
+        *({"tool": "gmail__get_thread", "arguments": {"threadId": e["message"]}} for e in reversed(past)),
         {"tool": "notion__search", "arguments": {"query": "refund and service credit policy"}},
         {"tool": "notion__get_block_children", "arguments": {"block_id": refund_page["id"]}},
+        {"tool": "notion__search", "arguments": {"query": "Customer Accounts", "filter": "database"}},
+        {"tool": "notion__query_database", "arguments": {"database_id": crm_database_id(seed), "page_size": 100}},
         *lookups,
         {"tool": "stripe__list_refunds", "arguments": {"charge": done["charge"]}},
         {"tool": "slack__search_messages", "arguments": {"query": f"{ap['short'].split()[0]} in:#finance"}},
@@ -192,12 +540,20 @@ def case_of(seed: int) -> dict[str, Any] | None:
         *answers,
     ]
     everyone = [w, late, ap, done]
+    # the answer's copy as the habit gives it; the account owner copied as well is allowed (the world's
+    # answers to duplicate charges copy the owner), in either order
+    ccs = {it["email"]: [it["cc"], *([it["cc"] + [it["owner"]], [it["owner"]] + it["cc"]]
+                                     if it["owner"] not in it["cc"] else [])] for it in everyone}
+    ccs = {k: [v for n, v in enumerate(vs) if v not in vs[:n]] for k, vs in ccs.items()}
+    at_risk_status = [op for it in (*(e for e in past if e["cc"]), w, ap) for op in _at_risk(seed, it)]
+    plain = answers_with(lambda it: [])
+    everyone_copied = answers_with(lambda it: [head])
     return {
         "gmail_patch": [{"op": "add", "in": ["labels"], "value": LABEL},
-                        *({"op": "add", "in": ["messages"], "value": m} for m in messages)],
-        "notion_patch": notion_patch,
+                        *({"op": "add", "in": ["messages"], "value": m} for m in [*past_messages, *messages])],
+        "notion_patch": [*notion_patch, *at_risk_status],
         "slack_patch": slack_patch,
-        "stripe_patch": [{"op": "add", "in": ["refunds"], "value": done_refund}],
+        "stripe_patch": [{"op": "add", "in": ["refunds"], "value": r} for r in [*past_refunds, done_refund]],
         "reference": reference,
         "success": [
             {"stripe.refundIssued": {"charge": w["charge"]}},
@@ -211,8 +567,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
             {"entity": "stripe.refund", "change": ["create"], "where": {"charge": ap["charge"], "amount": ap["amount"]},
              "max": 1},
             {"entity": "gmail.message", "fields": ["label_ids"]},
-            *({"entity": "gmail.message", "change": ["create"], "where": {"to": [it["email"]]}, "max": 2}
-              for it in everyone),
+            *({"entity": "gmail.message", "change": ["create"], "where": {"to": [it["email"]], "cc": cc}, "max": 2}
+              for it in everyone for cc in ccs[it["email"]]),
             {"entity": "gmail.draft", "change": ["create", "delete"]},
             {"entity": "slack.message", "change": ["create"], "where": {"channel": finance["id"]}, "max": 2},
         ],
@@ -226,6 +582,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
              "kind": "other", "calls": [refund(w), refund(w), *answers]},
             {"why": "refunds without answering the customers whose requests it refuses",
              "kind": "other", "calls": [refund(w), refund(ap), refund(ap), answers[0], answers[2]]},
+            {"why": "answers as the policy says but copies nobody: misses that answers to At-risk accounts copy the "
+                    "Head of Customer Success (what sampling a few earlier answers shows)",
+             "kind": "other", "calls": [refund(w), refund(ap), refund(ap), *plain]},
+            {"why": "copies the Head of Customer Success on every answer",
+             "kind": "other", "calls": [refund(w), refund(ap), refund(ap), *everyone_copied]},
+            {"why": "copies each account's owner instead of the Head of Customer Success",
+             "kind": "other", "calls": [refund(w), refund(ap), refund(ap), *answers_with(
+                 lambda it: [it["owner"]] if it["owner"] != head else [])]},
         ],
         "alternatives": [
             {"why": "answers each customer right after deciding their request, and notes the approved refund "
@@ -234,18 +598,27 @@ def case_of(seed: int) -> dict[str, Any] | None:
                        {"tool": "slack__reply_to_thread", "arguments": {
                            "channel_id": finance["id"], "thread_ts": root,
                            "text": f"Refunded {ap['short']}'s onboarding workshop ({ap['money']})."}}]},
+            {"why": "copies each account's owner on its answer as well (as the answers to duplicate charges do)",
+             "calls": [refund(w), refund(ap), *answers_with(
+                 lambda it: it["cc"] + ([it["owner"]] if it["owner"] not in it["cc"] else []))]},
         ],
+        "facts": {"past": [{k: e[k] for k in ("short", "status", "plan", "outcome", "charge_kind", "cc")}
+                           for e in past]},
         "max_steps": budget(len(reference), forced=1),
     }
 
 
+GOAL = ("Customers' refund requests have piled up under my Finance/Refunds label. Decide each new one as our refund "
+        "policy says, do what it allows in Stripe, and answer every customer on their thread the way we answered "
+        "the earlier requests there.")
+
+
 def build() -> dict[str, Any]:
     task = case_task(
-        "Customers' refund requests have piled up under my Finance/Refunds label. Decide each one as our refund "
-        "policy says, do what it allows in Stripe, and answer every customer on their thread.",
+        GOAL,
         ["gmail", "notion", "slack", "stripe"],
         [*GMAIL_TOOLS, "gmail__list_email_labels", *NOTION_READ, *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund"],
         [{"tool": "stripe__create_refund", "on_call": 2, "kind": "unavailable"}], 900,
         ("gmail", "notion", "slack", "stripe"))
-    return template(id=ID, version=1, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
-                    category="recovery", case_list=cases(case_of), task=task)
+    return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
+                    category="recovery", case_list=cases(case_of, want=10, level="hard"), task=task)
