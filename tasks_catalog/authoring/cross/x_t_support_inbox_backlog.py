@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import permutations
 from typing import Any
 
 from servers.notion import NotionState, NotionTools
@@ -55,6 +56,7 @@ from tasks_catalog.authoring.cross._x_t_support import (
     pick_unused,
     seats_pattern,
     signature,
+    stamp_day,
     support_customers,
 )
 
@@ -150,6 +152,17 @@ def _stale_numbers(seed: int) -> set[str]:
 
 
 
+def _customers(seed: int) -> dict[str, dict[str, Any]]:
+    """The family's customers (``support_customers``), each with what its Stripe customer's metadata says
+    beside plan and seats: its purchase order number (``po``, or None) and whether it is billed yearly."""
+    meta = {c["id"]: c["metadata"] for c in world("stripe", seed)["customers"]}
+    out = support_customers(seed)
+    for c in out.values():
+        c["po"] = meta[c["stripe"]].get("po_number")
+        c["annual"] = meta[c["stripe"]].get("billing") == "annual"
+    return out
+
+
 def _ent(c: dict[str, Any]) -> bool:
     return bool(c["key"]) and c["plan"] == "enterprise"
 
@@ -166,14 +179,24 @@ def _anyone(c: dict[str, Any]) -> bool:
     return True
 
 
+def _with_po(test: Any) -> Any:
+    return lambda c: test(c) and bool(c["po"])
+
+
+def _without_po(test: Any) -> Any:
+    return lambda c: test(c) and not c["po"]
+
+
 def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
                    stale: set[str]) -> list[dict[str, Any]] | None:
     """Five invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy,
     where the seed has one), a key account on another plan, two other customers; two paid, two open, one
-    either."""
+    either. A customer with a purchase order on file asks about a paid invoice (the other customers', and
+    where the seed has one the first one's, is paid): the earlier answers quote theirs on paid invoices, all
+    of this year's they answered in February."""
     out = []
-    wants = [(_ent, "paid", True), (_ent, "open", False), (_key_other, "paid", False), (_nonkey, "open", False),
-             (_nonkey, rng.choice(["paid", "open"]), False)]
+    wants = [(_ent, "paid", True), (_without_po(_ent), "open", False), (_key_other, "paid", False),
+             (_without_po(_nonkey), "open", False), (_with_po(_nonkey), "paid", False)]
     for test, status, stale_first in wants:
         who = None
         if stale_first:
@@ -218,7 +241,7 @@ def _invoice_pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, An
 
 def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """Who writes about what: one customer a conversation, the lookalikes first."""
-    custs = support_customers(seed)
+    custs = _customers(seed)
     pool = list(custs.values())
     used: set[str] = set()
     look = lookalike_key_account(seed, custs, rng, used, for_cancel=False)
@@ -245,12 +268,98 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     for r in roles["handled"]:
         r.setdefault("kind", "account")
     # asked again after our answer: two invoices of one customer, the first answered, the second not
-    who = pick_unused(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
+    # (a customer with a purchase order on file, asking now about a paid invoice)
+    who = pick_unused(rng, pool, used, lambda c: bool(c["po"]) and any(b["status"] == "paid" for _, b in _invoice_pairs(c)))
     if who is None:
         return None
-    first, second = rng.choice(_invoice_pairs(who))
+    first, second = rng.choice([(a, b) for a, b in _invoice_pairs(who) if b["status"] == "paid"])
     roles["again"].append({"who": who, "invoice": first, "second": second})
+    past = _past_roles(seed, rng, pool, used, [r["who"] for r in [*roles["billing"], *roles["again"]]])
+    if past is None:
+        return None
+    roles["past"] = past
     return roles
+
+
+# -- the team's earlier answers ------------------------------------------------------------------------------
+
+#: The team's earlier answered conversations (9 to 26 February, archived under their sub-label), by kind.
+PAST = {"billing": 7, "account": 3, "other": 2}
+#: How many of the earlier invoice answers quote the customer's purchase order: at least, at most.
+PO_SHOWN = (3, 4)
+#: The opening of every answer the team writes (the first 100 characters a search result shows are alike).
+OPENING = "Thank you for your message, and sorry to keep you waiting."
+PO_LINE = "For your accounts payable: this invoice is billed against your purchase order {po}."
+#: The features a reader could think the purchase-order line keys on (beside the purchase order itself).
+FEATURES = ("key", "plan", "currency", "annual")
+#: How many readings of the earlier answers become wrong solutions (every one is asserted): the file stays small.
+WRONG_READINGS = 3
+
+
+def _fit_past(c: dict[str, Any]) -> bool:
+    """Who an earlier (February) conversation may come from: anyone but a key account on Scale, whose owner
+    the 2025 policy then in force copied and the 2026 one does not (its answer would read against one)."""
+    return not (c["key"] and c["plan"] == "scale")
+
+
+def _features(c: dict[str, Any]) -> set[tuple[str, Any]]:
+    return {(f, bool(c[f]) if f == "key" else c[f]) for f in FEATURES}
+
+
+def _past_invoices(seed: int, c: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The customer's invoices of this year issued before 9 February, paid (before then) or open (still
+    open now, so open then): what an answer in February would have said is what Stripe says today."""
+    paid_at: dict[str, int] = {}
+    for ch in world("stripe", seed)["charges"]:
+        if ch["invoice"] and ch["status"] == "succeeded":
+            paid_at[ch["invoice"]] = min(paid_at.get(ch["invoice"], ch["created"]), ch["created"])
+    cut = "2026-02-09"
+    return {st: [i for i in invoice_pool(c, st) if stamp_day(i["created"]) < cut and
+                 (st == "open" or (i["id"] in paid_at and stamp_day(paid_at[i["id"]]) < cut))]
+            for st in ("paid", "open")}
+
+
+def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                asking: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The earlier answered conversations: invoice questions from customers with a purchase order on file
+    (their answers quote it) that between them share every feature value of the customers with one who ask
+    now (key account or not, plan, currency, billed yearly or not: no reading "only for these" sets a new one
+    apart), about paid invoices, one asking for accounts payable and one not; invoice questions from
+    customers without one; plan questions (one from a customer with a purchase order: its answer quotes
+    none); other mail. None when the seed has too few such customers."""
+    need = set().union(*(_features(c) for c in asking if c["po"]))
+    invoiced = {c["name"]: _past_invoices(seed, c) for c in pool if c["name"] not in used and _fit_past(c)}
+    cands = [c for c in pool if c["name"] in invoiced and c["po"] and invoiced[c["name"]]["paid"]]
+    rng.shuffle(cands)
+    shown: list[dict[str, Any]] = []
+    while len(shown) < PO_SHOWN[1] and cands:
+        best = max(cands, key=lambda c: len(_features(c) & need))
+        if not need and len(shown) >= PO_SHOWN[0]:
+            break
+        shown.append(best)
+        cands.remove(best)
+        need -= _features(best)
+    if need or len(shown) < PO_SHOWN[0]:
+        return None
+    used.update(c["name"] for c in shown)
+    out: list[dict[str, Any]] = []
+    for n, c in enumerate(shown):
+        # the first asks for its accounts payable team (the first text), the second does not
+        variant = 0 if n == 0 else (rng.choice([1, 2]) if n == 1 else rng.randrange(3))
+        out.append({"kind": "billing", "who": c, "invoice": rng.choice(invoiced[c["name"]]["paid"]), "variant": variant})
+    for _ in range(PAST["billing"] - len(out)):
+        c = pick_unused(rng, pool, used, lambda x: x["name"] in invoiced and not x["po"] and any(invoiced[x["name"]].values()))
+        if c is None:
+            return None
+        st = rng.choice([st for st in ("paid", "open") if invoiced[c["name"]][st]])
+        out.append({"kind": "billing", "who": c, "invoice": rng.choice(invoiced[c["name"]][st]), "variant": rng.randrange(3)})
+    for kind, test in (("account", lambda x: bool(x["po"])), ("account", _anyone), ("account", _anyone),
+                       ("other", _anyone), ("other", _anyone)):
+        c = pick_unused(rng, pool, used, lambda x, t=test: _fit_past(x) and t(x))
+        if c is None:
+            return None
+        out.append({"kind": kind, "who": c, "variant": rng.randrange(3)})
+    return out
 
 
 # -- texts ---------------------------------------------------------------------------------------------------
@@ -268,12 +377,35 @@ REMIND = ["following up on my message below: could someone get back to me, pleas
 
 
 def _message(seed: int, key: str, head: tuple[str, str, str], text: str, when: str, labels: list[str],
-             thread: str | None = None) -> dict[str, Any]:
+             thread: str | None = None, cc: list[str] | None = None) -> dict[str, Any]:
     """A planted message: ``head`` is its sender, recipient and subject."""
     sender, to, subject = head
     mid = hex_id(ID, seed, key)
-    return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": [], "subject": subject,
+    return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": cc or [], "subject": subject,
             "body": text, "date": when, "label_ids": labels}
+
+
+def _answer_body(first: str, fact: str, po: str | None = None) -> str:
+    """An answer as the team writes it: the greeting, the opening and the fact (all a search result's first
+    100 characters show), the purchase-order line where one is quoted, the sign-off."""
+    parts = [f"Hello {first},", f"{OPENING} {fact[0].upper()}{fact[1:]}"]
+    if po:
+        parts.append(PO_LINE.format(po=po))
+    return "\n\n".join([*parts, SIGN_OFF])
+
+
+def _fact(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, currency: str) -> str:
+    if kind == "billing":
+        return invoice_fact(invoice, currency)  # type: ignore[arg-type]
+    if kind == "account":
+        return f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
+    return f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current period."
+
+
+def quotes_po(kind: str, w: dict[str, Any]) -> bool:
+    """The convention the earlier answers show: an answer to an invoice question quotes the customer's
+    purchase order when Stripe has one on file for it."""
+    return kind == "billing" and bool(w.get("po"))
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -311,7 +443,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         m = _message(seed, f"{k}:{who['name']}", (who["email"], PRIMARY, subject), text, when(day), list(unread))
         messages.append(m)
         threads.append({"kind": kind, "role": k, "who": who, "ids": [m["id"]], "ours": [], "day": day,
-                        "subject": subject, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
+                        "subject": subject, "text": text, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
     # reminders on some unanswered conversations
     for t in rng.sample(threads, rng.randint(*REMINDERS)):
         m = _message(seed, f"remind:{t['who']['name']}", (t["who"]["email"], PRIMARY, f"Re: {t['subject']}"),
@@ -327,11 +459,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
         day = next(days)
         labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
         q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
-        fact = (invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
-                f"you are on our {who['plan'].capitalize()} plan with {who['seats']} seats.")
         a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                     f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(min(day, 12) + 1),
-                     ["SENT"], thread=q["id"])
+                     _answer_body(who["first"], _fact(kind, who, r.get("invoice"), who["currency"]),
+                                  who["po"] if quotes_po(kind, who) else None),
+                     when(min(day, 12) + 1), ["SENT"], thread=q["id"], cc=_cc(who))
         messages += [q, a]
         threads.append({"kind": kind, "role": "handled", "who": who, "ids": [q["id"]], "ours": [a["id"]], "day": day,
                         "subject": subject, **({"invoice": r["invoice"]} if "invoice" in r else {})})
@@ -340,18 +471,113 @@ def case_of(seed: int) -> dict[str, Any] | None:
     who, first, second = r["who"], r["invoice"], r["second"]
     subject, text = ask("billing", who, first["number"])
     q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
-    fact = invoice_fact(first, who["currency"])
     a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                 f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(4), ["SENT"], thread=q["id"])
+                 _answer_body(who["first"], invoice_fact(first, who["currency"]), who["po"]), when(4), ["SENT"],
+                 thread=q["id"], cc=_cc(who))
     q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
                   f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
                   f"total?\n\n{signature(who)}", when(12), list(unread), thread=q["id"])
     messages += [q, a, q2]
-    threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]],
+    examples = [{"kind": "billing", "who": who, "invoice": first, "text": text, "answer": a},
+                *({"kind": t["kind"], "who": t["who"], "invoice": t.get("invoice"), "text": "",
+                   "answer": next(m for m in messages if m["id"] == t["ours"][0])}
+                  for t in threads if t["role"] == "handled")]
+    past, examples_past = _plant_past(seed, rng, roles["past"])
+    messages += past
+    examples += examples_past
+    threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]], "text": q2["body"],
                     "invoice": second, "answered": first, "subject": subject, "day": 3})
     if len({m["id"] for m in messages}) != len(messages) or {m["id"] for m in messages} & taken:
         return None
-    return _judged(seed, threads, messages)
+    return _judged(seed, threads, messages, examples)
+
+
+def _plant_past(seed: int, rng: random.Random, past: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The earlier conversations, 9 to 26 February: the question (read, archived, under Support and its
+    sub-label) and, but for other mail, the team's answer the next day (an Enterprise key account's copying
+    its owner, as both policies say); and each as an example (its kind, customer, question and answer)."""
+    messages, examples = [], []
+    days = sorted(rng.sample(range(9, 26), len(past)))
+    for n, (e, day) in enumerate(zip(rng.sample(past, len(past)), days, strict=True)):
+        w, kind = e["who"], e["kind"]
+        number = e.get("invoice", {}).get("number", "")
+        subject, text = ASKS[kind][e["variant"]]
+        subject, text = subject.format(n=number), f"Hello,\n\n{text.format(n=number)}\n\n{signature(w)}"
+        q = _message(seed, f"past:{w['name']}", (w["email"], PRIMARY, subject), text,
+                     f"2026-02-{day:02d}T{8 + n % 9:02d}:{(n * 23) % 60:02d}:00Z",
+                     ["CATEGORY_PERSONAL", QUEUE["id"], LABELS[kind]["id"]])
+        messages.append(q)
+        answer = None
+        if kind != "other":
+            answer = _message(seed, f"past-answer:{w['name']}", (PRIMARY, w["email"], f"Re: {subject}"),
+                              _answer_body(w["first"], _fact(kind, w, e.get("invoice"), w["currency"]),
+                                           w["po"] if quotes_po(kind, w) else None),
+                              f"2026-02-{day + 1:02d}T{9 + n % 8:02d}:{(n * 29) % 60:02d}:00Z", ["SENT"],
+                              thread=q["id"], cc=_cc(w))
+            messages.append(answer)
+        examples.append({"kind": kind, "who": w, "invoice": e.get("invoice"), "text": text, "answer": answer,
+                         "ids": [q["id"]] + ([answer["id"]] if answer else [])})
+    return messages, examples
+
+
+# -- the convention the earlier answers show ---------------------------------------------------------------
+
+PLANS = ("starter", "growth", "scale", "enterprise")
+Reading = Any  # (kind, customer, the question's text, the invoice's status) -> whether the answer quotes the PO
+
+
+def readings(currencies: set[str]) -> dict[str, Reading]:
+    """The readings of the earlier answers a careful person could form in place of ``quotes_po``: never;
+    every answer to a customer with a purchase order (plan answers too); only for some customers (key
+    accounts or not, a plan or above or below, a currency, billed yearly or monthly), only paid or only open
+    invoices, only when the customer asks for accounts payable or only when not."""
+    def po(k: str, w: dict[str, Any]) -> bool:
+        return quotes_po(k, w)
+
+    out: dict[str, Reading] = {
+        "never quote a purchase order": lambda k, w, text, st: False,
+        "quote it on every answer to a customer with one (plan answers too)":
+            lambda k, w, text, st: k in ("billing", "account", "cancel") and bool(w.get("po")),
+        "only for key accounts": lambda k, w, text, st: po(k, w) and bool(w["key"]),
+        "only for customers who are not key accounts": lambda k, w, text, st: po(k, w) and not w["key"],
+        "only on paid invoices": lambda k, w, text, st: po(k, w) and st == "paid",
+        "only on open invoices": lambda k, w, text, st: po(k, w) and st == "open",
+        "only for customers billed yearly": lambda k, w, text, st: po(k, w) and bool(w["annual"]),
+        "only for customers billed monthly": lambda k, w, text, st: po(k, w) and not w["annual"],
+        "only when the customer mentions accounts payable":
+            lambda k, w, text, st: po(k, w) and "accounts payable" in text,
+        "only when the customer does not mention accounts payable":
+            lambda k, w, text, st: po(k, w) and "accounts payable" not in text,
+    }
+    for i, p in enumerate(PLANS):
+        out[f"only for customers on {p.capitalize()} or above"] = \
+            lambda k, w, text, st, i=i: po(k, w) and PLANS.index(w["plan"]) >= i
+        out[f"only for customers on {p.capitalize()} or below"] = \
+            lambda k, w, text, st, i=i: po(k, w) and PLANS.index(w["plan"]) <= i
+    for cur in sorted(currencies):
+        out[f"only for customers billed in {cur.upper()}"] = lambda k, w, text, st, cur=cur: po(k, w) and w["currency"] == cur
+    return out
+
+
+def _shows(example: dict[str, Any]) -> bool:
+    """Whether an earlier answer, as planted, quotes a purchase order."""
+    return example["answer"] is not None and "purchase order" in example["answer"]["body"]
+
+
+def unruled(examples: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
+    """The readings no example contradicts that would treat a new conversation otherwise than
+    ``quotes_po`` (empty when the examples decide every new answer); "the rule itself" when an example does
+    not follow it."""
+    def status(x: dict[str, Any]) -> str:
+        return (x.get("invoice") or {}).get("status", "")
+
+    out = [f"the rule itself ({e['who']['name']})" for e in examples
+           if (e["answer"] is not None and quotes_po(e["kind"], e["who"])) != _shows(e)]
+    for name, read in readings({x["who"]["currency"] for x in [*examples, *new]}).items():
+        if all(read(e["kind"], e["who"], e["text"], status(e)) == _shows(e) for e in examples if e["answer"]) and \
+                any(read(t["kind"], t["who"], t["text"], status(t)) != quotes_po(t["kind"], t["who"]) for t in new):
+            out.append(name)
+    return out
 
 
 # -- judgement ---------------------------------------------------------------------------------------------
@@ -361,31 +587,42 @@ def _cc(who: dict[str, Any], *, scale_too: bool = False) -> list[str]:
     return [who["owner"]] if who["key"] and who["plan"] in tier else []
 
 
-def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None) -> str:
-    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading)."""
+def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None, po: bool = True) -> str:
+    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading; ``po`` False: without
+    the purchase order the convention quotes)."""
     w = who or t["who"]
-    if t["kind"] == "billing":
-        fact = invoice_fact(t["invoice"], t["who"]["currency"])
-    elif t["kind"] == "account":
-        fact = f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
-    else:
-        fact = (f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current "
-                f"period.")
-    return f"Hello {t['who']['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}"
+    quoted = t["who"]["po"] if po and quotes_po(t["kind"], t["who"]) else None
+    return _answer_body(t["who"]["first"], _fact(t["kind"], w, t.get("invoice"), t["who"]["currency"]), quoted)
+
+
+def _po_pattern(po: str) -> str:
+    """The purchase order's number as written (PO-2026-0847, or just 2026-0847)."""
+    parts = [re.escape(x) for x in po.removeprefix("PO-").split("-")]
+    return f"(^|[^0-9]){'[- ]?'.join(parts)}([^0-9]|$)"
+
+
+def _all_of(*patterns: str) -> str:
+    """Text holding a match of every pattern, in any order."""
+    return "|".join("".join(f"({p})(.|\\n)*" for p in order)[: -len("(.|\\n)*")]
+                    for order in permutations(patterns))
 
 
 def _fact_pattern(t: dict[str, Any]) -> str:
     w = t["who"]
     if t["kind"] == "billing":
-        return both(amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]])
+        parts = [amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]]]
+        if quotes_po("billing", w):
+            parts.append(_po_pattern(w["po"]))
+        return _all_of(*parts)
     if t["kind"] == "account":
         return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
     return PLAN_WORD[w["plan"]]
 
 
-def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None) -> dict[str, Any]:
-    args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}", "body": _reply_text(t, who),
-                            "threadId": t["ids"][0]}
+def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None,
+           po: bool = True) -> dict[str, Any]:
+    args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}",
+                            "body": _reply_text(t, who, po), "threadId": t["ids"][0]}
     copy = _cc(t["who"]) if cc is None else cc
     if copy:
         args["cc"] = copy
@@ -413,7 +650,15 @@ def _needs_reply(t: dict[str, Any]) -> bool:
     return t["role"] in ("billing", "account", "cancel", "again")
 
 
-def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:
+def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]],
+            examples: list[dict[str, Any]]) -> dict[str, Any]:
+    new = [t for t in threads if _needs_reply(t)]
+    if unruled(examples, new):
+        raise ValueError(f"{ID}, seed {seed}: the earlier answers leave open {unruled(examples, new)}")
+    hidden = [m for e in examples if e["answer"] for m in [e["answer"]] if "purchase order" in m["body"][:100]]
+    if hidden or sum(map(_shows, examples)) > 6 or sum(1 for m in messages if QUEUE["id"] in m["label_ids"]) > 50:
+        raise ValueError(f"{ID}, seed {seed}: a purchase order in a search result's snippet, more than six earlier "
+                         f"answers quoting one, or more than 50 messages under Support")
     n = world("notion", seed)
     policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
     superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
@@ -429,7 +674,9 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
     gmail_patch = [*({"op": "add", "in": ["labels"], "value": v} for v in [QUEUE, *LABELS.values()]),
                    *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
 
-    # the reference: read the queue, the policy, the CRM and its people, every conversation, each fact in Stripe
+    # the reference: read the queue, the policy, the CRM and its people, every earlier conversation (opened:
+    # their answers are the team's way), which conversations we have answered (our sent mail), each fact in
+    # Stripe (an invoice asked about, and its customer: a purchase order on file)
     tools = NotionTools(NotionState.model_validate(world("notion", seed)))
     first_users = tools.list_users(page_size=100)
     reads_users = [call("notion__list_users", page_size=100)]
@@ -444,12 +691,13 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
         call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
         *reads_users,
     ]
-    per_thread = []
+    per_thread = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(
+        (e for e in examples if "ids" in e), key=lambda e: e["ids"][0])]
+    per_thread.append(call("gmail__search_emails", query="in:sent after:2026/03/01", maxResults=50))
     for t in threads:
-        per_thread.append(call("gmail__get_thread", threadId=t["ids"][0]))
         if t["role"] in ("billing", "again"):
             per_thread.append(call("stripe__search_invoices", query=f"number:'{t['invoice']['number']}'"))
-        elif t["role"] in ("account", "cancel"):
+        if t["role"] in ("billing", "again", "account", "cancel"):
             per_thread.append(call("stripe__search_customers", query=f"email:'{t['who']['email']}'"))
     labels = _labels(threads)
     replies = {id(t): _reply(t) for t in threads if _needs_reply(t)}
@@ -468,7 +716,10 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
         mine = [t for t in threads if t["kind"] == kind]
         ids = [i for t in mine for i in t["ids"]]
         success += [{"gmail.messageLabelApplied": {"message": i, "label": LABELS[kind]["name"]}} for i in ids]
-        frame.append({"entity": "gmail.message", "ids": ids + [i for t in mine for i in t["ours"]], "fields": ["label_ids"],
+        earlier = [i for e in examples if e["kind"] == kind and "ids" in e for i in e["ids"]]
+        # the earlier conversations already carry their label: labelling (or tidying) them again is no harm
+        frame.append({"entity": "gmail.message", "ids": ids + [i for t in mine for i in t["ours"]] + earlier,
+                      "fields": ["label_ids"],
                       "values": {"label_ids": {"add": [LABELS[kind]["id"]], "remove": ["UNREAD", "INBOX", QUEUE["id"]]}}})
     for t in threads:
         if id(t) in replies:
@@ -538,6 +789,27 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
+    # the team's way: the answers without the purchase orders (a reader who opened too few earlier answers),
+    # and the readings of the earlier answers that quote fewer than the convention does
+    def quoting(read: Reading) -> list[dict[str, Any]]:
+        def status(t: dict[str, Any]) -> str:
+            return (t.get("invoice") or {}).get("status", "")
+        swapped = {id(replies[id(t)]): _reply(t, po=read(t["kind"], t["who"], t["text"], status(t)))
+                   for t in new if quotes_po(t["kind"], t["who"])}
+        return [swapped.get(id(c), c) for c in writes]
+
+    quoting_po = [t for t in new if quotes_po(t["kind"], t["who"])]
+    wrongs.append({"why": "answers as the policy says but without the purchase-order line the earlier answers to "
+                          f"customers with one carry ({', '.join(t['who']['name'] for t in quoting_po)})",
+                   "kind": "other", "calls": quoting(lambda k, w, text, st: False)})
+    seen = {repr(writes), repr(wrongs[-1]["calls"])}
+    for name, read in readings({x["who"]["currency"] for x in [*examples, *new]}).items():
+        calls = quoting(read)
+        if len(seen) - 2 >= WRONG_READINGS or repr(calls) in seen:
+            continue  # quotes where the convention does (or more, which the frame does not mind), or a reading already tried
+        seen.add(repr(calls))
+        wrongs.append({"why": f"reads the earlier answers otherwise: quotes the purchase order {name}", "kind": "other",
+                       "calls": calls})
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
                         removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
@@ -574,12 +846,12 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
 
 
 GOAL = ("My Support label has piled up while I was away: customers' questions, cancellations and the rest. Please "
-        "work through all of it as our support inbox policy says.")
+        "work through all of it as our support inbox policy says, answering the way the team has been answering.")
 
 CASES = 10
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, MAILBOX_TOOLS, timeout_s=1800, faults="{{case.faults}}"))
