@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
@@ -183,6 +184,10 @@ def _with_po(test: Any) -> Any:
     return lambda c: test(c) and bool(c["po"])
 
 
+def _annual(test: Any) -> Any:
+    return lambda c: test(c) and c["annual"]
+
+
 def _without_po(test: Any) -> Any:
     return lambda c: test(c) and not c["po"]
 
@@ -216,7 +221,8 @@ def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
     """The plan questions, cancellations, other mail and handled conversations beside the lookalikes (False:
     the seed has too few customers of a kind)."""
     owners = {r["who"]["owner"] for r in roles["cancel_key"]}
-    draws: list[tuple[str, Any]] = [("account", _ent), ("account", _nonkey), ("account", _anyone)]
+    # two plan questions from customers billed yearly (the earlier answers say so to such customers)
+    draws: list[tuple[str, Any]] = [("account", _annual(_ent)), ("account", _annual(_nonkey)), ("account", _anyone)]
     draws += [("cancel_key", None)] * (KINDS["cancel_key"] - len(roles["cancel_key"]))
     draws += [("cancel", _nonkey)] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
     draws += [("handled", _anyone)] * KINDS["handled"]
@@ -274,7 +280,8 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
         return None
     first, second = rng.choice([(a, b) for a, b in _invoice_pairs(who) if b["status"] == "paid"])
     roles["again"].append({"who": who, "invoice": first, "second": second})
-    past = _past_roles(seed, rng, pool, used, [r["who"] for r in [*roles["billing"], *roles["again"]]])
+    past = _past_roles(seed, rng, pool, used, {"billing": [r["who"] for r in [*roles["billing"], *roles["again"]]],
+                                               "account": [r["who"] for r in roles["account"]]})
     if past is None:
         return None
     roles["past"] = past
@@ -284,16 +291,58 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
 # -- the team's earlier answers ------------------------------------------------------------------------------
 
 #: The team's earlier answered conversations (9 to 26 February, archived under their sub-label), by kind.
-PAST = {"billing": 7, "account": 3, "other": 2}
-#: How many of the earlier invoice answers quote the customer's purchase order: at least, at most.
-PO_SHOWN = (3, 4)
+PAST = {"billing": 6, "account": 4, "other": 2}
 #: The opening of every answer the team writes (the first 100 characters a search result shows are alike).
 OPENING = "Thank you for your message, and sorry to keep you waiting."
-PO_LINE = "For your accounts payable: this invoice is billed against your purchase order {po}."
-#: The features a reader could think the purchase-order line keys on (beside the purchase order itself).
-FEATURES = ("key", "plan", "currency", "annual")
-#: How many readings of the earlier answers become wrong solutions (every one is asserted): the file stays small.
+#: How many readings of the earlier answers per convention become wrong solutions (every one is asserted):
+#: the template file stays small.
 WRONG_READINGS = 3
+PLANS = ("starter", "growth", "scale", "enterprise")
+#: What a customer's yes/no fields are called in a reading.
+FLAGS = {"key": ("key accounts", "customers who are not key accounts"),
+         "po": ("customers with a purchase order on file", "customers without one"),
+         "annual": ("customers billed yearly", "customers billed monthly")}
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A line the team's answers of one kind carry for customers whose Stripe record has ``trigger`` (a
+    purchase order on file, yearly billing); it comes after the greeting and the fact, past the first 100
+    characters a search result shows, so only opening an answer shows it. ``word``: a word some customers'
+    questions hold, which a reader could take for the trigger; ``features``: the customer's fields a reader
+    could take for a condition of it; ``shown``: how many earlier answers carry it (at least, at most)."""
+    name: str
+    kind: str
+    trigger: str
+    line: str
+    marker: str
+    word: str
+    features: tuple[str, ...]
+    shown: tuple[int, int]
+    what: str
+
+    def applies(self, kind: str, w: dict[str, Any]) -> bool:
+        return kind == self.kind and bool(w.get(self.trigger))
+
+    def pattern(self, w: dict[str, Any]) -> str:
+        """What an answer must hold to carry the line: the purchase order's number as written (PO-2026-0847,
+        or just 2026-0847); a word for yearly billing."""
+        if self.trigger == "po":
+            parts = [re.escape(x) for x in w["po"].removeprefix("PO-").split("-")]
+            return f"(^|[^0-9]){'[- ]?'.join(parts)}([^0-9]|$)"
+        return "[Aa]nnual|ANNUAL|[Yy]early|YEARLY|[Pp]er year|a year|[Ee](ach|very) year|12 months|twelve months"
+
+
+CONVENTIONS = (
+    Convention("purchase order", "billing", "po",
+               "For your accounts payable: this invoice is billed against your purchase order {po}.",
+               "purchase order", "accounts payable", ("key", "plan", "currency", "annual"), (2, 3),
+               "quotes the purchase order"),
+    Convention("yearly billing", "account", "annual",
+               "Your seats are billed yearly, so a change of seats takes effect at your next renewal.",
+               "billed yearly", "budget", ("key", "plan", "currency", "po"), (2, 3),
+               "says the seats are billed yearly"),
+)
 
 
 def _fit_past(c: dict[str, Any]) -> bool:
@@ -302,63 +351,86 @@ def _fit_past(c: dict[str, Any]) -> bool:
     return not (c["key"] and c["plan"] == "scale")
 
 
-def _features(c: dict[str, Any]) -> set[tuple[str, Any]]:
-    return {(f, bool(c[f]) if f == "key" else c[f]) for f in FEATURES}
+def _features(c: dict[str, Any], conv: Convention) -> set[tuple[str, Any]]:
+    return {(f, bool(c[f]) if f in FLAGS else c[f]) for f in conv.features}
 
 
-def _past_invoices(seed: int, c: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The customer's invoices of this year issued before 9 February, paid (before then) or open (still
-    open now, so open then): what an answer in February would have said is what Stripe says today."""
+def _past_invoices(seed: int, c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The customer's invoices of this year issued and paid before 9 February: what an answer in February
+    said of it is what Stripe says today."""
     paid_at: dict[str, int] = {}
     for ch in world("stripe", seed)["charges"]:
         if ch["invoice"] and ch["status"] == "succeeded":
             paid_at[ch["invoice"]] = min(paid_at.get(ch["invoice"], ch["created"]), ch["created"])
     cut = "2026-02-09"
-    return {st: [i for i in invoice_pool(c, st) if stamp_day(i["created"]) < cut and
-                 (st == "open" or (i["id"] in paid_at and stamp_day(paid_at[i["id"]]) < cut))]
-            for st in ("paid", "open")}
+    return [i for i in invoice_pool(c, "paid") if stamp_day(i["created"]) < cut and i["id"] in paid_at
+            and stamp_day(paid_at[i["id"]]) < cut]
+
+
+def _shown(rng: random.Random, cands: list[dict[str, Any]], asking: list[dict[str, Any]],
+           conv: Convention) -> list[dict[str, Any]] | None:
+    """Customers of ``cands`` (with the trigger) whose earlier answers carry the line: between them every
+    feature value of the customers with the trigger who ask now (key account or not, plan, currency, the
+    other trigger: no reading "only for these" sets a new one apart); None when no few do."""
+    need = set().union(*(_features(c, conv) for c in asking if conv.applies(conv.kind, c)))
+    cands = list(cands)
+    rng.shuffle(cands)
+    shown: list[dict[str, Any]] = []
+    while len(shown) < conv.shown[1] and cands and (need or len(shown) < conv.shown[0]):
+        best = max(cands, key=lambda c: len(_features(c, conv) & need))
+        shown.append(best)
+        cands.remove(best)
+        need -= _features(best, conv)
+    return None if need or len(shown) < conv.shown[0] else shown
+
+
+def _variants(rng: random.Random, conv: Convention, n: int) -> list[int]:
+    """The questions' texts of ``n`` earlier conversations of the convention's kind: the first holds its
+    ``word``, the second does not (no reading "only when they mention it", or "only when they do not")."""
+    texts = ASKS[conv.kind]
+    yes = [i for i, (_, text) in enumerate(texts) if conv.word in text]
+    no = [i for i in range(len(texts)) if i not in yes]
+    return [rng.choice(yes), rng.choice(no), *(rng.randrange(len(texts)) for _ in range(n - 2))]
 
 
 def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used: set[str],
-                asking: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """The earlier answered conversations: invoice questions from customers with a purchase order on file
-    (their answers quote it) that between them share every feature value of the customers with one who ask
-    now (key account or not, plan, currency, billed yearly or not: no reading "only for these" sets a new one
-    apart), about paid invoices, one asking for accounts payable and one not; invoice questions from
-    customers without one; plan questions (one from a customer with a purchase order: its answer quotes
-    none); other mail. None when the seed has too few such customers."""
-    need = set().union(*(_features(c) for c in asking if c["po"]))
+                asking: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]] | None:
+    """The earlier answered conversations (``asking``: the customers asking now, by kind): invoice questions
+    about paid invoices, those from customers with a purchase order on file quoting it (``_shown``), one from
+    a customer billed yearly without one (its answer says nothing of yearly billing), the rest from customers
+    without one; plan questions, those from customers billed yearly saying so (``_shown``), one from a customer
+    with a purchase order billed monthly (its answer quotes none); other mail. None when the seed has too few
+    such customers."""
     invoiced = {c["name"]: _past_invoices(seed, c) for c in pool if c["name"] not in used and _fit_past(c)}
-    cands = [c for c in pool if c["name"] in invoiced and c["po"] and invoiced[c["name"]]["paid"]]
-    rng.shuffle(cands)
-    shown: list[dict[str, Any]] = []
-    while len(shown) < PO_SHOWN[1] and cands:
-        best = max(cands, key=lambda c: len(_features(c) & need))
-        if not need and len(shown) >= PO_SHOWN[0]:
-            break
-        shown.append(best)
-        cands.remove(best)
-        need -= _features(best)
-    if need or len(shown) < PO_SHOWN[0]:
+    po, annual = CONVENTIONS
+    shown_po = _shown(rng, [c for c in pool if c["name"] in invoiced and invoiced[c["name"]] and c["po"]],
+                      asking["billing"], po)
+    if shown_po is None:
         return None
-    used.update(c["name"] for c in shown)
+    used.update(c["name"] for c in shown_po)
+    shown_annual = _shown(rng, [c for c in pool if c["name"] in invoiced and c["name"] not in used and c["annual"]],
+                          asking["account"], annual)
+    if shown_annual is None:
+        return None
+    used.update(c["name"] for c in shown_annual)
     out: list[dict[str, Any]] = []
-    for n, c in enumerate(shown):
-        # the first asks for its accounts payable team (the first text), the second does not
-        variant = 0 if n == 0 else (rng.choice([1, 2]) if n == 1 else rng.randrange(3))
-        out.append({"kind": "billing", "who": c, "invoice": rng.choice(invoiced[c["name"]]["paid"]), "variant": variant})
-    for _ in range(PAST["billing"] - len(out)):
-        c = pick_unused(rng, pool, used, lambda x: x["name"] in invoiced and not x["po"] and any(invoiced[x["name"]].values()))
+    for kind, shown, conv in (("billing", shown_po, po), ("account", shown_annual, annual)):
+        for c, variant in zip(shown, _variants(rng, conv, len(shown)), strict=True):
+            out.append({"kind": kind, "who": c, "variant": variant})
+    fill: list[tuple[str, Any]] = [("billing", lambda x: not x["po"] and x["annual"])]
+    fill += [("billing", lambda x: not x["po"])] * (PAST["billing"] - len(shown_po) - 1)
+    fill += [("account", lambda x: x["po"] and not x["annual"])]
+    fill += [("account", lambda x: not x["annual"])] * (PAST["account"] - len(shown_annual) - 1)
+    fill += [("other", _anyone)] * PAST["other"]
+    for kind, test in fill:
+        c = pick_unused(rng, pool, used, lambda x, t=test, k=kind: x["name"] in invoiced and t(x) and
+                        (k != "billing" or bool(invoiced[x["name"]])))
         if c is None:
             return None
-        st = rng.choice([st for st in ("paid", "open") if invoiced[c["name"]][st]])
-        out.append({"kind": "billing", "who": c, "invoice": rng.choice(invoiced[c["name"]][st]), "variant": rng.randrange(3)})
-    for kind, test in (("account", lambda x: bool(x["po"])), ("account", _anyone), ("account", _anyone),
-                       ("other", _anyone), ("other", _anyone)):
-        c = pick_unused(rng, pool, used, lambda x, t=test: _fit_past(x) and t(x))
-        if c is None:
-            return None
-        out.append({"kind": kind, "who": c, "variant": rng.randrange(3)})
+        out.append({"kind": kind, "who": c, "variant": rng.randrange(len(ASKS[kind]))})
+    for e in out:
+        if e["kind"] == "billing":
+            e["invoice"] = rng.choice(invoiced[e["who"]["name"]])
     return out
 
 
@@ -385,13 +457,16 @@ def _message(seed: int, key: str, head: tuple[str, str, str], text: str, when: s
             "body": text, "date": when, "label_ids": labels}
 
 
-def _answer_body(first: str, fact: str, po: str | None = None) -> str:
+def _answer_body(first: str, fact: str, lines: list[str] = ()) -> str:  # type: ignore[assignment]
     """An answer as the team writes it: the greeting, the opening and the fact (all a search result's first
-    100 characters show), the purchase-order line where one is quoted, the sign-off."""
-    parts = [f"Hello {first},", f"{OPENING} {fact[0].upper()}{fact[1:]}"]
-    if po:
-        parts.append(PO_LINE.format(po=po))
-    return "\n\n".join([*parts, SIGN_OFF])
+    100 characters show), the lines of the conventions that apply, the sign-off."""
+    return "\n\n".join([f"Hello {first},", f"{OPENING} {fact[0].upper()}{fact[1:]}", *lines, SIGN_OFF])
+
+
+def _lines(kind: str, w: dict[str, Any], keep: Any = None) -> list[str]:
+    """The lines of the conventions that apply to an answer of ``kind`` to ``w`` (``keep``: a test of each
+    convention, for a reading that carries fewer)."""
+    return [c.line.format(po=w["po"]) for c in CONVENTIONS if c.applies(kind, w) and (keep is None or keep(c))]
 
 
 def _fact(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, currency: str) -> str:
@@ -400,12 +475,6 @@ def _fact(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, currency
     if kind == "account":
         return f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
     return f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current period."
-
-
-def quotes_po(kind: str, w: dict[str, Any]) -> bool:
-    """The convention the earlier answers show: an answer to an invoice question quotes the customer's
-    purchase order when Stripe has one on file for it."""
-    return kind == "billing" and bool(w.get("po"))
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -460,8 +529,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
         q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
         a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                     _answer_body(who["first"], _fact(kind, who, r.get("invoice"), who["currency"]),
-                                  who["po"] if quotes_po(kind, who) else None),
+                     _answer_body(who["first"], _fact(kind, who, r.get("invoice"), who["currency"]), _lines(kind, who)),
                      when(min(day, 12) + 1), ["SENT"], thread=q["id"], cc=_cc(who))
         messages += [q, a]
         threads.append({"kind": kind, "role": "handled", "who": who, "ids": [q["id"]], "ours": [a["id"]], "day": day,
@@ -472,7 +540,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     subject, text = ask("billing", who, first["number"])
     q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
     a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                 _answer_body(who["first"], invoice_fact(first, who["currency"]), who["po"]), when(4), ["SENT"],
+                 _answer_body(who["first"], invoice_fact(first, who["currency"]), _lines("billing", who)), when(4), ["SENT"],
                  thread=q["id"], cc=_cc(who))
     q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
                   f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
@@ -510,8 +578,7 @@ def _plant_past(seed: int, rng: random.Random, past: list[dict[str, Any]]) -> tu
         answer = None
         if kind != "other":
             answer = _message(seed, f"past-answer:{w['name']}", (PRIMARY, w["email"], f"Re: {subject}"),
-                              _answer_body(w["first"], _fact(kind, w, e.get("invoice"), w["currency"]),
-                                           w["po"] if quotes_po(kind, w) else None),
+                              _answer_body(w["first"], _fact(kind, w, e.get("invoice"), w["currency"]), _lines(kind, w)),
                               f"2026-02-{day + 1:02d}T{9 + n % 8:02d}:{(n * 29) % 60:02d}:00Z", ["SENT"],
                               thread=q["id"], cc=_cc(w))
             messages.append(answer)
@@ -522,83 +589,79 @@ def _plant_past(seed: int, rng: random.Random, past: list[dict[str, Any]]) -> tu
 
 # -- the convention the earlier answers show ---------------------------------------------------------------
 
-PLANS = ("starter", "growth", "scale", "enterprise")
-Reading = Any  # (kind, customer, the question's text, the invoice's status) -> whether the answer quotes the PO
+Reading = Any  # (kind, customer, the question's text, the invoice's status) -> whether the answer carries the line
 
 
-def readings(currencies: set[str]) -> dict[str, Reading]:
-    """The readings of the earlier answers a careful person could form in place of ``quotes_po``: never;
-    every answer to a customer with a purchase order (plan answers too); only for some customers (key
-    accounts or not, a plan or above or below, a currency, billed yearly or monthly), only paid or only open
-    invoices, only when the customer asks for accounts payable or only when not."""
-    def po(k: str, w: dict[str, Any]) -> bool:
-        return quotes_po(k, w)
+def readings(conv: Convention, currencies: set[str]) -> dict[str, Reading]:
+    """The readings of the earlier answers a careful person could form in place of ``conv``: never; on every
+    answer to a customer with the trigger (other kinds too); only for some of them (key accounts or not, the
+    other trigger or not, a plan or above or below, a currency), only on paid or only on open invoices, only
+    when the customer's question mentions the convention's ``word`` or only when it does not."""
+    def rule(k: str, w: dict[str, Any]) -> bool:
+        return conv.applies(k, w)
 
     out: dict[str, Reading] = {
-        "never quote a purchase order": lambda k, w, text, st: False,
-        "quote it on every answer to a customer with one (plan answers too)":
-            lambda k, w, text, st: k in ("billing", "account", "cancel") and bool(w.get("po")),
-        "only for key accounts": lambda k, w, text, st: po(k, w) and bool(w["key"]),
-        "only for customers who are not key accounts": lambda k, w, text, st: po(k, w) and not w["key"],
-        "only on paid invoices": lambda k, w, text, st: po(k, w) and st == "paid",
-        "only on open invoices": lambda k, w, text, st: po(k, w) and st == "open",
-        "only for customers billed yearly": lambda k, w, text, st: po(k, w) and bool(w["annual"]),
-        "only for customers billed monthly": lambda k, w, text, st: po(k, w) and not w["annual"],
-        "only when the customer mentions accounts payable":
-            lambda k, w, text, st: po(k, w) and "accounts payable" in text,
-        "only when the customer does not mention accounts payable":
-            lambda k, w, text, st: po(k, w) and "accounts payable" not in text,
+        "never": lambda k, w, text, st: False,
+        f"on every answer to {FLAGS[conv.trigger][0]}, whatever they ask":
+            lambda k, w, text, st: k in ("billing", "account", "cancel") and bool(w.get(conv.trigger)),
+        f"only when the customer mentions {conv.word!r}": lambda k, w, text, st: rule(k, w) and conv.word in text,
+        f"only when the customer does not mention {conv.word!r}":
+            lambda k, w, text, st: rule(k, w) and conv.word not in text,
     }
+    for f in conv.features:
+        if f in FLAGS:
+            out[f"only for {FLAGS[f][0]}"] = lambda k, w, text, st, f=f: rule(k, w) and bool(w[f])
+            out[f"only for {FLAGS[f][1]}"] = lambda k, w, text, st, f=f: rule(k, w) and not w[f]
+    if conv.kind == "billing":
+        out["only on paid invoices"] = lambda k, w, text, st: rule(k, w) and st == "paid"
+        out["only on open invoices"] = lambda k, w, text, st: rule(k, w) and st == "open"
     for i, p in enumerate(PLANS):
         out[f"only for customers on {p.capitalize()} or above"] = \
-            lambda k, w, text, st, i=i: po(k, w) and PLANS.index(w["plan"]) >= i
+            lambda k, w, text, st, i=i: rule(k, w) and PLANS.index(w["plan"]) >= i
         out[f"only for customers on {p.capitalize()} or below"] = \
-            lambda k, w, text, st, i=i: po(k, w) and PLANS.index(w["plan"]) <= i
+            lambda k, w, text, st, i=i: rule(k, w) and PLANS.index(w["plan"]) <= i
     for cur in sorted(currencies):
-        out[f"only for customers billed in {cur.upper()}"] = lambda k, w, text, st, cur=cur: po(k, w) and w["currency"] == cur
+        out[f"only for customers billed in {cur.upper()}"] = \
+            lambda k, w, text, st, cur=cur: rule(k, w) and w["currency"] == cur
     return out
 
 
-def _shows(example: dict[str, Any]) -> bool:
-    """Whether an earlier answer, as planted, quotes a purchase order."""
-    return example["answer"] is not None and "purchase order" in example["answer"]["body"]
+def _shows(example: dict[str, Any], conv: Convention) -> bool:
+    """Whether an earlier answer, as planted, carries the convention's line."""
+    return example["answer"] is not None and conv.marker in example["answer"]["body"]
+
+
+def _status(x: dict[str, Any]) -> str:
+    return (x.get("invoice") or {}).get("status", "")
 
 
 def unruled(examples: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
-    """The readings no example contradicts that would treat a new conversation otherwise than
-    ``quotes_po`` (empty when the examples decide every new answer); "the rule itself" when an example does
-    not follow it."""
-    def status(x: dict[str, Any]) -> str:
-        return (x.get("invoice") or {}).get("status", "")
-
-    out = [f"the rule itself ({e['who']['name']})" for e in examples
-           if (e["answer"] is not None and quotes_po(e["kind"], e["who"])) != _shows(e)]
-    for name, read in readings({x["who"]["currency"] for x in [*examples, *new]}).items():
-        if all(read(e["kind"], e["who"], e["text"], status(e)) == _shows(e) for e in examples if e["answer"]) and \
-                any(read(t["kind"], t["who"], t["text"], status(t)) != quotes_po(t["kind"], t["who"]) for t in new):
-            out.append(name)
+    """For each convention, the readings no example contradicts that would treat a new conversation
+    otherwise (empty when the examples decide every new answer); "the rule itself" when an example does not
+    follow it."""
+    out = []
+    answered = [e for e in examples if e["answer"] is not None]
+    for conv in CONVENTIONS:
+        out += [f"{conv.name}: the rule itself ({e['who']['name']})" for e in answered
+                if conv.applies(e["kind"], e["who"]) != _shows(e, conv)]
+        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
+            if all(read(e["kind"], e["who"], e["text"], _status(e)) == _shows(e, conv) for e in answered) and \
+                    any(read(t["kind"], t["who"], t["text"], _status(t)) != conv.applies(t["kind"], t["who"]) for t in new):
+                out.append(f"{conv.name}: {name}")
     return out
 
-
-# -- judgement ---------------------------------------------------------------------------------------------
 
 def _cc(who: dict[str, Any], *, scale_too: bool = False) -> list[str]:
     tier = ("enterprise", "scale") if scale_too else ("enterprise",)
     return [who["owner"]] if who["key"] and who["plan"] in tier else []
 
 
-def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None, po: bool = True) -> str:
-    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading; ``po`` False: without
-    the purchase order the convention quotes)."""
+def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None, keep: Any = None) -> str:
+    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading; ``keep``: which
+    conventions' lines it carries, a reading's)."""
     w = who or t["who"]
-    quoted = t["who"]["po"] if po and quotes_po(t["kind"], t["who"]) else None
-    return _answer_body(t["who"]["first"], _fact(t["kind"], w, t.get("invoice"), t["who"]["currency"]), quoted)
-
-
-def _po_pattern(po: str) -> str:
-    """The purchase order's number as written (PO-2026-0847, or just 2026-0847)."""
-    parts = [re.escape(x) for x in po.removeprefix("PO-").split("-")]
-    return f"(^|[^0-9]){'[- ]?'.join(parts)}([^0-9]|$)"
+    return _answer_body(t["who"]["first"], _fact(t["kind"], w, t.get("invoice"), t["who"]["currency"]),
+                        _lines(t["kind"], t["who"], keep))
 
 
 def _all_of(*patterns: str) -> str:
@@ -611,18 +674,17 @@ def _fact_pattern(t: dict[str, Any]) -> str:
     w = t["who"]
     if t["kind"] == "billing":
         parts = [amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]]]
-        if quotes_po("billing", w):
-            parts.append(_po_pattern(w["po"]))
-        return _all_of(*parts)
-    if t["kind"] == "account":
-        return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
-    return PLAN_WORD[w["plan"]]
+    elif t["kind"] == "account":
+        parts = [PLAN_WORD[w["plan"]], seats_pattern(w["seats"])]
+    else:
+        return PLAN_WORD[w["plan"]]
+    return _all_of(*parts, *(c.pattern(w) for c in CONVENTIONS if c.applies(t["kind"], w)))
 
 
 def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None,
-           po: bool = True) -> dict[str, Any]:
+           keep: Any = None) -> dict[str, Any]:
     args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}",
-                            "body": _reply_text(t, who, po), "threadId": t["ids"][0]}
+                            "body": _reply_text(t, who, keep), "threadId": t["ids"][0]}
     copy = _cc(t["who"]) if cc is None else cc
     if copy:
         args["cc"] = copy
@@ -655,10 +717,14 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
     new = [t for t in threads if _needs_reply(t)]
     if unruled(examples, new):
         raise ValueError(f"{ID}, seed {seed}: the earlier answers leave open {unruled(examples, new)}")
-    hidden = [m for e in examples if e["answer"] for m in [e["answer"]] if "purchase order" in m["body"][:100]]
-    if hidden or sum(map(_shows, examples)) > 6 or sum(1 for m in messages if QUEUE["id"] in m["label_ids"]) > 50:
-        raise ValueError(f"{ID}, seed {seed}: a purchase order in a search result's snippet, more than six earlier "
-                         f"answers quoting one, or more than 50 messages under Support")
+    for conv in CONVENTIONS:
+        snippets = [e["who"]["name"] for e in examples if e["answer"] and conv.marker in e["answer"]["body"][:100]]
+        shown = sum(_shows(e, conv) for e in examples)
+        if snippets or not 2 <= shown <= 5:
+            raise ValueError(f"{ID}, seed {seed}: {conv.name} shows in a search result's snippet ({snippets}) or in "
+                             f"{shown} earlier answers (2-5 wanted)")
+    if sum(1 for m in messages if QUEUE["id"] in m["label_ids"]) > 50:
+        raise ValueError(f"{ID}, seed {seed}: more than 50 messages under Support (the reference reads one page)")
     n = world("notion", seed)
     policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
     superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
@@ -789,27 +855,29 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
-    # the team's way: the answers without the purchase orders (a reader who opened too few earlier answers),
-    # and the readings of the earlier answers that quote fewer than the convention does
-    def quoting(read: Reading) -> list[dict[str, Any]]:
-        def status(t: dict[str, Any]) -> str:
-            return (t.get("invoice") or {}).get("status", "")
-        swapped = {id(replies[id(t)]): _reply(t, po=read(t["kind"], t["who"], t["text"], status(t)))
-                   for t in new if quotes_po(t["kind"], t["who"])}
+    # the team's way: the answers without a convention's lines (a reader who opened too few earlier answers),
+    # and the readings of the earlier answers that carry them on fewer answers than the convention does
+    def carrying(conv: Convention, read: Reading) -> list[dict[str, Any]]:
+        swapped = {id(replies[id(t)]): _reply(t, keep=lambda c, t=t: c is not conv or read(
+            t["kind"], t["who"], t["text"], _status(t))) for t in new if conv.applies(t["kind"], t["who"])}
         return [swapped.get(id(c), c) for c in writes]
 
-    quoting_po = [t for t in new if quotes_po(t["kind"], t["who"])]
-    wrongs.append({"why": "answers as the policy says but without the purchase-order line the earlier answers to "
-                          f"customers with one carry ({', '.join(t['who']['name'] for t in quoting_po)})",
-                   "kind": "other", "calls": quoting(lambda k, w, text, st: False)})
-    seen = {repr(writes), repr(wrongs[-1]["calls"])}
-    for name, read in readings({x["who"]["currency"] for x in [*examples, *new]}).items():
-        calls = quoting(read)
-        if len(seen) - 2 >= WRONG_READINGS or repr(calls) in seen:
-            continue  # quotes where the convention does (or more, which the frame does not mind), or a reading already tried
-        seen.add(repr(calls))
-        wrongs.append({"why": f"reads the earlier answers otherwise: quotes the purchase order {name}", "kind": "other",
-                       "calls": calls})
+    seen = {repr(writes)}
+    for conv in CONVENTIONS:
+        which = ", ".join(t["who"]["name"] for t in new if conv.applies(t["kind"], t["who"]))
+        wrongs.append({"why": f"answers as the policy says but without the line the earlier answers carry for "
+                              f"{FLAGS[conv.trigger][0]} ({conv.name}: {which})",
+                       "kind": "other", "calls": carrying(conv, lambda k, w, text, st: False)})
+        seen.add(repr(wrongs[-1]["calls"]))
+        kept = 0
+        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
+            calls = carrying(conv, read)
+            if kept == WRONG_READINGS or repr(calls) in seen:
+                continue  # the line where the convention puts it (or more widely, which no frame minds), or tried
+            seen.add(repr(calls))
+            kept += 1
+            wrongs.append({"why": f"reads the earlier answers otherwise: {conv.what} {name}", "kind": "other",
+                           "calls": calls})
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
                         removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
