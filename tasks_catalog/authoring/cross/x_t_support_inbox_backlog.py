@@ -1,7 +1,7 @@
 """x-t-support-inbox-backlog (hard, recovery; gmail, notion, stripe): Priya's Support label has piled up,
 27 to 30 customer emails in 18 conversations, and each is worked as the support inbox policy in Notion says
 (the 2026 version, in force from 2 March; the superseded 2025 one copied Scale owners too and answered every
-cancellation itself).
+cancellation itself), answering "the way the team has been answering".
 
 Scale with per-item judgement: every conversation is read and decided on its own, and every decision ends in
 its own exact writes.
@@ -20,9 +20,32 @@ its own exact writes.
 - One plan question comes from a customer whose name is a letter away from another key account's (Harbour and
   Harbor Foods, Nordkapp and Nordkap Marine, ...), with another plan or seats, owner or tier; one key-account
   cancellation is from such a customer too, where the seed has a second pair.
+
+Version 2 adds the team's earlier work: 12 conversations answered in February (6 invoice questions, 4 plan
+questions, 2 other mail; read, archived under Support and their sub-label), and two conventions the policy
+does not state that only OPENING those answers shows (each line comes after the greeting, the opening and the
+fact, past the 100 characters a search result's snippet holds) and only a minority of them carry:
+- an answer to an invoice question quotes the customer's purchase order when Stripe has one on file for the
+  customer (metadata ``po_number``): 2-3 of the February invoice answers, and the earlier answer in the
+  conversation asked again, whose customer has one;
+- an answer to a plan question says the seats are billed yearly when the Stripe customer is billed yearly
+  (metadata ``billing: annual``): 2-3 of the February plan answers.
+``CONVENTIONS`` holds both, ``readings`` the other readings a careful person could form of each (never; on
+every answer to such a customer; only key accounts or only others; only the other trigger or not; a plan or
+above or below; a currency; only paid or open invoices; only when the question mentions "accounts payable" or
+"budget", or not), and ``unruled`` asserts per case that each reading which would treat a new answer
+otherwise is contradicted by an earlier answer (the module raises otherwise): the earlier answers carrying a
+line cover every feature value of the new customers it applies to, one asked with the word and one without;
+an earlier plan answer to a customer with a purchase order and an earlier invoice answer to one billed
+yearly carry neither line. Per case at least two new invoice answers (all on paid invoices) and two new plan
+answers carry a line, and others carry none. Wrong solutions: each convention left out (the sampler's
+answers), and up to three readings each that carry a line on fewer answers; readings carrying it more widely
+harm nobody and are not failed (no frame asks for a line's absence).
+
 The labels go on in four batches (the second answers ``unavailable`` and must be retried); the fourth email
 sent answers ``timeout_after_commit`` (it went: a blind resend answers twice, which the frame's ``max``
-catches). The reference reads every conversation and makes 57 calls (budget 87).
+catches). The reference opens every earlier conversation, finds which new ones we answered from our sent
+mail, looks up each invoice and each customer in Stripe, and makes 58 calls (budget 88).
 """
 
 from __future__ import annotations
@@ -33,7 +56,6 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
-from servers.notion import NotionState, NotionTools
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, uuid_of
@@ -54,6 +76,7 @@ from tasks_catalog.authoring.cross._x_t_support import (
     invoice_pool,
     invoice_total,
     lookalike_key_account,
+    notion_user_reads,
     pick_unused,
     seats_pattern,
     signature,
@@ -423,11 +446,11 @@ def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used:
     fill += [("account", lambda x: not x["annual"])] * (PAST["account"] - len(shown_annual) - 1)
     fill += [("other", _anyone)] * PAST["other"]
     for kind, test in fill:
-        c = pick_unused(rng, pool, used, lambda x, t=test, k=kind: x["name"] in invoiced and t(x) and
-                        (k != "billing" or bool(invoiced[x["name"]])))
-        if c is None:
+        who = pick_unused(rng, pool, used, lambda x, t=test, k=kind: x["name"] in invoiced and t(x) and
+                          (k != "billing" or bool(invoiced[x["name"]])))
+        if who is None:
             return None
-        out.append({"kind": kind, "who": c, "variant": rng.randrange(len(ASKS[kind]))})
+        out.append({"kind": kind, "who": who, "variant": rng.randrange(len(ASKS[kind]))})
     for e in out:
         if e["kind"] == "billing":
             e["invoice"] = rng.choice(invoiced[e["who"]["name"]])
@@ -712,11 +735,9 @@ def _needs_reply(t: dict[str, Any]) -> bool:
     return t["role"] in ("billing", "account", "cancel", "again")
 
 
-def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]],
-            examples: list[dict[str, Any]]) -> dict[str, Any]:
-    new = [t for t in threads if _needs_reply(t)]
-    if unruled(examples, new):
-        raise ValueError(f"{ID}, seed {seed}: the earlier answers leave open {unruled(examples, new)}")
+def _check_examples(seed: int, examples: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+    """``ValueError`` when a convention's line shows in a search result's snippet of an earlier answer, or
+    in fewer than 2 or more than 5 of them, or when the Support label holds more than a page of 50."""
     for conv in CONVENTIONS:
         snippets = [e["who"]["name"] for e in examples if e["answer"] and conv.marker in e["answer"]["body"][:100]]
         shown = sum(_shows(e, conv) for e in examples)
@@ -725,29 +746,67 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
                              f"{shown} earlier answers (2-5 wanted)")
     if sum(1 for m in messages if QUEUE["id"] in m["label_ids"]) > 50:
         raise ValueError(f"{ID}, seed {seed}: more than 50 messages under Support (the reference reads one page)")
+
+
+def _convention_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str, Any]], new: list[dict[str, Any]],
+                       examples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The team's way missed: for each convention the answers without its line (a reader who opened too few
+    earlier answers), and the readings of the earlier answers that carry it on fewer answers than it does
+    (those that carry it as widely or more widely change nothing a frame minds: left out)."""
+    def carrying(conv: Convention, read: Reading) -> list[dict[str, Any]]:
+        swapped = {id(replies[id(t)]): _reply(t, keep=lambda c, t=t: c is not conv or read(
+            t["kind"], t["who"], t["text"], _status(t))) for t in new if conv.applies(t["kind"], t["who"])}
+        return [swapped.get(id(c), c) for c in writes]
+
+    out: list[dict[str, Any]] = []
+    seen = {repr(writes)}
+    for conv in CONVENTIONS:
+        which = ", ".join(t["who"]["name"] for t in new if conv.applies(t["kind"], t["who"]))
+        out.append({"why": f"answers as the policy says but without the line the earlier answers carry for "
+                           f"{FLAGS[conv.trigger][0]} ({conv.name}: {which})",
+                    "kind": "other", "calls": carrying(conv, lambda k, w, text, st: False)})
+        seen.add(repr(out[-1]["calls"]))
+        kept = 0
+        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
+            calls = carrying(conv, read)
+            if kept == WRONG_READINGS or repr(calls) in seen:
+                continue
+            seen.add(repr(calls))
+            kept += 1
+            out.append({"why": f"reads the earlier answers otherwise: {conv.what} {name}", "kind": "other",
+                        "calls": calls})
+    return out
+
+
+def _policy_pages(seed: int, policy_id: str) -> list[dict[str, Any]]:
+    """Notion's patch: the 2026 policy under Policies, the 2025 one under Superseded."""
     n = world("notion", seed)
     policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
     superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
-    policy_id, old_id = uuid_of(ID, "policy", seed), uuid_of(ID, "old", seed)
 
     def page(pid: str, title: str, parent: str, blocks: list[tuple[str, str]], created: str) -> dict[str, Any]:
         return {"op": "add", "in": ["pages"], "value": {
             "id": pid, "title": title, "parent_id": parent, "properties": {}, "archived": False, "created_time": created,
             "content": [{"id": uuid_of(ID, pid, i), "type": kind, "text": text} for i, (kind, text) in enumerate(blocks)]}}
 
-    notion_patch = [page(old_id, OLD_POLICY, superseded, OLD_POLICY_TEXT, "2025-02-20T10:00:00Z"),
-                    page(policy_id, POLICY, policies, POLICY_TEXT, "2026-02-25T10:00:00Z")]
+    return [page(uuid_of(ID, "old", seed), OLD_POLICY, superseded, OLD_POLICY_TEXT, "2025-02-20T10:00:00Z"),
+            page(policy_id, POLICY, policies, POLICY_TEXT, "2026-02-25T10:00:00Z")]
+
+
+def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]],
+            examples: list[dict[str, Any]]) -> dict[str, Any]:
+    new = [t for t in threads if _needs_reply(t)]
+    if unruled(examples, new):
+        raise ValueError(f"{ID}, seed {seed}: the earlier answers leave open {unruled(examples, new)}")
+    _check_examples(seed, examples, messages)
+    policy_id = uuid_of(ID, "policy", seed)
+    notion_patch = _policy_pages(seed, policy_id)
     gmail_patch = [*({"op": "add", "in": ["labels"], "value": v} for v in [QUEUE, *LABELS.values()]),
                    *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
 
     # the reference: read the queue, the policy, the CRM and its people, every earlier conversation (opened:
     # their answers are the team's way), which conversations we have answered (our sent mail), each fact in
     # Stripe (an invoice asked about, and its customer: a purchase order on file)
-    tools = NotionTools(NotionState.model_validate(world("notion", seed)))
-    first_users = tools.list_users(page_size=100)
-    reads_users = [call("notion__list_users", page_size=100)]
-    if first_users["has_more"]:
-        reads_users.append(call("notion__list_users", page_size=100, start_cursor=first_users["next_cursor"]))
     discover = [
         call("gmail__list_email_labels"),
         call("gmail__search_emails", query="label:Support", maxResults=50),
@@ -755,7 +814,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
         call("notion__get_block_children", block_id=policy_id),
         call("notion__search", query="Customer Accounts"),
         call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
-        *reads_users,
+        *notion_user_reads(seed),
     ]
     per_thread = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(
         (e for e in examples if "ids" in e), key=lambda e: e["ids"][0])]
@@ -855,29 +914,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
-    # the team's way: the answers without a convention's lines (a reader who opened too few earlier answers),
-    # and the readings of the earlier answers that carry them on fewer answers than the convention does
-    def carrying(conv: Convention, read: Reading) -> list[dict[str, Any]]:
-        swapped = {id(replies[id(t)]): _reply(t, keep=lambda c, t=t: c is not conv or read(
-            t["kind"], t["who"], t["text"], _status(t))) for t in new if conv.applies(t["kind"], t["who"])}
-        return [swapped.get(id(c), c) for c in writes]
-
-    seen = {repr(writes)}
-    for conv in CONVENTIONS:
-        which = ", ".join(t["who"]["name"] for t in new if conv.applies(t["kind"], t["who"]))
-        wrongs.append({"why": f"answers as the policy says but without the line the earlier answers carry for "
-                              f"{FLAGS[conv.trigger][0]} ({conv.name}: {which})",
-                       "kind": "other", "calls": carrying(conv, lambda k, w, text, st: False)})
-        seen.add(repr(wrongs[-1]["calls"]))
-        kept = 0
-        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
-            calls = carrying(conv, read)
-            if kept == WRONG_READINGS or repr(calls) in seen:
-                continue  # the line where the convention puts it (or more widely, which no frame minds), or tried
-            seen.add(repr(calls))
-            kept += 1
-            wrongs.append({"why": f"reads the earlier answers otherwise: {conv.what} {name}", "kind": "other",
-                           "calls": calls})
+    wrongs += _convention_wrongs(writes, replies, new, examples)
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
                         removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
