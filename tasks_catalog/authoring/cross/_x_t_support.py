@@ -12,9 +12,11 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from servers.notion import NotionState, NotionTools
 from tasks_catalog.authoring.cross import org, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import money
+from tasks_catalog.authoring.cross._x_t_people import call
 
 QUEUE = {"id": "Label_11", "name": "Support"}
 
@@ -209,3 +211,13 @@ def invoice_fact(inv: dict[str, Any], currency: str) -> str:
     total = money(invoice_total(inv), currency)
     return (f"invoice {inv['number']} is paid in full: {total}." if inv["status"] == "paid" else
             f"invoice {inv['number']} is still open: {total} is due.")
+
+
+def notion_user_reads(seed: int) -> list[dict[str, Any]]:
+    """The reference's reads of Notion's people, page by page (an owner is a person id in Customer Accounts)."""
+    tools = NotionTools(NotionState.model_validate(world("notion", seed)))
+    first = tools.list_users(page_size=100)
+    reads = [call("notion__list_users", page_size=100)]
+    if first["has_more"]:
+        reads.append(call("notion__list_users", page_size=100, start_cursor=first["next_cursor"]))
+    return reads

@@ -1,7 +1,7 @@
 """x-t-support-inbox-backlog (hard, recovery; gmail, notion, stripe): Priya's Support label has piled up,
 27 to 30 customer emails in 18 conversations, and each is worked as the support inbox policy in Notion says
 (the 2026 version, in force from 2 March; the superseded 2025 one copied Scale owners too and answered every
-cancellation itself).
+cancellation itself), answering "the way the team has been answering".
 
 Scale with per-item judgement: every conversation is read and decided on its own, and every decision ends in
 its own exact writes.
@@ -20,18 +20,42 @@ its own exact writes.
 - One plan question comes from a customer whose name is a letter away from another key account's (Harbour and
   Harbor Foods, Nordkapp and Nordkap Marine, ...), with another plan or seats, owner or tier; one key-account
   cancellation is from such a customer too, where the seed has a second pair.
+
+Version 2 adds the team's earlier work: 12 conversations answered in February (6 invoice questions, 4 plan
+questions, 2 other mail; read, archived under Support and their sub-label), and two conventions the policy
+does not state that only OPENING those answers shows (each line comes after the greeting, the opening and the
+fact, past the 100 characters a search result's snippet holds) and only a minority of them carry:
+- an answer to an invoice question quotes the customer's purchase order when Stripe has one on file for the
+  customer (metadata ``po_number``): 2-3 of the February invoice answers, and the earlier answer in the
+  conversation asked again, whose customer has one;
+- an answer to a plan question says the seats are billed yearly when the Stripe customer is billed yearly
+  (metadata ``billing: annual``): 2-3 of the February plan answers.
+``CONVENTIONS`` holds both, ``readings`` the other readings a careful person could form of each (never; on
+every answer to such a customer; only key accounts or only others; only the other trigger or not; a plan or
+above or below; a currency; only paid or open invoices; only when the question mentions "accounts payable" or
+"budget", or not), and ``unruled`` asserts per case that each reading which would treat a new answer
+otherwise is contradicted by an earlier answer (the module raises otherwise): the earlier answers carrying a
+line cover every feature value of the new customers it applies to, one asked with the word and one without;
+an earlier plan answer to a customer with a purchase order and an earlier invoice answer to one billed
+yearly carry neither line. Per case at least two new invoice answers (all on paid invoices) and two new plan
+answers carry a line, and others carry none. Wrong solutions: each convention left out (the sampler's
+answers), and up to three readings each that carry a line on fewer answers; readings carrying it more widely
+harm nobody and are not failed (no frame asks for a line's absence).
+
 The labels go on in four batches (the second answers ``unavailable`` and must be retried); the fourth email
 sent answers ``timeout_after_commit`` (it went: a blind resend answers twice, which the frame's ``max``
-catches). The reference reads every conversation and makes 57 calls (budget 87).
+catches). The reference opens every earlier conversation, finds which new ones we answered from our sent
+mail, looks up each invoice and each customer in Stripe, and makes 58 calls (budget 88).
 """
 
 from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
+from itertools import permutations
 from typing import Any
 
-from servers.notion import NotionState, NotionTools
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, uuid_of
@@ -52,9 +76,11 @@ from tasks_catalog.authoring.cross._x_t_support import (
     invoice_pool,
     invoice_total,
     lookalike_key_account,
+    notion_user_reads,
     pick_unused,
     seats_pattern,
     signature,
+    stamp_day,
     support_customers,
 )
 
@@ -150,6 +176,17 @@ def _stale_numbers(seed: int) -> set[str]:
 
 
 
+def _customers(seed: int) -> dict[str, dict[str, Any]]:
+    """The family's customers (``support_customers``), each with what its Stripe customer's metadata says
+    beside plan and seats: its purchase order number (``po``, or None) and whether it is billed yearly."""
+    meta = {c["id"]: c["metadata"] for c in world("stripe", seed)["customers"]}
+    out = support_customers(seed)
+    for c in out.values():
+        c["po"] = meta[c["stripe"]].get("po_number")
+        c["annual"] = meta[c["stripe"]].get("billing") == "annual"
+    return out
+
+
 def _ent(c: dict[str, Any]) -> bool:
     return bool(c["key"]) and c["plan"] == "enterprise"
 
@@ -166,14 +203,28 @@ def _anyone(c: dict[str, Any]) -> bool:
     return True
 
 
+def _with_po(test: Any) -> Any:
+    return lambda c: test(c) and bool(c["po"])
+
+
+def _annual(test: Any) -> Any:
+    return lambda c: test(c) and c["annual"]
+
+
+def _without_po(test: Any) -> Any:
+    return lambda c: test(c) and not c["po"]
+
+
 def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
                    stale: set[str]) -> list[dict[str, Any]] | None:
     """Five invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy,
     where the seed has one), a key account on another plan, two other customers; two paid, two open, one
-    either."""
+    either. A customer with a purchase order on file asks about a paid invoice (the other customers', and
+    where the seed has one the first one's, is paid): the earlier answers quote theirs on paid invoices, all
+    of this year's they answered in February."""
     out = []
-    wants = [(_ent, "paid", True), (_ent, "open", False), (_key_other, "paid", False), (_nonkey, "open", False),
-             (_nonkey, rng.choice(["paid", "open"]), False)]
+    wants = [(_ent, "paid", True), (_without_po(_ent), "open", False), (_key_other, "paid", False),
+             (_without_po(_nonkey), "open", False), (_with_po(_nonkey), "paid", False)]
     for test, status, stale_first in wants:
         who = None
         if stale_first:
@@ -193,7 +244,8 @@ def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
     """The plan questions, cancellations, other mail and handled conversations beside the lookalikes (False:
     the seed has too few customers of a kind)."""
     owners = {r["who"]["owner"] for r in roles["cancel_key"]}
-    draws: list[tuple[str, Any]] = [("account", _ent), ("account", _nonkey), ("account", _anyone)]
+    # two plan questions from customers billed yearly (the earlier answers say so to such customers)
+    draws: list[tuple[str, Any]] = [("account", _annual(_ent)), ("account", _annual(_nonkey)), ("account", _anyone)]
     draws += [("cancel_key", None)] * (KINDS["cancel_key"] - len(roles["cancel_key"]))
     draws += [("cancel", _nonkey)] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
     draws += [("handled", _anyone)] * KINDS["handled"]
@@ -218,7 +270,7 @@ def _invoice_pairs(c: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, An
 
 def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """Who writes about what: one customer a conversation, the lookalikes first."""
-    custs = support_customers(seed)
+    custs = _customers(seed)
     pool = list(custs.values())
     used: set[str] = set()
     look = lookalike_key_account(seed, custs, rng, used, for_cancel=False)
@@ -245,12 +297,164 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     for r in roles["handled"]:
         r.setdefault("kind", "account")
     # asked again after our answer: two invoices of one customer, the first answered, the second not
-    who = pick_unused(rng, pool, used, lambda c: bool(_invoice_pairs(c)))
+    # (a customer with a purchase order on file, asking now about a paid invoice)
+    who = pick_unused(rng, pool, used, lambda c: bool(c["po"]) and any(b["status"] == "paid" for _, b in _invoice_pairs(c)))
     if who is None:
         return None
-    first, second = rng.choice(_invoice_pairs(who))
+    first, second = rng.choice([(a, b) for a, b in _invoice_pairs(who) if b["status"] == "paid"])
     roles["again"].append({"who": who, "invoice": first, "second": second})
+    past = _past_roles(seed, rng, pool, used, {"billing": [r["who"] for r in [*roles["billing"], *roles["again"]]],
+                                               "account": [r["who"] for r in roles["account"]]})
+    if past is None:
+        return None
+    roles["past"] = past
     return roles
+
+
+# -- the team's earlier answers ------------------------------------------------------------------------------
+
+#: The team's earlier answered conversations (9 to 26 February, archived under their sub-label), by kind.
+PAST = {"billing": 6, "account": 4, "other": 2}
+#: The opening of every answer the team writes (the first 100 characters a search result shows are alike).
+OPENING = "Thank you for your message, and sorry to keep you waiting."
+#: How many readings of the earlier answers per convention become wrong solutions (every one is asserted):
+#: the template file stays small.
+WRONG_READINGS = 3
+PLANS = ("starter", "growth", "scale", "enterprise")
+#: What a customer's yes/no fields are called in a reading.
+FLAGS = {"key": ("key accounts", "customers who are not key accounts"),
+         "po": ("customers with a purchase order on file", "customers without one"),
+         "annual": ("customers billed yearly", "customers billed monthly")}
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A line the team's answers of one kind carry for customers whose Stripe record has ``trigger`` (a
+    purchase order on file, yearly billing); it comes after the greeting and the fact, past the first 100
+    characters a search result shows, so only opening an answer shows it. ``word``: a word some customers'
+    questions hold, which a reader could take for the trigger; ``features``: the customer's fields a reader
+    could take for a condition of it; ``shown``: how many earlier answers carry it (at least, at most)."""
+    name: str
+    kind: str
+    trigger: str
+    line: str
+    marker: str
+    word: str
+    features: tuple[str, ...]
+    shown: tuple[int, int]
+    what: str
+
+    def applies(self, kind: str, w: dict[str, Any]) -> bool:
+        return kind == self.kind and bool(w.get(self.trigger))
+
+    def pattern(self, w: dict[str, Any]) -> str:
+        """What an answer must hold to carry the line: the purchase order's number as written (PO-2026-0847,
+        or just 2026-0847); a word for yearly billing."""
+        if self.trigger == "po":
+            parts = [re.escape(x) for x in w["po"].removeprefix("PO-").split("-")]
+            return f"(^|[^0-9]){'[- ]?'.join(parts)}([^0-9]|$)"
+        return "[Aa]nnual|ANNUAL|[Yy]early|YEARLY|[Pp]er year|a year|[Ee](ach|very) year|12 months|twelve months"
+
+
+CONVENTIONS = (
+    Convention("purchase order", "billing", "po",
+               "For your accounts payable: this invoice is billed against your purchase order {po}.",
+               "purchase order", "accounts payable", ("key", "plan", "currency", "annual"), (2, 3),
+               "quotes the purchase order"),
+    Convention("yearly billing", "account", "annual",
+               "Your seats are billed yearly, so a change of seats takes effect at your next renewal.",
+               "billed yearly", "budget", ("key", "plan", "currency", "po"), (2, 3),
+               "says the seats are billed yearly"),
+)
+
+
+def _fit_past(c: dict[str, Any]) -> bool:
+    """Who an earlier (February) conversation may come from: anyone but a key account on Scale, whose owner
+    the 2025 policy then in force copied and the 2026 one does not (its answer would read against one)."""
+    return not (c["key"] and c["plan"] == "scale")
+
+
+def _features(c: dict[str, Any], conv: Convention) -> set[tuple[str, Any]]:
+    return {(f, bool(c[f]) if f in FLAGS else c[f]) for f in conv.features}
+
+
+def _past_invoices(seed: int, c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The customer's invoices of this year issued and paid before 9 February: what an answer in February
+    said of it is what Stripe says today."""
+    paid_at: dict[str, int] = {}
+    for ch in world("stripe", seed)["charges"]:
+        if ch["invoice"] and ch["status"] == "succeeded":
+            paid_at[ch["invoice"]] = min(paid_at.get(ch["invoice"], ch["created"]), ch["created"])
+    cut = "2026-02-09"
+    return [i for i in invoice_pool(c, "paid") if stamp_day(i["created"]) < cut and i["id"] in paid_at
+            and stamp_day(paid_at[i["id"]]) < cut]
+
+
+def _shown(rng: random.Random, cands: list[dict[str, Any]], asking: list[dict[str, Any]],
+           conv: Convention) -> list[dict[str, Any]] | None:
+    """Customers of ``cands`` (with the trigger) whose earlier answers carry the line: between them every
+    feature value of the customers with the trigger who ask now (key account or not, plan, currency, the
+    other trigger: no reading "only for these" sets a new one apart); None when no few do."""
+    need = set().union(*(_features(c, conv) for c in asking if conv.applies(conv.kind, c)))
+    cands = list(cands)
+    rng.shuffle(cands)
+    shown: list[dict[str, Any]] = []
+    while len(shown) < conv.shown[1] and cands and (need or len(shown) < conv.shown[0]):
+        best = max(cands, key=lambda c: len(_features(c, conv) & need))
+        shown.append(best)
+        cands.remove(best)
+        need -= _features(best, conv)
+    return None if need or len(shown) < conv.shown[0] else shown
+
+
+def _variants(rng: random.Random, conv: Convention, n: int) -> list[int]:
+    """The questions' texts of ``n`` earlier conversations of the convention's kind: the first holds its
+    ``word``, the second does not (no reading "only when they mention it", or "only when they do not")."""
+    texts = ASKS[conv.kind]
+    yes = [i for i, (_, text) in enumerate(texts) if conv.word in text]
+    no = [i for i in range(len(texts)) if i not in yes]
+    return [rng.choice(yes), rng.choice(no), *(rng.randrange(len(texts)) for _ in range(n - 2))]
+
+
+def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used: set[str],
+                asking: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]] | None:
+    """The earlier answered conversations (``asking``: the customers asking now, by kind): invoice questions
+    about paid invoices, those from customers with a purchase order on file quoting it (``_shown``), one from
+    a customer billed yearly without one (its answer says nothing of yearly billing), the rest from customers
+    without one; plan questions, those from customers billed yearly saying so (``_shown``), one from a customer
+    with a purchase order billed monthly (its answer quotes none); other mail. None when the seed has too few
+    such customers."""
+    invoiced = {c["name"]: _past_invoices(seed, c) for c in pool if c["name"] not in used and _fit_past(c)}
+    po, annual = CONVENTIONS
+    shown_po = _shown(rng, [c for c in pool if c["name"] in invoiced and invoiced[c["name"]] and c["po"]],
+                      asking["billing"], po)
+    if shown_po is None:
+        return None
+    used.update(c["name"] for c in shown_po)
+    shown_annual = _shown(rng, [c for c in pool if c["name"] in invoiced and c["name"] not in used and c["annual"]],
+                          asking["account"], annual)
+    if shown_annual is None:
+        return None
+    used.update(c["name"] for c in shown_annual)
+    out: list[dict[str, Any]] = []
+    for kind, shown, conv in (("billing", shown_po, po), ("account", shown_annual, annual)):
+        for c, variant in zip(shown, _variants(rng, conv, len(shown)), strict=True):
+            out.append({"kind": kind, "who": c, "variant": variant})
+    fill: list[tuple[str, Any]] = [("billing", lambda x: not x["po"] and x["annual"])]
+    fill += [("billing", lambda x: not x["po"])] * (PAST["billing"] - len(shown_po) - 1)
+    fill += [("account", lambda x: x["po"] and not x["annual"])]
+    fill += [("account", lambda x: not x["annual"])] * (PAST["account"] - len(shown_annual) - 1)
+    fill += [("other", _anyone)] * PAST["other"]
+    for kind, test in fill:
+        who = pick_unused(rng, pool, used, lambda x, t=test, k=kind: x["name"] in invoiced and t(x) and
+                          (k != "billing" or bool(invoiced[x["name"]])))
+        if who is None:
+            return None
+        out.append({"kind": kind, "who": who, "variant": rng.randrange(len(ASKS[kind]))})
+    for e in out:
+        if e["kind"] == "billing":
+            e["invoice"] = rng.choice(invoiced[e["who"]["name"]])
+    return out
 
 
 # -- texts ---------------------------------------------------------------------------------------------------
@@ -268,12 +472,32 @@ REMIND = ["following up on my message below: could someone get back to me, pleas
 
 
 def _message(seed: int, key: str, head: tuple[str, str, str], text: str, when: str, labels: list[str],
-             thread: str | None = None) -> dict[str, Any]:
+             thread: str | None = None, cc: list[str] | None = None) -> dict[str, Any]:
     """A planted message: ``head`` is its sender, recipient and subject."""
     sender, to, subject = head
     mid = hex_id(ID, seed, key)
-    return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": [], "subject": subject,
+    return {"id": mid, "thread_id": thread or mid, "sender": sender, "to": [to], "cc": cc or [], "subject": subject,
             "body": text, "date": when, "label_ids": labels}
+
+
+def _answer_body(first: str, fact: str, lines: list[str] = ()) -> str:  # type: ignore[assignment]
+    """An answer as the team writes it: the greeting, the opening and the fact (all a search result's first
+    100 characters show), the lines of the conventions that apply, the sign-off."""
+    return "\n\n".join([f"Hello {first},", f"{OPENING} {fact[0].upper()}{fact[1:]}", *lines, SIGN_OFF])
+
+
+def _lines(kind: str, w: dict[str, Any], keep: Any = None) -> list[str]:
+    """The lines of the conventions that apply to an answer of ``kind`` to ``w`` (``keep``: a test of each
+    convention, for a reading that carries fewer)."""
+    return [c.line.format(po=w["po"]) for c in CONVENTIONS if c.applies(kind, w) and (keep is None or keep(c))]
+
+
+def _fact(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, currency: str) -> str:
+    if kind == "billing":
+        return invoice_fact(invoice, currency)  # type: ignore[arg-type]
+    if kind == "account":
+        return f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
+    return f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current period."
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -311,7 +535,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
         m = _message(seed, f"{k}:{who['name']}", (who["email"], PRIMARY, subject), text, when(day), list(unread))
         messages.append(m)
         threads.append({"kind": kind, "role": k, "who": who, "ids": [m["id"]], "ours": [], "day": day,
-                        "subject": subject, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
+                        "subject": subject, "text": text, **{x: r[x] for x in ("invoice", "twin", "stale") if x in r}})
     # reminders on some unanswered conversations
     for t in rng.sample(threads, rng.randint(*REMINDERS)):
         m = _message(seed, f"remind:{t['who']['name']}", (t["who"]["email"], PRIMARY, f"Re: {t['subject']}"),
@@ -327,11 +551,9 @@ def case_of(seed: int) -> dict[str, Any] | None:
         day = next(days)
         labels = read + ([LABELS[kind]["id"]] if i == 0 else [])
         q = _message(seed, f"handled:{who['name']}", (who["email"], PRIMARY, subject), text, when(min(day, 12)), labels)
-        fact = (invoice_fact(r["invoice"], who["currency"]) if kind == "billing" else
-                f"you are on our {who['plan'].capitalize()} plan with {who['seats']} seats.")
         a = _message(seed, f"handled-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                     f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(min(day, 12) + 1),
-                     ["SENT"], thread=q["id"])
+                     _answer_body(who["first"], _fact(kind, who, r.get("invoice"), who["currency"]), _lines(kind, who)),
+                     when(min(day, 12) + 1), ["SENT"], thread=q["id"], cc=_cc(who))
         messages += [q, a]
         threads.append({"kind": kind, "role": "handled", "who": who, "ids": [q["id"]], "ours": [a["id"]], "day": day,
                         "subject": subject, **({"invoice": r["invoice"]} if "invoice" in r else {})})
@@ -340,52 +562,152 @@ def case_of(seed: int) -> dict[str, Any] | None:
     who, first, second = r["who"], r["invoice"], r["second"]
     subject, text = ask("billing", who, first["number"])
     q = _message(seed, f"again:{who['name']}", (who["email"], PRIMARY, subject), text, when(3), read + [LABELS["billing"]["id"]])
-    fact = invoice_fact(first, who["currency"])
     a = _message(seed, f"again-answer:{who['name']}", (PRIMARY, who["email"], f"Re: {subject}"),
-                 f"Hello {who['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}", when(4), ["SENT"], thread=q["id"])
+                 _answer_body(who["first"], invoice_fact(first, who["currency"]), _lines("billing", who)), when(4), ["SENT"],
+                 thread=q["id"], cc=_cc(who))
     q2 = _message(seed, f"again-2:{who['name']}", (who["email"], PRIMARY, f"Re: {subject}"),
                   f"Hello Priya,\n\nthank you. And invoice {second['number']}: has that one been settled, and for what "
                   f"total?\n\n{signature(who)}", when(12), list(unread), thread=q["id"])
     messages += [q, a, q2]
-    threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]],
+    examples = [{"kind": "billing", "who": who, "invoice": first, "text": text, "answer": a},
+                *({"kind": t["kind"], "who": t["who"], "invoice": t.get("invoice"), "text": "",
+                   "answer": next(m for m in messages if m["id"] == t["ours"][0])}
+                  for t in threads if t["role"] == "handled")]
+    past, examples_past = _plant_past(seed, rng, roles["past"])
+    messages += past
+    examples += examples_past
+    threads.append({"kind": "billing", "role": "again", "who": who, "ids": [q["id"], q2["id"]], "ours": [a["id"]], "text": q2["body"],
                     "invoice": second, "answered": first, "subject": subject, "day": 3})
     if len({m["id"] for m in messages}) != len(messages) or {m["id"] for m in messages} & taken:
         return None
-    return _judged(seed, threads, messages)
+    return _judged(seed, threads, messages, examples)
 
 
-# -- judgement ---------------------------------------------------------------------------------------------
+def _plant_past(seed: int, rng: random.Random, past: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The earlier conversations, 9 to 26 February: the question (read, archived, under Support and its
+    sub-label) and, but for other mail, the team's answer the next day (an Enterprise key account's copying
+    its owner, as both policies say); and each as an example (its kind, customer, question and answer)."""
+    messages, examples = [], []
+    days = sorted(rng.sample(range(9, 26), len(past)))
+    for n, (e, day) in enumerate(zip(rng.sample(past, len(past)), days, strict=True)):
+        w, kind = e["who"], e["kind"]
+        number = e.get("invoice", {}).get("number", "")
+        subject, text = ASKS[kind][e["variant"]]
+        subject, text = subject.format(n=number), f"Hello,\n\n{text.format(n=number)}\n\n{signature(w)}"
+        q = _message(seed, f"past:{w['name']}", (w["email"], PRIMARY, subject), text,
+                     f"2026-02-{day:02d}T{8 + n % 9:02d}:{(n * 23) % 60:02d}:00Z",
+                     ["CATEGORY_PERSONAL", QUEUE["id"], LABELS[kind]["id"]])
+        messages.append(q)
+        answer = None
+        if kind != "other":
+            answer = _message(seed, f"past-answer:{w['name']}", (PRIMARY, w["email"], f"Re: {subject}"),
+                              _answer_body(w["first"], _fact(kind, w, e.get("invoice"), w["currency"]), _lines(kind, w)),
+                              f"2026-02-{day + 1:02d}T{9 + n % 8:02d}:{(n * 29) % 60:02d}:00Z", ["SENT"],
+                              thread=q["id"], cc=_cc(w))
+            messages.append(answer)
+        examples.append({"kind": kind, "who": w, "invoice": e.get("invoice"), "text": text, "answer": answer,
+                         "ids": [q["id"]] + ([answer["id"]] if answer else [])})
+    return messages, examples
+
+
+# -- the convention the earlier answers show ---------------------------------------------------------------
+
+Reading = Any  # (kind, customer, the question's text, the invoice's status) -> whether the answer carries the line
+
+
+def readings(conv: Convention, currencies: set[str]) -> dict[str, Reading]:
+    """The readings of the earlier answers a careful person could form in place of ``conv``: never; on every
+    answer to a customer with the trigger (other kinds too); only for some of them (key accounts or not, the
+    other trigger or not, a plan or above or below, a currency), only on paid or only on open invoices, only
+    when the customer's question mentions the convention's ``word`` or only when it does not."""
+    def rule(k: str, w: dict[str, Any]) -> bool:
+        return conv.applies(k, w)
+
+    out: dict[str, Reading] = {
+        "never": lambda k, w, text, st: False,
+        f"on every answer to {FLAGS[conv.trigger][0]}, whatever they ask":
+            lambda k, w, text, st: k in ("billing", "account", "cancel") and bool(w.get(conv.trigger)),
+        f"only when the customer mentions {conv.word!r}": lambda k, w, text, st: rule(k, w) and conv.word in text,
+        f"only when the customer does not mention {conv.word!r}":
+            lambda k, w, text, st: rule(k, w) and conv.word not in text,
+    }
+    for f in conv.features:
+        if f in FLAGS:
+            out[f"only for {FLAGS[f][0]}"] = lambda k, w, text, st, f=f: rule(k, w) and bool(w[f])
+            out[f"only for {FLAGS[f][1]}"] = lambda k, w, text, st, f=f: rule(k, w) and not w[f]
+    if conv.kind == "billing":
+        out["only on paid invoices"] = lambda k, w, text, st: rule(k, w) and st == "paid"
+        out["only on open invoices"] = lambda k, w, text, st: rule(k, w) and st == "open"
+    for i, p in enumerate(PLANS):
+        out[f"only for customers on {p.capitalize()} or above"] = \
+            lambda k, w, text, st, i=i: rule(k, w) and PLANS.index(w["plan"]) >= i
+        out[f"only for customers on {p.capitalize()} or below"] = \
+            lambda k, w, text, st, i=i: rule(k, w) and PLANS.index(w["plan"]) <= i
+    for cur in sorted(currencies):
+        out[f"only for customers billed in {cur.upper()}"] = \
+            lambda k, w, text, st, cur=cur: rule(k, w) and w["currency"] == cur
+    return out
+
+
+def _shows(example: dict[str, Any], conv: Convention) -> bool:
+    """Whether an earlier answer, as planted, carries the convention's line."""
+    return example["answer"] is not None and conv.marker in example["answer"]["body"]
+
+
+def _status(x: dict[str, Any]) -> str:
+    return (x.get("invoice") or {}).get("status", "")
+
+
+def unruled(examples: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
+    """For each convention, the readings no example contradicts that would treat a new conversation
+    otherwise (empty when the examples decide every new answer); "the rule itself" when an example does not
+    follow it."""
+    out = []
+    answered = [e for e in examples if e["answer"] is not None]
+    for conv in CONVENTIONS:
+        out += [f"{conv.name}: the rule itself ({e['who']['name']})" for e in answered
+                if conv.applies(e["kind"], e["who"]) != _shows(e, conv)]
+        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
+            if all(read(e["kind"], e["who"], e["text"], _status(e)) == _shows(e, conv) for e in answered) and \
+                    any(read(t["kind"], t["who"], t["text"], _status(t)) != conv.applies(t["kind"], t["who"]) for t in new):
+                out.append(f"{conv.name}: {name}")
+    return out
+
 
 def _cc(who: dict[str, Any], *, scale_too: bool = False) -> list[str]:
     tier = ("enterprise", "scale") if scale_too else ("enterprise",)
     return [who["owner"]] if who["key"] and who["plan"] in tier else []
 
 
-def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None) -> str:
-    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading)."""
+def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None, keep: Any = None) -> str:
+    """Our answer on conversation ``t`` (with ``who``'s facts: the lookalike reading; ``keep``: which
+    conventions' lines it carries, a reading's)."""
     w = who or t["who"]
-    if t["kind"] == "billing":
-        fact = invoice_fact(t["invoice"], t["who"]["currency"])
-    elif t["kind"] == "account":
-        fact = f"you are on our {w['plan'].capitalize()} plan, with {w['seats']} seats."
-    else:
-        fact = (f"we have your cancellation request: your {w['plan'].capitalize()} plan will end with the current "
-                f"period.")
-    return f"Hello {t['who']['first']},\n\n{fact[0].upper()}{fact[1:]}\n\n{SIGN_OFF}"
+    return _answer_body(t["who"]["first"], _fact(t["kind"], w, t.get("invoice"), t["who"]["currency"]),
+                        _lines(t["kind"], t["who"], keep))
+
+
+def _all_of(*patterns: str) -> str:
+    """Text holding a match of every pattern, in any order."""
+    return "|".join("".join(f"({p})(.|\\n)*" for p in order)[: -len("(.|\\n)*")]
+                    for order in permutations(patterns))
 
 
 def _fact_pattern(t: dict[str, Any]) -> str:
     w = t["who"]
     if t["kind"] == "billing":
-        return both(amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]])
-    if t["kind"] == "account":
-        return both(PLAN_WORD[w["plan"]], seats_pattern(w["seats"]))
-    return PLAN_WORD[w["plan"]]
+        parts = [amount_pattern(invoice_total(t["invoice"])), STATUS_WORD[t["invoice"]["status"]]]
+    elif t["kind"] == "account":
+        parts = [PLAN_WORD[w["plan"]], seats_pattern(w["seats"])]
+    else:
+        return PLAN_WORD[w["plan"]]
+    return _all_of(*parts, *(c.pattern(w) for c in CONVENTIONS if c.applies(t["kind"], w)))
 
 
-def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None) -> dict[str, Any]:
-    args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}", "body": _reply_text(t, who),
-                            "threadId": t["ids"][0]}
+def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None,
+           keep: Any = None) -> dict[str, Any]:
+    args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}",
+                            "body": _reply_text(t, who, keep), "threadId": t["ids"][0]}
     copy = _cc(t["who"]) if cc is None else cc
     if copy:
         args["cc"] = copy
@@ -413,28 +735,78 @@ def _needs_reply(t: dict[str, Any]) -> bool:
     return t["role"] in ("billing", "account", "cancel", "again")
 
 
-def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:
+def _check_examples(seed: int, examples: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+    """``ValueError`` when a convention's line shows in a search result's snippet of an earlier answer, or
+    in fewer than 2 or more than 5 of them, or when the Support label holds more than a page of 50."""
+    for conv in CONVENTIONS:
+        snippets = [e["who"]["name"] for e in examples if e["answer"] and conv.marker in e["answer"]["body"][:100]]
+        shown = sum(_shows(e, conv) for e in examples)
+        if snippets or not 2 <= shown <= 5:
+            raise ValueError(f"{ID}, seed {seed}: {conv.name} shows in a search result's snippet ({snippets}) or in "
+                             f"{shown} earlier answers (2-5 wanted)")
+    if sum(1 for m in messages if QUEUE["id"] in m["label_ids"]) > 50:
+        raise ValueError(f"{ID}, seed {seed}: more than 50 messages under Support (the reference reads one page)")
+
+
+def _convention_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str, Any]], new: list[dict[str, Any]],
+                       examples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The team's way missed: for each convention the answers without its line (a reader who opened too few
+    earlier answers), and the readings of the earlier answers that carry it on fewer answers than it does
+    (those that carry it as widely or more widely change nothing a frame minds: left out)."""
+    def carrying(conv: Convention, read: Reading) -> list[dict[str, Any]]:
+        swapped = {id(replies[id(t)]): _reply(t, keep=lambda c, t=t: c is not conv or read(
+            t["kind"], t["who"], t["text"], _status(t))) for t in new if conv.applies(t["kind"], t["who"])}
+        return [swapped.get(id(c), c) for c in writes]
+
+    out: list[dict[str, Any]] = []
+    seen = {repr(writes)}
+    for conv in CONVENTIONS:
+        which = ", ".join(t["who"]["name"] for t in new if conv.applies(t["kind"], t["who"]))
+        out.append({"why": f"answers as the policy says but without the line the earlier answers carry for "
+                           f"{FLAGS[conv.trigger][0]} ({conv.name}: {which})",
+                    "kind": "other", "calls": carrying(conv, lambda k, w, text, st: False)})
+        seen.add(repr(out[-1]["calls"]))
+        kept = 0
+        for name, read in readings(conv, {x["who"]["currency"] for x in [*examples, *new]}).items():
+            calls = carrying(conv, read)
+            if kept == WRONG_READINGS or repr(calls) in seen:
+                continue
+            seen.add(repr(calls))
+            kept += 1
+            out.append({"why": f"reads the earlier answers otherwise: {conv.what} {name}", "kind": "other",
+                        "calls": calls})
+    return out
+
+
+def _policy_pages(seed: int, policy_id: str) -> list[dict[str, Any]]:
+    """Notion's patch: the 2026 policy under Policies, the 2025 one under Superseded."""
     n = world("notion", seed)
     policies = next(p["id"] for p in n["pages"] if p["title"] == "Policies")
     superseded = next(p["id"] for p in n["pages"] if p["title"] == "Superseded")
-    policy_id, old_id = uuid_of(ID, "policy", seed), uuid_of(ID, "old", seed)
 
     def page(pid: str, title: str, parent: str, blocks: list[tuple[str, str]], created: str) -> dict[str, Any]:
         return {"op": "add", "in": ["pages"], "value": {
             "id": pid, "title": title, "parent_id": parent, "properties": {}, "archived": False, "created_time": created,
             "content": [{"id": uuid_of(ID, pid, i), "type": kind, "text": text} for i, (kind, text) in enumerate(blocks)]}}
 
-    notion_patch = [page(old_id, OLD_POLICY, superseded, OLD_POLICY_TEXT, "2025-02-20T10:00:00Z"),
-                    page(policy_id, POLICY, policies, POLICY_TEXT, "2026-02-25T10:00:00Z")]
+    return [page(uuid_of(ID, "old", seed), OLD_POLICY, superseded, OLD_POLICY_TEXT, "2025-02-20T10:00:00Z"),
+            page(policy_id, POLICY, policies, POLICY_TEXT, "2026-02-25T10:00:00Z")]
+
+
+def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, Any]],
+            examples: list[dict[str, Any]]) -> dict[str, Any]:
+    new = [t for t in threads if _needs_reply(t)]
+    if unruled(examples, new):
+        raise ValueError(f"{ID}, seed {seed}: the earlier answers leave open {unruled(examples, new)}")
+    _check_examples(seed, examples, messages)
+    policy_id = uuid_of(ID, "policy", seed)
+    notion_patch = _policy_pages(seed, policy_id)
     gmail_patch = [*({"op": "add", "in": ["labels"], "value": v} for v in [QUEUE, *LABELS.values()]),
                    *({"op": "add", "in": ["messages"], "value": m} for m in messages)]
 
-    # the reference: read the queue, the policy, the CRM and its people, every conversation, each fact in Stripe
-    tools = NotionTools(NotionState.model_validate(world("notion", seed)))
-    first_users = tools.list_users(page_size=100)
-    reads_users = [call("notion__list_users", page_size=100)]
-    if first_users["has_more"]:
-        reads_users.append(call("notion__list_users", page_size=100, start_cursor=first_users["next_cursor"]))
+    # the reference: read the queue, the policy, the CRM and its people, every earlier conversation (opened:
+    # their answers are the team's way), which conversations we have answered (our sent mail), each fact in
+    # Stripe (an invoice asked about, and its customer: a purchase order on file)
     discover = [
         call("gmail__list_email_labels"),
         call("gmail__search_emails", query="label:Support", maxResults=50),
@@ -442,14 +814,15 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
         call("notion__get_block_children", block_id=policy_id),
         call("notion__search", query="Customer Accounts"),
         call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
-        *reads_users,
+        *notion_user_reads(seed),
     ]
-    per_thread = []
+    per_thread = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(
+        (e for e in examples if "ids" in e), key=lambda e: e["ids"][0])]
+    per_thread.append(call("gmail__search_emails", query="in:sent after:2026/03/01", maxResults=50))
     for t in threads:
-        per_thread.append(call("gmail__get_thread", threadId=t["ids"][0]))
         if t["role"] in ("billing", "again"):
             per_thread.append(call("stripe__search_invoices", query=f"number:'{t['invoice']['number']}'"))
-        elif t["role"] in ("account", "cancel"):
+        if t["role"] in ("billing", "again", "account", "cancel"):
             per_thread.append(call("stripe__search_customers", query=f"email:'{t['who']['email']}'"))
     labels = _labels(threads)
     replies = {id(t): _reply(t) for t in threads if _needs_reply(t)}
@@ -468,7 +841,10 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
         mine = [t for t in threads if t["kind"] == kind]
         ids = [i for t in mine for i in t["ids"]]
         success += [{"gmail.messageLabelApplied": {"message": i, "label": LABELS[kind]["name"]}} for i in ids]
-        frame.append({"entity": "gmail.message", "ids": ids + [i for t in mine for i in t["ours"]], "fields": ["label_ids"],
+        earlier = [i for e in examples if e["kind"] == kind and "ids" in e for i in e["ids"]]
+        # the earlier conversations already carry their label: labelling (or tidying) them again is no harm
+        frame.append({"entity": "gmail.message", "ids": ids + [i for t in mine for i in t["ours"]] + earlier,
+                      "fields": ["label_ids"],
                       "values": {"label_ids": {"add": [LABELS[kind]["id"]], "remove": ["UNREAD", "INBOX", QUEUE["id"]]}}})
     for t in threads:
         if id(t) in replies:
@@ -538,6 +914,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
+    wrongs += _convention_wrongs(writes, replies, new, examples)
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
                         removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
@@ -574,12 +951,12 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
 
 
 GOAL = ("My Support label has piled up while I was away: customers' questions, cancellations and the rest. Please "
-        "work through all of it as our support inbox policy says.")
+        "work through all of it as our support inbox policy says, answering the way the team has been answering.")
 
 CASES = 10
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, MAILBOX_TOOLS, timeout_s=1800, faults="{{case.faults}}"))

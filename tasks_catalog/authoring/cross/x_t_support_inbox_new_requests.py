@@ -44,7 +44,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from servers.notion import NotionState, NotionTools
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix
@@ -65,6 +64,7 @@ from tasks_catalog.authoring.cross._x_t_support import (
     invoice_pool,
     invoice_total,
     lookalike_key_account,
+    notion_user_reads,
     pick_unused,
     seats_pattern,
     signature,
@@ -565,7 +565,7 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]], me
         call("gmail__search_emails", query="label:Support", maxResults=50),
         call("notion__search", query="Customer Accounts"),
         call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
-        *_user_reads(seed),
+        *notion_user_reads(seed),
     ]
     reads = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(past, key=lambda e: e["ids"][0])]
     reads += [call("slack__search_messages", query=f"cancel in:#{ESCALATIONS}"), call("slack__get_users", limit=200)]
@@ -678,16 +678,6 @@ def _judged(seed: int, past: list[dict[str, Any]], new: list[dict[str, Any]], me
         "handled": len(past),
         "new": len(new),
     }
-
-
-def _user_reads(seed: int) -> list[dict[str, Any]]:
-    """Notion's people, page by page (an owner is a person id in Customer Accounts)."""
-    tools = NotionTools(NotionState.model_validate(world("notion", seed)))
-    first = tools.list_users(page_size=100)
-    reads = [call("notion__list_users", page_size=100)]
-    if first["has_more"]:
-        reads.append(call("notion__list_users", page_size=100, start_cursor=first["next_cursor"]))
-    return reads
 
 
 def _observed(past: list[dict[str, Any]], messages: list[dict[str, Any]],
