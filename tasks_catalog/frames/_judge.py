@@ -385,6 +385,10 @@ def _selects(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> boo
     return a["entity"] == c.entity and c.change in a.get("change", ["update"]) and not _misses(a, c, created)
 
 
+#: How many equally near allowances a reason names (``_nearest``).
+NEAREST_SHOWN = 3
+
+
 def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> list[str]:
     """Why an allowance about this kind of entity and change does not select this one, in words: its
     ``ids``, each unit of its ``where`` (in code-point order) and its ``parent``; empty when it selects it."""
@@ -407,20 +411,26 @@ def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> list
 
 def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str, str]]) -> str:
     """Why no allowance selects ``c``: ``outside the frame``, and when allowances are about its kind of
-    entity and change, the nearest of them (the fewest misses, then the first) and what it misses. The
-    reader sees which field kept an entity out (a created message without the ``cc`` the frame selects)."""
-    best: tuple[int, list[str]] | None = None
+    entity and change, the nearest of them (the fewest misses; the first NEAREST_SHOWN when several are as
+    near) and what each misses first. The reader sees which field kept an entity out (a created message
+    without the ``cc`` the frame selects), and, when two allowances are as near, both."""
+    near: list[tuple[int, list[str]]] = []
     for i, a in enumerate(allowances):
         if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
             continue
         misses = _misses(a, c, created)
-        if misses and (best is None or len(misses) < len(best[1])):
-            best = (i, misses)
-    if best is None:
+        if misses and (not near or len(misses) < len(near[0][1])):
+            near = [(i, misses)]
+        elif misses and len(misses) == len(near[0][1]):
+            near.append((i, misses))
+    if not near:
         return "outside the frame"
-    i, misses = best
-    more = f", and {len(misses) - 1} more condition{'s' if len(misses) > 2 else ''}" if len(misses) > 1 else ""
-    return f"outside the frame (nearest: frame[{i}], {misses[0]}{more})"
+    words = []
+    for i, misses in near[:NEAREST_SHOWN]:
+        more = f", and {len(misses) - 1} more condition{'s' if len(misses) > 2 else ''}" if len(misses) > 1 else ""
+        words.append(f"frame[{i}], {misses[0]}{more}")
+    rest = f"; {len(near) - NEAREST_SHOWN} more as near" if len(near) > NEAREST_SHOWN else ""
+    return f"outside the frame (nearest: {'; '.join(words)}{rest})"
 
 
 def _refusal(a: dict[str, Any], c: Change) -> str | None:

@@ -605,20 +605,29 @@ function misses(a: JsonObject, c: Change, created: Set<string>): string[] {
   return out;
 }
 
+/** How many equally near allowances a reason names (tasks_catalog/frames `NEAREST_SHOWN`). */
+const NEAREST_SHOWN = 3;
+
 /** Why no allowance selects `c`: "outside the frame", and when allowances are about its kind of entity
- * and change, the nearest of them (the fewest misses, then the first) and what it misses
- * (tasks_catalog/frames `_nearest`). */
+ * and change, the nearest of them (the fewest misses; the first NEAREST_SHOWN when several are as near)
+ * and what each misses first (tasks_catalog/frames `_nearest`). */
 function nearest(frame: JsonObject[], c: Change, created: Set<string>): string {
-  let best: [number, string[]] | null = null;
+  let near: [number, string[]][] = [];
   frame.forEach((a, i) => {
     if (!about(a, c)) return;
     const mine = misses(a, c, created);
-    if (mine.length > 0 && (best === null || mine.length < best[1].length)) best = [i, mine];
+    if (mine.length === 0) return;
+    const least = near.length > 0 ? (near[0] as [number, string[]])[1].length : Infinity;
+    if (mine.length < least) near = [[i, mine]];
+    else if (mine.length === least) near.push([i, mine]);
   });
-  if (best === null) return "outside the frame";
-  const [i, found] = best as [number, string[]];
-  const more = found.length > 1 ? `, and ${found.length - 1} more condition${found.length > 2 ? "s" : ""}` : "";
-  return `outside the frame (nearest: frame[${i}], ${found[0]}${more})`;
+  if (near.length === 0) return "outside the frame";
+  const words = near.slice(0, NEAREST_SHOWN).map(([i, found]) => {
+    const more = found.length > 1 ? `, and ${found.length - 1} more condition${found.length > 2 ? "s" : ""}` : "";
+    return `frame[${i}], ${found[0]}${more}`;
+  });
+  const rest = near.length > NEAREST_SHOWN ? `; ${near.length - NEAREST_SHOWN} more as near` : "";
+  return `outside the frame (nearest: ${words.join("; ")}${rest})`;
 }
 
 /** Why an allowance that selects a change still does not allow it (`fields`, `values`), or null. */
