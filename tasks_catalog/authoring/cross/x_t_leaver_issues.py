@@ -299,10 +299,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     ruled_out["the comment names one fixed person, whoever leaves"] = [
         ex["issue"]["id"] for p in past for ex in p["examples"] if ex["kind"] == "cross"] if len(crossing_leads) > 1 else (
         "the one lead the examples name is this leaver's lead too: the readings agree")
-    # the lead's first or last name where the convention asks for it (the goal's sign-off names the lead);
-    # where it does not, the last name only (a first name may come up naturally: "Noah asked me to")
+    # the lead's first or last name where the convention asks for it (the goal's sign-off names the lead)
     lead_name = rf"\b(?:{re.escape(lead.split()[0])}|{re.escape(lead.split()[-1])})\b"
-    lead_last = rf"\b{re.escape(lead.split()[-1])}\b"
     near = {name, other, *(it["to"] for it in guarded if it["to"]), *(it["owner_lead"] for it in crossing)}
     if any(re.search(lead_name, who) for who in near if who != lead) or any(
             re.search(lead_name, c["body"]) for it in items for c in it["issue"]["comments"]):
@@ -382,10 +380,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         writes.append(call("linear__create_comment", issueId=issue["id"], body=body))
         frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": issue["id"]}, "max": 1})
         success.append({"linear.issueHasComment": {"issue": issue["id"], "pattern": first}})
-        if it["kind"] == "cross":
+        if it["kind"] == "cross":  # naming the lead where the examples do not is more than they do, not damage
             success.append({"linear.issueHasComment": {"issue": issue["id"], "pattern": lead_name}})
-        elif it["kind"] in ("same", "none"):
-            success.append({"not": {"linear.issueHasComment": {"issue": issue["id"], "pattern": lead_last}}})
     reference = [*discover, *writes]
 
     def commented(text) -> list[dict]:
@@ -422,13 +418,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "kind": "other", "calls": commented(lambda it: _asking(name, it["owner_lead"], leaver.team)
                                              if it["kind"] == "cross" else _plain(name))}]
     for why, names_lead in ALTERNATIVES.items():
-        if any(it["kind"] == "cross" and not names_lead(it) or it["kind"] in ("same", "none") and names_lead(it)
-               for it in items):  # a reading the new items tell apart from the convention
+        if any(it["kind"] == "cross" and not names_lead(it) for it in items):  # a reading that leaves one out
             wrongs.append({"why": f"reads the past handovers as {why!r}", "kind": "other",
                            "calls": commented(lambda it, f=names_lead: _asking(name, lead, leaver.team) if f(it)
                                               else _plain(name))})
     alternatives = [
         {"why": "comments on every issue first, then reassigns them", "calls": [*discover, *comments, *updates]},
+        {"why": "names the lead as the person to ask on every handover, more than the examples do",
+         "calls": commented(lambda it: _asking(name, lead, leaver.team))},
         {"why": "reads each issue before handing it over",
          "calls": [*discover[:4], *(call("linear__get_issue", id=it["issue"]["id"]) for it in items[:3]),
                    *discover[4:], *writes]},
