@@ -357,21 +357,26 @@ def stripe_state_after(seed: int, patch: list[dict[str, Any]]) -> dict[str, Any]
     return state
 
 
+def discovery(db_id: str, plan: dict[str, Any], names: list[str], columns: str) -> list[dict[str, Any]]:
+    """The reads that find the log, the customer database's ``columns`` of the customers ``names`` and every
+    past customer's invoices."""
+    quoted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+    return [
+        call("notion__search", query="professional services"),
+        call("notion__query_database", database_id=db_id, page_size=100),
+        call("postgres__list_tables"),
+        call("postgres__query", sql=f"SELECT {columns} FROM customers WHERE name IN ({quoted}) ORDER BY name"),
+        *(call("stripe__list_invoices", customer=cid, limit=10)
+          for cid in sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})),
+    ]
+
+
 def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
     patch, db_id = world_patches(seed, plan, entries)
     state = stripe_state_after(seed, patch["stripe"])
     bills = bills_of(plan, entries)
-    past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     feb = plan["months"][NEW[0]]
-    names = ", ".join("'" + c["name"].replace("'", "''") + "'" for c in feb)
-    discover = [
-        call("notion__search", query="professional services"),
-        call("notion__query_database", database_id=db_id, page_size=100),
-        call("postgres__list_tables"),
-        call("postgres__query", sql=f"SELECT name, segment, country, stripe_customer_id FROM customers "
-                                    f"WHERE name IN ({names}) ORDER BY name"),
-        *(call("stripe__list_invoices", customer=cid, limit=10) for cid in past_customers),
-    ]
+    discover = discovery(db_id, plan, [c["name"] for c in feb], "name, segment, country, stripe_customer_id")
     if len(entries) > 100:
         raise ValueError(f"{ID}: seed {seed} logs {len(entries)} entries, more than one page")
 
@@ -453,35 +458,38 @@ def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]
 
 
 # -- the comments finance left on the log: the convention only opening an entry shows (version 2) ---------
-class _When:
-    """The reading "comment when ``field`` is one of the values the commented examples have": it fits when
-    no uncommented example shares such a value, and then comments a new item exactly when its value is one."""
+class FlaggedWhen:
+    """The reading "an example is flagged (``flag``: commented, copied...) when ``field`` is one of the values
+    the flagged examples have": it fits when no unflagged example shares such a value, and then flags a new
+    item exactly when its value is one of them (an unseen value, like every value no flagged example has, is
+    not flagged). x-t-consulting-invoices-sent reads its copies with it."""
 
-    def __init__(self, field: str) -> None:
-        self.field = field
+    def __init__(self, field: str, flag: str = "commented") -> None:
+        self.field, self.flag = field, flag
 
     def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
-        return {e[self.field] for e in examples if e["commented"]}
+        return {e[self.field] for e in examples if e[self.flag]}
 
     def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        return not any(e[self.field] in self._values(examples) for e in examples if not e["commented"])
+        return not any(e[self.field] in self._values(examples) for e in examples if not e[self.flag])
 
     def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
         return item[self.field] in self._values(examples)
 
 
-class _Side:
-    """The reading "comment when ``field`` is below (``low``) or above some amount": it fits when every
-    commented example's value is on that side of every other's; a new item between the two is undecided
-    (None: a case where one falls there is not kept)."""
+class FlaggedSide:
+    """The reading "an example is flagged when ``field`` (a credit limit, an invoice's total, an ARR) is below
+    (``low``) or above some amount": it fits when every flagged example's value is on that side of every
+    other's, and then flags a new item on the flagged examples' side of them all, not one on the others' side;
+    between the two the examples do not say (None: a case where a new item falls there is not kept)."""
 
-    def __init__(self, field: str, low: bool) -> None:
-        self.field, self.low = field, low
+    def __init__(self, field: str, low: bool, flag: str = "commented") -> None:
+        self.field, self.low, self.flag = field, low, flag
 
     def _split(self, examples: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
         sign = 1 if self.low else -1
-        return ([sign * e[self.field] for e in examples if e["commented"]],
-                [sign * e[self.field] for e in examples if not e["commented"]])
+        return ([sign * e[self.field] for e in examples if e[self.flag]],
+                [sign * e[self.field] for e in examples if not e[self.flag]])
 
     def __call__(self, examples: list[dict[str, Any]]) -> bool:
         yes, no = self._split(examples)
@@ -501,23 +509,23 @@ LOW_CREDIT = 5000
 COMMENT_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
     "on every billed entry": lambda examples: all(e["commented"] for e in examples),
     "never": lambda examples: not any(e["commented"] for e in examples),
-    "by the segment": _When("segment"),
-    "by the currency": _When("currency"),
-    "by the country": _When("country"),
-    "by the Stripe plan": _When("stripe_plan"),
-    "by the Notion account's plan": _When("notion_plan"),
-    "by the account's region": _When("region"),
-    "by the account's owner": _When("owner"),
-    "by the customer (comment whoever was commented before)": _When("name"),
-    "by the entry's type": _When("type"),
-    "by the consultant": _When("consultant"),
-    "by the month": _When("month"),
-    "below a credit limit other than the lowest": _Side("credit_limit", low=True),
-    "below an ARR": _Side("arr", low=True),
-    "above an ARR": _Side("arr", low=False),
-    "above an invoice total": _Side("total", low=False),
-    "below an invoice total": _Side("total", low=True),
-    "above a number of hours": _Side("hours", low=False),
+    "by the segment": FlaggedWhen("segment"),
+    "by the currency": FlaggedWhen("currency"),
+    "by the country": FlaggedWhen("country"),
+    "by the Stripe plan": FlaggedWhen("stripe_plan"),
+    "by the Notion account's plan": FlaggedWhen("notion_plan"),
+    "by the account's region": FlaggedWhen("region"),
+    "by the account's owner": FlaggedWhen("owner"),
+    "by the customer (comment whoever was commented before)": FlaggedWhen("name"),
+    "by the entry's type": FlaggedWhen("type"),
+    "by the consultant": FlaggedWhen("consultant"),
+    "by the month": FlaggedWhen("month"),
+    "below a credit limit other than the lowest": FlaggedSide("credit_limit", low=True),
+    "below an ARR": FlaggedSide("arr", low=True),
+    "above an ARR": FlaggedSide("arr", low=False),
+    "above an invoice total": FlaggedSide("total", low=False),
+    "below an invoice total": FlaggedSide("total", low=True),
+    "above a number of hours": FlaggedSide("hours", low=False),
 }
 #: The convention itself, checked on the same examples.
 COMMENT_CONVENTION: Callable[[dict[str, Any]], bool] = lambda e: e["credit_limit"] == LOW_CREDIT  # noqa: E731
@@ -617,7 +625,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 and not any(e["type"] == WARRANTY and e["month"] != NEW[0] and e["customer"]["id"] in low
                             for e in entries)):
             continue
-        if any(alt(past) and (not isinstance(alt, _When | _Side) or any(alt.predicts(past, e) != e["commented"]
+        if any(alt(past) and (not isinstance(alt, FlaggedWhen | FlaggedSide) or any(alt.predicts(past, e) != e["commented"]
                                                                        for e in new))
                for alt in COMMENT_ALTERNATIVES.values()):
             continue
@@ -665,19 +673,9 @@ def commented_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]
     comment_calls = [call("notion__create_comment", page_id=page[e["title"]],
                           text=_comment_text(numbers[(NEW[0], e["id"])], NEW[0])) for e in to_comment]
 
-    past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     everyone = sorted({c["name"] for m in plan["months"].values() for c in m})
-    names = ", ".join("'" + n.replace("'", "''") + "'" for n in everyone)
-    opened = [call("notion__get_comments", page_id=page[e["title"]]) for e in entries if e["month"] != NEW[0]]
-    discover = [
-        call("notion__search", query="professional services"),
-        call("notion__query_database", database_id=db_id, page_size=100),
-        call("postgres__list_tables"),
-        call("postgres__query", sql=f"SELECT name, segment, country, credit_limit, stripe_customer_id FROM customers "
-                                    f"WHERE name IN ({names}) ORDER BY name"),
-        *(call("stripe__list_invoices", customer=cid, limit=10) for cid in past_customers),
-        *opened,
-    ]
+    discover = [*discovery(db_id, plan, everyone, "name, segment, country, credit_limit, stripe_customer_id"),
+                *(call("notion__get_comments", page_id=page[e["title"]]) for e in entries if e["month"] != NEW[0])]
 
     def found(i: int, b: dict[str, Any]) -> list[dict[str, Any]]:
         """After the second create timed out: look for the draft it made before adding lines."""
