@@ -14,19 +14,19 @@ no page states:
 - **rounding**: one line per entry, its quantity the entry's hours rounded UP to whole hours;
 - **invoice**: in the customer's currency, due in the number of days the segment gives, the line's
   description the entry's name exactly, the invoice's description "Professional services, <month>",
-  finalized (every past one was sent).
-
+  finalized (every past one was sent);
 - **the log's comments** (version 2; only opening an entry shows them): finance commented
   "Billed on <invoice number> (<month>)" on every billed entry of a customer whose credit limit in the
   customer database (Postgres ``customers.credit_limit``) is the lowest, 5,000 (:data:`LOW_CREDIT`), and on no
   other entry. ``query_database`` returns no comments: they show only through ``get_comments`` on each entry,
-  on 3-7 of the 19-25 past entries (2-4 of the 15 past invoices); every other entry, opened, has none.
+  on 2-7 of the 19-26 past entries (2-4 of the 15 past invoices, of two customers or more); every other
+  entry, opened, has none.
 
 The case asserts, from its own examples, that each plausible alternative rule (:data:`ALTERNATIVES`,
 :data:`COMMENT_ALTERNATIVES`) is contradicted by at least one past invoice or entry (or treats February
 alike), and that every segment February needs was billed before. The template's February is smaller than the
 family's (three customers billed before and two new ones, neither on the lowest limit; 1-2 entries per customer
-and month) so that the reference (43-57 calls) opens every past entry. The second invoice created answers
+and month) so that the reference (49-57 calls) opens every past entry. The second invoice created answers
 ``timeout_after_commit`` (a blind retry duplicates it), the fourth ``unavailable`` (it must be retried).
 
 What the judge holds each invoice to (the predicate may only check what the world names, so the exact
