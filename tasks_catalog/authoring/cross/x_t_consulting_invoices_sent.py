@@ -43,9 +43,12 @@ from tasks_catalog.authoring.cross._x_t_people import PRIMARY, call
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     NEW,
     PAST,
+    FlaggedSide,
+    FlaggedWhen,
     bills_of,
     conventions_hold,
     crm_accounts,
+    discovery,
     draw_entries,
     draw_plan,
     invoice_writes,
@@ -70,60 +73,21 @@ def _copied(c: dict[str, Any]) -> bool:
     return c["segment"] == "enterprise"
 
 
-class _Above:
-    """The reading "copy when ``field`` (the invoice's total, the account's ARR) is above some amount": it
-    fits when every copied email's value is above every other's, and then copies a new item's email when its
-    value is at least the least copied one's, not when at most the greatest other one's (between the two,
-    the examples do not say: a case where a February item falls there is not kept)."""
-
-    def __init__(self, field: str) -> None:
-        self.field = field
-
-    def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        copied = [e[self.field] for e in examples if e["cc"]]
-        plain = [e[self.field] for e in examples if not e["cc"]]
-        return bool(copied) and (not plain or max(plain) < min(copied))
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        low = min(e[self.field] for e in examples if e["cc"])
-        high = max((e[self.field] for e in examples if not e["cc"]), default=None)
-        value = item[self.field]
-        return True if value >= low else False if high is not None and value <= high else None
-
-
-class _CopyWhen:
-    """The reading "copy when ``field`` is one of the values the copied emails have": it fits the examples
-    when no email without a copy shares such a value, and then copies a new item's email exactly when its
-    value is one of them (an unseen value, like every value no copied email has, gets no copy)."""
-
-    def __init__(self, field: str) -> None:
-        self.field = field
-
-    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
-        return {e[self.field] for e in examples if e["cc"]}
-
-    def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        return not any(e[self.field] in self._values(examples) for e in examples if not e["cc"])
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool:
-        return item[self.field] in self._values(examples)
-
-
 #: When to copy, as a reader might guess it from the emails: each must be contradicted by a past email or
 #: copy exactly the February emails the convention copies (the Stripe plan and the Notion account's plan
 #: are Enterprise exactly for the enterprise segment in these worlds: those readings send alike).
 CC_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
     "always": lambda examples: all(e["cc"] for e in examples),
     "never": lambda examples: not any(e["cc"] for e in examples),
-    "by the currency": _CopyWhen("currency"),
-    "by the country": _CopyWhen("country"),
-    "by the Stripe plan": _CopyWhen("stripe_plan"),
-    "by the Notion account's plan": _CopyWhen("notion_plan"),
-    "by the customer (copy whoever was copied before)": _CopyWhen("name"),
-    "by the account's region": _CopyWhen("region"),
-    "by the account's owner": _CopyWhen("owner"),
-    "above an invoice total": _Above("total"),
-    "above an ARR": _Above("arr"),
+    "by the currency": FlaggedWhen("currency", flag="cc"),
+    "by the country": FlaggedWhen("country", flag="cc"),
+    "by the Stripe plan": FlaggedWhen("stripe_plan", flag="cc"),
+    "by the Notion account's plan": FlaggedWhen("notion_plan", flag="cc"),
+    "by the customer (copy whoever was copied before)": FlaggedWhen("name", flag="cc"),
+    "by the account's region": FlaggedWhen("region", flag="cc"),
+    "by the account's owner": FlaggedWhen("owner", flag="cc"),
+    "above an invoice total": FlaggedSide("total", low=False, flag="cc"),
+    "above an ARR": FlaggedSide("arr", low=False, flag="cc"),
 }
 
 
@@ -201,7 +165,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
             continue
         feb = [{**crm[b["customer"]["id"]], "cc": _copied(b["customer"]),
                 "total": sum(q * u for _, q, u in b["lines"])} for b in bills]
-        if any(alt(sent) and (not isinstance(alt, _CopyWhen | _Above) or any(alt.predicts(sent, c) != c["cc"] for c in feb))
+        if any(alt(sent) and (not isinstance(alt, FlaggedWhen | FlaggedSide) or any(alt.predicts(sent, c) != c["cc"] for c in feb))
                for alt in CC_ALTERNATIVES.values()):
             continue
         return _case(seed, plan, entries, patch, db_id, sent, crm)
@@ -212,16 +176,9 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
           sent: list[dict[str, Any]], crm: dict[str, dict[str, Any]]) -> dict[str, Any]:
     state = stripe_state_after(seed, patch["stripe"])
     bills = bills_of(plan, entries)
-    past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     everyone = sorted({c["name"] for m in plan["months"].values() for c in m})
-    names = ", ".join("'" + n.replace("'", "''") + "'" for n in everyone)
     discover = [
-        call("notion__search", query="professional services"),
-        call("notion__query_database", database_id=db_id, page_size=100),
-        call("postgres__list_tables"),
-        call("postgres__query", sql=f"SELECT name, segment, country, email, stripe_customer_id FROM customers "
-                                    f"WHERE name IN ({names}) ORDER BY name"),
-        *(call("stripe__list_invoices", customer=cid, limit=10) for cid in past_customers),
+        *discovery(db_id, plan, everyone, "name, segment, country, email, stripe_customer_id"),
         call("gmail__search_emails", query="in:sent subject:invoice \"Professional services\"", maxResults=20),
         *(call("gmail__read_email", messageId=e["message"]["id"]) for e in sent),
     ]

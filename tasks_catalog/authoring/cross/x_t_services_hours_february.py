@@ -1,7 +1,7 @@
 """x-t-services-hours-february: bill February's professional-services hours the way finance billed the
 months before, conventions nobody wrote down.
 
-Hard, Notion, Postgres and Stripe. Notion's "Professional services log" holds every consulting entry of
+Hard, recovery; Notion, Postgres and Stripe. Notion's "Professional services log" holds every consulting entry of
 November 2025 to February 2026 (customer, date, consultant, hours in quarter hours, type). Stripe holds the
 invoices finance sent for November, December and January: one per customer and month. What they show, and
 no page states:
@@ -14,24 +14,39 @@ no page states:
 - **rounding**: one line per entry, its quantity the entry's hours rounded UP to whole hours;
 - **invoice**: in the customer's currency, due in the number of days the segment gives, the line's
   description the entry's name exactly, the invoice's description "Professional services, <month>",
-  finalized (every past one was sent).
+  finalized (every past one was sent);
+- **the log's comments** (version 2; only opening an entry shows them): finance commented
+  "Billed on <invoice number> (<month>)" on every billed entry of a customer whose credit limit in the
+  customer database (Postgres ``customers.credit_limit``) is the lowest, 5,000 (:data:`LOW_CREDIT`), and on no
+  other entry. ``query_database`` returns no comments: they show only through ``get_comments`` on each entry,
+  on 2-7 of the 19-26 past entries (2-4 of the 15 past invoices, of two customers or more); every other
+  entry, opened, has none.
 
-The case asserts, from its own examples, that each plausible alternative rule (:data:`ALTERNATIVES`) is
-contradicted by at least one past invoice, and that every segment February needs was billed before. The
-second invoice created answers ``timeout_after_commit`` (a blind retry duplicates it), the fourth
-``unavailable`` (it must be retried).
+The case asserts, from its own examples, that each plausible alternative rule (:data:`ALTERNATIVES`,
+:data:`COMMENT_ALTERNATIVES`) is contradicted by at least one past invoice or entry (or treats February
+alike), and that every segment February needs was billed before. The template's February is smaller than the
+family's (three customers billed before and two new ones, neither on the lowest limit; 1-2 entries per customer
+and month) so that the reference (49-57 calls) opens every past entry. The second invoice created answers
+``timeout_after_commit`` (a blind retry duplicates it), the fourth ``unavailable`` (it must be retried).
 
 What the judge holds each invoice to (the predicate may only check what the world names, so the exact
 amounts live in the frame): one finalized invoice per customer with something billable, in its currency,
 due in its segment's days, described as February 2026's, every line's amount one of that customer's
 right line amounts (rate times hours rounded up), and no total that leaves some of them out (a guard per
-part of the lines); no invoice for anyone else.
+part of the lines); no invoice for anyone else; one comment carrying the invoice's number on each February entry
+to comment (the predicate asks that it was posted), none anywhere else.
+
+The family's building blocks (:func:`draw_plan`, :func:`draw_entries`, :func:`conventions_hold`,
+:func:`bills_of`, :func:`invoice_writes`, :func:`services_case`, :data:`TOOLS`, ...) are the billing alone, as
+x-t-consulting-invoices-sent builds on them; this template's own case is :func:`commented_case`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,8 +81,12 @@ HOURS = (0.75, 1.25, 1.5, 2.0, 2.25, 2.5, 3.0, 3.25, 3.75, 4.0, 4.5, 5.25, 6.0)
 TOOLS = [*NOTION_READ, "postgres__list_tables", "postgres__describe_table", "postgres__query",
          *STRIPE_READ, "stripe__create_invoice", "stripe__create_invoice_item", "stripe__finalize_invoice",
          "stripe__void_invoice"]
-GOAL = ("Our consulting hours for February still have to be invoiced. Bill them in Stripe the way finance billed "
-        "the previous months' professional services: whoever did it before has left, and the log is in Notion.")
+#: The tools of this template: the billing's (:data:`TOOLS`, which x-t-consulting-invoices-sent builds on) and
+#: the log's comments.
+TEMPLATE_TOOLS = [*TOOLS[:len(NOTION_READ)], "notion__get_comments", "notion__create_comment", *TOOLS[len(NOTION_READ):]]
+GOAL = ("Our consulting hours for February still have to be invoiced. Bill them the way finance billed the previous "
+        "months' professional services: whoever did it before has left, the log is in Notion and the invoices are "
+        "in Stripe.")
 
 
 # -- the conventions and the alternatives a careful reader must rule out -----------------------------------
@@ -176,16 +195,16 @@ def draw_plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     return {"rates": rates, "due": due, "months": months}
 
 
-def draw_entries(seed: int, rng: random.Random, plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """The log's entries, month by month: 1-4 per customer billed that month (in February one customer's
-    only work is a warranty fix), numbered PS-<n> in date order."""
+def draw_entries(seed: int, rng: random.Random, plan: dict[str, Any], per: tuple[int, int] = (2, 4)) -> list[dict[str, Any]]:
+    """The log's entries, month by month: ``per`` (at least, at most) per customer billed that month (in
+    February one customer's only work is a warranty fix), numbered PS-<n> in date order."""
     people = [f"{e.first} {e.last}" for e in org(seed).employees if e.department not in ("Executive",)][:40]
     consultants = rng.sample(people, 4)
     raw = []
     for month, customers in plan["months"].items():
         warranty_only = customers[rng.randrange(len(customers))] if month == NEW[0] else None
         for c in customers:
-            n = 1 if c is warranty_only else rng.randint(2, 4)
+            n = 1 if c is warranty_only else rng.randint(*per)
             for i in range(n):
                 kind = WARRANTY if c is warranty_only else (
                     WARRANTY if i == n - 1 and rng.random() < 0.3 else rng.choice(list(TOPICS)[:3]))
@@ -338,34 +357,26 @@ def stripe_state_after(seed: int, patch: list[dict[str, Any]]) -> dict[str, Any]
     return state
 
 
-def case_of(seed: int) -> dict[str, Any] | None:
-    """The facts of seed ``seed``, or None when no draw of it gives examples that decide every convention."""
-    for attempt in range(40):
-        rng = random.Random(f"{ID}:{seed}:{attempt}")
-        plan = draw_plan(seed, rng)
-        if plan is None:
-            return None
-        entries = draw_entries(seed, rng, plan)
-        if conventions_hold(plan, entries):
-            return services_case(seed, plan, entries)
-    return None
+def discovery(db_id: str, plan: dict[str, Any], names: list[str], columns: str) -> list[dict[str, Any]]:
+    """The reads that find the log, the customer database's ``columns`` of the customers ``names`` and every
+    past customer's invoices."""
+    quoted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+    return [
+        call("notion__search", query="professional services"),
+        call("notion__query_database", database_id=db_id, page_size=100),
+        call("postgres__list_tables"),
+        call("postgres__query", sql=f"SELECT {columns} FROM customers WHERE name IN ({quoted}) ORDER BY name"),
+        *(call("stripe__list_invoices", customer=cid, limit=10)
+          for cid in sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})),
+    ]
 
 
 def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
     patch, db_id = world_patches(seed, plan, entries)
     state = stripe_state_after(seed, patch["stripe"])
     bills = bills_of(plan, entries)
-    past_customers = sorted({c["id"] for m, _, _ in PAST for c in plan["months"][m]})
     feb = plan["months"][NEW[0]]
-    names = ", ".join("'" + c["name"].replace("'", "''") + "'" for c in feb)
-    discover = [
-        call("notion__search", query="professional services"),
-        call("notion__query_database", database_id=db_id, page_size=100),
-        call("postgres__list_tables"),
-        call("postgres__query", sql=f"SELECT name, segment, country, stripe_customer_id FROM customers "
-                                    f"WHERE name IN ({names}) ORDER BY name"),
-        *(call("stripe__list_invoices", customer=cid, limit=10) for cid in past_customers),
-    ]
+    discover = discovery(db_id, plan, [c["name"] for c in feb], "name, segment, country, stripe_customer_id")
     if len(entries) > 100:
         raise ValueError(f"{ID}: seed {seed} logs {len(entries)} entries, more than one page")
 
@@ -446,11 +457,310 @@ def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]
     }
 
 
+# -- the comments finance left on the log: the convention only opening an entry shows (version 2) ---------
+class FlaggedWhen:
+    """The reading "an example is flagged (``flag``: commented, copied...) when ``field`` is one of the values
+    the flagged examples have": it fits when no unflagged example shares such a value, and then flags a new
+    item exactly when its value is one of them (an unseen value, like every value no flagged example has, is
+    not flagged). x-t-consulting-invoices-sent reads its copies with it."""
+
+    def __init__(self, field: str, flag: str = "commented") -> None:
+        self.field, self.flag = field, flag
+
+    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
+        return {e[self.field] for e in examples if e[self.flag]}
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        return not any(e[self.field] in self._values(examples) for e in examples if not e[self.flag])
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        return item[self.field] in self._values(examples)
+
+
+class FlaggedSide:
+    """The reading "an example is flagged when ``field`` (a credit limit, an invoice's total, an ARR) is below
+    (``low``) or above some amount": it fits when every flagged example's value is on that side of every
+    other's, and then flags a new item on the flagged examples' side of them all, not one on the others' side;
+    between the two the examples do not say (None: a case where a new item falls there is not kept)."""
+
+    def __init__(self, field: str, low: bool, flag: str = "commented") -> None:
+        self.field, self.low, self.flag = field, low, flag
+
+    def _split(self, examples: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+        sign = 1 if self.low else -1
+        return ([sign * e[self.field] for e in examples if e[self.flag]],
+                [sign * e[self.field] for e in examples if not e[self.flag]])
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        yes, no = self._split(examples)
+        return bool(yes) and (not no or max(yes) < min(no))
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        yes, no = self._split(examples)
+        value = (1 if self.low else -1) * item[self.field]
+        return True if value <= max(yes) else False if no and value >= min(no) else None
+
+
+#: The lowest credit limit the customer database gives: finance commented "Billed on <number> (<month>)" on
+#: every billed log entry of a customer with this limit, and on no other entry.
+LOW_CREDIT = 5000
+#: When to comment, as a reader might guess it from the opened entries (each example a past billed entry):
+#: each must be contradicted by an example or comment on exactly the February entries the convention does.
+COMMENT_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
+    "on every billed entry": lambda examples: all(e["commented"] for e in examples),
+    "never": lambda examples: not any(e["commented"] for e in examples),
+    "by the segment": FlaggedWhen("segment"),
+    "by the currency": FlaggedWhen("currency"),
+    "by the country": FlaggedWhen("country"),
+    "by the Stripe plan": FlaggedWhen("stripe_plan"),
+    "by the Notion account's plan": FlaggedWhen("notion_plan"),
+    "by the account's region": FlaggedWhen("region"),
+    "by the account's owner": FlaggedWhen("owner"),
+    "by the customer (comment whoever was commented before)": FlaggedWhen("name"),
+    "by the entry's type": FlaggedWhen("type"),
+    "by the consultant": FlaggedWhen("consultant"),
+    "by the month": FlaggedWhen("month"),
+    "below a credit limit other than the lowest": FlaggedSide("credit_limit", low=True),
+    "below an ARR": FlaggedSide("arr", low=True),
+    "above an ARR": FlaggedSide("arr", low=False),
+    "above an invoice total": FlaggedSide("total", low=False),
+    "below an invoice total": FlaggedSide("total", low=True),
+    "above a number of hours": FlaggedSide("hours", low=False),
+}
+#: The convention itself, checked on the same examples.
+COMMENT_CONVENTION: Callable[[dict[str, Any]], bool] = lambda e: e["credit_limit"] == LOW_CREDIT  # noqa: E731
+
+
+def _commented_plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
+    """The plan with a smaller February (three customers billed before and two new ones, neither on the lowest
+    credit limit) so that the reference can open every past entry within a hard task's length."""
+    plan = draw_plan(seed, rng)
+    if plan is None:
+        return None
+    limits = _credit_limits(seed)
+    past_pool = list({id(c): c for month, _, _ in PAST for c in plan["months"][month]}.values())
+    known = {c["id"] for c in past_pool}
+    pools = [[c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known
+              and limits[c["id"]] != LOW_CREDIT] for s in ("smb", "mid-market")]
+    if not all(pools):
+        return None
+    new_only = [rng.choice(pool) for pool in pools]
+    plan["months"][NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
+    return plan
+
+
+@functools.cache
+def _credit_limits(seed: int) -> dict[str, int]:
+    """Stripe customer id -> the customer database's credit limit."""
+    pg = next(t for t in world("postgres", seed)["tables"] if t["name"] == "customers")
+    cols = [c["name"] for c in pg["columns"]]
+    rows = [dict(zip(cols, r, strict=True)) for r in pg["rows"]]
+    if min(r["credit_limit"] for r in rows) != LOW_CREDIT:
+        raise ValueError(f"{ID}: the customer database's lowest credit limit is no longer {LOW_CREDIT}")
+    return {r["stripe_customer_id"]: int(r["credit_limit"]) for r in rows if r["stripe_customer_id"]}
+
+
+def _numbers(stripe_patch: list[dict[str, Any]], state: dict[str, Any],
+             bills: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(month, customer id) -> the number of the invoice that billed it, past and February."""
+    out = {}
+    labels = {f"Professional services, {label}": month for month, label, _ in PAST}
+    for op in stripe_patch:
+        if op["in"] == ["invoices"]:
+            out[(labels[op["value"]["description"]], op["value"]["customer"])] = op["value"]["number"]
+    for b in bills:
+        cid = b["customer"]["id"]
+        numbered = sum(1 for inv in state["invoices"] if inv["customer"] == cid and inv.get("number"))
+        out[(NEW[0], cid)] = f"{_prefix(cid)}-{numbered + 1:04d}"
+    return out
+
+
+def _comment_text(number: str, month: str) -> str:
+    labels = {m: label for m, label, _ in PAST} | {NEW[0]: NEW[1]}
+    return f"Billed on {number} ({labels[month]})."
+
+
+def _examples(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], months: set[str]) -> list[dict[str, Any]]:
+    """The billed entries of ``months`` with every fact a reader might key the comment on."""
+    limits = _credit_limits(seed)
+    accounts = {p["properties"]["Stripe customer"]: p["properties"] for p in crm_rows(seed)}
+    out = []
+    for e in entries:
+        if not e["billed"] or e["month"] not in months:
+            continue
+        c = e["customer"]
+        total = sum(math.ceil(x["hours"]) * plan["rates"][c["segment"]] for x in entries
+                    if x["billed"] and x["customer"] is c and x["month"] == e["month"])
+        acct = accounts[c["id"]]
+        out.append({**c, "credit_limit": limits[c["id"]], "region": acct["Region"], "owner": tuple(acct["Owner"] or ()),
+                    "arr": acct["ARR"], "type": e["type"], "consultant": e["consultant"], "month": e["month"],
+                    "hours": e["hours"], "total": total, "title": e["title"],
+                    "commented": COMMENT_CONVENTION({"credit_limit": limits[c["id"]]})})
+    return out
+
+
+def case_of(seed: int) -> dict[str, Any] | None:
+    """The facts of seed ``seed``, or None when no draw of it gives examples that decide every convention."""
+    for attempt in range(200):
+        rng = random.Random(f"{ID}:{seed}:{attempt}")
+        plan = _commented_plan(seed, rng)
+        if plan is None:
+            continue
+        entries = draw_entries(seed, rng, plan, per=(1, 2))
+        if not conventions_hold(plan, entries):
+            continue
+        past = _examples(seed, plan, entries, {m for m, _, _ in PAST})
+        new = _examples(seed, plan, entries, {NEW[0]})
+        invoices = {(e["month"], e["id"]): e["commented"] for e in past}
+        # a minority of the past invoices show the comment, of two customers or more (so that what they share
+        # is to be found); February has entries to comment and entries not to
+        if not 2 <= sum(invoices.values()) <= 4 or not 2 <= sum(e["commented"] for e in new) < len(new):
+            continue
+        if len({e["id"] for e in past if e["commented"]}) < 2:
+            continue
+        # "every entry of such a customer, warranty fixes too": a past warranty fix of one, uncommented, rules it
+        # out, or February has no warranty fix of one
+        low = {e["id"] for e in past if e["commented"]} | {e["id"] for e in new if e["commented"]}
+        if (any(e["type"] == WARRANTY and e["month"] == NEW[0] and e["customer"]["id"] in low for e in entries)
+                and not any(e["type"] == WARRANTY and e["month"] != NEW[0] and e["customer"]["id"] in low
+                            for e in entries)):
+            continue
+        if any(alt(past) and (not isinstance(alt, FlaggedWhen | FlaggedSide) or any(alt.predicts(past, e) != e["commented"]
+                                                                       for e in new))
+               for alt in COMMENT_ALTERNATIVES.values()):
+            continue
+        if not _wrong_bills_caught(seed, plan, entries):
+            continue
+        return commented_case(seed, plan, entries, past, new)
+    return None
+
+
+def _wrong_bills_caught(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+    """Whether this smaller February still tells the billing's wrong solutions apart: four invoices (the fourth
+    create is the one that is unavailable), an entry that rounding to the nearest hour bills at an amount no
+    line of its invoice has, and a guard for the total that leaves out the last line of the invoice with the most."""
+    bills = bills_of(plan, entries)
+    if len(bills) < 4:
+        return False
+    if not any(math.floor(h + 0.5) * u not in {q * u for _, q, _ in b["lines"]}
+               for b in bills for h, u in ((e["hours"], b["lines"][0][2]) for e in entries
+                                          if e["month"] == NEW[0] and e["billed"] and e["customer"] is b["customer"])):
+        return False
+    most = max(bills, key=lambda b: len(b["lines"]))
+    amounts = [q * u for _, q, u in most["lines"]]
+    state = stripe_state_after(seed, world_patches(seed, plan, entries)[0]["stripe"])
+    had = {sum(line["amount"] for line in inv["lines"]) for inv in state["invoices"]
+           if inv["customer"] == most["customer"]["id"]}
+    return len(amounts) > 1 and sum(amounts[:-1]) not in had | {sum(amounts)}
+
+
+def commented_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], past: list[dict[str, Any]],
+                   new: list[dict[str, Any]]) -> dict[str, Any]:
+    """x-t-services-hours-february's billing (its frame, guards and wrong bills) with the log's comments:
+    past ones planted, February's to write."""
+    billing = services_case(seed, plan, entries)
+    patch, db_id = world_patches(seed, plan, entries)
+    state = stripe_state_after(seed, patch["stripe"])
+    bills = bills_of(plan, entries)
+    numbers = _numbers(patch["stripe"], state, bills)
+    page = {e["title"]: uuid_of(ID, "entry", seed, e["title"]) for e in entries}
+    finance = [f"{e.first} {e.last}" for e in org(seed).employees if e.department == "Finance"]
+    author = finance[0] if finance else "Finance"
+    comments = [{"op": "add", "in": ["comments"], "value": {
+        "id": uuid_of(ID, "comment", seed, e["title"]), "page_id": page[e["title"]], "author": author,
+        "text": _comment_text(numbers[(e["month"], e["id"])], e["month"])}} for e in past if e["commented"]]
+    to_comment = [e for e in new if e["commented"]]
+    comment_calls = [call("notion__create_comment", page_id=page[e["title"]],
+                          text=_comment_text(numbers[(NEW[0], e["id"])], NEW[0])) for e in to_comment]
+
+    everyone = sorted({c["name"] for m in plan["months"].values() for c in m})
+    discover = [*discovery(db_id, plan, everyone, "name, segment, country, credit_limit, stripe_customer_id"),
+                *(call("notion__get_comments", page_id=page[e["title"]]) for e in entries if e["month"] != NEW[0])]
+
+    def found(i: int, b: dict[str, Any]) -> list[dict[str, Any]]:
+        """After the second create timed out: look for the draft it made before adding lines."""
+        return [call("stripe__list_invoices", customer=b["customer"]["id"], status="draft", limit=10)] if i == 1 else []
+
+    writes = invoice_writes(state, bills, after_create=found)
+    reference = [*discover, *writes, *comment_calls]
+
+    frame = list(billing["frame"])
+    success = list(billing["success"])
+    for e in to_comment:
+        number = numbers[(NEW[0], e["id"])]
+        frame.append({"entity": "notion.comment", "change": ["create"], "where": {"page_id": page[e["title"]]},
+                      "values": {"text": {"matches": re.escape(number)}}, "max": 1})
+        # the number is the frame's to hold; the predicate asks that the entry got its comment
+        success.append({"notion.commentPosted": {"page": page[e["title"]], "pattern": f"{re.escape(number)}|[Ff]ebruary"}})
+
+    def commenting(entries_: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [call("notion__create_comment", page_id=page[e["title"]],
+                     text=_comment_text(numbers[(NEW[0], e["id"])], NEW[0])) for e in entries_]
+
+    # the billing's wrong solutions, each with the right comments, so that each fails on its billing alone
+    wrongs = [{**w, "calls": [*w["calls"], *comment_calls]} for w in billing["wrongs"]]
+    plain = [e for e in new if not e["commented"]]
+    low_side = [e for e in new if e["credit_limit"] <= min(x["credit_limit"] for x in past if not x["commented"])]
+    wrongs += [
+        {"why": "bills right but leaves no comment on the log (the comment shows only in the opened entries of the "
+                "customers on the lowest credit limit)", "kind": "other", "calls": writes},
+        {"why": "comments 'Billed on' on every billed February entry", "kind": "other",
+         "calls": [*writes, *commenting(new)]},
+        {"why": "comments on the entries to comment and on one more customer's", "kind": "other",
+         "calls": [*writes, *comment_calls, *commenting(plain[:1])]},
+        {"why": "comments on only one of the entries to comment", "kind": "other",
+         "calls": [*writes, *comment_calls[:1]]},
+        {"why": "comments on the right entries without the invoice number", "kind": "other",
+         "calls": [*writes, *(call("notion__create_comment", page_id=page[e["title"]], text="Billed (February 2026).")
+                              for e in to_comment)]},
+        {"why": "comments twice on an entry", "kind": "other", "calls": [*writes, *comment_calls, comment_calls[0]]},
+    ]
+    if low_side != to_comment:
+        wrongs.append({"why": "comments on the entries of every customer at or below the lowest uncommented credit limit",
+                       "kind": "other", "calls": [*writes, *commenting(low_side)]})
+    reversed_bills = list(reversed(bills))
+    alternatives = [
+        {"why": "reads the accounts and the customers in Stripe too, reads the entries' pages, bills in reverse order "
+                "with its own description, and comments on each entry right after its invoice is finalized",
+         "calls": [*discover, call("notion__query_database", database_id=crm_database_id(seed), page_size=100),
+                   *(call("stripe__search_customers", query=f"name:'{c['name']}'") for c in plan["months"][NEW[0]]),
+                   *_commented_after(invoice_writes(
+                       state, [{**b, "label": f"Consulting hours February 2026 - {b['customer']['name']}"}
+                               for b in reversed_bills],
+                       after_create=lambda i, b: [call("stripe__list_invoices", customer=b["customer"]["id"],
+                                                       status="draft", limit=10)] if i == 1 else []),
+                       reversed_bills, to_comment, lambda e: call(
+                           "notion__create_comment", page_id=page[e["title"]],
+                           text=f"Billed on {numbers[(NEW[0], e['id'])]} (February 2026): {e['hours']} h")),
+                   call("stripe__list_invoices", status="open", limit=20)]},
+    ]
+    return {
+        "customers": [c["name"] for c in plan["months"][NEW[0]]], "database_id": db_id,
+        "commented": sorted({e["name"] for e in to_comment}),
+        "notion_patch": [*patch["notion"], *comments], "stripe_patch": patch["stripe"], "postgres_patch": [],
+        "frame": frame, "success": success, "reference": reference, "wrongs": wrongs, "alternatives": alternatives,
+        "max_steps": budget(len(reference), 1),
+    }
+
+
+def _commented_after(writes: list[dict[str, Any]], bills: list[dict[str, Any]], to_comment: list[dict[str, Any]],
+                     comment: Callable[[dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
+    """``writes`` (of ``bills``, in order) with each customer's comments right after its invoice is finalized."""
+    out, done = [], 0
+    for c in writes:
+        out.append(c)
+        if c["tool"] == "stripe__finalize_invoice":
+            cid = bills[done]["customer"]["id"]
+            out.extend(comment(e) for e in to_comment if e["id"] == cid)
+            done += 1
+    return out
+
+
 def build() -> dict[str, Any]:
     """The template document."""
-    task = case_task(GOAL, SERVERS, TOOLS,
+    task = case_task(GOAL, SERVERS, TEMPLATE_TOOLS,
                      [{"tool": "stripe__create_invoice", "on_call": 2, "kind": "timeout_after_commit"},
                       {"tool": "stripe__create_invoice", "on_call": 4, "kind": "unavailable"}],
                      1800, ("notion", "stripe"))
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=10, level="hard"), task=task)
