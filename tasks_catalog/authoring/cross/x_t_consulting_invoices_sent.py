@@ -40,11 +40,10 @@ from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import case_task, hex_id, money
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, call
+from tasks_catalog.authoring.cross._x_t_readings import FlaggedSide, FlaggedWhen
 from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     NEW,
     PAST,
-    FlaggedSide,
-    FlaggedWhen,
     bills_of,
     conventions_hold,
     crm_accounts,

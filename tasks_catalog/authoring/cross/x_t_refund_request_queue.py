@@ -61,6 +61,7 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     slack_channel,
     unix,
 )
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen
 
 ID = "x-t-refund-request-queue"
 LABEL = {"id": "Label_refund_requests", "name": "Finance/Refunds"}
@@ -89,76 +90,26 @@ def copied(item: dict[str, Any]) -> bool:
     return item["status"] == AT_RISK
 
 
-class _CopyWhen:
-    """The reading "copy when ``field`` has one of the values the copied answers have": it fits the earlier
-    answers when none without a copy shares such a value, and copies a new answer exactly when its value
-    is one of them."""
-
-    def __init__(self, field: str) -> None:
-        self.field = field
-
-    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
-        return {e[self.field] for e in examples if e["cc"]}
-
-    def fits(self, examples: list[dict[str, Any]]) -> bool:
-        return not any(e[self.field] in self._values(examples) for e in examples if not e["cc"])
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        return item[self.field] in self._values(examples)
-
-
-class _Above:
-    """The reading "copy when ``field`` (the amount, the account's ARR) is above some value": it fits when
-    every copied answer's value is above every other's; a new value between the two is left open (None)."""
-
-    def __init__(self, field: str, below: bool = False) -> None:
-        self.field, self.sign = field, -1 if below else 1
-
-    def fits(self, examples: list[dict[str, Any]]) -> bool:
-        copied_ = [self.sign * e[self.field] for e in examples if e["cc"]]
-        plain = [self.sign * e[self.field] for e in examples if not e["cc"]]
-        return bool(copied_) and (not plain or max(plain) < min(copied_))
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        low = min(self.sign * e[self.field] for e in examples if e["cc"])
-        high = max((self.sign * e[self.field] for e in examples if not e["cc"]), default=None)
-        value = self.sign * item[self.field]
-        return True if value >= low else False if high is not None and value <= high else None
-
-
-class _Fixed:
-    """A reading that copies every answer (``True``) or none (``False``)."""
-
-    def __init__(self, value: bool) -> None:
-        self.value = value
-
-    def fits(self, examples: list[dict[str, Any]]) -> bool:
-        return all(bool(e["cc"]) == self.value for e in examples)
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        return self.value
-
-
 #: When an answer copies the Head of Customer Success, as a reader of the earlier answers might guess it
 #: (each field is one the tools show: the CRM row's plan, region, owner, ARR and status, the charge's
 #: currency, amount and month, whether the refund was granted, the month asked). "Copy for the customers copied before" is
 #: not among them: no new request is from a customer with an earlier one, so it decides nothing for them
 #: (for them it is "never", which three copied answers contradict).
 COPY_READINGS: dict[str, Any] = {
-    "always": _Fixed(True),
-    "never": _Fixed(False),
-    "by the account's plan": _CopyWhen("plan"),
-    "by the account's region": _CopyWhen("region"),
-    "by the account's owner": _CopyWhen("owner"),
-    "by the currency": _CopyWhen("currency"),
-    "by the outcome (granted, refused, refunded already)": _CopyWhen("outcome"),
-    "by the charge (the month's overage, the workshop)": _CopyWhen("charge_kind"),
-    "for any account not Active": _CopyWhen("active"),
-    "by the month the request came in": _CopyWhen("asked_month"),
-    "above an amount": _Above("amount"),
-    "below an amount": _Above("amount", below=True),
-    "above an ARR": _Above("arr"),
-    "below an ARR": _Above("arr", below=True),
+    "always": Always(True, flag="cc"),
+    "never": Always(False, flag="cc"),
+    "by the account's plan": FlaggedWhen("plan", flag="cc"),
+    "by the account's region": FlaggedWhen("region", flag="cc"),
+    "by the account's owner": FlaggedWhen("owner", flag="cc"),
+    "by the currency": FlaggedWhen("currency", flag="cc"),
+    "by the outcome (granted, refused, refunded already)": FlaggedWhen("outcome", flag="cc"),
+    "by the charge (the month's overage, the workshop)": FlaggedWhen("charge_kind", flag="cc"),
+    "for any account not Active": FlaggedWhen("active", flag="cc"),
+    "by the month the request came in": FlaggedWhen("asked_month", flag="cc"),
+    "above an amount": FlaggedSide("amount", low=False, flag="cc"),
+    "below an amount": FlaggedSide("amount", low=True, flag="cc"),
+    "above an ARR": FlaggedSide("arr", low=False, flag="cc"),
+    "below an ARR": FlaggedSide("arr", low=True, flag="cc"),
 }
 
 
@@ -177,7 +128,7 @@ def check_copy_convention(examples: list[dict[str, Any]], items: list[dict[str, 
     if {i["status"] for i in items} - {e["status"] for e in examples}:
         raise ValueError(f"{ID}: a new item's CRM status is seen in no earlier request")
     for name, reading in COPY_READINGS.items():
-        if reading.fits(examples) and any(reading.predicts(examples, i) != copied(i) for i in items):
+        if reading(examples) and any(reading.predicts(examples, i) != copied(i) for i in items):
             raise ValueError(f"{ID}: the reading {name!r} fits every earlier answer and differs on a new request")
 
 

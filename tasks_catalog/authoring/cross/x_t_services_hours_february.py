@@ -56,6 +56,7 @@ from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id, crm_rows
 from tasks_catalog.authoring.cross._x_t_billing import NOTION_READ, STRIPE_READ, case_task, hex_id, unix, uuid_of
 from tasks_catalog.authoring.cross._x_t_people import call
+from tasks_catalog.authoring.cross._x_t_readings import FlaggedSide, FlaggedWhen
 
 ID = "x-t-services-hours-february"
 SERVERS = ["notion", "postgres", "stripe"]
@@ -458,49 +459,6 @@ def services_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]]
 
 
 # -- the comments finance left on the log: the convention only opening an entry shows (version 2) ---------
-class FlaggedWhen:
-    """The reading "an example is flagged (``flag``: commented, copied...) when ``field`` is one of the values
-    the flagged examples have": it fits when no unflagged example shares such a value, and then flags a new
-    item exactly when its value is one of them (an unseen value, like every value no flagged example has, is
-    not flagged). x-t-consulting-invoices-sent reads its copies with it."""
-
-    def __init__(self, field: str, flag: str = "commented") -> None:
-        self.field, self.flag = field, flag
-
-    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
-        return {e[self.field] for e in examples if e[self.flag]}
-
-    def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        return not any(e[self.field] in self._values(examples) for e in examples if not e[self.flag])
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        return item[self.field] in self._values(examples)
-
-
-class FlaggedSide:
-    """The reading "an example is flagged when ``field`` (a credit limit, an invoice's total, an ARR) is below
-    (``low``) or above some amount": it fits when every flagged example's value is on that side of every
-    other's, and then flags a new item on the flagged examples' side of them all, not one on the others' side;
-    between the two the examples do not say (None: a case where a new item falls there is not kept)."""
-
-    def __init__(self, field: str, low: bool, flag: str = "commented") -> None:
-        self.field, self.low, self.flag = field, low, flag
-
-    def _split(self, examples: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
-        sign = 1 if self.low else -1
-        return ([sign * e[self.field] for e in examples if e[self.flag]],
-                [sign * e[self.field] for e in examples if not e[self.flag]])
-
-    def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        yes, no = self._split(examples)
-        return bool(yes) and (not no or max(yes) < min(no))
-
-    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        yes, no = self._split(examples)
-        value = (1 if self.low else -1) * item[self.field]
-        return True if value <= max(yes) else False if no and value >= min(no) else None
-
-
 #: The lowest credit limit the customer database gives: finance commented "Billed on <number> (<month>)" on
 #: every billed log entry of a customer with this limit, and on no other entry.
 LOW_CREDIT = 5000

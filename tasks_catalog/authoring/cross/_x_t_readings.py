@@ -1,0 +1,71 @@
+"""Readings of a habit the team's past work shows: what a careful reader of the examples might take the rule
+to be, each told apart from the habit itself by the examples or by the new items.
+
+A template whose convention shows in some of its examples (an entry commented, an answer copied, an issue
+linked: the example's ``flag``) lists the readings a reader could fairly draw, and asserts per case that each
+is contradicted by an example or treats every new item as the habit does. A reading is called with the
+examples (does it fit them all?) and ``predicts`` a new item's flag (``None``: the examples do not say).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Always:
+    """The reading "every example is flagged" (``value`` True) or "none is" (False)."""
+
+    def __init__(self, value: bool, flag: str = "commented") -> None:
+        self.value, self.flag = value, flag
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        return all(bool(e[self.flag]) == self.value for e in examples)
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        return self.value
+
+
+class FlaggedWhen:
+    """The reading "an example is flagged (``flag``: commented, copied...) when ``field`` is one of the values
+    the flagged examples have": it fits when no unflagged example shares such a value, and then flags a new
+    item exactly when its value is one of them (an unseen value, like every value no flagged example has, is
+    not flagged)."""
+
+    def __init__(self, field: str, flag: str = "commented") -> None:
+        self.field, self.flag = field, flag
+
+    def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
+        return {e[self.field] for e in examples if e[self.flag]}
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        return not any(e[self.field] in self._values(examples) for e in examples if not e[self.flag])
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        return item[self.field] in self._values(examples)
+
+
+class FlaggedSide:
+    """The reading "an example is flagged when ``field`` (a credit limit, an invoice's total, an ARR) is below
+    (``low``) or above some amount": it fits when every flagged example's value is on that side of every
+    other's, and then flags a new item on the flagged examples' side of them all, not one on the others' side;
+    between the two the examples do not say (None: a case where a new item falls there is not kept)."""
+
+    def __init__(self, field: str, low: bool, flag: str = "commented") -> None:
+        self.field, self.low, self.flag = field, low, flag
+
+    def _split(self, examples: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+        sign = 1 if self.low else -1
+        return ([sign * e[self.field] for e in examples if e[self.flag]],
+                [sign * e[self.field] for e in examples if not e[self.flag]])
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        yes, no = self._split(examples)
+        return bool(yes) and (not no or max(yes) < min(no))
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        yes, no = self._split(examples)
+        value = (1 if self.low else -1) * item[self.field]
+        return True if value <= max(yes) else False if no and value >= min(no) else None
+
+
+__all__ = ["Always", "FlaggedSide", "FlaggedWhen"]
