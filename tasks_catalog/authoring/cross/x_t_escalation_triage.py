@@ -355,6 +355,7 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     taken_ts: set[str] = {m["ts"] for m in channel["messages"]}
     titles_used: set[str] = set()
     reporters: dict[str, set[str]] = {}
+    pinged_customers: set[str] = set()
     renew_of = {p["title"]: p["properties"].get("Renewal date") or "" for p in rows}
     region_of = {p["title"]: p["properties"].get("Region") or "" for p in rows}
     slack_ids = {u["id"] for u in slack["users"]}
@@ -369,7 +370,7 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     Fits = Callable[[Any], bool]
 
     def make(k: int, combo: tuple[str, bool], component: str, day: str, new: bool,
-             fits: Fits = lambda c: True, title: str | None = None) -> dict[str, Any] | None:
+             fits: Fits = lambda c: True, title: str | None = None, ping: bool = False) -> dict[str, Any] | None:
         plan, blocked = combo
         if title is None:
             problem = rng.choice([p for p in PROBLEMS[component] if f"{component}: {p}" not in titles_used]
@@ -383,6 +384,8 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
         contact = cust.contact("operations", day)
         titles_used.add(title)
         reporters.setdefault(title, set()).add(cust.name)
+        if ping:
+            pinged_customers.add(cust.name)
         creator = rng.choice(support)
         acct = o.employee(cust.owner) if cust.owner in {e.key for e in o.employees} else None
         acct_name = acct.name if acct else cust.owner
@@ -399,7 +402,7 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
                 "ticket": ticket, "new": new, "created_at": f"{day}T{hour(k)}Z",
                 "region": region_of[cust.name], "renews": renew_of[cust.name], "gap": gap(cust.name, day),
                 "gap_triage": gap(cust.name, TRIAGE_DAY),
-                "acct_slack": acct.slack_id if acct and acct.slack_id in slack_ids else None, "ping": False}
+                "acct_slack": acct.slack_id if acct and acct.slack_id in slack_ids else None, "ping": ping}
 
     ex_days = sorted(f"2026-{m:02d}-{d:02d}" for m, d in rng.sample(
         [(2, d) for d in range(2, 28) if d not in (7, 8, 14, 15, 21, 22)]
@@ -411,7 +414,6 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
         """Customers whose renewal (in the CRM) is ``low`` to ``high`` days after ``day``, and after triage day."""
         return lambda c: bool(renew_of.get(c.name)) and low <= gap(c.name, day) <= high and gap(c.name, TRIAGE_DAY) >= 0
 
-    pinged_customers: set[str] = set()
     owner_of = {c.name: c.owner for c in customers}
 
     def named(name: str) -> Fits:
@@ -464,12 +466,9 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
             earlier = examples[first]
             fits = without(fits, {earlier["customer"]})
             title = earlier["title"]
-        made = make(k, ex_combos[k], ex_components[k], ex_days[k], False, fits, title)
+        made = make(k, ex_combos[k], ex_components[k], ex_days[k], False, fits, title, ping=k in pinged)
         if made is None:
             return None
-        made["ping"] = k in pinged
-        if made["ping"]:
-            pinged_customers.add(made["customer"])
         examples.append(made)
     ex = examples
     for e in ex:
@@ -498,12 +497,9 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
         if m == again:
             fits = without(fits, {x["customer"] for x in ex if x["title"] == source["title"]})
             title = source["title"]
-        made = make(n_examples + m, new_combos[m], new_components[m], new_days[m], True, fits, title)
+        made = make(n_examples + m, new_combos[m], new_components[m], new_days[m], True, fits, title, ping=m in flagged)
         if made is None:
             return None
-        made["ping"] = m in flagged
-        if made["ping"]:
-            pinged_customers.add(made["customer"])
         new.append(made)
     all_items = ex + new
     if len({(i["title"], i["customer"]) for i in all_items}) < len(all_items):
