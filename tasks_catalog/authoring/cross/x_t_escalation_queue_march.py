@@ -3,8 +3,9 @@ ones were handled, including a habit that only OPENING the earlier escalations s
 
 Hard; Linear, Notion and Slack. The queue, its earlier and new escalations, the #cs-escalations posts and the
 three visible conventions (assignee = the component's runbook owner, priority by CRM plan and blocking, state
-by blocking) are x-t-escalation-triage's (its ``case_of``, drawn with this template's own random stream, so
-the issues differ from that template's for the same seed). A fourth convention is added here, and it shows
+by blocking; an earlier title repeated by another customer triaged on its own, never as a Duplicate) are
+x-t-escalation-triage's (its ``case_of``, drawn with this template's own random stream and without that
+template's renewal ping, so the issues differ from that template's for the same seed). A fourth convention is added here, and it shows
 in no list: when the customer's row in the CRM (Notion's Customer Accounts) has Status **At risk**, the
 triager left one comment on the escalation linking the account's CRM row, e.g. "Jane Doe: heads-up, Acme
 Ltd is At risk in Customer Accounts (https://www.notion.so/<row id>); please keep them in the loop on this one."
@@ -139,7 +140,7 @@ def case_of_draw(seed: int, draw: int) -> dict[str, Any] | None:
     """x-t-escalation-triage's case of ``seed`` drawn with this template's random stream number ``draw``, with
     the at-risk comment on its earlier escalations, its writes, frame, predicate, wrongs and alternatives;
     ``None`` when that template's situation does not hold or the comment convention is left open."""
-    case = esc.case_of(seed, stream=ID if draw == 0 else f"{ID}#{draw}")
+    case = esc.case_of(seed, stream=ID if draw == 0 else f"{ID}#{draw}", pings=False)
     if case is None:
         return None
     items = _items(case, seed)
@@ -219,5 +220,5 @@ def build() -> dict[str, Any]:
         faults=[{"tool": "linear__update_issue", "on_call": 3, "kind": "unavailable"},
                 {"tool": "linear__update_issue", "on_call": 8, "kind": "timeout_after_commit"}],
         timeout_s=1500, patched=("linear", "slack"))
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(_case, want=10), task=task)

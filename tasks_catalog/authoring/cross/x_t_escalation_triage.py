@@ -12,23 +12,41 @@ in Triage, unassigned, with no priority. The conventions the earlier ones show, 
   not the account owner the description names, not the reporter, not the runbook's other "Owner:" lines;
 - **priority**: by the customer's plan in the CRM (Notion's Customer Accounts) and whether the Slack escalation
   says it blocks: Enterprise Urgent if blocked else High, Scale High / Medium, Growth and Starter Medium / Low;
-- **state**: Todo when blocked, Backlog otherwise.
+- **state**: Todo when blocked, Backlog otherwise; a report whose title an earlier escalation of another
+  customer already has is triaged on its own like any other (two earlier escalations of two customers share a
+  title, neither closed as a Duplicate, and a new one repeats an earlier title for another customer);
+- **a renewal ping that only opening shows** (version 2): when the customer's CRM row gives a Renewal date at
+  most :data:`SOON` days after the report, the triager replied in the escalation's #cs-escalations thread
+  tagging the account owner ("<@U…> Acme renews on 12 April 2026, and Jane Doe has this escalation."). 2 to 4
+  of the earlier escalations carry it, of two customers and two account owners at least, and one earlier
+  escalation without it renews :data:`LATER` to LATER+40 days after its report (the window's end is seen);
+  ``get_channel_history`` shows a post's reply count, never the reply, so only ``get_thread_replies`` on an
+  escalation's post shows it; 2 or 3 new escalations are of other customers renewing that soon.
 
 ``CONVENTIONS`` lists each rule's plausible alternatives; ``check_conventions`` raises unless each alternative
-is contradicted by at least one earlier escalation, every plan/blocking pair a new item has was seen in the
-examples, and reading the priority by the account's ARR instead of its plan either is contradicted or gives
-the same answer for every new item; a world whose draw leaves a reading open gives no case, so a careful
-reader of the examples reaches one outcome in every case kept. Linear's update answers
-``unavailable`` once (not applied: retry) and ``timeout_after_commit`` once (applied).
+that would treat a new item otherwise is contradicted by an earlier escalation, every plan/blocking pair a new
+item has was seen in the examples, and reading the priority by the account's ARR instead of its plan either is
+contradicted or gives the same answer for every new item. ``PING_READINGS`` lists the readings of when to ping;
+``check_pings`` raises unless each of them, every threshold of days to the renewal (from the report or the
+triage day), every cut-off date of the renewal, every ARR threshold and "the account owners pinged before" is
+contradicted by an earlier escalation or pings the same new items. A world whose draw leaves a reading open gives no case, so a careful
+reader who opens the examples reaches one outcome in every case kept. Linear's update answers ``unavailable``
+once (not applied: retry) and ``timeout_after_commit`` once (applied).
 
 Judged: each new item's assignee, priority and state exactly (frame, field level; the predicate names the
 assignee and state and that the priority was set), at most one comment per item, nothing else changes (the
-earlier escalations, the Platform team's own triage queue).
+earlier escalations, the Platform team's own triage queue); for each new escalation of a customer renewing
+soon a #cs-escalations message tags its account owner (holds the owner's Slack id, which no message held
+before; each such escalation has another owner), and no message there tags the account owner of another new
+escalation only (``case_of(..., pings=False)`` draws the queue
+without the ping, as x-t-escalation-queue-march does).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -76,6 +94,39 @@ TOOLS = [
 ]
 
 
+#: How far ahead a renewal is "coming up" (days from the report): the earlier escalations of customers renewing
+#: this soon (2-4 of them) got a reply in their #cs-escalations thread tagging the account owner; the others none.
+SOON = 90
+#: How far ahead a renewal of an earlier escalation without that reply lies at least (days from the report).
+LATER = 120
+#: The day the new escalations are triaged (the worlds' ``now``).
+TRIAGE_DAY = "2026-03-16"
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def _literal(text: str) -> str:
+    """``text`` as a pattern that finds exactly it (regex metacharacters escaped, portable to ECMAScript)."""
+    return "".join("\\" + ch if ch in ".^$*+?()[]{}|\\/" else ch for ch in text)
+
+
+def _day(day: str) -> str:
+    """``2026-04-12`` as people write it: ``12 April 2026``."""
+    return f"{int(day[8:])} {MONTHS[int(day[5:7]) - 1]} {day[:4]}"
+
+
+def _ping(item: dict[str, Any]) -> str:
+    """The reply in an escalation's #cs-escalations thread tagging the account owner of a customer renewing soon."""
+    return (f"<@{item['acct_slack']}> {item['short']} renews on {_day(item['renews'])}, "
+            f"and {item['owner_name']} has this escalation.")
+
+
+def _pinged(item: dict[str, Any]) -> str:
+    """What a ping for ``item`` holds: its account owner's Slack id (the tag; the one stable id a pattern can
+    be named by, and each new item pinged has another owner)."""
+    return _literal(item["acct_slack"])
+
+
 def _priority(plan: str, blocked: bool) -> int:
     return PRIORITY[plan][0 if blocked else 1]
 
@@ -112,8 +163,86 @@ CONVENTIONS: list[tuple[str, Rule, list[tuple[str, Rule]]]] = [
         ("Todo when Medium or higher", lambda i: "Todo" if _priority(i["plan"], i["blocked"]) <= 3 else "Backlog"),
         ("Todo when Urgent or High", lambda i: "Todo" if _priority(i["plan"], i["blocked"]) <= 2 else "Backlog"),
         ("Todo for Enterprise customers", lambda i: "Todo" if i["plan"] == "Enterprise" else "Backlog"),
+        ("a same-title report from another customer closed as a Duplicate of the earlier one",
+         lambda i: "Duplicate" if i["dup_title"] else _state(i)),
     ]),
 ]
+
+#: Readings of when the triager replies in the escalation's #cs-escalations thread tagging the account owner,
+#: each a rule on an item (its CRM row, plan, blocking, priority, the days to its renewal); the convention is
+#: "the renewal is at most :data:`SOON` days after the report". Thresholds of days (from the report or from the
+#: triage day) are read by :func:`check_pings` itself.
+Trigger = Callable[[dict[str, Any]], bool]
+PING_READINGS: list[tuple[str, Trigger]] = [
+    ("on every escalation", lambda i: True),
+    ("for Enterprise customers", lambda i: i["plan"] == "Enterprise"),
+    ("for Enterprise and Scale customers", lambda i: i["plan"] in ("Enterprise", "Scale")),
+    ("when the customer is blocked", lambda i: i["blocked"]),
+    ("when the priority is Urgent", lambda i: _priority(i["plan"], i["blocked"]) == 1),
+    ("when the priority is Urgent or High", lambda i: _priority(i["plan"], i["blocked"]) <= 2),
+    ("for accounts At risk", lambda i: i["status"] == "At risk"),
+    ("for any account not Active", lambda i: i["status"] != "Active"),
+    ("for EMEA customers", lambda i: i["region"] == "EMEA"),
+    ("for North America customers", lambda i: i["region"] == "North America"),
+    ("for APAC customers", lambda i: i["region"] == "APAC"),
+    ("when the renewal falls in the report's month or the next",
+     lambda i: (int(i["renews"][:4]) * 12 + int(i["renews"][5:7])) - (int(i["day"][:4]) * 12 + int(i["day"][5:7])) <= 1),
+    ("when the renewal falls within the next two calendar months",
+     lambda i: (int(i["renews"][:4]) * 12 + int(i["renews"][5:7])) - (int(i["day"][:4]) * 12 + int(i["day"][5:7])) <= 2),
+    ("when the renewal falls before the end of the next quarter", lambda i: i["renews"] <= "2026-06-30"),
+    ("when the renewal falls before the end of this quarter", lambda i: i["renews"] <= "2026-03-31"),
+]
+
+
+def _among(key: str, values: set[str]) -> Trigger:
+    """The reading "the item's ``key`` is one of ``values``"."""
+    return lambda i: i[key] in values
+
+
+def _between(key: str, low: Any, high: Any) -> Trigger:
+    """The reading "the item's ``key`` is ``low`` to ``high``" (both included)."""
+    return lambda i: low <= i[key] <= high
+
+
+def _earlier(day: str) -> Trigger:
+    """The reading "the renewal is before ``day``"."""
+    return lambda i: i["renews"] < day
+
+
+def check_pings(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
+    """Raise unless the renewal ping is told apart from every other reading by the examples: a minority (2-4)
+    of the examples, of two customers and two account owners at least, carry it; each reading of
+    :data:`PING_READINGS`, each threshold of days to the renewal (counted from the report, or for a new item
+    from the triage day), and "the account owners pinged before" is contradicted by an example or agrees
+    with the convention on every new item."""
+    pinged = [e for e in examples if e["ping"]]
+    if not 2 <= len(pinged) <= 4:
+        raise ValueError(f"{ID}: {len(pinged)} of {len(examples)} examples show the renewal ping; 2-4 should")
+    if len({e["customer"] for e in pinged}) < 2 or len({e["account_owner_name"] for e in pinged}) < 2:
+        raise ValueError(f"{ID}: the pinged examples are one customer's or one account owner's")
+    for e in examples:
+        if e["ping"] != (0 <= e["gap"] <= SOON):
+            raise ValueError(f"{ID}: example {e['id']} does not follow the renewal ping convention")
+    owners = {e["account_owner_name"] for e in pinged}
+    readings: list[tuple[str, Trigger, Trigger]] = [(r, t, t) for r, t in PING_READINGS]
+    by_owner = _among("account_owner_name", owners)
+    readings.append(("the account owners pinged before", by_owner, by_owner))
+    for arr in sorted({e["arr"] for e in examples} | {i["arr"] for i in items}):
+        readings.append((f"ARR at least {arr}", _between("arr", arr, 10**9), _between("arr", arr, 10**9)))
+        readings.append((f"ARR at most {arr}", _between("arr", -1, arr), _between("arr", -1, arr)))
+    for day in sorted({e["renews"] for e in examples} | {i["renews"] for i in items}):
+        readings.append((f"renewal on or before {day}", _between("renews", "", day), _between("renews", "", day)))
+        readings.append((f"renewal before {day}", _earlier(day), _earlier(day)))
+    for days in range(0, 400):
+        readings.append((f"renewal within {days} days of the report", _between("gap", 0, days),
+                         _between("gap", 0, days)))
+        readings.append((f"renewal within {days} days of the triage", _between("gap", 0, days),
+                         _between("gap_triage", 0, days)))
+    for reading, on_example, on_new in readings:
+        contradicted = any(on_example(e) != e["ping"] for e in examples)
+        same = all(on_new(i) == i["ping"] for i in items)
+        if not contradicted and not same:
+            raise ValueError(f"{ID}: the ping reading {reading!r} fits every example and differs on a new item")
 
 
 def check_conventions(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
@@ -124,10 +253,9 @@ def check_conventions(examples: list[dict[str, Any]], items: list[dict[str, Any]
             if e[name] != rule(e):
                 raise ValueError(f"{ID}: example {e['id']} does not follow the {name} convention")
         for reading, alt in alternatives:
-            if all(alt(e) == rule(e) for e in examples):
-                raise ValueError(f"{ID}: no example rules out the {name} reading {reading!r}")
             if any(alt(i) != rule(i) for i in items) and all(alt(e) == e[name] for e in examples):
-                raise ValueError(f"{ID}: the {name} reading {reading!r} fits every example")
+                raise ValueError(f"{ID}: no example rules out the {name} reading {reading!r}, which a new item "
+                                 f"would follow otherwise")
     # The reading "by the account's size (ARR bands), not its plan": ruled out when a smaller account got a
     # higher plan's priority than a larger one; else every new account must sit within the ARR range the
     # examples of its own plan tier show, so that any band the examples allow gives the same tier.
@@ -160,7 +288,7 @@ def _runbooks(seed: int) -> dict[str, dict[str, Any]]:
     return out
 
 
-def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, in order
+def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, in order
     """The case of ``seed``, its escalations drawn from the random stream named ``stream`` (this template's
     own by default; x-t-escalation-queue-march draws the same situation with its own)."""
     o = org(seed)
@@ -226,15 +354,38 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
     tickets = rng.sample([n for n in range(5100, 5999) if f"KFS-{n}" not in mentioned], n_examples + n_new)
     taken_ts: set[str] = {m["ts"] for m in channel["messages"]}
     titles_used: set[str] = set()
+    reporters: dict[str, set[str]] = {}
+    pinged_customers: set[str] = set()
+    renew_of = {p["title"]: p["properties"].get("Renewal date") or "" for p in rows}
+    region_of = {p["title"]: p["properties"].get("Region") or "" for p in rows}
+    slack_ids = {u["id"] for u in slack["users"]}
 
-    def make(k: int, combo: tuple[str, bool], component: str, day: str, new: bool) -> dict[str, Any] | None:
+    def gap(name: str, day: str) -> int:
+        """Days from ``day`` to the customer's renewal (far ahead when the CRM gives none)."""
+        return (date.fromisoformat(renew_of[name]) - date.fromisoformat(day)).days if renew_of.get(name) else 10**4
+
+    def hour(k: int) -> str:
+        return f"{9 + k % 8:02d}:{(17 * k) % 60:02d}:00"
+
+    Fits = Callable[[Any], bool]
+
+    def make(k: int, combo: tuple[str, bool], component: str, day: str, new: bool,
+             fits: Fits = lambda c: True, title: str | None = None, ping: bool = False) -> dict[str, Any] | None:
         plan, blocked = combo
-        cust = rng.choice(by_plan[plan])
+        if title is None:
+            problem = rng.choice([p for p in PROBLEMS[component] if f"{component}: {p}" not in titles_used]
+                                 or list(PROBLEMS[component]))
+            title = f"{component}: {problem}"
+        # one customer reporting one problem twice would be a true duplicate: another customer reports it
+        pool = [c for c in by_plan[plan] if fits(c) and c.name not in reporters.get(title, set())]
+        if not pool:
+            return None
+        cust = rng.choice(pool)
         contact = cust.contact("operations", day)
-        problem = rng.choice([p for p in PROBLEMS[component] if f"{component}: {p}" not in titles_used]
-                             or list(PROBLEMS[component]))
-        title = f"{component}: {problem}"
         titles_used.add(title)
+        reporters.setdefault(title, set()).add(cust.name)
+        if ping:
+            pinged_customers.add(cust.name)
         creator = rng.choice(support)
         acct = o.employee(cust.owner) if cust.owner in {e.key for e in o.employees} else None
         acct_name = acct.name if acct else cust.owner
@@ -248,46 +399,140 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
                 "account_owner": users[acct_name]["id"] if acct_name in users else acct_name,
                 "account_owner_name": acct_name, "creator": by_email[creator.email]["id"],
                 "creator_slack": creator.slack_id, "other_owner": users[other]["id"] if other else None,
-                "ticket": ticket, "new": new}
+                "ticket": ticket, "new": new, "created_at": f"{day}T{hour(k)}Z",
+                "region": region_of[cust.name], "renews": renew_of[cust.name], "gap": gap(cust.name, day),
+                "gap_triage": gap(cust.name, TRIAGE_DAY),
+                "acct_slack": acct.slack_id if acct and acct.slack_id in slack_ids else None, "ping": ping}
 
     ex_days = sorted(f"2026-{m:02d}-{d:02d}" for m, d in rng.sample(
         [(2, d) for d in range(2, 28) if d not in (7, 8, 14, 15, 21, 22)]
         + [(3, d) for d in range(2, 7) if d not in (1,)], n_examples))
     new_days = sorted(rng.choice(["2026-03-09", "2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13"])
                       for _ in range(n_new))
-    examples = [make(k, ex_combos[k], ex_components[k], ex_days[k], False) for k in range(n_examples)]
-    items = [make(n_examples + k, new_combos[k], new_components[k], new_days[k], True) for k in range(n_new)]
-    if any(x is None for x in examples + items):
+
+    def renewing(day: str, low: int, high: int) -> Fits:
+        """Customers whose renewal (in the CRM) is ``low`` to ``high`` days after ``day``, and after triage day."""
+        return lambda c: bool(renew_of.get(c.name)) and low <= gap(c.name, day) <= high and gap(c.name, TRIAGE_DAY) >= 0
+
+    owner_of = {c.name: c.owner for c in customers}
+
+    def named(name: str) -> Fits:
+        """Only the customer ``name``."""
+        return lambda c: c.name == name
+
+    def without(fits: Fits, names: set[str]) -> Fits:
+        """``fits`` for a customer not among ``names``."""
+        return lambda c: fits(c) and c.name not in names
+
+    def pick(slots: list[int], n: int, candidates: Callable[[int], list[str]]) -> dict[int, str] | None:
+        """``n`` of ``slots`` drawn at random, each with a customer of its ``candidates`` whose account owner no
+        other slot's has (each ping tags another owner); ``None`` when fewer than ``n`` can be."""
+        chosen: dict[int, str] = {}
+        for slot in rng.sample(slots, len(slots)):
+            free = [name for name in candidates(slot) if owner_of[name] not in {owner_of[c] for c in chosen.values()}]
+            if free:
+                chosen[slot] = rng.choice(free)
+                if len(chosen) == n:
+                    return chosen
         return None
-    ex: list[dict[str, Any]] = examples  # type: ignore[assignment]
-    new: list[dict[str, Any]] = items  # type: ignore[assignment]
+
+    # The pinged examples (2-4, when this template's renewal ping is drawn): escalations of customers renewing
+    # within SOON days; every other example's customer renews LATER days or more after its report.
+    pinged: set[int] = set()
+    ping_of: dict[int, str] = {}
+    flag_of: dict[int, str] = {}
+    pinned = None
+    if pings:
+        drawn = pick(list(range(n_examples)), rng.randint(2, 4),
+                     lambda k: [c.name for c in by_plan[ex_combos[k][0]] if renewing(ex_days[k], 0, SOON)(c)])
+        if drawn is None:
+            return None
+        ping_of = drawn
+        pinged = set(ping_of)
+        # one example without the ping renews soon after the window, so that the window's end is seen
+        near = [k for k in range(n_examples) if k not in pinged
+                and any(renewing(ex_days[k], LATER, LATER + 40)(c) for c in by_plan[ex_combos[k][0]])]
+        pinned = rng.choice(near) if near else None
+    # The same title reported by two customers, each escalation triaged on its own (never closed as a duplicate).
+    second = rng.randrange(1, n_examples)
+    first = rng.randrange(0, second)
+    ex_components[second] = ex_components[first]
+    examples: list[dict[str, Any]] = []
+    for k in range(n_examples):
+        fits: Fits = (named(ping_of[k]) if k in pinged else renewing(ex_days[k], LATER, LATER + 40)
+                      if k == pinned else renewing(ex_days[k], LATER, 10**5)) if pings else (lambda c: True)
+        title = None
+        if k == second:
+            earlier = examples[first]
+            fits = without(fits, {earlier["customer"]})
+            title = earlier["title"]
+        made = make(k, ex_combos[k], ex_components[k], ex_days[k], False, fits, title, ping=k in pinged)
+        if made is None:
+            return None
+        examples.append(made)
+    ex = examples
     for e in ex:
         e["assignee"], e["priority"], e["state"] = e["owner"], _priority(e["plan"], e["blocked"]), _state(e)
+    # A new escalation repeats an earlier one's title for another customer (the world's trackers do).
+    again = rng.randrange(n_new)
+    source = rng.choice(ex)
+    new_components[again] = source["component"]
+    flagged: set[int] = set()
+    if pings:
+        most = max(e["gap"] for e in ex if e["ping"])
+        least = min(e["gap"] for e in ex if not e["ping"])
+        drawn = pick(list(range(n_new)), rng.randint(2, 3),
+                     lambda m: [c.name for c in by_plan[new_combos[m][0]] if renewing(new_days[m], 0, most)(c)
+                                and owner_of[c.name] not in {owner_of[n] for n in pinged_customers}])
+        if drawn is None:
+            return None
+        flag_of = drawn
+        flagged = set(flag_of)
+    new: list[dict[str, Any]] = []
+    for m in range(n_new):
+        fits = (named(flag_of[m]) if m in flagged
+                else lambda c: bool(renew_of.get(c.name)) and gap(c.name, TRIAGE_DAY) >= least) \
+            if pings else (lambda c: True)
+        title = None
+        if m == again:
+            fits = without(fits, {x["customer"] for x in ex if x["title"] == source["title"]})
+            title = source["title"]
+        made = make(n_examples + m, new_combos[m], new_components[m], new_days[m], True, fits, title, ping=m in flagged)
+        if made is None:
+            return None
+        new.append(made)
+    all_items = ex + new
+    if len({(i["title"], i["customer"]) for i in all_items}) < len(all_items):
+        return None  # one customer reporting one problem twice would be a true duplicate
+    for i in all_items:
+        i["dup_title"] = any(j["title"] == i["title"] and j["customer"] != i["customer"]
+                             and j["created_at"] < i["created_at"] for j in all_items)
     if len({i["component"] for i in new} - set(seen_components)) < 1:
         return None
     try:
         check_conventions(ex, new)
+        if pings:
+            check_pings(ex, new)
     except ValueError:
+        return None
+    to_ping = [i for i in new if i["ping"]]
+    if any(i["acct_slack"] is None for i in all_items if i["ping"]):
         return None
 
     # -- the patches -------------------------------------------------------------------------------------------
-    def hour(k: int) -> str:
-        return f"{9 + k % 8:02d}:{(17 * k) % 60:02d}:00"
-
     def describe(i: dict[str, Any]) -> str:
         c = i["contact"]
         when = f"{int(i['day'][8:]):02d} {('February', 'March')[int(i['day'][5:7]) - 2]} 2026"
         return (f"Reported by {c.name} ({c.email}) of {i['customer']} on {when}. Account owner: "
                 f"{i['account_owner_name']}. Support ticket {i['ticket']}, escalated in #{CHANNEL}.")
 
-    all_items = ex + new
     issues = []
-    for k, i in enumerate(all_items):
+    for i in all_items:
         issues.append({
             "id": i["id"], "title": i["title"], "description": describe(i),
             "state": "Triage" if i["new"] else i["state"], "assignee": None if i["new"] else i["assignee"],
             "priority": 0 if i["new"] else i["priority"], "labels": list(LABELS), "comments": [], "cycle": None,
-            "project": None, "estimate": None, "creator": i["creator"], "created_at": f"{i['day']}T{hour(k)}Z"})
+            "project": None, "estimate": None, "creator": i["creator"], "created_at": i["created_at"]})
     states = [{"name": "Triage", "type": "triage"}, {"name": "Backlog", "type": "backlog"},
               {"name": "Todo", "type": "unstarted"}, {"name": "In Progress", "type": "started"},
               {"name": "In Review", "type": "started"}, {"name": "Done", "type": "completed"},
@@ -309,9 +554,15 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
         text = (f"Escalating {i['ticket']} for {i['short']}: {problem}. "
                 f"{BLOCKED if i['blocked'] else WORKAROUND}")
         minute = (17 * k) % 60
+        i["post_ts"] = ts(f"{i['day']}T{8 + k % 8:02d}:{minute:02d}:00")
         slack_patch.append({"op": "add", "in": ["channels", channel["id"], "messages"],
-                            "value": {"ts": ts(f"{i['day']}T{8 + k % 8:02d}:{minute:02d}:00"),
-                                      "user": i["creator_slack"], "text": text}})
+                            "value": {"ts": i["post_ts"], "user": i["creator_slack"], "text": text}})
+    for k, i in enumerate(all_items):
+        if i["ping"] and not i["new"]:
+            minute = (17 * k) % 60
+            slack_patch.append({"op": "add", "in": ["channels", channel["id"], "messages"],
+                                "value": {"ts": ts(f"{i['day']}T{9 + k % 8:02d}:{minute:02d}:30"),
+                                          "user": slack["viewer"], "text": _ping(i), "thread_ts": i["post_ts"]}})
 
     # -- the reference --------------------------------------------------------------------------------------------
     reference = [call("linear__list_teams"),
@@ -320,6 +571,8 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
     if len(channel["messages"]) + len(slack_patch) > 200:
         return None  # the channel is read in one page
     reference += [call("slack__get_channel_history", channel_id=channel["id"], limit=200)]
+    reference += [call("slack__get_thread_replies", channel_id=channel["id"], thread_ts=e["post_ts"])
+                  for e in ex if e["ping"]]
     reference += [call("notion__search", query=CRM),
                   call("notion__query_database", database_id=crm["id"], page_size=100)]
     used = sorted({i["component"] for i in all_items})
@@ -334,7 +587,13 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
         return call("linear__update_issue", **args)
 
     writes = [write(i) for i in new]
-    reference += writes
+
+    def replies(who: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"], text=_ping(i))
+                for i in who]
+
+    pings_due = replies(to_ping)
+    reference += [*writes, *pings_due]
     if not 25 <= len(reference) <= 60:
         return None
 
@@ -351,9 +610,21 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
                     {"linear.issueState": {"issue": i["id"], "state": _state(i)}},
                     {"not": {"linear.issuePriority": {"issue": i["id"], "priority": 0}}}]
 
-    # telling support in the channel (a reply per escalation, or one summary) is a natural follow-up
-    frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": channel["id"]},
-                  "max": len(new) + 1})
+    # telling support in the channel (a reply per escalation, or one summary) is a natural follow-up; the
+    # renewal pings tag their account owners, and no message tags an account owner none of them is for
+    said: dict[str, Any] = {"entity": "slack.message", "change": ["create"], "where": {"channel": channel["id"]},
+                            "max": len(new) + len(to_ping) + 1}
+    spared = sorted({(i["acct_slack"] or "", i["account_owner_name"]) for i in new if not i["ping"]}
+                    - {(i["acct_slack"] or "", i["account_owner_name"]) for i in to_ping})
+    if spared and to_ping:
+        said["values"] = {"text": {"matches": "^(?!(?:.|\\n)*(" + "|".join(
+            f"<@{u}>|@{_literal(n)}" if u else f"@{_literal(n)}" for u, n in spared) + "))"}}
+    frame.append(said)
+    for i in to_ping:
+        pattern = _pinged(i)
+        if any(re.search(pattern, m["text"]) for m in [*channel["messages"], *(p["value"] for p in slack_patch)]):
+            return None  # the world already says it: the check would hold without the ping
+        success.append({"slack.messagePosted": {"channel": channel["id"], "pattern": pattern}})
 
     # -- wrong solutions (their writes only) ------------------------------------------------------------------------
     def with_rule(name: str, alt: Rule) -> list[dict[str, Any]]:
@@ -378,6 +649,21 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
                 if name == "assignee" and any(not str(alt(i)).startswith("usr_") for i in new):
                     continue
                 wrongs.append({"why": f"{name} {reading}", "kind": "other", "calls": with_rule(name, alt)})
+    # each wrong triage still pings as it should, so that it fails for its own error
+    wrongs = [{**w, "calls": [*w["calls"], *pings_due]} for w in wrongs]
+    if to_ping:
+        wrongs.insert(0, {"why": "triages every new escalation right but tags no account owner of a customer renewing "
+                                 "soon (the reply only opening the earlier escalations' threads shows)",
+                          "kind": "other", "calls": list(writes)})
+        for reading, trigger in PING_READINGS:
+            who = [i for i in new if trigger(i)]
+            if who == to_ping:
+                continue
+            if all(i in who for i in to_ping) and not any(
+                    (i["acct_slack"] or "", i["account_owner_name"]) in spared for i in who):
+                return None  # pinging by this reading would pass: the world does not tell it apart
+            wrongs.append({"why": f"tags the account owner {reading}, not for the customers renewing soon",
+                           "kind": "other", "calls": [*writes, *replies(who)]})
     alts = [
         {"why": "the items in reverse order, each with a short triage note",
          "calls": [c for i in reversed(new) for c in (
@@ -394,29 +680,50 @@ def case_of(seed: int, stream: str = ID) -> dict[str, Any] | None:  # noqa: C901
          "calls": [*writes, call("slack__post_message", channel_id=channel["id"],
                                  text="Triaged today's escalations: " + ", ".join(
                                      f"{i['ticket']} -> {i['owner_name']}" for i in new))]})
+    alts = [{**a, "calls": [*a["calls"], *pings_due]} for a in alts]
+    if to_ping:
+        alts += [
+            {"why": "the renewal pings first, then the triage", "calls": [*pings_due, *writes]},
+            {"why": "a triage note in every new escalation's thread, and the renewal pings",
+             "calls": [*writes, *[call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
+                                       text=f"Triaged: {i['owner_name']} has this one.") for i in new], *pings_due]},
+            {"why": "the renewal pings as messages of their own in the channel, not in the threads",
+             "calls": [*writes, *[call("slack__post_message", channel_id=channel["id"], text=_ping(i)) for i in to_ping]]},
+        ]
     return {
         "linear_patch": linear_patch, "slack_patch": slack_patch,
         "frame": frame, "success": success, "reference": reference, "wrongs": wrongs,
         "alternatives": alts, "max_steps": budget(len(reference), forced=1),
         "facts": {"examples": len(ex), "new": len(new), "calls": len(reference), "faults_at": faults_at,
                   "decisions": [f"{i['id']} {i['component']} {i['plan']} {'blocked' if i['blocked'] else 'ok'} -> "
-                                f"{i['owner_name']} P{_priority(i['plan'], i['blocked'])} {_state(i)}" for i in new]},
+                                f"{i['owner_name']} P{_priority(i['plan'], i['blocked'])} {_state(i)}"
+                                f"{' ping' if i['ping'] else ''}{' same-title' if i['dup_title'] else ''}" for i in new],
+                  "pinged_examples": [e["id"] for e in ex if e["ping"]],
+                  "same_title_examples": [e["id"] for e in ex if e["title"] == ex[second]["title"]]},
     }
 
 
+#: How many draws of a world's escalations are tried for a case (a seed gives at most one case).
+DRAWS = 4
+
+
 def _case(seed: int) -> dict[str, Any] | None:
-    """The case of ``seed`` as the template keeps it (``facts``, a reader's summary, left out)."""
-    case = case_of(seed)
-    return None if case is None else {k: v for k, v in case.items() if k != "facts"}
+    """The first of :data:`DRAWS` draws of ``seed`` that makes a case, as the template keeps it (``facts``, a
+    reader's summary, left out)."""
+    for draw in range(DRAWS):
+        case = case_of(seed, stream=ID if draw == 0 else f"{ID}#{draw}")
+        if case is not None:
+            return {k: v for k, v in case.items() if k != "facts"}
+    return None
 
 
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("Support has filed a batch of new escalations in the Escalations team's Triage queue in Linear. Please "
-              "triage them the way we have been triaging the earlier escalations."),
+              "triage them the way we have been handling the earlier escalations."),
         servers=["linear", "notion", "slack"], tools=TOOLS,
         faults=[{"tool": "linear__update_issue", "on_call": 3, "kind": "unavailable"},
                 {"tool": "linear__update_issue", "on_call": 8, "kind": "timeout_after_commit"}],
         timeout_s=1500, patched=("linear", "slack"))
-    return template(id=ID, version=1, servers=["linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=2, servers=["linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(_case, want=10), task=task)
