@@ -565,8 +565,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     for reading, rule in LINK_READINGS:
         if all(rule(facts_of[i["id"]]) for _, i in linked_new):
             continue
-        calls = writes(links=lambda iid, rule=rule: (facts_of[iid]["arr"], facts_of[iid]["page"])
-                       if rule(facts_of[iid]) else None)
+        def links(iid: str, rule: Reading = rule) -> tuple[Any, Any] | None:
+            return (facts_of[iid]["arr"], facts_of[iid]["page"]) if rule(facts_of[iid]) else None
+
+        calls = writes(links=links)
         if calls not in seen_calls:
             seen_calls.append(calls)
             wrong.append({"why": f"links the CRM record {reading}, not for an ARR of {ARR_LINE:,} or more",

@@ -113,16 +113,20 @@ def _decide(seed: int, issue: dict[str, Any], leaver: str, lead: str, services: 
     return (lead, f"{service}, owned by the leaver") if owner == leaver else (owner, service)
 
 
-def _team_lead(seed: int, team: str) -> str | None:
-    """The first person the team's page lists (None: no such page)."""
+def _team_lead(seed: int, team: str | None) -> str | None:
+    """The first person the team's page lists (None: no team, or no such page)."""
+    if team is None:
+        return None
     page = next((p for p in world("notion", seed)["pages"] if p["title"] == f"Team: {team}"), None)
     bullets = [b for b in (page or {}).get("content", []) if b.get("type") == "bulleted_list_item"]
     return bullets[0]["text"].split(",")[0] if bullets else None
 
 
-def _owner_team(seed: int, service: str) -> str | None:
+def _owner_team(seed: int, service: str | None) -> str | None:
     """The team the service's runbook gives its owner (``Owner: Rosa Mensah (Backend).``), when the owner is
-    listed on that team's page and on no other (None otherwise: two sources would disagree)."""
+    listed on that team's page and on no other (None otherwise: no service, or two sources would disagree)."""
+    if service is None:
+        return None
     for block in notion_page(seed, f"Runbook: {service}")["content"]:
         m = re.match(r"Owner: ([^(.]+?) \(([^)]+)\)", block.get("text", ""))
         if m:
@@ -167,7 +171,7 @@ def _past(seed: int, o, linear: dict[str, Any], users: dict[str, Any], services:
     date. None when the world has too few."""
     everyone = {u["name"]: u for u in linear["users"]}
     taken: set[str] = set()
-    past = []
+    past: list[dict[str, Any]] = []
     leavers = sorted((e for e in o.employees if not e.active and e.department == "Engineering" and e.leave
                       and e.leave < linear["now"][:10] and e.name in everyone and not everyone[e.name].get("active", True)),
                      key=lambda e: (e.leave, e.key), reverse=True)
@@ -256,7 +260,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     past = _past(seed, o, linear, users, services, busy, {name, other})
     if past is None:
         return None
-    ruled_out = _ruled_out(past)
+    ruled_out: dict[str, list[str] | str] = dict(_ruled_out(past))
     tier1 = {s.name for s in o.services if s.tier == 1}
 
     def item(issue: dict[str, Any], to: str | None) -> dict[str, Any]:
