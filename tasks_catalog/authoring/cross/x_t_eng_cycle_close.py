@@ -2,8 +2,8 @@
 cycle close-out policy (Notion, planted beside its superseded 2025 version) says.
 
 Hard; GitHub, Linear, Notion and Slack. Scale with per-item judgement: every issue still open in the cycle
-(25 to 32 of them: the world's own and a few planted) is settled by the first rule that applies, each
-decided from facts on several servers:
+(16 or 17 of them: the world's own, the rest of which were finished since, and nine planted) is settled by
+the first rule that applies, each decided from facts on several servers:
 
 - **Done** when a pull request naming its identifier was merged (GitHub: planted, in two repositories; a
   closed-unmerged one does not count; merged ones naming ``MOB-n`` or ``PLT-n`` beside an ``ENG-n`` of the
@@ -23,9 +23,19 @@ issue is in #cs-escalations (Slack, planted: a key account and a non-key look-al
 escalation names an issue outside the cycle). The second comment answers ``timeout_after_commit`` (it was
 written: a blind retry duplicates), the fifth update ``unavailable`` (not applied: retry).
 
+Version 2 adds the team's last two close-outs and a habit of theirs that no page states ("as we did at the
+last two close-outs"): the lead's summary of each in #eng-backend names the 6 issues it carried (Done since:
+12 examples), and the 3 of them whose pull request was still open at the close-out got a comment linking it
+(in both repositories and both close-outs; the others, customer-reported ones of key accounts among them,
+visibly have none when opened, and ``list_issues`` shows no comments). So a carried item whose pull request
+is still open (2 or 3 per case, one never started) gets a comment linking it. :data:`ALTERNATIVES` holds the
+other readings and :func:`_check_convention` asserts per case that an example contradicts each; the written
+policy still decides every state, cycle, priority and assignee. The 13 reads the examples add keep the
+reference within the hard band's 60 calls only with fewer items than version 1's 25 to 28.
+
 Judged: each item's state, cycle, assignee and priority as its rule decides (predicate) and nothing else on
-it (frame, field level); each required comment's substance; at most one comment per item; nothing outside
-the cycle changes.
+it (frame, field level); each required comment's substance (the close-out comment: the open pull request's
+link); at most one comment per item; nothing outside the cycle changes.
 """
 
 from __future__ import annotations
@@ -198,9 +208,9 @@ def _duplicates(o: Any, issues: list[dict[str, Any]], customer_of: Any, items: l
     return out
 
 
-def _past_examples(rng: Any, crm: dict[str, Any], cycles: list[dict[str, Any]], workers: list[str],
-                   lead: str, key_rows: list[Any], non_key: list[Any], avoid: tuple[Any, ...],
-                   svcs: Sequence[str], counter: Any) -> list[dict[str, Any]]:
+def _past_examples(rng: Any, crm: dict[str, Any], cycles: list[dict[str, Any]], staff: tuple[list[str], str],
+                   pools: tuple[list[Any], list[Any], tuple[Any, ...]], svcs: Sequence[str],
+                   counter: Any) -> list[dict[str, Any]]:
     """The issues the last two close-outs carried (``cycles``: the one before last, the last, the current),
     all Done since: 12 or 13, three of them with a pull request still open at their close-out (merged
     since), in both repositories and both close-outs, which got the team's comment linking it; three
@@ -209,7 +219,9 @@ def _past_examples(rng: Any, crm: dict[str, Any], cycles: list[dict[str, Any]], 
     pull request and so without the comment; the others plain chores. Each is a dict of ``issue`` (its
     Linear record, the close-out comment added once its pull request has a number), ``repo``, ``pr_day``,
     ``into`` and ``close_at`` (the close-out comment's cycle and time) and ``facts`` (for the convention's
-    check)."""
+    check). ``staff`` is the Linear ids of the workers and of the lead; ``pools`` the key accounts, the
+    customers outside the CRM, and the customers the case already gives a part."""
+    (workers, lead), (key_rows, non_key, avoid) = staff, pools
     sizes = (6, 6)
     first = ["pr"] + ["plain"] * (sizes[0] - 1)
     second = ["pr", "key_top", "key_other", "non_key"] + ["plain"] * (sizes[1] - 4)
@@ -439,12 +451,13 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 
     # -- the past close-outs: the issues the last two carried, each Done since ------------------------------
     by_number = {c["number"]: c for c in cycles}
-    past = [by_number.get(cur["number"] - 2), by_number.get(cur["number"] - 1)]
-    if past[0] is None or past[1] is None:
+    before_last, last = by_number.get(cur["number"] - 2), by_number.get(cur["number"] - 1)
+    if before_last is None or last is None:
         return None
+    past = [before_last, last]
     try:
-        examples = _past_examples(rng, crm, [past[0], past[1], cur], workers, lead.linear_id, key_rows,
-                                  non_key, (o_cust, esc_key, esc_other), svcs, counter)
+        examples = _past_examples(rng, crm, [before_last, last, cur], (workers, lead.linear_id),
+                                  (key_rows, non_key, (o_cust, esc_key, esc_other)), svcs, counter)
     except LookupError:
         return None
     _check_convention([ex["facts"] for ex in examples])
@@ -841,7 +854,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     # the convention asks for must fail (those that only add one, a courtesy, pass as follow-ups do)
     carried_facts = {d["id"]: {"open_pr": "open_pr" in d, "repo": d.get("open_pr", (None,))[0],
                                "customer": reported.get(d["id"]) is not None,
-                               "key": bool(reported.get(d["id"])) and target_priority(reported[d["id"]][1]) is not None,
+                               "key": (report := reported.get(d["id"])) is not None
+                               and target_priority(report[1]) is not None,
                                "priority": d.get("priority", d["issue"]["priority"])}
                      for d in decisions if d["rule"] == "carry"}
     for why, alt in ALTERNATIVES.items():
