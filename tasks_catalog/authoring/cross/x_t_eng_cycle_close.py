@@ -599,7 +599,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         return None
     for src in past:
         carried = [ex["issue"]["id"] for ex in examples if ex["into"] == src["number"] + 1]
-        done = sum(1 for i in linear_w["issues"] if i["cycle"] == src["id"] and i["state"] == "Done")
+        done = sum(1 for i in linear_w["issues"] if i["cycle"] == src["id"] and i["state"] == "Done") + sum(
+            1 for ex in examples if ex["into"] == src["number"])  # the ones carried into it, Done there since
         slack_patch.append({"op": "add", "in": ["channels", close_channel["id"], "messages"], "value": {
             "ts": ts(f"{src['ends_at'][:10]}T17:{rng.randint(10, 50):02d}:00"), "user": lead_slack["id"],
             "text": f"ENG cycle {src['number']} is closed out: {done} issues done in it. Carried into cycle "
