@@ -2,7 +2,7 @@
 cycle close-out policy (Notion, planted beside its superseded 2025 version) says.
 
 Hard; GitHub, Linear, Notion and Slack. Scale with per-item judgement: every issue still open in the cycle
-(16 or 17 of them: the world's own, the rest of which were finished since, and nine planted) is settled by
+(17 of them: the world's own, the rest of which were finished since, and nine planted) is settled by
 the first rule that applies, each decided from facts on several servers:
 
 - **Done** when a pull request naming its identifier was merged (GitHub: planted, in two repositories; a
@@ -28,7 +28,7 @@ last two close-outs"): the lead's summary of each in #eng-backend names the 6 is
 12 examples), and the 3 of them whose pull request was still open at the close-out got a comment linking it
 (in both repositories and both close-outs; the others, customer-reported ones of key accounts among them,
 visibly have none when opened, and ``list_issues`` shows no comments). So a carried item whose pull request
-is still open (2 or 3 per case, one never started) gets a comment linking it. :data:`ALTERNATIVES` holds the
+is still open (3 per case, one never started) gets a comment linking it. :data:`ALTERNATIVES` holds the
 other readings and :func:`_check_convention` asserts per case that an example contradicts each; the written
 policy still decides every state, cycle, priority and assignee. The 13 reads the examples add keep the
 reference within the hard band's 60 calls only with fewer items than version 1's 25 to 28.
