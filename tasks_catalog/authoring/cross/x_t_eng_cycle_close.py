@@ -2,8 +2,8 @@
 cycle close-out policy (Notion, planted beside its superseded 2025 version) says.
 
 Hard; GitHub, Linear, Notion and Slack. Scale with per-item judgement: every issue still open in the cycle
-(25 to 32 of them: the world's own and a few planted) is settled by the first rule that applies, each
-decided from facts on several servers:
+(17 of them: the world's own, the rest of which were finished since, and nine planted) is settled by
+the first rule that applies, each decided from facts on several servers:
 
 - **Done** when a pull request naming its identifier was merged (GitHub: planted, in two repositories; a
   closed-unmerged one does not count; merged ones naming ``MOB-n`` or ``PLT-n`` beside an ``ENG-n`` of the
@@ -23,9 +23,19 @@ issue is in #cs-escalations (Slack, planted: a key account and a non-key look-al
 escalation names an issue outside the cycle). The second comment answers ``timeout_after_commit`` (it was
 written: a blind retry duplicates), the fifth update ``unavailable`` (not applied: retry).
 
+Version 2 adds the team's last two close-outs and a habit of theirs that no page states ("as we did at the
+last two close-outs"): the lead's summary of each in #eng-backend names the 6 issues it carried (Done since:
+12 examples), and the 3 of them whose pull request was still open at the close-out got a comment linking it
+(in both repositories and both close-outs; the others, customer-reported ones of key accounts among them,
+visibly have none when opened, and ``list_issues`` shows no comments). So a carried item whose pull request
+is still open (3 per case, one never started) gets a comment linking it. :data:`ALTERNATIVES` holds the
+other readings and :func:`_check_convention` asserts per case that an example contradicts each; the written
+policy still decides every state, cycle, priority and assignee. The 13 reads the examples add keep the
+reference within the hard band's 60 calls only with fewer items than version 1's 25 to 28.
+
 Judged: each item's state, cycle, assignee and priority as its rule decides (predicate) and nothing else on
-it (frame, field level); each required comment's substance; at most one comment per item; nothing outside
-the cycle changes.
+it (frame, field level); each required comment's substance (the close-out comment: the open pull request's
+link); at most one comment per item; nothing outside the cycle changes.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from datetime import date, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -59,6 +70,13 @@ CLOSED = ("Done", "Canceled", "Duplicate")
 NOT_STARTED = ("Todo", "Backlog")
 #: Linear's priorities from highest to lowest (0, No priority, is the lowest).
 RANK = {1: 4, 2: 3, 3: 2, 4: 1, 0: 0}
+#: How many open issues the cycle has as generated, how many items the case settles, and how long its
+#: reference is (the hard band's top, 60, bounds it: opening the past examples costs 13 to 14 reads).
+EXISTING = range(9, 25)
+ITEMS = range(16, 18)
+CALLS = range(45, 61)
+#: How many started issues a merged pull request settles (besides one never started).
+MERGED = 3
 PR_REPOS = ("platform-services", "route-planner")
 TOOLS = [
     "github__search_repositories", "github__list_pull_requests", "github__search_issues", "github__list_commits",
@@ -84,6 +102,56 @@ CHORES = (
 )
 SERVICES = ("rate-engine", "billing-api", "notifier", "search-indexer", "warehouse-sync", "tracking-gateway",
             "customs-docs", "auth-service")
+#: Titles of the issues the last two close-outs carried (the past examples): none names a customer or
+#: repeats an open issue's problem.
+EXAMPLE_TITLES = (
+    "{svc}: retry webhooks with backoff", "Paginate the {svc} admin list", "{svc}: timeouts on the health check",
+    "Cache the {svc} rate tables", "{svc}: make the nightly job idempotent", "Split the {svc} config per region",
+    "{svc}: move to the new queue client", "{svc}: archive records older than two years",
+    "Add request ids to the {svc} responses", "{svc}: daylight-saving shift in the weekly report",
+    "Deduplicate the {svc} alerts", "{svc}: validate postcodes on input", "Trim the {svc} container image",
+    "{svc}: expose the queue depth metric", "Upgrade the {svc} ORM",
+)
+#: The channel where the team lead posts each close-out's summary (the past close-outs).
+CLOSE_OUT_CHANNEL = "eng-backend"
+
+
+def _carried_comment(cycle: int, repo: str, number: int) -> str:
+    """The team's close-out comment on a carried issue whose pull request is still open."""
+    return f"Carried into cycle {cycle}: {OWNER}/{repo}#{number} is still open, the review continues there."
+
+
+#: When the team comments on an issue it carries (the convention the past close-outs show, written nowhere):
+#: exactly when a pull request naming the issue is still open, and then the comment links it. Each plausible
+#: other reading of the examples, as what it predicts for one example (its facts: ``open_pr``, ``repo``,
+#: ``customer``, ``key``, ``priority``); :func:`_check_convention` raises unless an example contradicts each.
+CONVENTION = ("a carried issue whose pull request is still open gets a comment linking it",
+              lambda ex: ex["open_pr"])
+ALTERNATIVES: dict[str, Any] = {
+    "no comment on carried issues (the written policy asks for none)": lambda ex: False,
+    "a comment on every carried issue": lambda ex: True,
+    "a comment on every customer-reported carried issue": lambda ex: ex["customer"],
+    "only customer-reported carried issues with an open pull request": lambda ex: ex["open_pr"] and ex["customer"],
+    "only key accounts' carried issues with an open pull request": lambda ex: ex["open_pr"] and ex["key"],
+    "only Urgent or High carried issues with an open pull request":
+        lambda ex: ex["open_pr"] and ex["priority"] in (1, 2),
+    **{f"only pull requests in {repo}": (lambda r: lambda ex: ex["open_pr"] and ex["repo"] == r)(repo)
+       for repo in ("platform-services", "route-planner")},
+}
+
+
+def _check_convention(examples: list[dict[str, Any]]) -> None:
+    """Raise ``ValueError`` unless every example follows :data:`CONVENTION` (it carries the comment exactly
+    when the rule says) and every reading in :data:`ALTERNATIVES` is contradicted by at least one example."""
+    rule = CONVENTION[1]
+    wrong = [ex["id"] for ex in examples if rule(ex) != ex["commented"]]
+    if wrong:
+        raise ValueError(f"{ID}: examples {wrong} do not follow the convention: {CONVENTION[0]}")
+    standing = [why for why, alt in ALTERNATIVES.items() if all(alt(ex) == ex["commented"] for ex in examples)]
+    if standing:
+        raise ValueError(f"{ID}: no past example rules out: {'; '.join(standing)}")
+
+
 _REPORTED = re.compile(r"^Reported by .+? \(.+?\) of (.+?) on \d")
 _TRIAL = re.compile(r"^Raised in the (.+?) trial by ")
 _SHORT = re.compile(r"^Reported by (.+?) on (Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
@@ -140,8 +208,82 @@ def _duplicates(o: Any, issues: list[dict[str, Any]], customer_of: Any, items: l
     return out
 
 
+def _past_examples(rng: Any, crm: dict[str, Any], cycles: list[dict[str, Any]], staff: tuple[list[str], str],
+                   pools: tuple[list[Any], list[Any], tuple[Any, ...]], svcs: Sequence[str],
+                   counter: Any) -> list[dict[str, Any]]:
+    """The issues the last two close-outs carried (``cycles``: the one before last, the last, the current),
+    all Done since: 12 or 13, three of them with a pull request still open at their close-out (merged
+    since), in both repositories and both close-outs, which got the team's comment linking it; three
+    customer-reported ones (a key account on Enterprise or Scale, another key account, a customer outside
+    the CRM), carried at the last close-out (under the current policy: their priorities are its), without a
+    pull request and so without the comment; the others plain chores. Each is a dict of ``issue`` (its
+    Linear record, the close-out comment added once its pull request has a number), ``repo``, ``pr_day``,
+    ``into`` and ``close_at`` (the close-out comment's cycle and time) and ``facts`` (for the convention's
+    check). ``staff`` is the Linear ids of the workers and of the lead; ``pools`` the key accounts, the
+    customers outside the CRM, and the customers the case already gives a part."""
+    (workers, lead), (key_rows, non_key, avoid) = staff, pools
+    sizes = (6, 6)
+    first = ["pr"] + ["plain"] * (sizes[0] - 1)
+    second = ["pr", "key_top", "key_other", "non_key"] + ["plain"] * (sizes[1] - 4)
+    first[rng.randrange(1, sizes[0])] = "pr"  # the third: in the first close-out
+    rng.shuffle(first)
+    rng.shuffle(second)
+    repos = [*rng.sample(PR_REPOS, 2), rng.choice(PR_REPOS)]
+    pr_priorities = [3, 4, 2]
+    rng.shuffle(pr_priorities)
+    tops = [c for c in key_rows if c not in avoid and crm[c.name].get("Plan") in ("Enterprise", "Scale")]
+    others = [c for c in key_rows if c not in avoid and c not in tops]
+    outside = [c for c in non_key if c not in avoid]
+    if not (tops and others and outside):
+        raise LookupError("no customers for the past examples")
+    customers = {"key_top": rng.choice(tops), "key_other": rng.choice(others), "non_key": rng.choice(outside)}
+    titles = rng.sample(EXAMPLE_TITLES, len(EXAMPLE_TITLES))
+    chatter = ("Picked this up.", "Branch pushed, tests next.", "Blocked on the staging database, back on it "
+               "tomorrow.", "Spec agreed with the on-call team.")
+    out = []
+    for k, role in enumerate(first + second):
+        src, into = (cycles[0], cycles[1]) if k < sizes[0] else (cycles[1], cycles[2])
+        start, close = date.fromisoformat(src["starts_at"][:10]), date.fromisoformat(src["ends_at"][:10])
+        filed = start - timedelta(days=rng.randint(0, 6))
+        iid = f"ENG-{next(counter)}"
+        title = titles.pop().format(svc=rng.choice(svcs))
+        customer = customers.get(role)
+        description = rng.choice(GENERIC).format(pct=rng.randint(3, 40), v=rng.randint(18, 23))
+        if customer is not None:
+            contact = customer.contacts[0]
+            description = (f"Reported by {contact.name} ({contact.email}) of {customer.name} on {filed.day} "
+                           f"{filed.strftime('%B')} 2026: it happens to them every week.")
+        if role == "pr":
+            priority = pr_priorities.pop()
+        elif role == "non_key" or customer is None:
+            priority = 3 if customer else rng.choice((2, 3, 4))
+        else:
+            priority = 1 if crm[customer.name].get("Plan") in ("Enterprise", "Scale") else 2
+        assignee = rng.choice(workers)
+        comments = []
+        if rng.random() < 0.6:
+            said = filed + timedelta(days=rng.randint(1, 5))
+            comments.append({"id": f"{iid}-c1", "author": assignee, "body": rng.choice(chatter),
+                             "created_at": f"{said.isoformat()}T{rng.randint(9, 17):02d}:{rng.randint(0, 59):02d}:00Z"})
+        issue = {"id": iid, "title": title, "description": description, "state": "Done", "assignee": assignee,
+                 "priority": priority, "labels": ["Bug" if customer else rng.choice(("Tech debt", "Improvement"))],
+                 "cycle": into["id"], "creator": rng.choice(workers),
+                 "created_at": f"{filed.isoformat()}T{rng.randint(8, 17):02d}:{rng.randint(0, 59):02d}:00Z",
+                 "comments": comments}
+        repo = repos.pop() if role == "pr" else None
+        pr_day = close - timedelta(days=rng.randint(1, 4))
+        out.append({"issue": issue, "repo": repo, "pr_day": f"{pr_day.isoformat()}T{rng.randint(9, 17):02d}:00:00Z",
+                    "into": into["number"], "close_at": f"{close.isoformat()}T16:{rng.randint(10, 50):02d}:00Z",
+                    "author": lead,
+                    "facts": {"id": iid, "open_pr": role == "pr", "repo": repo, "customer": customer is not None,
+                              "key": role in ("key_top", "key_other"), "priority": priority,
+                              "commented": role == "pr"}})
+    return out
+
+
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one case is one story, told in order
     esc = slack_world_channel(seed, "cs-escalations")
+    close_channel = slack_world_channel(seed, CLOSE_OUT_CHANNEL)
     if esc is None:
         return None
     o = org(seed)
@@ -185,7 +327,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 
     # -- the cycle as generated -----------------------------------------------------------------------------
     existing = [i for i in linear_w["issues"] if i["cycle"] == cur["id"] and i["state"] not in CLOSED]
-    if not 13 <= len(existing) <= 24:
+    if len(existing) not in EXISTING:
         return None
     try:
         reported = {i["id"]: customer_of(i) for i in existing}
@@ -298,19 +440,30 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     commented = plant(chore(), generic(), "Todo", rng.choice(workers), old_day(), 3, ["Improvement"],
                       (("Still needed after the last incident, I'll take it next.", recent_day()),))
     pr_closed_idle = plant(chore(), generic(), "Todo", rng.choice(workers), old_day(), 4, ["Tech debt"])
-    plain_idle = plant(chore(), "", "Todo", rng.choice(workers), old_day(), 4, ["Tech debt"])
     optional = [lambda: plant(chore(), generic(), "Todo", rng.choice(workers), old_day(), 4, ["Improvement"]),
                 lambda: plant(chore(), generic(), "In Progress", rng.choice(workers), old_day(), 3, ["Improvement"])]
-    target = rng.randint(25, 28)
+    target = ITEMS.start
     k = 0
     while len(existing) + len(planted) < target and k < len(optional):
         optional[k]()
         k += 1
     items = sorted(existing + planted, key=lambda i: int(i["id"].split("-")[1]))
-    if _duplicates(o, linear_w["issues"] + planted, customer_of, items) != {dup["id"]: original["id"]}:
-        return None  # the planted pair must be the only report of one problem by one customer twice
-    if not 25 <= len(items) <= 28:
+
+    # -- the past close-outs: the issues the last two carried, each Done since ------------------------------
+    by_number = {c["number"]: c for c in cycles}
+    before_last, last = by_number.get(cur["number"] - 2), by_number.get(cur["number"] - 1)
+    if before_last is None or last is None:
         return None
+    past = [before_last, last]
+    try:
+        examples = _past_examples(rng, crm, [before_last, last, cur], (workers, lead.linear_id),
+                                  (key_rows, non_key, (o_cust, esc_key, esc_other)), svcs, counter)
+    except LookupError:
+        return None
+    _check_convention([ex["facts"] for ex in examples])
+    if _duplicates(o, linear_w["issues"] + planted + [ex["issue"] for ex in examples], customer_of,
+                   items) != {dup["id"]: original["id"]}:
+        return None  # the planted pair must be the only report of one problem by one customer twice
     for i in planted:
         reported[i["id"]] = customer_of(i)
     reported[esc_key_issue["id"]] = (esc_key.short, esc_key)
@@ -321,15 +474,23 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     next_no = {name: max([i["number"] for i in r["issues"]] + [p["number"] for p in r["pull_requests"]]) + 1
                for name, r in repos.items()}
     roles = {dup["id"], other_req["id"], leaver_started["id"], leaver_idle["id"], esc_key_issue["id"],
-             esc_other_issue["id"], pr_open_idle["id"], commented["id"], pr_closed_idle["id"], plain_idle["id"],
+             esc_other_issue["id"], pr_open_idle["id"], commented["id"], pr_closed_idle["id"],
              original["id"]}
     started = [i for i in existing if i["state"] in ("In Progress", "In Review") and i["id"] not in roles]
     todo_free = [i for i in existing if i["state"] == "Todo" and i["id"] not in roles]
     if len(started) < 6:
         return None
     rng.shuffle(started)
-    merged_items = started[:rng.randint(4, 5)] + todo_free[:1]
+    merged_items = started[:MERGED] + todo_free[:1]
     open_items = started[len(merged_items) - len(todo_free[:1]):][:2] + [pr_open_idle]
+    # the world's other open issues beyond what the case settles were finished since (the reference, with the
+    # past examples opened, stays within the hard band's 60 calls)
+    busy = roles | {i["id"] for i in merged_items + open_items}
+    spare = [i for i in existing if i["id"] not in busy]
+    rng.shuffle(spare)
+    spare.sort(key=lambda i: i["state"] in NOT_STARTED)  # started ones first: the stale ones are the backlog's
+    finished = spare[:max(0, len(items) - (ITEMS.stop - 1))]
+    items = [i for i in items if i not in finished]
     github_patch: list[dict[str, Any]] = []
     prs: dict[str, tuple[str, int]] = {}
     main_commits: dict[str, list[dict[str, Any]]] = {n: [] for n in repos}
@@ -356,9 +517,20 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     def slug(title: str) -> str:
         return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40]
 
+    # the past examples' pull requests (merged since), and the comment linking each at its close-out
+    for ex in examples:
+        if ex["repo"]:
+            i = ex["issue"]
+            n = i["id"].split("-")[1]
+            number = add_pr(ex["repo"], f"ENG-{n}: {i['title'][0].upper()}{i['title'][1:]}", f"Fixes ENG-{n}.",
+                            f"eng-{n}-{slug(i['title'])}", login_of(i), ex["pr_day"], merged=True)
+            i["comments"].append({"id": f"{i['id']}-c{len(i['comments']) + 1}", "author": ex["author"],
+                                  "body": _carried_comment(ex["into"], ex["repo"], number),
+                                  "created_at": ex["close_at"]})
+    open_repos = [*rng.sample(PR_REPOS, 2), *(rng.choice(PR_REPOS) for _ in open_items[2:])]
     for kind, group in (("merged", merged_items), ("open", open_items)):
-        for i in group:
-            repo = rng.choice(PR_REPOS)
+        for k, i in enumerate(group):
+            repo = open_repos[k] if kind == "open" else rng.choice(PR_REPOS)
             n = i["id"].split("-")[1]
             day = f"2026-03-{rng.randint(9, 14):02d}T{rng.randint(9, 17):02d}:{rng.randint(0, 59):02d}:00Z"
             title = i["title"][0].upper() + i["title"][1:]
@@ -421,6 +593,18 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     slack_patch = [{"op": "add", "in": ["channels", esc["id"], "messages"],
                     "value": {"ts": ts(when), "user": poster(c), "text": text}}
                    for c, _, when, text in sorted(escalations, key=lambda e: e[2])]
+    # the lead's summary of each past close-out, naming the issues it carried
+    lead_slack = slack_by_email.get(lead.email)
+    if close_channel is None or lead_slack is None or lead_slack.get("deleted"):
+        return None
+    for src in past:
+        carried = [ex["issue"]["id"] for ex in examples if ex["into"] == src["number"] + 1]
+        done = sum(1 for i in linear_w["issues"] if i["cycle"] == src["id"] and i["state"] == "Done") + sum(
+            1 for ex in examples if ex["into"] == src["number"])  # the ones carried into it, Done there since
+        slack_patch.append({"op": "add", "in": ["channels", close_channel["id"], "messages"], "value": {
+            "ts": ts(f"{src['ends_at'][:10]}T17:{rng.randint(10, 50):02d}:00"), "user": lead_slack["id"],
+            "text": f"ENG cycle {src['number']} is closed out: {done} issues done in it. Carried into cycle "
+                    f"{src['number'] + 1}: {', '.join(carried)}."}})
 
     # -- Notion: the policy and its superseded version ---------------------------------------------------------
     policies, superseded = notion_page(seed, "Policies"), notion_page(seed, "Superseded")
@@ -474,10 +658,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             "properties": {}, "archived": False, "created_time": "2025-01-01T08:00:00Z",
             "content": [{"id": pid("policy-2025", k), "type": t, "text": x} for k, (t, x) in enumerate(old)]}},
     ]
-    linear_patch = [{"op": "add", "in": ["issues"], "value": i} for i in planted]
+    linear_patch = [*({"op": "update", "in": ["issues"], "id": i["id"], "fields": {"state": "Done"}} for i in finished),
+                    *({"op": "add", "in": ["issues"], "value": i} for i in planted + [ex["issue"] for ex in examples])]
 
     # -- what the policy decides, per item ----------------------------------------------------------------------
     decisions: list[dict[str, Any]] = []
+    still_open = {i["id"] for i in open_items}
     for i in items:
         iid = i["id"]
         cust = reported.get(iid)
@@ -495,7 +681,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 d["priority"] = want
             if i["assignee"] and not users[i["assignee"]]["active"]:
                 d["assignee"] = lead.linear_id
+            if iid in still_open:
+                d["open_pr"] = prs[iid]
         decisions.append(d)
+    if len(items) not in ITEMS:
+        return None
     rules = Counter(d["rule"] for d in decisions)
     if rules["backlog"] < 3 or rules["carry"] < 8:
         return None
@@ -520,7 +710,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 args["priority"] = pr
         if "assignee" in d and over.get("keep_assignee") is not True:
             args["assignee"] = lead.email
-        return [call("linear__update_issue", id=iid, **args)]
+        out = [call("linear__update_issue", id=iid, **args)]
+        comment = over.get("comment", "open_pr" in d)
+        if comment:
+            out.append(call("linear__create_comment", issueId=iid, body=_carried_comment(nxt["number"], *d["open_pr"])
+                            if "open_pr" in d else f"Carried into cycle {nxt['number']}."))
+        return out
 
     writes = [w for d in decisions for w in write(d)]
     comment_calls = [k for k, w in enumerate(writes) if w["tool"] == "linear__create_comment"]
@@ -550,9 +745,11 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         call("github__search_issues", query="ENG is:pr is:open", perPage=100),
         call("slack__get_channel_history", channel_id=esc["id"], limit=30),
         call("notion__query_database", database_id=crm_db["id"], page_size=100),
+        call("slack__search_messages", query="closed out"),
+        *(call("linear__get_issue", id=ex["issue"]["id"]) for ex in examples),
     ]
     reference = [*reads, *writes]
-    if not 45 <= len(reference) <= 60:
+    if len(reference) not in CALLS:
         return None
 
     # -- frame and predicate ----------------------------------------------------------------------------------
@@ -586,6 +783,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 # the predicate asks that the priority changed, the frame that it changed to exactly this one (the
                 # goal names no priority, so the predicate cannot name it: docs/predicates.md, "Goal literals")
                 success.append({"not": {"linear.issuePriority": {"issue": iid, "priority": d["issue"]["priority"]}}})
+            if "open_pr" in d:
+                success.append({"linear.issueHasComment": {"issue": iid, "pattern": pr_pattern(*d["open_pr"])}})
             if "assignee" in d:
                 fields.append("assignee")
                 values["assignee"] = {"eq": d["assignee"]}
@@ -651,7 +850,20 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         wrongs.append({"why": f"lowers {d['id']} from Urgent to High", "kind": "other",
                        "calls": writes_with({d["id"]: write(d, priority=2)})})
     courtesy = [call("linear__create_comment", issueId=d["id"], body=f"Carried over to cycle {nxt['number']}.")
-                for d in decisions if d["rule"] == "carry"][:3]
+                for d in decisions if d["rule"] == "carry" and "open_pr" not in d][:3]
+    # the other readings of the past close-outs' comments, on the carried items: those that leave out a comment
+    # the convention asks for must fail (those that only add one, a courtesy, pass as follow-ups do)
+    carried_facts = {d["id"]: {"open_pr": "open_pr" in d, "repo": d.get("open_pr", (None,))[0],
+                               "customer": reported.get(d["id"]) is not None,
+                               "key": (report := reported.get(d["id"])) is not None
+                               and target_priority(report[1]) is not None,
+                               "priority": d.get("priority", d["issue"]["priority"])}
+                     for d in decisions if d["rule"] == "carry"}
+    for why, alt in ALTERNATIVES.items():
+        if all(alt(f) or not f["open_pr"] for f in carried_facts.values()):
+            continue  # this reading writes every comment the convention asks for on this case's items
+        wrongs.append({"why": f"reads the past close-outs as: {why}", "kind": "other",
+                       "calls": writes_with({iid: write(by_id[iid], comment=alt(f)) for iid, f in carried_facts.items()})})
     alternatives = [
         {"why": "the items in reverse order, by names and numbers, with a note on a few carried issues",
          "calls": [*(w for d in reversed(decisions) for w in write(d)), *courtesy]},
@@ -671,10 +883,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("ENG's current cycle ({{case.cycle}}) ends next Monday and I want it closed out today: go through "
-              "everything still open in it and settle each issue the way our cycle close-out policy says."),
+              "everything still open in it and settle each issue the way our cycle close-out policy says, as we did at the last two close-outs."),
         servers=["github", "linear", "notion", "slack"], tools=TOOLS,
         faults=[{"tool": "linear__create_comment", "on_call": 2, "kind": "timeout_after_commit"},
                 {"tool": "linear__update_issue", "on_call": 5, "kind": "unavailable"}],
         timeout_s=1500, patched=("github", "linear", "notion", "slack"))
-    return template(id=ID, version=1, servers=["github", "linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=2, servers=["github", "linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, want=10), task=task)
