@@ -91,3 +91,16 @@ def test_a_case_is_refused_when_another_reading_fits_the_past_and_copies_this_mo
 def test_a_past_answer_that_breaks_the_convention_is_an_error():
     with pytest.raises(ValueError, match="does not follow the convention"):
         convention_holds([_example("A", "EMEA", "eur", True)], [])
+
+
+def test_a_case_is_refused_when_only_refusals_were_copied_and_a_north_american_credit_is_answered():
+    past = [_example("A", REGION, "usd", True, 1, "refused"), _example("B", REGION, "cad", True, 2, "not_listed"),
+            _example("C", "EMEA", "usd", False, 1, "refused"), _example("D", "APAC", "cad", False, 2)]
+    for e, tld in zip(past, ("com", "ca", "com", "ca"), strict=True):
+        e["tld"] = tld
+    credited = {**_example("E", REGION, "usd", True), "outcome": "grant", "copied": True}
+    refused = {**credited, "outcome": "none_unlisted"}
+    # "copy a North American refusal" fits every copied answer: a North American credit this month is copied by
+    # the convention and not by that reading, a North American refusal by both
+    assert convention_holds(past, [credited]) is False
+    assert convention_holds(past, [refused]) is True

@@ -137,6 +137,11 @@ def past_examples(w, rng, x, rows: dict[str, dict[str, Any]],  # noqa: C901, PLR
     rng.shuffle(claims)
     pool = [e for e in listed + claims if e["key"] not in avoid]
     want = rng.choice((2, 3))
+    # one North American answer that credits nothing, so that the copy is not read as the credit's
+    if not any(x["region"] == REGION and x["outcome"] != "credited" for x in examples):
+        first = next((e for e in pool if e["region"] == REGION), None)
+        if first is not None:
+            examples.append(first)
     for e in pool:
         north = sum(x["region"] == REGION for x in examples)
         seen = {(x["key"]) for x in examples}
@@ -254,6 +259,29 @@ class _Above:
         return True if value >= low else False if high is not None and value <= high else None
 
 
+#: This month's outcomes that credit (a refund now) and that do not (nothing, or not yet decided); telling a
+#: customer of a credit to come or of one already refunded is neither, for a reader of the past answers.
+CREDITS_NOW = {"grant": True, "none_unlisted": False, "none_sev3": False, "wait_resolve": False}
+
+
+class _OnlyWhen:
+    """The reading "copy a North American customer's answer only when it credits" (or only when it does not):
+    it fits when no copied past answer is of the other kind, and then copies a new answer of a North American
+    customer whose outcome is of its kind (an outcome of neither kind: None, the examples do not say)."""
+
+    def __init__(self, *, credited: bool) -> None:
+        self.credited = credited
+
+    def __call__(self, examples: list[dict[str, Any]]) -> bool:
+        return not any(len(e["cc"]) > 1 and (e["outcome"] == "credited") != self.credited for e in examples)
+
+    def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
+        if item["region"] != REGION:
+            return False
+        kind = CREDITS_NOW.get(item["outcome"])
+        return None if kind is None else kind == self.credited
+
+
 #: When to copy the director, as a reader of the past answers might guess it. Each must be contradicted by
 #: some past answer, or copy exactly the new answers the convention copies (a reading of the incident or of
 #: the outcome cannot be carried over to this month's asks, so those must be contradicted). "Copy the
@@ -272,6 +300,8 @@ CC_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
     "by the incident": _CopyWhen("incident"),
     "by the incident's severity": _CopyWhen("severity"),
     "by the outcome (credited or refused)": _CopyWhen("outcome"),
+    "North American customers, only when credited": _OnlyWhen(credited=True),
+    "North American customers, only when not credited": _OnlyWhen(credited=False),
 }
 
 

@@ -29,14 +29,15 @@ the incident is resolved. The requests (the set no single search lists):
 The second refund answers ``timeout_after_commit`` (it applied: a blind retry duplicates), the second
 email ``unavailable`` (it did not: retry).
 
-Version 2 adds the team's past outage credits and a habit no page states (``_x_t_outage_credits``): 12-13
+Version 2 adds the team's past outage credits and a habit no page states (``_x_t_outage_credits``): 12-14
 past credit asks answered from Priya's mailbox (every credit refunded before March, refusals by the version
 then in force, claims the postmortem did not list), whose answers to North American customers (the region in
 Customer Accounts), and only those, copy the Sales director, North America. The copy shows only in the
-``cc`` of an opened message, in 2-4 of the answers. This month's emailed answers copy the director exactly
+``cc`` of an opened message, in 2-5 of the answers. This month's emailed answers copy the director exactly
 for the North American customers (2-3 per case; the unlisted, ``extra``, ``already`` and ``sev3`` customers are
-drawn from North America first); the frame bounds each answer's ``cc`` (the director exactly when the
-convention copies, the account owner as a reply to all). The goal asks for answers "the way we have answered
+drawn from North America first, and a second unlisted one, ``unlisted2``, writes where one more is needed);
+the frame bounds each answer's ``cc`` (the director exactly when the convention copies, the account owner as a
+reply to all). The goal asks for answers "the way we have answered
 credit requests before"; the written policy still decides every amount and refusal.
 """
 
@@ -361,18 +362,22 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         inv = w.invoice(c, "March 2026")
         ch = w.paying(inv) if inv and inv["status"] == "paid" else None
         contact = c.contact("operations", "2026-03-16")
-        if inv is None or ch is None or ch["id"] in w.refunds or contact.first in {it.get("first") for it in items}:
+        if (c.key in used or inv is None or ch is None or ch["id"] in w.refunds
+                or contact.first in {it.get("first") for it in items}):
             continue
-        unlisted = customer_item(c, "unlisted", "gmail")
+        unlisted = customer_item(c, "unlisted" if unlisted is None else "unlisted2", "gmail")
         total = sum(line["amount"] for line in inv["lines"])
         unlisted.update(outcome="none_unlisted", incident=inc.number, email=contact.email, first=contact.first,
                         last=contact.last, title=contact.title, charge=ch["id"],
                         stale_amount=min(total * pct // 100, CAP[c.currency]))
-        break
+        items.append(unlisted)
+        used.add(unlisted["key"])
+        # a second North American customer the postmortem does not list, where one more is needed
+        if north + w.north(c) >= 2 or unlisted["role"] == "unlisted2" or not w.north(c):
+            break
+        north += 1
     if unlisted is None:
         return None
-    items.append(unlisted)
-    used.add(unlisted["key"])
     grants = [it for it in items if it["outcome"] == "grant"]
     if len(grants) < 2:
         return None
@@ -440,7 +445,7 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict],  # noqa:
     priya = w.gmail["address"]
     k = len(relays)
     for it in items:
-        if it["role"] not in ("extra", "already", "sev3", "unlisted"):
+        if it["role"] not in ("extra", "already", "sev3", "unlisted", "unlisted2"):
             continue
         k += 1
         date = when(k)
@@ -466,6 +471,11 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict],  # noqa:
                     f"{_spoken(it['incident_day'])} held up our shipments for {it['minutes']} minutes: what do we get "
                     f"back for it?{sign}")
             thread = it["thread"]
+        elif it["role"] == "unlisted2":
+            subject = f"Service credit for {inc_day}"
+            body = (f"Hello Priya,\n\nwe lost most of the afternoon of {inc_day} to your outage: our dispatchers "
+                    f"could not plan a single route. Please credit our March invoice for it.{sign}")
+            thread = mid
         else:
             subject = f"Outage on {inc_day}"
             body = (f"Hello Priya,\n\nyour outage on {inc_day} from {inc.started[11:16]} UTC hit us too: our "
@@ -755,4 +765,4 @@ def build() -> dict[str, Any]:
          {"tool": "gmail__send_email", "on_call": 2, "kind": "unavailable"}], 1200,
         ("gmail", "notion", "slack"))
     return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
-                    category="recovery", case_list=cases(case_of), task=task)
+                    category="recovery", case_list=cases(case_of, level="hard"), task=task)
