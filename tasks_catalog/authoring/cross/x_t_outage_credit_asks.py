@@ -19,20 +19,33 @@ the incident is resolved. The requests (the set no single search lists):
   "credit": credited;
 - ``extra`` (where the world has one more listed customer): by email from their billing contact,
   without the word "credit": credited, or waiting for payment;
-- ``already``: a customer of a February SEV1/SEV2 incident, through their account owner, says they never
-  got their credit: it was refunded (Stripe) and they are told when;
+- ``already``: a customer of a February SEV1/SEV2 incident writes that they never got their credit (on the
+  past answer that told them of it, where the mailbox has one): it was refunded (Stripe) and they are told
+  when;
 - ``sev3`` (where the world has one): a customer of a February SEV3 incident that lasted over 30
   minutes follows up on its February thread citing the new terms: the February version applies (none
   for SEV3); reading the March terms for it would credit it;
 - ``unlisted``: a customer the postmortem does not list claims the March outage hit them: none.
 The second refund answers ``timeout_after_commit`` (it applied: a blind retry duplicates), the second
 email ``unavailable`` (it did not: retry).
+
+Version 2 adds the team's past outage credits and a habit no page states (``_x_t_outage_credits``): 12-14
+past credit asks answered from Priya's mailbox (every credit refunded before March, refusals by the version
+then in force, claims the postmortem did not list), whose answers to North American customers (the region in
+Customer Accounts), and only those, copy the Sales director, North America. The copy shows only in the
+``cc`` of an opened message, in 2-5 of the answers. This month's emailed answers copy the director exactly
+for the North American customers (2-3 per case; the unlisted, ``extra``, ``already`` and ``sev3`` customers are
+drawn from North America first, and a second unlisted one, ``unlisted2``, writes where one more is needed);
+the frame bounds each answer's ``cc`` (the director exactly when the convention copies, the account owner as a
+reply to all). The goal asks for answers "the way we have answered
+credit requests before"; the written policy still decides every amount and refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from itertools import combinations, permutations
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -48,6 +61,15 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     rng_for,
     slack_channel,
     uuid_of,
+)
+from tasks_catalog.authoring.cross._x_t_outage_credits import (
+    REGION,
+    convention_holds,
+    crm,
+    director,
+    features,
+    owner_on,
+    past_examples,
 )
 
 ID = "x-t-outage-credit-asks"
@@ -103,6 +125,12 @@ class _World:
             self.refunds.setdefault(r["charge"], []).append(r)
         self.users = {u.get("email"): u for u in self.slack["users"] if not u.get("deleted")}
         self.charged = {ch["id"]: ch["customer"] for ch in self.stripe["charges"]}
+        self.crm_id, self.crm = crm(seed)
+        self.director = director(self.o)
+
+    def north(self, c) -> bool:
+        """Whether the CRM places the customer's account in North America."""
+        return self.crm.get(c.stripe_id, {}).get("Region") == REGION
 
     def plain(self, c) -> bool:
         """A customer whose name finds one Stripe customer and who is billed monthly, on one record."""
@@ -255,6 +283,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         return None
     items.append(relay[1])
     used.add(relay[0].key)
+    # this month's emailed asks include North American customers where the world has them (the copy's cases)
+    rest.sort(key=lambda ci: not w.north(ci[0]))
     extra = next(((c, it) for c, it in rest if c.key not in used), None)
     if extra is not None:
         c, it = extra
@@ -266,13 +296,13 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     # A February SEV1/SEV2 customer whose credit the ledger already holds.
     feb_inc = [i for i in o.incidents if FEB <= i.started < MARCH and i.resolved]
     hit_march = {k for i in march for k in i.customers}
-    already = None
+    candidates = []
     for i in feb_inc:
         if not feb_version.facts.get(f"credit_{i.severity.lower()}", 0):
             continue
         for key in i.customers:
             c = o.customer(key)
-            if key in used or key in hit_march or not w.plain(c) or w.owner(c) is None:
+            if key in used or key in hit_march or not w.plain(c) or c.stripe_id not in w.crm:
                 continue
             if sum(1 for j in feb_inc if key in j.customers) != 1:
                 continue
@@ -280,25 +310,25 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                       and w.charged.get(r["charge"]) == c.stripe_id]
             if len(credit) == 1:
                 r = credit[0]
-                already = customer_item(c, "already", "slack")
-                already.update(outcome="already", incident=i.number, incident_day=i.started, charge=r["charge"],
-                               refunded=datetime.fromtimestamp(r["created"], UTC).strftime("%-d %B"),
-                               money=money(r["amount"], c.currency))
-                break
-        if already:
-            break
-    if already is None:
+                it = customer_item(c, "already", "gmail")
+                it.update(outcome="already", incident=i.number, incident_day=i.started, charge=r["charge"],
+                          refunded=datetime.fromtimestamp(r["created"], UTC).strftime("%-d %B"),
+                          money=money(r["amount"], c.currency))
+                candidates.append((c, it))
+    candidates.sort(key=lambda ci: not w.north(ci[0]))
+    if not candidates:
         return None
+    already = candidates[0][1]
     items.append(already)
     used.add(already["key"])
     # A February SEV3 customer (who wrote about it then) citing the new terms.
-    sev3 = None
+    sev3s = []
     for i in feb_inc:
         if i.severity != "SEV3" or _minutes(i.started, i.resolved) < MIN_MINUTES + 5:
             continue
         for key in i.customers[:2]:
             c = o.customer(key)
-            if key in used or key in hit_march or not w.plain(c):
+            if key in used or key in hit_march or not w.plain(c) or c.stripe_id not in w.crm:
                 continue
             contact = c.contact("operations", i.started)
             thread = w.thread(c, contact.email, i.started)
@@ -306,40 +336,48 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             ch = w.paying(feb) if feb and feb["status"] == "paid" else None
             if len(thread) != 2 or feb is None or ch is None or ch["id"] in w.refunds:
                 continue
-            sev3 = customer_item(c, "sev3", "gmail")
+            candidate = customer_item(c, "sev3", "gmail")
             total = sum(line["amount"] for line in feb["lines"])
             mins = _minutes(i.started, i.resolved)
-            sev3.update(outcome="none_sev3", incident=i.number, incident_day=i.started, minutes=mins,
+            candidate.update(outcome="none_sev3", incident=i.number, incident_day=i.started, minutes=mins,
                         email=contact.email, first=contact.first, last=contact.last, title=contact.title,
                         thread=thread[0]["thread_id"], subject=f"Re: {thread[0]['subject']}", charge=ch["id"],
                         stale_amount=min(total * (low if mins < boundary else high) // 100, CAP[c.currency]))
-            break
-        if sev3:
-            break
+            sev3s.append((c, candidate))
+    sev3s.sort(key=lambda ci: not w.north(ci[0]))
+    sev3 = sev3s[0][1] if sev3s else None
     if sev3 is not None:
         items.append(sev3)
         used.add(sev3["key"])
     # A customer no incident this year listed, claiming the March outage.
     hit = {k for i in o.incidents for k in i.customers}
-    pool = [c for c in o.customers if c.key not in hit and c.key not in used and c.status == "Active" and w.plain(c)]
+    pool = [c for c in o.customers if c.key not in hit and c.key not in used and c.status == "Active" and w.plain(c)
+            and c.stripe_id in w.crm]
     rng.shuffle(pool)
+    # the unlisted customer is North American when fewer than two other emailed asks are (the copy's new cases)
+    north = sum(w.crm[it["customer"]]["Region"] == REGION for it in items if it["channel"] == "gmail")
+    pool.sort(key=lambda c: w.north(c) != (north < 2))
     unlisted = None
     for c in pool:
         inv = w.invoice(c, "March 2026")
         ch = w.paying(inv) if inv and inv["status"] == "paid" else None
         contact = c.contact("operations", "2026-03-16")
-        if inv is None or ch is None or ch["id"] in w.refunds or contact.first in {it.get("first") for it in items}:
+        if (c.key in used or inv is None or ch is None or ch["id"] in w.refunds
+                or contact.first in {it.get("first") for it in items}):
             continue
-        unlisted = customer_item(c, "unlisted", "gmail")
+        unlisted = customer_item(c, "unlisted" if unlisted is None else "unlisted2", "gmail")
         total = sum(line["amount"] for line in inv["lines"])
         unlisted.update(outcome="none_unlisted", incident=inc.number, email=contact.email, first=contact.first,
                         last=contact.last, title=contact.title, charge=ch["id"],
                         stale_amount=min(total * pct // 100, CAP[c.currency]))
-        break
+        items.append(unlisted)
+        used.add(unlisted["key"])
+        # a second North American customer the postmortem does not list, where one more is needed
+        if north + w.north(c) >= 2 or unlisted["role"] == "unlisted2" or not w.north(c):
+            break
+        north += 1
     if unlisted is None:
         return None
-    items.append(unlisted)
-    used.add(unlisted["key"])
     grants = [it for it in items if it["outcome"] == "grant"]
     if len(grants) < 2:
         return None
@@ -347,7 +385,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     return _assemble(w, rng, terms, items, dup)
 
 
-def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dict) -> dict[str, Any] | None:
+def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict],  # noqa: C901, PLR0912, PLR0915
+              dup: dict) -> dict[str, Any] | None:
     """The requests planted in Slack and Gmail, then the case's policy patches and judgement."""
     seed, o, inc = w.seed, w.o, terms["inc"]
     cs = slack_channel(seed, "cs-escalations")
@@ -365,8 +404,24 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dic
     slack_patch: list[dict] = []
     gmail_patch: list[dict] = []
     inc_day = _spoken(inc.started)
+    # The team's past answers (the customer who never got their credit follows up on theirs).
+    if w.director is None:
+        return None
+    examples = past_examples(w, rng, w.director, w.crm, {it["key"] for it in items})
+    if examples is None:
+        return None
+    already = next(it for it in items if it["role"] == "already")
+    past = [e for e in examples if e["key"] == already["key"] and e["incident"] == already["incident"]]
+    if past:  # they follow up on the answer that told them of the credit
+        already.update(email=past[0]["email"], first=past[0]["first"], last=past[0]["contact"].last,
+                       title=past[0]["contact"].title, thread=past[0]["thread"],
+                       subject=past[0]["plant"][-1]["subject"])
+    else:  # the credit was refunded without an answer in the mailbox: they write anew
+        contact = o.customer(already["key"]).contact("operations", "2026-03-16")
+        already.update(email=contact.email, first=contact.first, last=contact.last, title=contact.title,
+                       thread=None, subject=f"Service credit for the outage of {_spoken(already['incident_day'])}")
     # Slack relays by the account owners.
-    relays = [{**dup, "role": "dup"}, *[it for it in items if it["role"] in ("relay", "already")]]
+    relays = [{**dup, "role": "dup"}, *[it for it in items if it["role"] == "relay"]]
     for k, it in enumerate(relays):
         owner = w.owner(o.customer(it["key"]))
         ts = f"{_unix(when(k))}.{rng.randint(100000, 999999)}"
@@ -376,12 +431,9 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dic
         if it["role"] == "dup":
             text = (f"{it['short']} asked me whether they get a service credit for the incident on {inc_day}. Can "
                     f"finance look at it and tell me here what to pass on?")
-        elif it["role"] == "relay":
+        else:
             text = (f"{it['short']} asked me whether some of what they paid for March comes back to them after the "
                     f"outage on {inc_day}: their dispatchers worked by phone most of that time. What can I tell them?")
-        else:
-            text = (f"{it['short']} say they never got the service credit for the outage on "
-                    f"{_spoken(it['incident_day'])}. Can someone check and tell me what to say?")
         it["slack_ts"] = ts
         it["owner_id"] = w.users[owner.email]["id"]
         it["owner_first"] = owner.first
@@ -393,7 +445,7 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dic
     priya = w.gmail["address"]
     k = len(relays)
     for it in items:
-        if it["role"] not in ("extra", "sev3", "unlisted"):
+        if it["role"] not in ("extra", "already", "sev3", "unlisted", "unlisted2"):
             continue
         k += 1
         date = when(k)
@@ -407,12 +459,23 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dic
                     f"afternoon. We would expect that to show in what we pay you for March: please let us know what "
                     f"you can do.{sign}")
             thread = mid
+        elif it["role"] == "already":
+            subject = it["subject"]
+            body = (f"Hello Priya,\n\nour accounts team cannot find the service credit for the outage of "
+                    f"{_spoken(it['incident_day'])}" + (" that you wrote us about" if it["thread"] else "") +
+                    f". Can you check what happened to it?{sign}")
+            thread = it["thread"] or mid
         elif it["role"] == "sev3":
             subject = it["subject"]
             body = (f"Hello Priya,\n\nwe have read your new service credit terms from 1 March. The outage on "
                     f"{_spoken(it['incident_day'])} held up our shipments for {it['minutes']} minutes: what do we get "
                     f"back for it?{sign}")
             thread = it["thread"]
+        elif it["role"] == "unlisted2":
+            subject = f"Service credit for {inc_day}"
+            body = (f"Hello Priya,\n\nwe lost most of the afternoon of {inc_day} to your outage: our dispatchers "
+                    f"could not plan a single route. Please credit our March invoice for it.{sign}")
+            thread = mid
         else:
             subject = f"Outage on {inc_day}"
             body = (f"Hello Priya,\n\nyour outage on {inc_day} from {inc.started[11:16]} UTC hit us too: our "
@@ -428,7 +491,22 @@ def _assemble(w: _World, rng, terms: dict[str, Any], items: list[dict], dup: dic
         return None
     page, notion_patch, announcement = policy
     gmail_patch.append(announcement)
-    return _judge(w, terms, items, dup, cs, page, {"gmail": gmail_patch, "notion": notion_patch, "slack": slack_patch})
+    # The past answers, and whom this month's emailed answers copy by the habit they show.
+    gmail_patch += [{"op": "add", "in": ["messages"], "value": m} for e in examples for m in e["plant"]]
+    mailed = [it for it in items if it["channel"] == "gmail"]
+    for it in mailed:
+        c = o.customer(it["key"])
+        since = it.get("incident_day") or (inc.started if it["role"] == "asked" else "2026-03-16")
+        owners = {owner_on(o, c, since).email, owner_on(o, c, "2026-03-16").email}
+        it.update(features(c, w.crm[it["customer"]], w.by_stripe[it["customer"]], owner_on(o, c, since).key))
+        it["copied"] = it["region"] == REGION
+        it["owners"] = sorted(owners)
+    copied = sum(it["copied"] for it in mailed)
+    if copied < 2 or copied == len(mailed) or not convention_holds(examples, mailed):
+        return None
+    terms["director"] = w.director.email
+    return _judge(w, terms, items, dup, cs, page, {"gmail": gmail_patch, "notion": notion_patch, "slack": slack_patch},
+                  examples)
 
 
 def _policy_patches(w: _World, terms: dict[str, Any]) -> tuple[dict, list[dict], dict] | None:
@@ -491,7 +569,7 @@ def _answer(it: dict, inc, duration: int) -> str:
                 f"service credit is decided once it is resolved, from its postmortem; we will come back to you then.")
     if outcome == "already":
         return (f"the service credit of {it['money']} for incident {it['incident']} was refunded on {it['refunded']}, "
-                f"on the charge that paid their February invoice.")
+                f"on the charge that paid your February invoice.")
     if outcome == "none_sev3":
         return (f"incident {it['incident']} started on {_spoken(it['incident_day'])}, so the policy version in force "
                 f"then applies, and it gives no service credit for a SEV3 incident; the new terms cover incidents "
@@ -501,9 +579,9 @@ def _answer(it: dict, inc, duration: int) -> str:
 
 
 def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: dict, page: dict,
-           patches: dict[str, list]) -> dict[str, Any]:
+           patches: dict[str, list], examples: list[dict]) -> dict[str, Any]:
     """The reference, judgement, wrong and alternative solutions of one case."""
-    seed, inc, duration = w.seed, terms["inc"], terms["duration"]
+    seed, inc, duration, x = w.seed, terms["inc"], terms["duration"], terms["director"]
     grants = [it for it in items if it["outcome"] == "grant"]
     mailed = [it for it in items if it["channel"] == "gmail"]
     relayed = [{**dup, "role": "dup"}, *[it for it in items if it["channel"] == "slack"]]
@@ -518,11 +596,14 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
             "charge": charge or it["charge"], "amount": amount or it["amount"], "reason": "requested_by_customer",
             "metadata": {"incident": str(it["incident"])}}}
 
-    def mail(it: dict, text: str | None = None) -> dict:
-        return {"tool": "gmail__send_email", "arguments": {
-            "to": [it["email"]], "subject": it["subject"] if it["subject"].startswith("Re: ") else f"Re: {it['subject']}",
-            "threadId": it["thread"],
-            "body": f"Hello {it['first']},\n\n{text or _answer(it, inc, duration)}\n\nBest regards,\nPriya"}}
+    def mail(it: dict, cc: list[str] | None = None) -> dict:
+        """The answer on the request's thread, copying whom the past answers copy (or ``cc``)."""
+        args = {"to": [it["email"]],
+                "subject": it["subject"] if it["subject"].startswith("Re: ") else f"Re: {it['subject']}",
+                "threadId": it["thread"],
+                "body": f"Hello {it['first']},\n\n{_answer(it, inc, duration)}\n\nBest regards,\nPriya"}
+        copy = ([x] if it["copied"] else []) if cc is None else cc
+        return {"tool": "gmail__send_email", "arguments": {**args, "cc": copy} if copy else args}
 
     def post(it: dict) -> dict:
         text = _answer(it, inc, duration)
@@ -540,9 +621,14 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
                                                         "maxResults": 60}},
         {"tool": "slack__get_channel_history", "arguments": {"channel_id": cs["id"], "limit": 40}},
         {"tool": "slack__get_users", "arguments": {"limit": 200}},
+        # how the team answered credit asks before: every past answer opened (whom it copied shows only there)
+        {"tool": "gmail__search_emails", "arguments": {"query": 'in:sent "service credit" before:2026/03/01',
+                                                        "maxResults": 50}},
     ]
-    for it in mailed:
-        reference.append({"tool": "gmail__get_thread", "arguments": {"threadId": it["thread"]}})
+    threads = list(dict.fromkeys([*(it["thread"] for it in mailed), *(e["thread"] for e in examples)]))
+    reference += [{"tool": "gmail__get_thread", "arguments": {"threadId": t}} for t in threads]
+    reference += [{"tool": "notion__search", "arguments": {"query": "Customer Accounts"}},
+                  {"tool": "notion__query_database", "arguments": {"database_id": w.crm_id, "page_size": 100}}]
     reference += [pm_search, {"tool": "notion__get_block_children", "arguments": {"block_id": postmortem_id(inc.number)}}]
     for i in {it["incident"]: it for it in items if it["outcome"] == "wait_resolve"}:
         reference.append({"tool": "slack__search_messages", "arguments": {"query": f"incident {i} in:#incident-{i}"}})
@@ -550,11 +636,10 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
         if it["outcome"] in ("already", "none_sev3"):
             reference += [{"tool": "notion__search", "arguments": {"query": f"Postmortem: incident {it['incident']}"}},
                           {"tool": "notion__get_block_children", "arguments": {"block_id": postmortem_id(it["incident"])}}]
-    for it in items:
-        reference += [{"tool": "stripe__search_customers", "arguments": {"query": f"name~'{it['short']}'"}},
-                      {"tool": "stripe__list_invoices", "arguments": {"customer": it["customer"], "limit": 3}}]
-        if it["outcome"] in ("grant", "already"):
-            reference.append({"tool": "stripe__list_refunds", "arguments": {"charge": it["charge"]}})
+    # each customer's invoices (the CRM gives its Stripe id), and the credits the ledger already holds
+    reference += [{"tool": "stripe__list_invoices", "arguments": {"customer": it["customer"], "limit": 3}}
+                  for it in items]
+    reference.append({"tool": "stripe__list_refunds", "arguments": {"limit": 100}})
     # Writes: the credits (the second one times out after committing: look, do not retry), then answers.
     reference += [refund(grants[0]), refund(grants[1]),
                   {"tool": "stripe__list_refunds", "arguments": {"charge": grants[1]["charge"]}},
@@ -573,7 +658,10 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
         *({"entity": "stripe.refund", "change": ["create"], "where": {"charge": it["charge"], "amount": it["amount"]},
            "max": 1} for it in grants),
         {"entity": "gmail.message", "fields": ["label_ids"]},
-        *({"entity": "gmail.message", "change": ["create"], "where": {"to": [it["email"]]}, "max": 2} for it in mailed),
+        *({"entity": "gmail.message", "change": ["create"], "where": {"to": [it["email"]]},
+           "values": {"cc": {"in": _copies(it, x)}}, "max": 2} for it in mailed),
+        # a word to the director beside the copies (a relayed North American customer, a summary) does no harm
+        {"entity": "gmail.message", "change": ["create"], "where": {"to": [x]}, "max": 2},
         {"entity": "gmail.draft", "change": ["create", "delete"]},
         {"entity": "slack.message", "change": ["create"], "where": {"channel": cs["id"]}, "max": 2 * len(relayed) + 1},
     ]
@@ -590,9 +678,24 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
          "calls": [*(refund(it) for it in grants),
                    *({"tool": "gmail__send_email", "arguments": {
                        "to": [it["email"]], "subject": "Your service credit request",
-                       "body": f"Hello {it['first']},\n\n{_answer(it, inc, duration)}\n\nBest regards,\nPriya"}}
+                       "body": f"Hello {it['first']},\n\n{_answer(it, inc, duration)}\n\nBest regards,\nPriya",
+                       **({"cc": [x]} if it["copied"] else {})}}
                      for it in mailed),
                    *(post(it) for it in relayed)]},
+        {"why": "answers every email to all, as the past answers did: the account owner copied, and the director "
+                "too where the customer is North American",
+         "calls": [*(refund(it) for it in grants), *(mail(it, _copies(it, x)[-1]) for it in mailed),
+                   *(post(it) for it in relayed)]},
+    ]
+    posts = [post(it) for it in relayed]
+    wrongs += [
+        {"why": "settles every request but copies nobody: the director's copy shows only in the opened past answers",
+         "kind": "other", "calls": [*(refund(it) for it in grants), *(mail(it, []) for it in mailed), *posts]},
+        {"why": "copies the director on every emailed answer", "kind": "other",
+         "calls": [*(refund(it) for it in grants), *(mail(it, [x]) for it in mailed), *posts]},
+        {"why": "copies the director on the answers to customers credited this month only", "kind": "other",
+         "calls": [*(refund(it) for it in grants),
+                   *(mail(it, [x] if it["copied"] and it["outcome"] == "grant" else []) for it in mailed), *posts]},
     ]
     return {
         "gmail_patch": patches["gmail"], "notion_patch": patches["notion"], "slack_patch": patches["slack"],
@@ -600,6 +703,18 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
         "max_steps": budget(len(reference), forced=1),
         "summary": {it["short"]: it["outcome"] for it in items},
     }
+
+
+def _copies(it: dict, director_email: str) -> list[list[str]]:
+    """The copies an answer to ``it`` may carry: the director exactly when the convention copies it, and
+    the account owner the customer's thread copied (a reply to all), in any order."""
+    lists: list[list[str]] = []
+    owners = it["owners"]
+    for n in range(len(owners) + 1):
+        for chosen in combinations(owners, n):
+            group = [*chosen, director_email] if it["copied"] else list(chosen)
+            lists += [list(p) for p in permutations(group)]
+    return lists
 
 
 def _wrongs(items: list[dict], grants: list[dict], dup: dict, right: list[dict], answers: list[dict],
@@ -643,11 +758,11 @@ def build() -> dict[str, Any]:
         "Customers have been asking for service credits since the start of March: some wrote to me, others asked their "
         "account owners, who passed it on in #cs-escalations. Settle every request as our refund and service credit policy "
         "says: give in Stripe exactly what it allows, and answer each request where it was made, saying what we "
-        "credited or why not.",
+        "credited or why not, the way we have answered credit requests before.",
         ["gmail", "notion", "slack", "stripe"],
         [*GMAIL_TOOLS, "gmail__list_email_labels", *NOTION_READ, *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund"],
         [{"tool": "stripe__create_refund", "on_call": 2, "kind": "timeout_after_commit"},
          {"tool": "gmail__send_email", "on_call": 2, "kind": "unavailable"}], 1200,
         ("gmail", "notion", "slack"))
-    return template(id=ID, version=1, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
-                    category="recovery", case_list=cases(case_of), task=task)
+    return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
+                    category="recovery", case_list=cases(case_of, level="hard"), task=task)
