@@ -791,6 +791,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 success.append({"linear.issueAssignee": {"issue": iid, "assignee": d["assignee"]}})
             frame.append({"entity": "linear.issue", "ids": [iid], "fields": fields, "values": values})
         frame.append({"entity": "linear.comment", "change": ["create"], "where": {"issue": iid}, "max": 1})
+    # the lead summed up each past close-out in the channel: a summary of this one, as they did, is no damage
+    frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": close_channel["id"]}, "max": 1})
 
     # -- wrong solutions (their writes only) ---------------------------------------------------------------------
     by_id = {d["id"]: d for d in decisions}
@@ -864,9 +866,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             continue  # this reading writes every comment the convention asks for on this case's items
         wrongs.append({"why": f"reads the past close-outs as: {why}", "kind": "other",
                        "calls": writes_with({iid: write(by_id[iid], comment=alt(f)) for iid, f in carried_facts.items()})})
+    carried_ids = [d["id"] for d in decisions if d["rule"] == "carry"]
     alternatives = [
         {"why": "the items in reverse order, by names and numbers, with a note on a few carried issues",
          "calls": [*(w for d in reversed(decisions) for w in write(d)), *courtesy]},
+        {"why": "sums the close-out up in the channel, as the lead did at the last two",
+         "calls": [*writes, call("slack__post_message", channel_id=close_channel["id"],
+                                 text=f"ENG cycle {cur['number']} is closed out. Carried into cycle "
+                                      f"{cur['number'] + 1}: {', '.join(carried_ids)}.")]},
     ]
     return {
         "cycle": cur["number"],
@@ -888,5 +895,5 @@ def build() -> dict[str, Any]:
         faults=[{"tool": "linear__create_comment", "on_call": 2, "kind": "timeout_after_commit"},
                 {"tool": "linear__update_issue", "on_call": 5, "kind": "unavailable"}],
         timeout_s=1500, patched=("github", "linear", "notion", "slack"))
-    return template(id=ID, version=2, servers=["github", "linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=3, servers=["github", "linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, want=10), task=task)
