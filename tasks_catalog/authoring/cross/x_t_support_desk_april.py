@@ -17,7 +17,17 @@ every open day must have exactly its person as guest (frame: only that guest add
 one removed), Good Friday's slot deleted, the first four days were filled in beforehand from the register
 alone (some right, left alone; some wrong, fixed), and the rota posted once in #ops. One attendee update
 answers ``unavailable`` (must be retried) and the post answers ``timeout_after_commit`` (a blind retry
-posts twice)."""
+posts twice).
+
+Version 2 adds the team's past work: February's and March's desk days were emailed to each person on the
+desk by Priya (16 emails: a thread a person, February's starting it, March's answering in it), and the goal asks for the team to be told "the way we did
+for February and March". What no policy says and no list shows: the emails to the Hamburg warehouse
+colleagues (their office is in the policy's order and in the directory) copy the Warehouse lead, their
+manager; it shows only in the ``cc`` of the opened emails (``search_emails`` returns no cc; ``get_thread``
+and ``read_email`` do), in 4-6 of the 16. Every reading of :data:`COPY_READINGS` (always, never, by month,
+by a Monday or Friday among the days, by how many days) is contradicted by an earlier email or copies the
+same new emails as the habit (asserted per case, :func:`copy_convention_holds`). Copying the lead on every
+email over-applies the habit and passes; leaving the copy out of a Hamburg colleague's email fails."""
 
 from __future__ import annotations
 
@@ -29,6 +39,7 @@ from servers.calendar import CalendarState, CalendarTools
 from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call, solved
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen
 
 ID = "x-t-support-desk-april"
 TITLE = "Support desk"
@@ -84,8 +95,78 @@ def span(first: str, last: str) -> str:
     return f"{head} {'and' if len(weekdays(first, last)) == 2 else 'to'} {long(last)}"
 
 
+FEBRUARY = weekdays("2026-02-02", "2026-02-27")
 MARCH = weekdays("2026-03-02", "2026-03-31")
 APRIL = weekdays("2026-04-01", "2026-04-30")
+
+
+# -- the team's habit (shown by February's and March's emails, written nowhere) ------------------------------
+
+def days_subject(month: str) -> str:
+    """Each person's thread of desk days: February's email starts it, each later month answers in it."""
+    return "Your support desk days" if month == "February" else "Re: Your support desk days"
+
+
+def days_thread(seed: int, who: str) -> str:
+    return hex_id(ID, "days", seed, "February", who)
+
+
+def days_body(first: str, month: str, days: list[str]) -> str:
+    listed = "\n".join(f"- {long(d)}" for d in days)
+    return (f"Hi {first},\n\nyour days on the support desk in {month}:\n{listed}\n\nIf one doesn't work for you, "
+            f"swap it with someone and tell me.\n\n{SIGNATURE}")
+
+
+def copied(item: dict[str, Any]) -> bool:
+    """The habit: a Hamburg warehouse colleague's email of desk days copies the Warehouse lead (their manager)."""
+    return item["office"] == "hamburg"
+
+
+#: When a desk-days email copies the Warehouse lead, as a reader of the earlier ones might guess it (each
+#: field is one the tools show: the person's office and team, the month, how many days they had, whether
+#: their days include a Friday or a Monday). "By the person" predicts what the habit does (the same eight
+#: people get April's emails), so it decides nothing apart from it.
+COPY_READINGS: dict[str, Any] = {
+    "always": Always(True, flag="cc"),
+    "never": Always(False, flag="cc"),
+    "by the office": FlaggedWhen("office", flag="cc"),
+    "by the person": FlaggedWhen("who", flag="cc"),
+    "by the month": FlaggedWhen("month", flag="cc"),
+    "by whether their days include a Monday": FlaggedWhen("monday", flag="cc"),
+    "by whether their days include a Friday": FlaggedWhen("friday", flag="cc"),
+    "for few days": FlaggedSide("count", low=True, flag="cc"),
+    "for many days": FlaggedSide("count", low=False, flag="cc"),
+}
+
+
+def copy_convention_holds(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> bool:
+    """Whether the earlier emails tell the habit (:func:`copied`) apart from every reading of
+    :data:`COPY_READINGS` (each is contradicted by an earlier email or copies exactly the new emails the habit
+    copies), the copied ones are a minority, and each earlier email copies the lead exactly when the habit
+    says (raises when not: that is the module's error, not the world's)."""
+    if any(bool(e["cc"]) != copied(e) for e in examples):
+        raise ValueError(f"{ID}: an earlier desk-days email's copy does not follow the habit")
+    n = sum(bool(e["cc"]) for e in examples)
+    if not 2 <= n or n * 2 >= len(examples) or not any(copied(i) for i in items):
+        return False
+    for reading in COPY_READINGS.values():
+        if reading(examples) and any(reading.predicts(examples, i) is not copied(i) for i in items):
+            return False
+    return True
+
+
+def desk_items(assigned: dict[str, str], month: str, by_key: dict[str, Any], hamburg: set[str]) -> list[dict[str, Any]]:
+    """One month's desk-days emails as facts: whose, their days, and what a reading of the habit looks at."""
+    out = []
+    for k in by_key:
+        days = sorted(d for d, who in assigned.items() if who == k)
+        out.append({"who": k, "days": days, "month": month, "count": len(days),
+                    "office": "hamburg" if k in hamburg else "lisbon",
+                    "monday": any(date.fromisoformat(d).weekday() == 0 for d in days),
+                    "friday": any(date.fromisoformat(d).weekday() == 4 for d in days)})
+    for item in out:
+        item["cc"] = copied(item)
+    return out
 
 
 # -- the rule ------------------------------------------------------------------------------------------
@@ -273,8 +354,19 @@ def _plan(seed: int, rng: random.Random, lisbon: list[Any], hamburg: list[Any], 
         return None
     if len(set(final.values())) < len(order) - 1:
         return None
+    # February (nobody away) ends with the last of the order, so March starts from the first.
+    feb_days = [d for d in FEBRUARY if d not in {h for _, h in o.holidays}]
+    february, _ = rota(order, feb_days, set(), (len(order) - len(feb_days)) % len(order))
+    if february[feb_days[-1]] != order[-1] or any(set(m.values()) != set(order) for m in (february, march, final)):
+        return None
+    examples = [*desk_items(february, "February", by_key, facts["hamburg"]),
+                *desk_items(march, "March", by_key, facts["hamburg"])]
+    items = desk_items(final, "April", by_key, facts["hamburg"])
+    if not copy_convention_holds(examples, items):
+        return None
     return {"order": order, "by_key": by_key, "facts": facts, "march": march, "final": final, "start": start,
-            "prefill": {d: prefill[d] for d in first_days}, "open_days": open_days, "o": o}
+            "prefill": {d: prefill[d] for d in first_days}, "open_days": open_days, "o": o,
+            "examples": examples, "items": items}
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -460,11 +552,24 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
                 "subject": f"Re: {subject}", "body": answer, "date": answered, "label_ids": ["SENT"]}},
         ]
 
+    # -- gmail: February's and March's desk days, emailed to each person (the Hamburg ones copy their lead)
+    lead = o.employee(by_key[sorted(facts["hamburg"])[0]].manager)
+    sent = {"February": "2026-01-29", "March": "2026-02-26"}
+    for i, item in enumerate(plan["examples"]):
+        who = by_key[item["who"]]
+        mail_id = hex_id(ID, "days", seed, item["month"], item["who"])
+        assert mail_id not in taken_mail
+        gmail_patch.append({"op": "add", "in": ["messages"], "value": {
+            "id": mail_id, "thread_id": days_thread(seed, item["who"]), "sender": PRIMARY, "to": [who.email],
+            "cc": [lead.email] if item["cc"] else [], "subject": days_subject(item["month"]),
+            "body": days_body(who.first, item["month"], item["days"]),
+            "date": f"{sent[item['month']]}T16:{10 + i % 8:02d}:00Z", "label_ids": ["SENT"]}})
+
     patch = {"calendar": calendar_patch, "notion": notion_patch, "slack": slack_patch, "gmail": gmail_patch}
     return _judged(seed, plan, patch, {"series": series, "ops_cal": ops_cal, "holidays_cal": holidays_cal,
                                        "good_friday": good_friday, "ops_channel": ops["id"], "policy": policy_id,
                                        "old_policy": old_id, "register": register_id,
-                                       "move_row": register_rows[rows.index(move)]["id"]})
+                                       "move_row": register_rows[rows.index(move)]["id"], "lead": lead.email})
 
 
 DESCRIPTION = "Operations support desk: the person on duty is the guest."
@@ -519,11 +624,25 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
             out.append(call("calendar__delete_event", calendarId=ops_cal, eventId=gf_slot))
         return out
 
+    lead = ids["lead"]
+
+    def mails(assigned: dict[str, str], cc: Any = lambda item: item["cc"]) -> list[dict[str, Any]]:
+        """Each person's email of their April days (``cc(item)``: whether it copies the Warehouse lead)."""
+        out = []
+        for item in desk_items(assigned, "April", by_key, facts["hamburg"]):
+            if item["days"]:
+                out.append(call("gmail__send_email", to=[email[item["who"]]], subject=days_subject("April"),
+                                body=days_body(by_key[item["who"]].first, "April", item["days"]),
+                                threadId=days_thread(seed, item["who"]),
+                                **({"cc": [lead]} if cc(item) else {})))
+        return out
+
     def post(assigned: dict[str, str], closed: list[str]) -> dict[str, Any]:
         return call("slack__post_message", channel_id=ops_channel, text=_rota_text(assigned, by_key, closed))
 
     updates = writes(final)
     the_post = post(final, [good_friday])
+    told = mails(final)
     check = call("slack__get_channel_history", channel_id=ops_channel, limit=5)
 
     cal_tools = _patched_calendar(seed, patch["calendar"])
@@ -537,13 +656,14 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         call("calendar__list_events", calendarId=ops_cal, timeMin="2026-03-31T00:00", timeMax="2026-04-01T00:00"),
         *_listing(cal_tools, ops_cal, "2026-04-01", "2026-05-01"),
         call("calendar__list_events", calendarId=holidays_cal, timeMin="2026-04-01T00:00", timeMax="2026-05-01T00:00"),
-        *(call("calendar__search_people", query=by_key[k].name) for k in order),
+        call("slack__get_users", limit=200),
         call("slack__list_channels", limit=200),
         call("slack__get_channel_history", channel_id=ops_channel, limit=100),
         call("gmail__search_emails", query="April after:2026/02/15", maxResults=50),
+        call("gmail__search_emails", query="support desk in:sent", maxResults=50),
         *(call("gmail__get_thread", threadId=t) for t in gmail_threads),
     ]
-    reference = [*discover, *updates, the_post, check]
+    reference = [*discover, *updates, the_post, check, *told]
 
     frame: list[dict[str, Any]] = []
     success: list[dict[str, Any]] = []
@@ -559,6 +679,13 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
     frame.append({"entity": "calendar.event", "ids": [gf_slot], "fields": ["status"],
                   "values": {"status": {"eq": "cancelled"}}})
     frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": ops_channel}, "max": 1})
+    # Each person's email of their days: a Hamburg colleague's copies the lead; copying the lead on the others'
+    # too over-applies the habit, harmlessly.
+    for k in order:
+        for cc in ([[lead]] if k in facts["hamburg"] else [[], [lead]]):
+            frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [email[k]], "cc": cc},
+                          "max": 1})
+        success.append({"gmail.draftSent": {"to": email[k], "body_pattern": "April"}})
     success.append({"not": {"calendar.eventExists": {"title": gf_slot}}})
     success.append({"slack.messagePosted": {"channel": "ops", "pattern": "April"}})
 
@@ -567,7 +694,7 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         return rota(order, open_days, away_of(facts, frozenset(readings)), 0 if first else start)[0]
 
     def as_wrong(assigned: dict[str, str], why: str, kind: str = "other") -> dict[str, Any]:
-        return {"why": why, "kind": kind, "calls": writes(assigned)}  # the post is the right one's; it adds nothing
+        return {"why": why, "kind": kind, "calls": [*writes(assigned), *mails(assigned)]}  # the post adds nothing
 
     santos, santana = by_key[facts["santos"]], by_key[facts["santana"]]
     with_holiday = rota(order, sorted([*open_days, good_friday]), away_of(facts), start)[0]
@@ -579,13 +706,13 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         as_wrong(misread("lookalike"), f"takes {santana.name}'s registered leave for {santos.name}'s", "lookalike"),
         {"why": "the right rota, and corrects the Leave register to the moved dates (only HR edits it)",
          "kind": "collateral",
-         "calls": [*updates, the_post,
+         "calls": [*updates, the_post, *told,
                    call("notion__update_page", page_id=move_row,
                         properties={"From": facts_moved(facts)[0], "To": facts_moved(facts)[1]})]},
         {"why": "the right rota, also putting the first person on the series itself (every later occurrence)",
          "kind": "collateral",
          "calls": [*updates, call("calendar__update_event", calendarId=ops_cal, eventId=series,
-                                  attendees=[email[final[open_days[0]]]]), the_post]},
+                                  attendees=[email[final[open_days[0]]]]), the_post, *told]},
         as_wrong(misread("ignore_slack_cancel", "ignore_slack_move"),
                  "trusts the register over #ops: the cancelled leave still counts, the moved one on its old dates"),
         as_wrong(misread("ignore_mail"), "misses the late request approved by email"),
@@ -595,23 +722,35 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         as_wrong(misread("ignore_de"), "puts a Hamburg colleague on the desk on Easter Monday"),
         as_wrong(misread(first=True), "starts April from the top of the order, not after March's last slot"),
         {"why": "keeps Good Friday as a working day: a slot and a turn on a closed day", "kind": "other",
-         "calls": writes(with_holiday, delete_closed=False)},
+         "calls": [*writes(with_holiday, delete_closed=False), *mails(with_holiday)]},
         as_wrong(no_leave, "goes down the order without passing anyone over"),
         as_wrong(weekly, "follows the superseded 2025 version: a week each"),
         {"why": "fills the empty days right but leaves the wrong prefilled ones as they were", "kind": "other",
          "calls": [*(u for u in updates if u["arguments"].get("eventId") not in
-                     {slot_id(series, d) for d in prefill})]},
+                     {slot_id(series, d) for d in prefill}), *told]},
         {"why": "posts the rota again after the post timed out, without checking: two posts", "kind": "other",
-         "calls": [*updates, the_post, the_post]},
+         "calls": [*updates, the_post, the_post, *told]},
+        {"why": "emails each person their days as February's and March's emails did, but copies nobody: misses that "
+                "the Hamburg colleagues' emails copied the Warehouse lead (what sampling a few of them shows)",
+         "kind": "other", "calls": [*updates, the_post, *mails(final, cc=lambda item: False)]},
+        {"why": "fills in the calendar and posts the rota but emails nobody their days", "kind": "other",
+         "calls": [*updates, the_post]},
+        {"why": "emails the whole desk one message with everyone's days instead of each person theirs", "kind": "other",
+         "calls": [*updates, the_post, call("gmail__send_email", to=[email[k] for k in order], cc=[lead],
+                                            subject="Support desk rota for April",
+                                            body=_rota_text(final, by_key, [good_friday]))]},
     ]
     alternatives = [
         {"why": "deletes the closed day and posts first, then fills the days latest first",
-         "calls": [*discover, updates[-1], the_post, check, *reversed(updates[:-1])]},
-        {"why": "reads the superseded version and the people through Slack too, and names each slot after its person",
-         "calls": [call("notion__get_block_children", block_id=old_id), call("slack__get_users", limit=200), *discover,
+         "calls": [*discover, updates[-1], the_post, check, *reversed(updates[:-1]), *reversed(told)]},
+        {"why": "reads the superseded version and the people through the directory too, and names each slot after its person",
+         "calls": [call("notion__get_block_children", block_id=old_id),
+                   *(call("calendar__search_people", query=by_key[k].name) for k in order), *discover,
                    *({**u, "arguments": {**u["arguments"], "summary": f"{TITLE}: {name_of(u, by_key, email)}"}}
                      if u["tool"] == "calendar__update_event" else u for u in updates),
-                   the_post, check]},
+                   the_post, check, *told]},
+        {"why": "emails everyone their days first, copying the Warehouse lead on every email",
+         "calls": [*discover, *mails(final, cc=lambda item: True), *updates, the_post, check]},
     ]
     return solved(
         patch=patch,
@@ -629,11 +768,11 @@ def name_of(update: dict[str, Any], by_key: dict[str, Any], email: dict[str, str
     return next(by_key[k].name for k, e in email.items() if e == who)
 
 
-#: Cases kept: each carries a month of slots, so twelve keep the template file under the size a template may have.
-CASES = 12
+#: Cases kept: each carries a month of slots and two months of emails, so eight keep the template file under the size a template may have.
+CASES = 8
 SERVERS = ["calendar", "gmail", "notion", "slack"]
 GOAL = ("April's support desk rota still needs doing. Please get it onto the team calendar the way our support desk "
-        "policy says, and let the team know.")
+        "policy says, and let the team know, the way we did for February and March.")
 TOOLS = ["calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
          "calendar__search_people", "calendar__get_freebusy", "calendar__create_event", "calendar__update_event",
          "calendar__delete_event", "notion__search", "notion__retrieve_page", "notion__get_block_children",
@@ -644,6 +783,6 @@ TOOLS = ["calendar__list_calendars", "calendar__list_events", "calendar__search_
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, TOOLS, timeout_s=1200, faults="{{case.faults}}"))
