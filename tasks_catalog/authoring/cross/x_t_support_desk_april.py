@@ -19,8 +19,8 @@ alone (some right, left alone; some wrong, fixed), and the rota posted once in #
 answers ``unavailable`` (must be retried) and the post answers ``timeout_after_commit`` (a blind retry
 posts twice).
 
-Version 2 adds the team's past work: February's and March's desk days were emailed to each person on the
-desk by Priya (16 emails: a thread a person, February's starting it, March's answering in it), and the goal asks for the team to be told "the way we did
+Version 2 adds the team's past work: February's and March's rotas were posted in #ops and their desk days
+emailed to each person on the desk by Priya (16 emails: a thread a person, February's starting it, March's answering in it), and the goal asks for the team to be told "the way we did
 for February and March". What no policy says and no list shows: the emails to the Hamburg warehouse
 colleagues (their office is in the policy's order and in the directory) copy the Warehouse lead, their
 manager; it shows only in the ``cc`` of the opened emails (``search_emails`` returns no cc; ``get_thread``
@@ -366,7 +366,8 @@ def _plan(seed: int, rng: random.Random, lisbon: list[Any], hamburg: list[Any], 
         return None
     return {"order": order, "by_key": by_key, "facts": facts, "march": march, "final": final, "start": start,
             "prefill": {d: prefill[d] for d in first_days}, "open_days": open_days, "o": o,
-            "examples": examples, "items": items}
+            "examples": examples, "items": items, "february": february,
+            "feb_closed": [d for d in FEBRUARY if d not in feb_days]}
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -520,6 +521,9 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
         last = open_days[open_days.index(first) + 2]
         planted.append(("2026-03-09T09:40:00", head.email,
                         f"FYI I'm away {span(first, last)}; anything urgent goes to Priya."))
+    # February's and March's rotas, posted by Priya when the desk-days emails went out
+    planted += [("2026-01-29T16:30:00", PRIMARY, _rota_text(plan["february"], by_key, plan["feb_closed"], "February")),
+                ("2026-02-26T16:30:00", PRIMARY, _rota_text(plan["march"], by_key, [], "March"))]
     taken = {m["ts"] for m in ops["messages"]}
     slack_patch = []
     for at, who, text in planted:
@@ -594,11 +598,11 @@ def _listing(tools: CalendarTools, calendar: str, first: str, end: str) -> list[
             return reads
 
 
-def _rota_text(assigned: dict[str, str], by_key: dict[str, Any], closed: list[str]) -> str:
+def _rota_text(assigned: dict[str, str], by_key: dict[str, Any], closed: list[str], month: str = "April") -> str:
     days = sorted([*assigned, *closed])
     lines = [f"{short(d)}: closed (public holiday)" if d in closed else f"{short(d)}: {by_key[assigned[d]].name}"
              for d in days]
-    return "Support desk rota for April (on the Operations team calendar):\n" + "\n".join(lines)
+    return f"Support desk rota for {month} (on the Operations team calendar):\n" + "\n".join(lines)
 
 
 def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[str, str]) -> dict[str, Any]:
