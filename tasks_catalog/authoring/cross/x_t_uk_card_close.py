@@ -23,6 +23,16 @@ charge Stripe made on 1 March (a February-only listing misses it), charges that 
 succeeded, refunds the order database records already. Every GBP amount is compared through the rate of
 its own day (a weekend takes Friday's). The first refund answers ``unavailable`` (it did not apply: retry);
 the third close-log insert answers a timeout although it applied (a blind retry logs twice).
+
+Version 2: the team's twelve earlier closes (February 2025 to January 2026, with the shop's previous card
+processor) sit in the world as it would hold them: their ``close_log`` rows (their orders and payments planted
+to match) and one escalation email a month to the financial controller, sent by Priya. The goal asks for the
+close "the way we closed the earlier months". The procedure still decides every fix; what it does not say the
+earlier escalations show: one listing an enterprise customer's order (``segment`` in the order database)
+copies the Head of Customer Success (:func:`copied`), seen only in the ``cc`` that ``read_email`` and
+``get_thread`` return and ``search_emails`` does not, in 3 or 5 of the 12. Every case's February escalation
+lists such an order, so it copies the head; :data:`READINGS` are the other readings of when to copy, each
+asserted per case (:func:`check_copy_convention`) to be contradicted by an earlier escalation or to copy alike.
 """
 
 from __future__ import annotations
@@ -42,10 +52,12 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     NOTION_READ,
     STRIPE_READ,
     case_task,
+    hex_id,
     notion_page,
     uuid_of,
 )
 from tasks_catalog.authoring.cross._x_t_data import pg_row, pg_rows, sql_text
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen
 
 ID = "x-t-uk-card-close"
 PERIOD = "2026-02"
@@ -202,6 +214,132 @@ def _policy_blocks(seed: int, threshold: int, controller) -> list[dict[str, Any]
         ("paragraph", f"Owner: {name}"),
     ]
     return [{"id": uuid_of(ID, "policy", i, seed), "type": kind, "text": text} for i, (kind, text) in enumerate(texts)]
+
+
+#: The months closed before February, each the way February is to be closed (the shop's previous card
+#: processor): a close_log row per discrepancy and one escalation email to the financial controller.
+PAST = [f"{y}-{m:02d}" for y, m in [(2025, k) for k in range(2, 13)] + [(2026, 1)]]
+#: The habit the earlier escalation emails show (only in their ``cc``, which read_email and get_thread return
+#: and search_emails does not): the Head of Customer Success is copied when an escalated order is an
+#: enterprise customer's (the customer's ``segment`` in the order database).
+CC_FLAGGED = (3, 5)
+
+
+def copied(e: dict[str, Any]) -> bool:
+    """The habit: an escalation listing an enterprise customer's order copies the Head of Customer Success."""
+    return e["enterprise"]
+
+
+#: When an escalation copies the Head of Customer Success, as a reader of the earlier ones might guess it.
+READINGS: dict[str, Any] = {
+    "always": Always(True, flag="cc"),
+    "never": Always(False, flag="cc"),
+    "when a duplicate charge is escalated": FlaggedWhen("has_dup", flag="cc"),
+    "when a payment not collected is escalated": FlaggedWhen("has_nc", flag="cc"),
+    "when an amount mismatch is escalated": FlaggedWhen("has_mm", flag="cc"),
+    "when a mid-market customer's order is escalated": FlaggedWhen("mid", flag="cc"),
+    "when only smaller customers' orders are escalated": FlaggedWhen("small_only", flag="cc"),
+    "above a number of escalated orders": FlaggedSide("n", low=False, flag="cc"),
+    "below a number of escalated orders": FlaggedSide("n", low=True, flag="cc"),
+    "above a total escalated": FlaggedSide("total", low=False, flag="cc"),
+    "above a largest difference": FlaggedSide("top", low=False, flag="cc"),
+    "above a customer's credit limit": FlaggedSide("credit", low=False, flag="cc"),
+    "in the quarter's last month": FlaggedWhen("quarter_end", flag="cc"),
+}
+
+
+def _facts(period: str, rows: list[dict[str, Any]], customer_of: Callable[[int], dict]) -> dict[str, Any]:
+    """The facts of one escalation (its escalated rows) a reader could key the copy on."""
+    segs = [customer_of(x["order_id"])["segment"] for x in rows]
+    return {"period": period, "enterprise": "enterprise" in segs, "mid": "mid-market" in segs,
+            "small_only": set(segs) <= {"smb"}, "has_dup": any(x["kind"] == "duplicate_charge" for x in rows),
+            "has_nc": any(x["kind"] == "not_collected" for x in rows),
+            "has_mm": any(x["kind"] == "amount_mismatch" for x in rows), "n": len(rows),
+            "total": sum(x["diff"] for x in rows), "top": max(x["diff"] for x in rows),
+            "credit": max(customer_of(x["order_id"])["credit_limit"] for x in rows),
+            "quarter_end": period[-2:] in ("03", "06", "09", "12")}
+
+
+def check_copy_convention(examples: list[dict[str, Any]], new: dict[str, Any]) -> None:
+    """Raise unless every example follows the habit, the copied ones are a minority, and every other reading
+    is contradicted by an example or copies the new escalation as the habit does."""
+    if any(bool(e["cc"]) != copied(e) for e in examples):
+        raise ValueError(f"{ID}: an earlier escalation breaks the habit")
+    if not CC_FLAGGED[0] <= sum(bool(e["cc"]) for e in examples) <= CC_FLAGGED[1]:
+        raise ValueError(f"{ID}: the copied earlier escalations are not a minority")
+    for name, reading in READINGS.items():
+        if reading(examples) and reading.predicts(examples, new) != copied(new):
+            raise ValueError(f"{ID}: the reading {name!r} fits every earlier escalation")
+
+
+def _past_closes(seed: int, threshold: int, customers: dict[int, dict], orders: dict[int, dict],
+                 payments: list[dict], first_oid: int, first_pid: int, new: dict[str, Any]) -> Any:
+    """The earlier closes: planted orders and payments, close_log rows, escalation emails and their facts; the
+    first try whose examples :func:`check_copy_convention` accepts, or ``None``."""
+    uk = [c for c in customers.values() if c["country"] == "GB"]
+    by_seg = {s: [c for c in uk if c["segment"] == s] for s in ("smb", "mid-market", "enterprise")}
+    if min(len(v) for v in by_seg.values()) < 2:
+        return None
+    order0, pay0 = next(iter(orders.values())), payments[0]
+    for attempt in range(40):
+        rng = random.Random(f"{ID}:past:{seed}:{attempt}")
+        flagged = set(rng.sample(range(len(PAST)), rng.randint(*CC_FLAGGED)))
+        oid, pid = first_oid, first_pid
+        rows: list[dict[str, Any]] = []
+        pg: list[dict[str, Any]] = []
+        examples: list[dict[str, Any]] = []
+        owner: dict[int, dict] = {}
+        for m, period in enumerate(PAST):
+            y, mo = map(int, period.split("-"))
+            n = rng.choice([1, 1, 2, 2, 3])
+            segs = ["enterprise"] + [rng.choice(["smb", "mid-market", "enterprise"]) for _ in range(n - 1)] \
+                if m in flagged else [rng.choice(["smb", "smb", "mid-market"]) for _ in range(n)]
+            month_rows = []
+            for seg in [*segs, "small"]:
+                kind = "duplicate_charge" if seg == "small" else rng.choice(
+                    ["duplicate_charge", "not_collected", "amount_mismatch"])
+                at = datetime(y, mo, rng.randint(1, 27), rng.randint(8, 20), rng.randint(0, 59), tzinfo=UTC)
+                known = [c for c in (uk if seg == "small" else by_seg[seg]) if (c["created_at"] or "") < _sql_ts(at)]
+                if not known:
+                    break
+                cust = rng.choice(known)
+                if seg == "small":
+                    cents = rng.randint(40, 480) * 100 + rng.randint(0, 99)
+                elif kind == "duplicate_charge":
+                    cents = rng.randint(int(APPROVAL_EUR * 1.1), int(threshold * 2.2)) * 100 + rng.randint(0, 99)
+                else:
+                    cents = rng.randint(int(threshold * 1.1), int(threshold * 2.6)) * 100 + rng.randint(0, 99)
+                amount = cents if kind != "amount_mismatch" else cents + rng.randint(200, 900) * 100
+                oid, pid = oid + 1, pid + 1
+                owner[oid] = cust
+                pg.append({"op": "add", "in": ["tables", "orders", "rows"], "value": pg_row(
+                    order0, id=oid, customer_id=cust["id"], ordered_at=_sql_ts(at - timedelta(minutes=5)),
+                    status="pending" if kind == "not_collected" else "paid", total=_eur(amount))})
+                pg.append({"op": "add", "in": ["tables", "payments", "rows"], "value": pg_row(
+                    pay0, id=pid, order_id=oid, amount=_eur(amount if kind != "amount_mismatch" else amount - cents),
+                    method="card", status="failed" if kind == "not_collected" else "captured", paid_at=_sql_ts(at),
+                    reference="pp_" + hex_id(ID, "past", seed, attempt, pid, n=20))})
+                x = {"period": period, "order_id": oid, "kind": kind, "diff": cents,
+                     "escalated": kind == "duplicate_charge" and cents > APPROVAL_EUR * 100 or cents > threshold * 100,
+                     "action": {"duplicate_charge": "later charge refunded in full" if seg == "small" else
+                                "later charge not refunded: above the refund approval limit",
+                                "not_collected": "charge declined; payment set to failed",
+                                "amount_mismatch": "payment amount set to the charge's"}[kind]}
+                month_rows.append(x)
+            if len(month_rows) != len(segs) + 1:
+                break  # a customer of that segment who was not yet one that month
+            rng.shuffle(month_rows)
+            rows += month_rows
+            esc = [x for x in month_rows if x["escalated"]]
+            examples.append({**_facts(period, esc, owner.__getitem__), "cc": m in flagged, "rows": esc})
+        if len(examples) != len(PAST):
+            continue
+        try:
+            check_copy_convention(examples, new)
+        except ValueError:
+            continue
+        return pg, rows, examples
+    return None
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one case is many facts of one world
@@ -488,6 +626,42 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     if not escalated or len(escalated) == len(log):
         return None
 
+    # -- the earlier closes, and the copy their escalations show -------------------------------------------------
+    heads = [e for e in org(seed).employees if e.title == "Head of Customer Success" and e.employed_on("2026-03-16")]
+    if len(heads) != 1:
+        return None
+    head = heads[0].email
+    february = _facts(PERIOD, escalated, lambda o: customers[orders[o]["customer_id"]])
+    if not copied(february):
+        return None  # the habit is due in every case: an escalated order of an enterprise customer
+    past = _past_closes(seed, threshold, customers, orders, payments, new_oid, new_pid + 1, february)
+    if past is None:
+        return None
+    past_pg, past_rows, examples = past
+    pg_patch += past_pg
+    next(op for op in pg_patch if op["in"] == ["tables"])["value"]["rows"] = [
+        [i, x["period"], x["order_id"], x["kind"], _eur(x["diff"]), x["action"], x["escalated"]]
+        for i, x in enumerate(past_rows, 1)]
+    offset = len(past_rows)
+    gmail = world("gmail", seed)
+    address, taken_ids = gmail["address"], {m["id"] for m in gmail["messages"]}
+    past_mail = []
+    for e in examples:
+        y, mo = map(int, e["period"].split("-"))
+        sent = (datetime(y + mo // 12, mo % 12 + 1, 1, tzinfo=UTC) + timedelta(days=rng.randint(9, 13), hours=10)
+                + timedelta(minutes=rng.randint(0, 59)))
+        ident = hex_id(ID, "escalation", e["period"], seed)
+        if ident in taken_ids:
+            return None
+        lines_ = "\n".join(f"- order {x['order_id']}: {x['kind']}, {_money(x['diff'])} EUR" for x in e["rows"])
+        past_mail.append({"id": ident, "thread_id": ident, "sender": address, "to": [controller.email],
+                          "cc": [head] if e["cc"] else [],
+                          "subject": f"Card close {e['period']} (UK shop): escalations",
+                          "body": f"Hello {controller.first},\n\nThe {e['period']} close of the UK shop's card "
+                                  f"payments is done. These need you:\n{lines_}\n\nEverything is in close_log.\n\n"
+                                  f"Priya", "date": sent.strftime("%Y-%m-%dT%H:%M:%SZ"), "label_ids": ["SENT"]})
+    gmail_patch = [{"op": "add", "in": ["messages"], "value": m} for m in past_mail]
+
     # -- the calls ----------------------------------------------------------------------------------------------
     def execute(sql: str) -> dict[str, Any]:
         return {"tool": "postgres__execute", "arguments": {"sql": sql}}
@@ -513,7 +687,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 
     def log_insert(i: int, x: dict[str, Any]) -> dict[str, Any]:
         return execute(f"INSERT INTO close_log (id, period, order_id, kind, difference_eur, action, escalated) VALUES "
-                       f"({i}, '{PERIOD}', {x['order_id']}, '{x['kind']}', {_eur(x['diff']):.2f}, "
+                       f"({offset + i}, '{PERIOD}', {x['order_id']}, '{x['kind']}', {_eur(x['diff']):.2f}, "
                        f"{sql_text(x['action'])}, {'true' if x['escalated'] else 'false'})")
 
     logs = [log_insert(i, x) for i, x in enumerate(log, 1)]
@@ -522,7 +696,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                     "arguments": {"charge": dup_charges["small"]["id"], "reason": "duplicate"}}
     body = "\n".join(f"- order {x['order_id']}: {x['kind']}, {_money(x['diff'])} EUR" for x in escalated)
     email = {"tool": "gmail__send_email", "arguments": {
-        "to": [controller.email], "subject": "Card close 2026-02 (UK shop): escalations",
+        "to": [controller.email], "cc": [head], "subject": "Card close 2026-02 (UK shop): escalations",
         "body": f"Hello {controller.first},\n\nThe February close of the UK shop's card payments is done. These need "
                 f"you:\n{body}\n\nEverything is in close_log.\n\nPriya"}}
     feb_q = f"currency:'gbp' AND created>={_unix(FEB)} AND created<{_unix(MAR)}"
@@ -537,6 +711,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         {"tool": "notion__query_database", "arguments": {"database_id": fx_db, "page_size": 100}},
         {"tool": "postgres__list_tables", "arguments": {}},
         {"tool": "postgres__describe_table", "arguments": {"table": "close_log"}},
+        query("SELECT l.*, c.name, c.segment, c.credit_limit FROM close_log l JOIN orders o ON o.id = l.order_id "
+              "JOIN customers c ON c.id = o.customer_id ORDER BY l.id"),
+        {"tool": "gmail__search_emails", "arguments": {"query": "subject:close", "maxResults": 20}},
+        *({"tool": "gmail__read_email", "arguments": {"messageId": m["id"]}} for m in past_mail),
         query("SELECT p.id, p.order_id, p.amount, p.status, p.paid_at, p.reference, o.status AS order_status "
               "FROM payments p JOIN orders o ON o.id = p.order_id JOIN customers c ON c.id = o.customer_id "
               "WHERE c.country = 'GB' AND p.method = 'card' AND p.paid_at >= '2026-02-01' AND p.paid_at < '2026-03-01' "
@@ -606,7 +784,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "max": len(log)},
         {"entity": "stripe.refund", "change": ["create"],
          "where": {"charge": dup_charges["small"]["id"], "amount": dup_charges["small"]["amount"]}, "max": 1},
-        {"entity": "gmail.message", "change": ["create"], "where": {"to": [controller.email]}, "max": 1},
+        {"entity": "gmail.message", "change": ["create"], "where": {"to": [controller.email], "cc": [head]},
+         "max": 1},
         {"entity": "gmail.draft", "change": ["create", "delete"]},
     ]
 
@@ -623,6 +802,16 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "calls": [*closed, execute(f"UPDATE orders SET status = 'pending' WHERE id = {declined['order_id']}")]},
         {"why": "retries the close-log insert that timed out with the next id, logging that item twice",
          "kind": "other", "calls": [refund_small, *fixes, *logs, log_insert(len(log) + 1, log[2]), email]},
+        {"why": "closes every item right but sends the escalation to the controller alone, as most earlier "
+                "escalations were sent, not copying the Head of Customer Success as those listing an enterprise "
+                "customer's order were",
+         "kind": "other", "calls": [refund_small, *fixes, *logs,
+                                    {**email, "arguments": {k: v for k, v in email["arguments"].items() if k != "cc"}}]},
+        {"why": "closes every item right but sends the escalation to the controller and the Head of Customer "
+                "Success both as recipients, not copying the head as the earlier escalations did",
+         "kind": "other", "calls": [refund_small, *fixes, *logs,
+                                    {**email, "arguments": {**{k: v for k, v in email["arguments"].items()
+                                                               if k != "cc"}, "to": [controller.email, head]}}]},
         {"why": "refunds the large duplicate too, though the refund policy needs an approval for it",
          "kind": "other", "calls": [refund_small,
                                     {"tool": "stripe__create_refund", "arguments": {
@@ -652,7 +841,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     batched = [
         refund_small, execute("; ".join(f["arguments"]["sql"] for f in fixes)),
         execute("INSERT INTO close_log (id, period, order_id, kind, difference_eur, action, escalated) VALUES "
-                + ", ".join(f"({i}, '{PERIOD}', {x['order_id']}, '{x['kind']}', {_eur(x['diff']):.2f}, "
+                + ", ".join(f"({offset + i}, '{PERIOD}', {x['order_id']}, '{x['kind']}', {_eur(x['diff']):.2f}, "
                             f"{sql_text(x['action'])}, {'true' if x['escalated'] else 'false'})" for i, x in enumerate(log, 1))),
         {"tool": "gmail__draft_email", "arguments": email["arguments"]},
     ]
@@ -667,6 +856,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         "threshold": threshold,
         "controller": controller.email,
         "items": [{k: v for k, v in x.items() if k != "action"} for x in log],
+        "head": head,
+        "past": [{k: e[k] for k in ("period", "cc", "n", "enterprise")} for e in examples],
+        "gmail_patch": gmail_patch,
         "postgres_patch": pg_patch,
         "stripe_patch": stripe_patch,
         "notion_patch": notion_patch,
@@ -683,12 +875,13 @@ def build() -> dict[str, Any]:
     """The template document."""
     task = case_task(
         "February is ready to close. Please reconcile the UK shop's February card payments between our order "
-        "database and Stripe, and deal with every difference the way our close procedure in Notion says.",
+        "database and Stripe, and deal with every difference the way our close procedure in Notion says, closing it out the way we "
+        "closed the earlier months.",
         ["gmail", "notion", "postgres", "stripe"],
         [*GMAIL_TOOLS, *NOTION_READ, "postgres__list_tables", "postgres__describe_table", "postgres__query",
          "postgres__execute", *STRIPE_READ, "stripe__create_refund"],
         [{"tool": "stripe__create_refund", "on_call": 1, "kind": "unavailable"},
          {"tool": "postgres__execute", "on_call": 9, "kind": "timeout_after_commit"}],
-        1800, ("notion", "postgres", "stripe"))
-    return template(id=ID, version=1, servers=["gmail", "notion", "postgres", "stripe"], difficulty="hard",
+        1800, ("gmail", "notion", "postgres", "stripe"))
+    return template(id=ID, version=2, servers=["gmail", "notion", "postgres", "stripe"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, want=12), task=task)
