@@ -574,9 +574,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         """The owner as the past summaries write them: a mention for a Tier 1 service, the name otherwise."""
         return f"<@{slack_users[r['owner'].email]['id']}>" if r["service"].tier == 1 else r["owner"].name
 
-    def summary(adv: Advisory) -> str:
+    def summary(adv: Advisory, owner=who) -> str:
+        """The advisory's summary, each owner written by ``owner`` (the past summaries' way by default)."""
         mine = [r for r in rows if r["adv"] is adv]
-        listed = "; ".join(f"{r['service'].name} ({who(r)}, due {r['due']})" for r in mine)
+        listed = "; ".join(f"{r['service'].name} ({owner(r)}, due {r['due']})" for r in mine)
         return f"{adv.id} ({adv.package}) remediation is in the {TRACKER}: {listed}."
 
     replies = [call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t, text=summary(a))
@@ -733,10 +734,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                                                  call("linear__create_comment", issueId=unrelated,
                                                       body=f"{adv_a.id}: please upgrade.")]})
     def everyone(adv: Advisory) -> str:
-        mine = [r for r in rows if r["adv"] is adv]
-        listed = "; ".join(f"{r['service'].name} (<@{slack_users[r['owner'].email]['id']}>, due {r['due']})"
-                           for r in mine)
-        return f"{adv.id} ({adv.package}): rows are in the {TRACKER}: {listed}."
+        return summary(adv, lambda r: f"<@{slack_users[r['owner'].email]['id']}>")
 
     alternatives = [
         {"why": "mentions every owner in the summaries, Tier 2 ones too (more than the habit, harmless)",
@@ -754,10 +752,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                         dueDate=open_row["due"], state="Todo", labels=["Tech debt", "Security"]),
                    comment, *replies]},
     ]
+
     def plain(adv: Advisory) -> str:
-        mine = [r for r in rows if r["adv"] is adv]
-        listed = "; ".join(f"{r['service'].name} ({r['owner'].name}, due {r['due']})" for r in mine)
-        return f"{adv.id} ({adv.package}) remediation is in the {TRACKER}: {listed}."
+        return summary(adv, lambda r: r["owner"].name)
 
     named_only = [call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t, text=plain(a))
                   for a, t in ((adv_a, ts_a), (adv_b, ts_b))]
