@@ -16,7 +16,10 @@ Tracker (Notion) with the advisory, service, owner, severity (from the CVSS scor
 business day after publication by severity and tier, Good Friday not a business day); where an open Linear
 issue already tracks upgrading that package in that service (a Done one for another service does not
 count), it is linked from the row, assigned to the owner with the due date and priority, and commented.
-A summary goes to #security. The second row written answers ``timeout_after_commit`` (it was written: a
+A summary goes to #security; the team's five earlier advisories (version 2) show how: each thread's one reply
+lists the services, mentioning (``<@U...>``) the owner of a Tier 1 service (the catalog's Tier) and naming the
+others, so the new summaries mention today's owner of every Tier 1 service hit (a habit no page states, seen
+only in the replies, which the channel history counts alike on every thread). The second row written answers ``timeout_after_commit`` (it was written: a
 blind retry duplicates), the Linear update ``unavailable`` (not applied: retry).
 
 Judged: each expected row exists (predicate: advisory, service, owner, and the linked issue) and every row
@@ -29,6 +32,7 @@ Linear due date).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from servers.kit.pages import make_cursor
@@ -46,6 +50,7 @@ from tasks_catalog.authoring.cross._x_t_billing import (
 from tasks_catalog.authoring.cross._x_t_eng import OWNER, slack_world_channel
 from tasks_catalog.authoring.cross._x_t_people import call
 from tasks_catalog.authoring.cross._x_t_people import long_date as day_and_month
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedWhen
 
 ID = "x-t-advisory-remediation"
 TODAY = "2026-03-16"
@@ -61,8 +66,27 @@ SEVERITIES = ("Critical", "High", "Medium")
 LINEAR_PRIORITY = {"Critical": 1, "High": 2, "Medium": 3}
 PRIORITY_NAME = {"Critical": "Urgent", "High": "High", "Medium": "Medium"}
 CVSS = {"Critical": ("9.1", "9.8"), "High": ("7.5", "8.2"), "Medium": ("5.3", "6.5")}
-OLD_ROWS = (("KSA-2025-052", "urllib3", "Fixed"), ("KSA-2026-004", "cryptography", "Fixed"),
-            ("KSA-2026-004", "cryptography", "Open"))
+#: The advisories the team handled before (id, package, day published), each in #security with one summary reply
+#: and its rows in the tracker. Their summaries mention (``<@U...>``) the owner of a Tier 1 service and name the
+#: others: the one habit no page writes down, seen only by opening the threads.
+PAST = (("KSA-2025-047", "requests", "2025-10-14"), ("KSA-2025-052", "urllib3", "2025-11-18"),
+        ("KSA-2026-001", "Jinja2", "2026-01-08"), ("KSA-2026-004", "cryptography", "2026-01-20"),
+        ("KSA-2026-009", "certifi", "2026-02-10"))
+#: The 2025 policy's calendar days by severity and tier (what the past rows' due dates follow).
+OLD_DAYS = {"Critical": (7, 14), "High": (30, 60), "Medium": (90, 90)}
+#: Rules a reader of the past summaries might draw for whose owner is mentioned; each is contradicted by a past
+#: line or mentions exactly whom the habit (the service's tier in the catalog) mentions in every case kept.
+READINGS = {
+    "every owner": Always(True, "mentioned"),
+    "no owner": Always(False, "mentioned"),
+    "by the owner's team": FlaggedWhen("team", "mentioned"),
+    "by the repository": FlaggedWhen("repo", "mentioned"),
+    "by the advisory's severity": FlaggedWhen("severity", "mentioned"),
+    "by the package": FlaggedWhen("package", "mentioned"),
+    "by the advisory": FlaggedWhen("advisory", "mentioned"),
+    "by the service (whoever was mentioned before)": FlaggedWhen("service", "mentioned"),
+    "by the owner (whoever was mentioned before)": FlaggedWhen("owner", "mentioned"),
+}
 OPEN_STATES = ("Triage", "Backlog", "Todo", "In Progress", "In Review")
 TOOLS = [
     "github__search_repositories", "github__list_branches", "github__get_file_contents", "github__list_commits",
@@ -320,6 +344,56 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         slack_patch.append({"op": "add", "in": ["channels", announcements["id"], "messages"], "value": {
             "ts": ts(f"{day}T08:{rng.randint(10, 55)}:00"), "user": slack_users[who.email]["id"], "text": text}})
 
+    # -- the team's past advisories: a #security thread each with one summary reply, rows in the tracker --
+    # Every Tier 1 service the new advisories hit was in an earlier summary (mentioned), in two of the five;
+    # those two name Tier 2 services too (so neither the advisory, its package nor its severity decides).
+    by_name = {s.name: s for s in services}
+    tier2 = [s for s in active if s.tier == 2]
+    flagged_at = rng.sample(range(len(PAST)), 2)
+    past_lines: list[list[Any]] = [[] for _ in PAST]
+    tier1_hit = [by_name[n] for n in sorted({s.name for _, s in affected if s.tier == 1})]
+    rng.shuffle(tier1_hit)
+    for k, s in enumerate(tier1_hit):
+        past_lines[flagged_at[k % 2]].append(s)
+    for k, lines in enumerate(past_lines):
+        lines += rng.sample(tier2, min(len(tier2), rng.randint(1, 2) if k in flagged_at else rng.randint(2, 3)))
+        rng.shuffle(lines)
+    past_sev = [rng.choice(SEVERITIES) for _ in PAST]
+    examples = [{"service": s.name, "tier": s.tier, "team": s.team, "repo": s.repo, "owner": s.owner,
+                 "severity": past_sev[k], "package": PAST[k][1], "advisory": PAST[k][0], "mentioned": s.tier == 1}
+                for k, lines in enumerate(past_lines) for s in lines]
+    new_items = [{"service": s.name, "tier": s.tier, "team": s.team, "repo": s.repo,
+                  "owner": owner_today[s.name].key, "severity": a.severity, "package": a.package, "advisory": a.id,
+                  "mentioned": s.tier == 1} for a, s in affected]
+    habit = FlaggedWhen("tier", "mentioned")
+    if not habit(examples) or any(habit.predicts(examples, i) != i["mentioned"] for i in new_items):
+        raise ValueError(f"{ID}: seed {seed}: the past summaries do not show the tier habit")
+    if not 2 <= sum(i["mentioned"] for i in new_items) < len(new_items):
+        return None
+    if any(reading(examples) and any(reading.predicts(examples, i) != i["mentioned"] for i in new_items)
+           for reading in READINGS.values()):
+        return None  # a reading the past summaries leave open would mention other owners: not a fair case
+    past_threads = []
+    for k, ((adv_id, pkg, day), lines) in enumerate(zip(PAST, past_lines, strict=True)):
+        sev = past_sev[k]
+        root = ts(f"{day}T09:{rng.randint(10, 55)}:00")
+        listed = "; ".join(
+            f"{s.name} ({'<@' + slack_users[o.employee(s.owner).email]['id'] + '>' if s.tier == 1 else o.employee(s.owner).name}"
+            f", due {(dt.date.fromisoformat(day) + dt.timedelta(days=OLD_DAYS[sev][s.tier - 1])).isoformat()})"
+            for s in lines)
+        reply_day = business_day_after(day, 1)
+        slack_patch += [
+            {"op": "add", "in": ["channels", security["id"], "messages"], "value": {
+                "ts": root, "user": author_id,
+                "text": (f"Security advisory {adv_id}, published {long_date(day)}: a {pkg} vulnerability, CVSS "
+                         f"{rng.choice(CVSS[sev])}. Services pinning an affected version are handled under the "
+                         f"vulnerability remediation policy.")}},
+            {"op": "add", "in": ["channels", security["id"], "messages"], "value": {
+                "ts": ts(f"{reply_day}T16:{rng.randint(10, 55)}:00"), "user": author_id, "thread_ts": root,
+                "text": f"Rows are in the tracker: {listed}."}},
+        ]
+        past_threads.append(root)
+
     # -- GitHub ------------------------------------------------------------------------------------------
     repos = {r["name"]: r for r in github_w["repos"]}
     mono_repo = repos[MONOREPO]
@@ -409,7 +483,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     ]
     catalog_id, tracker_id = pid("catalog"), pid("tracker")
     service_opts = list(names)
-    adv_opts = ["KSA-2025-052", "KSA-2026-004", adv_a.id, adv_b.id]
+    adv_opts = [p[0] for p in PAST] + [adv_a.id, adv_b.id]
     notion_patch: list[dict[str, Any]] = [
         {"op": "add", "in": ["pages"], "value": {
             "id": pid("policy"), "title": POLICY, "parent_id": policies["id"], "properties": {}, "archived": False,
@@ -449,15 +523,16 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 "Team": s.team, "Tier": f"Tier {s.tier}", "Owner": [o.employee(s.owner).notion_id],
                 "Status": "Retired" if s is retired else "Active", "Repository": f"{OWNER}/{repo}",
                 "Dependency file": path, "Retired on": retired_day if s is retired else None}}})
-    for k, (adv_id, pkg, status) in enumerate(OLD_ROWS):
-        s = rng.choice(active)
-        notion_patch.append({"op": "add", "in": ["pages"], "value": {
-            "id": pid("old-row", k), "title": f"{pkg} in {s.name}", "parent_id": tracker_id, "archived": False,
-            "created_time": "2025-11-20T09:00:00Z" if adv_id.startswith("KSA-2025") else "2026-01-22T09:00:00Z",
-            "content": [], "properties": {
-                "Advisory": adv_id, "Service": s.name, "Owner": [o.employee(s.owner).notion_id],
-                "Severity": "High", "Due": "2025-12-05" if adv_id.startswith("KSA-2025") else "2026-02-05",
-                "Status": status, "Linear issue": None}}})
+    for k, ((adv_id, pkg, day), lines) in enumerate(zip(PAST, past_lines, strict=True)):
+        for j, s in enumerate(lines):
+            due = (dt.date.fromisoformat(day) + dt.timedelta(days=OLD_DAYS[past_sev[k]][s.tier - 1])).isoformat()
+            notion_patch.append({"op": "add", "in": ["pages"], "value": {
+                "id": pid("old-row", k, j), "title": f"{pkg} in {s.name}", "parent_id": tracker_id,
+                "archived": False, "created_time": f"{business_day_after(day, 1)}T15:00:00Z",
+                "content": [], "properties": {
+                    "Advisory": adv_id, "Service": s.name, "Owner": [o.employee(s.owner).notion_id],
+                    "Severity": past_sev[k], "Due": due, "Status": "Fixed" if due < TODAY else "In progress",
+                    "Linear issue": None}}})
     runbook = notion_page(seed, f"Runbook: {retired.name}")
     notion_patch.append({"op": "add", "in": ["pages", runbook["id"], "content"], "value": {
         "id": pid("retired-note"), "type": "paragraph",
@@ -495,9 +570,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                     f"{open_row['service'].name}: this issue is its remediation, due {open_row['due']}.")
     comment = call("linear__create_comment", issueId=open_id, body=comment_text)
 
-    def summary(adv: Advisory) -> str:
+    def who(r: dict[str, Any]) -> str:
+        """The owner as the past summaries write them: a mention for a Tier 1 service, the name otherwise."""
+        return f"<@{slack_users[r['owner'].email]['id']}>" if r["service"].tier == 1 else r["owner"].name
+
+    def summary(adv: Advisory, owner=who) -> str:
+        """The advisory's summary, each owner written by ``owner`` (the past summaries' way by default)."""
         mine = [r for r in rows if r["adv"] is adv]
-        listed = "; ".join(f"{r['service'].name} ({r['owner'].name}, due {r['due']})" for r in mine)
+        listed = "; ".join(f"{r['service'].name} ({owner(r)}, due {r['due']})" for r in mine)
         return f"{adv.id} ({adv.package}) remediation is in the {TRACKER}: {listed}."
 
     replies = [call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t, text=summary(a))
@@ -516,6 +596,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         call("slack__get_thread_replies", channel_id=security["id"], thread_ts=ts_a),
         call("slack__search_messages", query=adv_b.id),
         call("slack__get_thread_replies", channel_id=security["id"], thread_ts=ts_b),
+        call("slack__get_channel_history", channel_id=security["id"], limit=50),
+        *(call("slack__get_thread_replies", channel_id=security["id"], thread_ts=t) for t in past_threads),
         call("notion__search", query="vulnerability remediation"),
         call("notion__get_block_children", block_id=pid("policy")),
         call("notion__search", query=CATALOG),
@@ -579,6 +661,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 success.append({"slack.messagePosted": {
                     "channel": security["id"], "user": slack_w["viewer"],
                     "pattern": f"{key}(.|\\n)*{name}|{name}(.|\\n)*{key}"}})
+    for uid in sorted({slack_users[r["owner"].email]["id"] for r in rows if r["service"].tier == 1}):
+        # the habit of the past summaries: a Tier 1 service's owner (today's) is mentioned (<@id>), not just named
+        success.append({"slack.messagePosted": {"channel": security["id"], "user": slack_w["viewer"],
+                                                "pattern": re.escape(uid)}})
 
     # -- wrong solutions -------------------------------------------------------------------------------
     h1_rows = [r for r in rows if r["service"] is h1]
@@ -647,7 +733,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                        "kind": "other", "calls": [*creates, link_update, comment, *replies,
                                                  call("linear__create_comment", issueId=unrelated,
                                                       body=f"{adv_a.id}: please upgrade.")]})
+    def everyone(adv: Advisory) -> str:
+        return summary(adv, lambda r: f"<@{slack_users[r['owner'].email]['id']}>")
+
     alternatives = [
+        {"why": "mentions every owner in the summaries, Tier 2 ones too (more than the habit, harmless)",
+         "calls": [*creates, link_update, comment,
+                   *(call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t, text=everyone(a))
+                     for a, t in ((adv_a, ts_a), (adv_b, ts_b)))]},
         {"why": "one summary post in #security for both advisories, the Linear issue first, rows in another order",
          "calls": [link_update, comment, *reversed(creates),
                    call("slack__post_message", channel_id=security["id"],
@@ -659,6 +752,27 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                         dueDate=open_row["due"], state="Todo", labels=["Tech debt", "Security"]),
                    comment, *replies]},
     ]
+
+    def plain(adv: Advisory) -> str:
+        return summary(adv, lambda r: r["owner"].name)
+
+    named_only = [call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t, text=plain(a))
+                  for a, t in ((adv_a, ts_a), (adv_b, ts_b))]
+    wrongs.append({"why": "posts the summaries naming every owner, mentioning none (the past Tier 1 habit missed)",
+                   "kind": "other", "calls": [*creates, link_update, comment, *named_only]})
+    needed = {who(r) for r in rows if r["service"].tier == 1}
+    narrow = ({"why": "mentions only the owners whose advisory is Critical or High, naming Tier 1 owners otherwise",
+                   "kind": "other", "calls": [*creates, link_update, comment,
+                                              *(call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t,
+                                                     text=(summary(a) if a.severity != "Medium" else plain(a)))
+                                                for a, t in ((adv_a, ts_a), (adv_b, ts_b)))]}
+                  if "Medium" in (adv_a.severity, adv_b.severity) else
+                  {"why": "mentions the Tier 1 owners in the urllib3 summary only", "kind": "other",
+                   "calls": [*creates, link_update, comment,
+                             call("slack__reply_to_thread", channel_id=security["id"], thread_ts=ts_a, text=summary(adv_a)),
+                             call("slack__reply_to_thread", channel_id=security["id"], thread_ts=ts_b, text=plain(adv_b))]})
+    if any(m not in " ".join(str(c["arguments"].get("text", "")) for c in narrow["calls"]) for m in needed):
+        wrongs.append(narrow)  # only where the narrower reading leaves a Tier 1 owner unmentioned
     return {
         "advisory_a": adv_a.id, "advisory_b": adv_b.id,
         "github_patch": github_patch, "linear_patch": linear_patch, "notion_patch": notion_patch,
@@ -684,10 +798,11 @@ def _weekdays_after(day: str, n: int) -> str:
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("Security published two advisories last week, {{case.advisory_a}} (urllib3) and {{case.advisory_b}} "
-              "(PyJWT). Work them through the way our vulnerability remediation policy says."),
+              "(PyJWT). Work them through the way our vulnerability remediation policy says, and the way we "
+              "handled the earlier ones."),
         servers=["github", "linear", "notion", "slack"], tools=TOOLS,
         faults=[{"tool": "notion__create_page", "on_call": 2, "kind": "timeout_after_commit"},
                 {"tool": "linear__update_issue", "on_call": 1, "kind": "unavailable"}],
         timeout_s=1200, patched=("github", "linear", "notion", "slack"))
-    return template(id=ID, version=1, servers=["github", "linear", "notion", "slack"], difficulty="hard",
-                    category="recovery", case_list=cases(case_of, want=12), task=task)
+    return template(id=ID, version=2, servers=["github", "linear", "notion", "slack"], difficulty="hard",
+                    category="recovery", case_list=cases(case_of, want=10), task=task)
