@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from typing import Any
 
 from servers.kit.pages import make_cursor
@@ -76,7 +77,7 @@ PAST = (("KSA-2025-047", "requests", "2025-10-14"), ("KSA-2025-052", "urllib3", 
 OLD_DAYS = {"Critical": (7, 14), "High": (30, 60), "Medium": (90, 90)}
 #: Rules a reader of the past summaries might draw for whose owner is mentioned; each is contradicted by a past
 #: line or mentions exactly whom the habit (the service's tier in the catalog) mentions in every case kept.
-READINGS = {
+READINGS: dict[str, Any] = {
     "every owner": Always(True, "mentioned"),
     "no owner": Always(False, "mentioned"),
     "by the owner's team": FlaggedWhen("team", "mentioned"),
@@ -332,7 +333,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     weekdays = [f"2026-03-{d:02d}" for d in range(3, 14) if dt.date(2026, 3, d).weekday() < 5]
     h1_day = rng.choice(weekdays[:-1])  # announced on a working day since the catalog's review
     h2_day = rng.choice(weekdays[2:])
-    for who, day, text in (
+    for poster, day, text in (
         (o.employee(h1.owner), h1_day,
          f"Heads-up: from today <@{slack_users[n1.email]['id']}> is the owner of {h1.name} (escalations, reviews "
          f"and its runbook). I'm moving on to other work in {o.employee(h1.owner).team}. The service catalog "
@@ -342,7 +343,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          f"Until then I stay its owner."),
     ):
         slack_patch.append({"op": "add", "in": ["channels", announcements["id"], "messages"], "value": {
-            "ts": ts(f"{day}T08:{rng.randint(10, 55)}:00"), "user": slack_users[who.email]["id"], "text": text}})
+            "ts": ts(f"{day}T08:{rng.randint(10, 55)}:00"), "user": slack_users[poster.email]["id"], "text": text}})
 
     # -- the team's past advisories: a #security thread each with one summary reply, rows in the tracker --
     # Every Tier 1 service the new advisories hit was in an earlier summary (mentioned), in two of the five;
@@ -574,7 +575,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         """The owner as the past summaries write them: a mention for a Tier 1 service, the name otherwise."""
         return f"<@{slack_users[r['owner'].email]['id']}>" if r["service"].tier == 1 else r["owner"].name
 
-    def summary(adv: Advisory, owner=who) -> str:
+    def summary(adv: Advisory, owner: Callable[[dict[str, Any]], str] = who) -> str:
         """The advisory's summary, each owner written by ``owner`` (the past summaries' way by default)."""
         mine = [r for r in rows if r["adv"] is adv]
         listed = "; ".join(f"{r['service'].name} ({owner(r)}, due {r['due']})" for r in mine)
@@ -761,7 +762,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     wrongs.append({"why": "posts the summaries naming every owner, mentioning none (the past Tier 1 habit missed)",
                    "kind": "other", "calls": [*creates, link_update, comment, *named_only]})
     needed = {who(r) for r in rows if r["service"].tier == 1}
-    narrow = ({"why": "mentions only the owners whose advisory is Critical or High, naming Tier 1 owners otherwise",
+    narrow: dict[str, Any] = ({"why": "mentions only the owners whose advisory is Critical or High, naming Tier 1 owners otherwise",
                    "kind": "other", "calls": [*creates, link_update, comment,
                                               *(call("slack__reply_to_thread", channel_id=security["id"], thread_ts=t,
                                                      text=(summary(a) if a.severity != "Medium" else plain(a)))

@@ -695,7 +695,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     refund_small = {"tool": "stripe__create_refund",
                     "arguments": {"charge": dup_charges["small"]["id"], "reason": "duplicate"}}
     body = "\n".join(f"- order {x['order_id']}: {x['kind']}, {_money(x['diff'])} EUR" for x in escalated)
-    email = {"tool": "gmail__send_email", "arguments": {
+    email: dict[str, Any] = {"tool": "gmail__send_email", "arguments": {
         "to": [controller.email], "cc": [head], "subject": "Card close 2026-02 (UK shop): escalations",
         "body": f"Hello {controller.first},\n\nThe February close of the UK shop's card payments is done. These need "
                 f"you:\n{body}\n\nEverything is in close_log.\n\nPriya"}}
