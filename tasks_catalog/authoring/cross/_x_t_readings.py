@@ -9,6 +9,7 @@ examples (does it fit them all?) and ``predicts`` a new item's flag (``None``: t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -68,4 +69,13 @@ class FlaggedSide:
         return True if value <= max(yes) else False if no and value >= min(no) else None
 
 
-__all__ = ["Always", "FlaggedSide", "FlaggedWhen"]
+def left_open(readings: Mapping[str, Any], examples: list[dict[str, Any]], items: list[dict[str, Any]],
+              habit: Callable[[dict[str, Any]], bool]) -> list[str]:
+    """The readings that fit every example and yet treat some new item otherwise than ``habit`` does (or
+    leave it undecided): each is a second outcome a careful reader could defend, so a case with one is not
+    fair. Empty when the examples tell the habit apart from every reading."""
+    return [name for name, reading in readings.items()
+            if reading(examples) and any(reading.predicts(examples, i) != habit(i) for i in items)]
+
+
+__all__ = ["Always", "FlaggedSide", "FlaggedWhen", "left_open"]

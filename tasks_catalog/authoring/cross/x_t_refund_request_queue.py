@@ -61,7 +61,7 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     slack_channel,
     unix,
 )
-from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-refund-request-queue"
 LABEL = {"id": "Label_refund_requests", "name": "Finance/Refunds"}
@@ -127,9 +127,8 @@ def check_copy_convention(examples: list[dict[str, Any]], items: list[dict[str, 
         raise ValueError(f"{ID}: the copied earlier answers are of one owner's accounts")
     if {i["status"] for i in items} - {e["status"] for e in examples}:
         raise ValueError(f"{ID}: a new item's CRM status is seen in no earlier request")
-    for name, reading in COPY_READINGS.items():
-        if reading(examples) and any(reading.predicts(examples, i) != copied(i) for i in items):
-            raise ValueError(f"{ID}: the reading {name!r} fits every earlier answer and differs on a new request")
+    for name in left_open(COPY_READINGS, examples, items, copied)[:1]:
+        raise ValueError(f"{ID}: the reading {name!r} fits every earlier answer and differs on a new request")
 
 
 def _day(ts: int) -> str:

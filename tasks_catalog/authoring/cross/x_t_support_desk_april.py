@@ -39,7 +39,7 @@ from servers.calendar import CalendarState, CalendarTools
 from tasks_catalog.authoring.cross import cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call, solved
-from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-support-desk-april"
 TITLE = "Support desk"
@@ -149,10 +149,7 @@ def copy_convention_holds(examples: list[dict[str, Any]], items: list[dict[str, 
     n = sum(bool(e["cc"]) for e in examples)
     if n < 2 or n * 2 >= len(examples) or not any(copied(i) for i in items):
         return False
-    for reading in COPY_READINGS.values():
-        if reading(examples) and any(reading.predicts(examples, i) is not copied(i) for i in items):
-            return False
-    return True
+    return not left_open(COPY_READINGS, examples, items, copied)
 
 
 def desk_items(assigned: dict[str, str], month: str, by_key: dict[str, Any], hamburg: set[str]) -> list[dict[str, Any]]:
