@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -380,33 +380,38 @@ def _allowance(a: Any) -> dict[str, Any]:
     return a.model_dump(mode="json", exclude_none=True)
 
 
+def _about(a: dict[str, Any], c: Change) -> bool:
+    """Whether the allowance is about this kind of entity and change (its ``entity`` and ``change``)."""
+    return a["entity"] == c.entity and c.change in a.get("change", ["update"])
+
+
 def _selects(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> bool:
-    """Whether the allowance is about this change: its entity kind, change, ids, ``where`` and ``parent``."""
-    return a["entity"] == c.entity and c.change in a.get("change", ["update"]) and not _misses(a, c, created)
+    """Whether the allowance is about this change: its entity kind, change, ids, ``where`` and ``parent``
+    (the first miss decides: the words of the others are made only to explain a violation)."""
+    return _about(a, c) and next(_misses(a, c, created), None) is None
 
 
 #: How many equally near allowances a reason names (``_nearest``).
 NEAREST_SHOWN = 3
 
 
-def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> list[str]:
-    """Why an allowance about this kind of entity and change does not select this one, in words: its
-    ``ids``, each unit of its ``where`` (in code-point order) and its ``parent``; empty when it selects it."""
-    out = []
+def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> Iterator[str]:
+    """Why an allowance about this kind of entity and change does not select this one, in words, one at a
+    time: its ``ids``, each unit of its ``where`` (in code-point order) and its ``parent``; none when it
+    selects it."""
     if a.get("ids") is not None and c.id not in a["ids"]:
-        out.append("whose ids do not include it")
+        yield "whose ids do not include it"
     if a.get("where") is not None:
         values = c.before if c.change == "delete" else c.after
         assert values is not None  # a deleted entity has its before, any other its after
         for unit in sorted(a["where"]):
             present, value = unit_value(values, unit)
             if not present:
-                out.append(f"whose where.{unit} it lacks")
+                yield f"whose where.{unit} it lacks"
             elif not json_equal(value, a["where"][unit]):
-                out.append(f"whose where.{unit} it does not match")
+                yield f"whose where.{unit} it does not match"
     if a.get("parent") is not None and (c.parent is None or (c.parent in created) != (a["parent"] == "created")):
-        out.append(f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent")
-    return out
+        yield f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent"
 
 
 def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str, str]]) -> str:
@@ -416,9 +421,9 @@ def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str
     without the ``cc`` the frame selects), and, when two allowances are as near, both."""
     near: list[tuple[int, list[str]]] = []
     for i, a in enumerate(allowances):
-        if a["entity"] != c.entity or c.change not in a.get("change", ["update"]):
+        if not _about(a, c):
             continue
-        misses = _misses(a, c, created)
+        misses = list(_misses(a, c, created))
         if misses and (not near or len(misses) < len(near[0][1])):
             near = [(i, misses)]
         elif misses and len(misses) == len(near[0][1]):

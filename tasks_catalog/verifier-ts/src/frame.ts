@@ -578,31 +578,30 @@ function about(a: JsonObject, c: Change): boolean {
   return a.entity === c.entity && change.includes(c.change);
 }
 
-/** Whether the allowance is about this change: its entity kind, change, ids, `where` and `parent`. */
+/** Whether the allowance is about this change: its entity kind, change, ids, `where` and `parent` (the
+ * first miss decides: the words of the others are made only to explain a violation). */
 function selects(a: JsonObject, c: Change, created: Set<string>): boolean {
-  return about(a, c) && misses(a, c, created).length === 0;
+  return about(a, c) && misses(a, c, created).next().done === true;
 }
 
-/** Why an allowance about this kind of entity and change does not select this one, in words: its `ids`,
- * each unit of its `where` (in code-point order) and its `parent`; empty when it selects it
+/** Why an allowance about this kind of entity and change does not select this one, in words, one at a
+ * time: its `ids`, each unit of its `where` (in code-point order) and its `parent`; none when it selects it
  * (tasks_catalog/frames `_misses`). */
-function misses(a: JsonObject, c: Change, created: Set<string>): string[] {
-  const out: string[] = [];
-  if (Array.isArray(a.ids) && !a.ids.includes(c.id)) out.push("whose ids do not include it");
+function* misses(a: JsonObject, c: Change, created: Set<string>): Generator<string> {
+  if (Array.isArray(a.ids) && !a.ids.includes(c.id)) yield "whose ids do not include it";
   if (isObject(a.where)) {
     const where = a.where;
     const values = c.change === "delete" ? c.before : c.after;
     for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
-      if (!present) out.push(`whose where.${unit} it lacks`);
-      else if (!jsonEqual(value, where[unit] as Json)) out.push(`whose where.${unit} it does not match`);
+      if (!present) yield `whose where.${unit} it lacks`;
+      else if (!jsonEqual(value, where[unit] as Json)) yield `whose where.${unit} it does not match`;
     }
   }
   if (typeof a.parent === "string"
       && (c.parent === null || created.has(JSON.stringify(c.parent)) !== (a.parent === "created"))) {
-    out.push(`which selects entities in ${a.parent === "created" ? "a created" : "an existing"} parent`);
+    yield `which selects entities in ${a.parent === "created" ? "a created" : "an existing"} parent`;
   }
-  return out;
 }
 
 /** How many equally near allowances a reason names (tasks_catalog/frames `NEAREST_SHOWN`). */
@@ -615,7 +614,7 @@ function nearest(frame: JsonObject[], c: Change, created: Set<string>): string {
   let near: [number, string[]][] = [];
   frame.forEach((a, i) => {
     if (!about(a, c)) return;
-    const mine = misses(a, c, created);
+    const mine = [...misses(a, c, created)];
     if (mine.length === 0) return;
     const least = near.length > 0 ? (near[0] as [number, string[]])[1].length : Infinity;
     if (mine.length < least) near = [[i, mine]];
