@@ -54,6 +54,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from mcpbench.sandbox._gateway_link import contain_loop_errors
 from runstore.records import REDACTED, RESULT_TEXT_KEPT, CallRecord, ErrorKind, keep_text
 from servers.kit import CALL_WALL_LIMIT_S, CallTimeout, Toolset, bind_toolset, shared_mcp_server, unbind_toolset
 from tasks_catalog.faults import FAULT_MESSAGES, FaultPlan, executes
@@ -403,6 +404,7 @@ class GatewayHost:
         config = uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off", access_log=False,
                                 timeout_graceful_shutdown=1, timeout_keep_alive=int(KEEP_ALIVE_S))
         self._server = server = uvicorn.Server(config)
+        contain_loop_errors(asyncio.get_running_loop())
         async with anyio.create_task_group() as tg:
             tg.start_soon(server.serve, [sock])
             with anyio.fail_after(10):

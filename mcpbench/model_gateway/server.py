@@ -27,6 +27,7 @@ The upstream speaks OpenAI chat completions, or the Anthropic Messages API
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import secrets
@@ -45,6 +46,7 @@ from mcpbench.model_gateway.admission import RequestError, Reservation, read_req
 from mcpbench.model_gateway.completion import Completion, EventStream
 from mcpbench.model_gateway.meter import RunMeter, Turn, record_emitted_calls
 from mcpbench.model_gateway.settings import ModelSettings
+from mcpbench.sandbox._gateway_link import contain_loop_errors
 from mcpbench.tls import shared_context
 
 #: the largest request body read from an agent
@@ -113,6 +115,7 @@ class ModelGatewayHost:
         self.port = sock.getsockname()[1]
         server = uvicorn.Server(uvicorn.Config(self._app, interface="asgi3", log_level="warning", lifespan="off",
                                                access_log=False, timeout_graceful_shutdown=1))
+        contain_loop_errors(asyncio.get_running_loop())
         timeout = httpx.Timeout(connect=10.0, read=self.settings.read_timeout_s, write=30.0, pool=30.0)
         async with (httpx.AsyncClient(timeout=timeout, verify=shared_context()) as client,
                     anyio.create_task_group() as tg):

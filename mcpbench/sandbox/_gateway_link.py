@@ -18,7 +18,11 @@ failure; the link then stops accepting and drops what it holds):
 
 A failed accept (the process out of handles after all) or a failed connect to the port fails at most
 that one connection: it is never raised into the event loop, whose error logging would itself need
-handles. ``raise_open_file_limit()`` lifts the soft limit to the hard one (``NOFILE_CEILING`` at
+handles. The servers the harness hosts (the gateway host's, the model gateway's) accept through asyncio,
+which hands such a failure to the loop's exception handler and tries again a second later:
+``contain_loop_errors`` makes that handler end the flooder as a failed link accept does, and keeps a
+handler that fails (rich's, which the mcp SDK installs, imports a module lazily) from stopping the loop.
+``raise_open_file_limit()`` lifts the soft limit to the hard one (``NOFILE_CEILING`` at
 most) once per process, before the first run.
 """
 
@@ -65,6 +69,10 @@ _lock = threading.Lock()  # links live on several event loops where runs are fan
 _links: set[GatewayLink] = set()
 _raised: int | None = None  # the pid that raised its limit (a forked child inherits the raised limit)
 _original_soft: int | None = None
+#: Accept attempts by servers on a ``contain_loop_errors`` loop that failed for want of handles.
+loop_accept_failures = 0
+#: Errors alike on such a loop are logged once in this many seconds; the rest are counted.
+LOOP_ERROR_QUIET_S = 60.0
 
 
 def raise_open_file_limit() -> tuple[int, int]:
@@ -129,6 +137,69 @@ def concurrency_that_fits(concurrency: int) -> int:
     log.warning("running %d tasks at once, not %d: this process may open only %d files (ulimit -n); raise "
                 "its hard limit to run more at once", fits, concurrency, soft)
     return fits
+
+
+def contain_loop_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Make ``loop``'s exception handler safe for a harness that may run out of file handles; once per
+    loop, keeping the handler it had for everything else.
+
+    - An accept that failed for want of handles is counted in ``loop_accept_failures`` and ends the
+      flooder holding the most connections, as a link's failed accept does, and is not logged: logging
+      may itself need a handle. asyncio's servers try such an accept again up to their backlog times in
+      one pass of the loop (and once more a second later for each): one pass ends one flooder at most.
+    - The retries a pass left behind fail if their server has closed by then (its socket has no
+      descriptor): they had nothing left to serve, and are dropped.
+    - Any other error goes to the handler that was there, once per ``LOOP_ERROR_QUIET_S`` for errors
+      alike (the same message before its details, the same exception), with how many alike were left
+      out since.
+    - If that handler fails, one line goes to the standard error descriptor instead, and the loop goes on.
+    """
+    previous = loop.get_exception_handler()
+    if getattr(previous, "_contains_loop_errors", False):
+        return
+    ending = retries_left = False
+    logged: dict[tuple[str, str, str], float] = {}
+    left_out: dict[tuple[str, str, str], int] = {}
+
+    def pass_over() -> None:
+        nonlocal ending
+        ending = False
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        global loop_accept_failures
+        nonlocal ending, retries_left
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in OUT_OF_HANDLES:
+            with _lock:
+                loop_accept_failures += 1
+            retries_left = True
+            if not ending:
+                ending = True
+                loop.call_soon(pass_over)
+                _end_chosen(None, out_of_handles=True)
+            return
+        if retries_left and isinstance(exc, ValueError) and "._start_serving(" in str(context.get("message")):
+            return
+        alike = (str(context.get("message", "")).split("(", 1)[0], type(exc).__name__, str(exc)[:200])
+        now = loop.time()
+        if now < logged.get(alike, -LOOP_ERROR_QUIET_S) + LOOP_ERROR_QUIET_S:
+            left_out[alike] = left_out.get(alike, 0) + 1
+            return
+        logged[alike] = now
+        if skipped := left_out.pop(alike, 0):
+            context = {**context, "alike_left_out": skipped}
+        try:
+            if previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+        except Exception as failed:  # noqa: BLE001 - the loop serves every run: it must outlive its logging
+            with contextlib.suppress(OSError):
+                os.write(2, f"mcpbench: event loop error {context.get('message', '')!r} ({exc!r}); "
+                            f"logging it failed: {failed!r}\n".encode(errors="replace"))
+
+    handle._contains_loop_errors = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handle)
 
 
 def held_connections() -> int:

@@ -3,6 +3,7 @@ and the runs beside it pass."""
 
 import json
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -81,6 +82,34 @@ def test_floods_of_several_runs_end_only_those_runs_when_the_harness_has_few_fil
     assert "across all runs" in flooded[0]["notes"][0], flooded[0]
     for r in good:
         assert r["status"] == "passed", r
+
+
+def test_the_gateway_host_outlives_an_accept_that_fails_for_want_of_file_handles():
+    """asyncio hands a server's failed accept to the loop's exception handler and tries again a second
+    later. The default handler logs it, and rich's handler (which the mcp SDK installs) then imports a
+    module, which fails for want of handles too: that stopped the loop, and every run on it, once in CI.
+    The host must instead count the failure and serve the connection once handles are free again."""
+    child = subprocess.Popen([sys.executable, "-m", "tests.harness._host_out_of_handles"], cwd=PROJECT_ROOT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(child.stdout.readline())
+        assert child.stdout.readline() == "full\n"
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+            conn.sendall(b"GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            freed = child.stdout.readline().split()
+            assert freed[0] == "freed" and int(freed[1]) >= 1, freed
+            answer = b""
+            while not answer.endswith(b"no such gateway") and (part := conn.recv(4096)):
+                answer += part
+        assert answer.startswith(b"HTTP/1.1 404") and answer.endswith(b"no such gateway"), answer
+        _, stderr = child.communicate(timeout=60)
+        assert child.returncode == 0, stderr
+        assert "Traceback" not in stderr and "Too many open files" not in stderr, stderr
+    finally:
+        child.kill()
+        child.wait()
+        for stream in (child.stdout, child.stderr):
+            stream.close()
 
 
 def test_a_run_raises_the_harness_open_file_limit_and_the_agent_keeps_the_one_it_had():

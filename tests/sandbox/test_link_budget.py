@@ -7,6 +7,8 @@ process holds is the links'."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
 import os
 import resource
 import subprocess
@@ -15,7 +17,7 @@ import sys
 import pytest
 
 from mcpbench.sandbox import _gateway_link
-from mcpbench.sandbox._gateway_link import HANDFUL, GatewayLink, held_connections
+from mcpbench.sandbox._gateway_link import HANDFUL, GatewayLink, contain_loop_errors, held_connections
 
 BOUND_S = 30.0
 ECHO = """
@@ -182,6 +184,106 @@ def test_running_out_of_file_handles_ends_the_flooder_and_fails_no_other_connect
         run(go())
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+OUT_OF_HANDLES_ACCEPT = {"message": "socket.accept() out of system resource",  # what asyncio's servers pass
+                         "exception": OSError(errno.EMFILE, "Too many open files")}
+
+
+def test_a_server_accept_that_fails_for_want_of_handles_ends_one_flooder_a_pass_and_is_not_logged(
+        tmp_path, monkeypatch, echo_port, caplog):
+    budget_of(monkeypatch, 10_000)
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        contain_loop_errors(loop)
+        contain_loop_errors(loop)  # a second host on the same loop keeps the one handler
+        async with (GatewayLink(tmp_path / "good.sock", echo_port) as good,
+                    GatewayLink(tmp_path / "big.sock", echo_port) as big,
+                    GatewayLink(tmp_path / "bigger.sock", echo_port) as bigger):
+            held = [await connect(good) for _ in range(2)] + [await connect(big) for _ in range(HANDFUL + 1)]
+            held += [await connect(bigger) for _ in range(HANDFUL + 2)]
+            assert None not in held
+            before = _gateway_link.loop_accept_failures
+            for _ in range(3):  # asyncio tries again up to its backlog times in one pass of the loop
+                loop.call_exception_handler(OUT_OF_HANDLES_ACCEPT)
+            assert _gateway_link.loop_accept_failures == before + 3
+            assert bigger.flooded and not big.flooded and not good.flooded
+            assert "held 18 connections when the harness ran out of file handles" in bigger.flood_note
+            await asyncio.sleep(0)  # the next pass
+            loop.call_exception_handler(OUT_OF_HANDLES_ACCEPT)
+            assert big.flooded and "held 17 connections when" in big.flood_note, big.flood_note
+            loop.call_exception_handler(OUT_OF_HANDLES_ACCEPT)  # no flooder left: nothing more is ended
+            assert not good.flooded
+            for _, writer in held:
+                writer.close()
+
+    with caplog.at_level("DEBUG", logger="asyncio"):
+        run(go())
+    assert not [r for r in caplog.records if r.name == "asyncio" and r.levelno >= logging.WARNING], caplog.text
+
+
+def test_other_loop_errors_alike_are_logged_once_and_the_retries_of_a_closed_server_not_at_all(caplog):
+    async def go():
+        loop = asyncio.get_running_loop()
+        contain_loop_errors(loop)
+        for _ in range(2048):
+            loop.call_exception_handler({"message": "Exception in callback Whatever.run(<socket fd=9>)",
+                                         "exception": RuntimeError("broken")})
+        loop.call_exception_handler({"message": "Exception in callback Whatever.run(<socket fd=9>)",
+                                     "exception": RuntimeError("broken otherwise")})
+        retry = {"message": "Exception in callback BaseSelectorEventLoop._start_serving(<function Ser...>)",
+                 "exception": ValueError("Invalid file descriptor: -1")}
+        loop.call_exception_handler(retry)  # no accept has failed here: it is logged
+        loop.call_exception_handler(OUT_OF_HANDLES_ACCEPT)
+        loop.call_exception_handler(retry | {"exception": ValueError("Invalid file descriptor: -1")})
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        run(go())
+    assert [r.getMessage() for r in caplog.records] == [
+        "Exception in callback Whatever.run(<socket fd=9>)", "Exception in callback Whatever.run(<socket fd=9>)",
+        "Exception in callback BaseSelectorEventLoop._start_serving(<function Ser...>)"]
+    assert [r.exc_info[1].args[0] for r in caplog.records] == ["broken", "broken otherwise", "Invalid file descriptor: -1"]
+
+
+def test_a_quiet_error_says_how_many_alike_were_left_out_when_it_is_logged_again(monkeypatch, caplog):
+    monkeypatch.setattr(_gateway_link, "LOOP_ERROR_QUIET_S", 0.05)
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        contain_loop_errors(loop)
+        for _ in range(5):
+            loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": KeyError("k")})
+        await asyncio.sleep(0.1)
+        loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": KeyError("k")})
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        run(go())
+    assert len(caplog.records) == 2
+    assert "alike_left_out: 4" not in caplog.records[0].getMessage()
+    assert "alike_left_out: 4" in caplog.records[1].getMessage()
+
+
+def test_any_other_loop_error_goes_to_the_handler_that_was_there_and_its_failure_stops_nothing(capfd):
+    seen = []
+
+    def failing(loop, context):
+        seen.append(context["message"])
+        raise OSError(errno.EMFILE, "Too many open files", "rich/traceback.py")
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(failing)
+        contain_loop_errors(loop)
+        loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": ValueError("x")})
+        await asyncio.sleep(0)
+        return "the loop went on"
+
+    assert run(go()) == "the loop went on"
+    assert seen == ["Task exception was never retrieved"]
+    err = capfd.readouterr().err
+    assert "event loop error 'Task exception was never retrieved' (ValueError('x'))" in err
+    assert "logging it failed: OSError(24, 'Too many open files')" in err
 
 
 def test_the_runs_that_fit_leave_each_a_handful_of_connections_past_the_reserve():
