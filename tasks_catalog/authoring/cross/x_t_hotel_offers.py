@@ -19,13 +19,19 @@ not) is harmless. :data:`COPY_READINGS` lists the other readings a reader of the
 
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
 from datetime import date, timedelta
+from typing import Any
 
 from tasks_catalog.authoring.cross import org
-from tasks_catalog.authoring.cross._x_t_people import PRIMARY, calendar_tools, call, notion_page, people_template, solved
+from tasks_catalog.authoring.cross._x_t_people import (
+    PRIMARY,
+    calendar_tools,
+    call,
+    notion_page,
+    people_template,
+    solved,
+)
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-hotel-offers"
@@ -182,6 +188,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
     day_in = trip.first
     day_out = f"{trip.first[:8]}{int(trip.first[8:]) + nights:02d}"  # the trips stay within their month
     d = lambda day: f"{int(day[8:])} {('April' if day[5:7] == '04' else 'May')}"  # noqa: E731 - the trips' months
+    if o.owner.manager is None:
+        raise ValueError(f"{ID}: seed {seed}: Priya has no manager to copy")
     manager = o.employee(o.owner.manager).email
     entries = {e.start: e for e in tools.state.events if e.title.startswith("Hotel: ") and e.start < "2026-03-16"}
     if any(entries[first].description.split(" ")[0] != str(n) for _, _, _, first, n, *_ in PAST if first in entries):
