@@ -138,7 +138,9 @@ def past_bookings(seed: int, travel: Any, manager: str, right_nightly: int, entr
         hotel, thread = f"reservations@{slug}.example", _hex(seed, n)
         entry = entries.get(first)
         confirmation = entry.description.rsplit(" ", 1)[-1] if entry is not None else str(300000 + int(_hex(seed, n, "c"), 16) % 600000)
-        asked = _day(first, -12)
+        # asked and booked 12 days ahead, a stay under the 2026 policy not before it took effect (the 2025 limit
+        # in force on the day of booking would otherwise read as the reason for a copy)
+        asked = max(_day(first, -12), _day(version.effective, 1)) if version is travel.versions[-1] else _day(first, -12)
         messages += [
             {"id": thread, "thread_id": thread, "sender": hotel, "to": [PRIMARY], "cc": [], "subject": subject,
              "body": f"Dear Ms Raman,\n\nthank you for your enquiry. For {_long(first)} to {_long(last)} ({nights} "
