@@ -5,14 +5,36 @@ the 2026 limit (sometimes exactly at it; for a stay of several nights it quotes 
 rate) but above the superseded 2025 one, the third is within both and farthest. One outcome: the reply that
 books the second, and no reply that asks another of them for its room (version 2: version 1 passed an agent
 that booked two). Declining the others politely, and noting the hotel on the trip's hotel entry, are natural
-follow-ups the frame allows."""
+follow-ups the frame allows.
+
+Version 3 adds a habit of Priya's own past bookings, which the goal asks her to keep ("the way I've booked
+before"): seven earlier hotel bookings sit in Gmail (the hotel's offer, her reply booking the room, the hotel's
+confirmation; the three trips the calendar already has and four more, each with its "Hotel:" entry), and the
+two whose room cost more than the superseded 2025 limit a night copy her manager on the booking reply, a copy
+only the opened reply's ``cc`` shows (a search result lists no cc, and the reply's body says nothing of it).
+The room she books now always costs more than that, so its booking copies the manager; the frame refuses a
+booking without the copy, and copying the manager on the declines too (doing the habit where the examples do
+not) is harmless. :data:`COPY_READINGS` lists the other readings a reader of the examples could form, and
+:func:`check_copy_convention` raises unless the examples contradict each that would book otherwise."""
 
 from __future__ import annotations
 
+import hashlib
+from datetime import date, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import org
-from tasks_catalog.authoring.cross._x_t_people import calendar_tools, call, notion_page, people_template, solved
+from tasks_catalog.authoring.cross._x_t_people import (
+    PRIMARY,
+    calendar_tools,
+    call,
+    notion_page,
+    people_template,
+    solved,
+)
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
+
+ID = "x-t-hotel-offers"
 
 #: A reply that asks a hotel for its room (declining, or saying she booked elsewhere, does not match): a booking
 #: sent to a hotel she does not choose books two rooms.
@@ -28,6 +50,123 @@ CITIES = {
                                        ("Etobicoke Airport Lodge", "etobicokelodge"), ("Queen Street Rooms", "queenstreetrooms"),
                                        ("Union Square Hotel", "unionsquarehotel"), ("Don Valley Inn", "donvalleyinn"))),
 }
+
+
+#: Priya's earlier bookings (city, the place she visited, hotel name and slug, first night, nights, the nightly
+#: rate less the 2025 limit, whether the offer quoted the stay's total, distance in km). The three trips every
+#: organisation has before the offers (Hamburg in February, Rotterdam early in March, Hamburg late in March) are
+#: among them, their hotels those the calendar's "Hotel:" entries confirm; the other four are planted with their
+#: entries. The rate of the second Rotterdam booking is capped at the new offer's (:func:`past_bookings`).
+PAST = (
+    ("Hamburg", "the Hamburg warehouse", ("Alster Lodge", "alsterlodge"), "2025-12-16", 2, -10, True, 2.0),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Maas Bridge Hotel", "maasbridge"), "2026-01-13", 1, -20, False, 0.5),
+    ("Antwerp", "the Port of Antwerp", ("Scheldt Quay Hotel", "scheldtquay"), "2026-01-27", 2, -30, False, 1.2),
+    ("Hamburg", "the Hamburg warehouse", ("Hotel Speicherstadt", "speicherstadthotel"), "2026-02-10", 1, 5, False, 0.8),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Hotel Kop van Zuid", "kopvanzuid"), "2026-02-24", 2, -5, False, 5.0),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Delfshaven Inn", "delfshaveninn"), "2026-03-03", 1, 10, False, 3.0),
+    ("Hamburg", "the Hamburg warehouse", ("Elbe Harbour Hotel", "elbeharbour"), "2026-03-24", 2, 0, True, 1.5),
+)
+
+#: The readings of when a booking copies the manager that a reader of the earlier bookings could form, beside
+#: the habit (the nightly rate above the 2025 limit): each that would book the new room otherwise must be
+#: contradicted by an earlier booking (:func:`check_copy_convention`).
+COPY_READINGS: dict[str, Any] = {
+    "always": Always(True, flag="cc"),
+    "never": Always(False, flag="cc"),
+    "by the city": FlaggedWhen("city", flag="cc"),
+    "by the month of the stay": FlaggedWhen("month", flag="cc"),
+    "by the policy in force (since 2026)": FlaggedWhen("policy", flag="cc"),
+    "by the number of nights": FlaggedWhen("nights", flag="cc"),
+    "when the offer quoted the stay's total": FlaggedWhen("total_quoted", flag="cc"),
+    "above the limit in force (it never was)": FlaggedWhen("over_limit", flag="cc"),
+    "for short stays": FlaggedSide("nights", low=True, flag="cc"),
+    "for long stays": FlaggedSide("nights", low=False, flag="cc"),
+    "for cheap rooms": FlaggedSide("nightly", low=True, flag="cc"),
+    "above a cost of the whole stay": FlaggedSide("cost", low=False, flag="cc"),
+    "below a cost of the whole stay": FlaggedSide("cost", low=True, flag="cc"),
+    "for hotels near the place": FlaggedSide("km", low=True, flag="cc"),
+    "for hotels far from the place": FlaggedSide("km", low=False, flag="cc"),
+}
+
+
+def check_copy_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]], old_limit: int) -> None:
+    """Raise unless the earlier bookings follow the habit (the manager copied exactly when the nightly rate is
+    above ``old_limit``, the superseded policy's), 2-3 of them copy, and each reading of :data:`COPY_READINGS`
+    that would treat a new booking otherwise is contradicted by one of them."""
+    habit = lambda e: e["nightly"] > old_limit  # noqa: E731 - the habit, as a reading's predicate
+    if any(bool(e["cc"]) != habit(e) for e in examples):
+        raise ValueError(f"{ID}: an earlier booking's copy does not follow the habit")
+    n = sum(bool(e["cc"]) for e in examples)
+    if not 2 <= n <= 3:
+        raise ValueError(f"{ID}: {n} of {len(examples)} earlier bookings copy the manager; 2-3 should")
+    if not all(habit(i) for i in items):
+        raise ValueError(f"{ID}: a new booking the habit does not copy; each case's should")
+    if not all(i["nightly"] >= min(e["nightly"] for e in examples if e["cc"]) for i in items):
+        raise ValueError(f"{ID}: a new booking's rate is below every copied earlier one's; the examples leave it open")
+    for name in left_open(COPY_READINGS, examples, items, habit)[:1]:
+        raise ValueError(f"{ID}: the reading {name!r} fits every earlier booking and differs on the new one")
+
+
+def _day(day: str, shift: int) -> str:
+    return (date.fromisoformat(day) + timedelta(days=shift)).isoformat()
+
+
+def _long(day: str) -> str:
+    d = date.fromisoformat(day)
+    return f"{d.day} {d.strftime('%B')}"
+
+
+def _hex(*parts: Any, n: int = 16, alphabet: str = "0123456789abcdef") -> str:
+    digest = hashlib.sha256(repr((ID, *parts)).encode()).digest()
+    return "".join(alphabet[b % len(alphabet)] for b in digest[:n])
+
+
+def past_bookings(seed: int, travel: Any, manager: str, right_nightly: int, entries: dict[str, Any],
+                  calendar_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Priya's earlier bookings as the readings see them, their Gmail messages (offer, booking reply, the
+    hotel's confirmation: one thread each) and the calendar's "Hotel:" entries planted for the four stays the
+    world has none for (``entries``: the existing ones by first day, whose confirmation numbers are kept)."""
+    old_limit = travel.versions[0].facts["hotel_eur"]
+    examples, messages, events = [], [], []
+    for n, (city, place, (name, slug), first, nights, over, total, km) in enumerate(PAST):
+        nightly = min(old_limit + over, right_nightly)
+        version = travel.version_on(first)
+        copied = nightly > old_limit
+        last = _day(first, nights)
+        subject = f"Your stay in {city}, {_long(first)} to {_long(last)}"
+        price = f"{nightly * nights} EUR for the {nights} nights" if total else f"{nightly} EUR per night"
+        hotel, thread = f"reservations@{slug}.example", _hex(seed, n)
+        entry = entries.get(first)
+        confirmation = entry.description.rsplit(" ", 1)[-1] if entry is not None else str(300000 + int(_hex(seed, n, "c"), 16) % 600000)
+        # asked and booked 12 days ahead, a stay under the 2026 policy not before it took effect (the 2025 limit
+        # in force on the day of booking would otherwise read as the reason for a copy)
+        asked = max(_day(first, -12), _day(version.effective, 1)) if version is travel.versions[-1] else _day(first, -12)
+        messages += [
+            {"id": thread, "thread_id": thread, "sender": hotel, "to": [PRIMARY], "cc": [], "subject": subject,
+             "body": f"Dear Ms Raman,\n\nthank you for your enquiry. For {_long(first)} to {_long(last)} ({nights} "
+                     f"night{'s' if nights > 1 else ''}) we can offer a single room at {price}, breakfast included, free "
+                     f"cancellation until 48 hours before arrival. We are {km:.1f} km from {place}.\n\nTo book, simply "
+                     f"reply to this email.\n\nKind regards,\nReservations, {name}",
+             "date": f"{asked}T09:1{n}:00Z", "label_ids": ["INBOX"]},
+            {"id": _hex(seed, n, "reply"), "thread_id": thread, "sender": PRIMARY, "to": [hotel],
+             "cc": [manager] if copied else [], "subject": f"Re: {subject}",
+             "body": f"Dear {name},\n\nI'd like to book the room you offered, {_long(first)} to {_long(last)}. Please "
+                     f"confirm.\n\nBest regards,\nPriya Raman",
+             "date": f"{asked}T11:4{n}:00Z", "label_ids": ["SENT"]},
+            {"id": _hex(seed, n, "confirmed"), "thread_id": thread, "sender": hotel, "to": [PRIMARY], "cc": [],
+             "subject": f"Re: {subject}",
+             "body": f"Dear Ms Raman,\n\nyour single room for {_long(first)} to {_long(last)} is booked, confirmation "
+                     f"{confirmation}. We look forward to welcoming you.\n\nReservations, {name}",
+             "date": f"{asked}T15:0{n}:00Z", "label_ids": ["INBOX"]}]
+        if entry is None:
+            events.append({"id": _hex(seed, n, "entry", n=26, alphabet="0123456789abcdefghijklmnopqrstuv"),
+                           "calendar_id": calendar_id, "title": f"Hotel: {city}", "start": first,
+                           "end": _day(first, nights + 1), "description": f"{nights} night(s), confirmation {confirmation}",
+                           "location": "", "attendees": []})
+        examples.append({"city": city, "month": first[:7], "policy": version.label, "nights": nights,
+                         "total_quoted": total, "over_limit": nightly > version.facts["hotel_eur"], "nightly": nightly,
+                         "cost": nightly * nights, "km": km, "cc": [manager] if copied else [], "thread": thread})
+    return examples, messages, events
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -51,6 +190,17 @@ def case_of(seed: int) -> dict[str, Any] | None:
     day_in = trip.first
     day_out = f"{trip.first[:8]}{int(trip.first[8:]) + nights:02d}"  # the trips stay within their month
     d = lambda day: f"{int(day[8:])} {('April' if day[5:7] == '04' else 'May')}"  # noqa: E731 - the trips' months
+    if o.owner.manager is None:
+        raise ValueError(f"{ID}: seed {seed}: Priya has no manager to copy")
+    manager = o.employee(o.owner.manager).email
+    entries = {e.start: e for e in tools.state.events if e.title.startswith("Hotel: ") and e.start < "2026-03-16"}
+    if any(entries[first].description.split(" ")[0] != str(n) for _, _, _, first, n, *_ in PAST if first in entries):
+        raise ValueError(f"{ID}: seed {seed}: an earlier booking's nights differ from its calendar entry's")
+    examples, past_messages, past_entries = past_bookings(seed, travel, manager, nightly[right], entries,
+                                                          hotel_entry.calendar_id)
+    check_copy_convention(examples, [{"city": city, "month": trip.first[:7], "policy": travel.version_on(trip.first).label,
+                                      "nights": nights, "total_quoted": nights > 1, "over_limit": False,
+                                      "nightly": nightly[right], "cost": nightly[right] * nights, "km": 1.6}], old_limit)
 
     def offer(n: int, hotel: tuple[str, str], total: bool) -> dict[str, Any]:
         name, slug = hotel
@@ -66,21 +216,24 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 "date": f"2026-03-1{3 + n}T1{n}:2{n}:00Z", "label_ids": ["INBOX", "UNREAD"]}
 
     offers = [offer(1, far, False), offer(2, right, True), offer(3, near, False)]
-    patch = [{"op": "add", "in": ["messages"], "value": m} for m in offers]
+    patch = [{"op": "add", "in": ["messages"], "value": m} for m in [*past_messages, *offers]]
     current, old = notion_page(seed, "Travel policy"), notion_page(seed, "Travel policy 2025 (superseded)")
     to = {h: f"reservations@{h[1]}.example" for h in (near, right, far)}
-    book = lambda hotel: call("gmail__send_email", to=[to[hotel]], subject=f"Re: Your stay in {city}, {d(day_in)} to {d(day_out)}",  # noqa: E731
-                              body=f"Dear {hotel[0]},\n\nI'd like to book the room you offered, {d(day_in)} to "
-                                   f"{d(day_out)}. Please confirm.\n\nBest regards,\nPriya Raman")
+    book = lambda hotel, cc=True: call(  # noqa: E731
+        "gmail__send_email", to=[to[hotel]], subject=f"Re: Your stay in {city}, {d(day_in)} to {d(day_out)}",
+        body=f"Dear {hotel[0]},\n\nI'd like to book the room you offered, {d(day_in)} to {d(day_out)}. Please "
+             f"confirm.\n\nBest regards,\nPriya Raman", **({"cc": [manager]} if cc else {}))
     decline = lambda hotel: call("gmail__send_email", to=[to[hotel]], subject=f"Re: Your stay in {city}",  # noqa: E731
                                  body="Thank you for your offer; I have made other arrangements this time.\n\nPriya Raman")
-    discover = [call("gmail__search_emails", query=f"Your stay in {city}"),
+    discover = [call("gmail__search_emails", query="Your stay in", maxResults=50),
                 *(call("gmail__read_email", messageId=m["id"]) for m in offers),
+                *(call("gmail__get_thread", threadId=e["thread"]) for e in examples),
                 call("notion__search", query="Travel policy"),
                 call("notion__get_block_children", block_id=current["id"])]
     reference = [*discover, book(right)]
     frame = [{"entity": "gmail.message", "fields": ["label_ids"]},
-             {"entity": "gmail.message", "change": ["create"], "where": {"to": [to[right]]}, "max": 1},
+             {"entity": "gmail.message", "change": ["create"], "where": {"to": [to[right]], "cc": [manager]}, "max": 1},
+             {"entity": "gmail.message", "change": ["create"], "where": {"to": [manager]}, "max": 1},
              {"entity": "gmail.message", "change": ["create"], "where": {"to": [to[near]]}, "max": 1},
              {"entity": "gmail.message", "change": ["create"], "where": {"to": [to[far]]}, "max": 1},
              {"entity": "calendar.event", "ids": [hotel_entry.id], "fields": ["location", "description"],
@@ -89,6 +242,12 @@ def case_of(seed: int) -> dict[str, Any] | None:
                                             "[Rr]eserv|[Oo]ffer|[Hh]otel"}},
                        *({"not": {"gmail.draftSent": {"to": to[other], "subject_pattern": ".", "body_pattern": BOOKS}}} for other in (near, far))]}
     wrongs = [
+        {"why": "books the right hotel without copying the manager: the habit of the earlier bookings whose rate "
+                "was above the old limit, which only their opened replies' cc shows (what a sampler of a few does)",
+         "kind": "other", "calls": [*discover, book(right, cc=False)]},
+        {"why": "books the right hotel without the copy and tells the manager in a separate email",
+         "kind": "other", "calls": [book(right, cc=False), call("gmail__send_email", to=[manager], subject=f"Hotel in {city}",
+                                                                  body=f"FYI, I booked {right[0]} for the {city} trip.")]},
         {"why": "reads the superseded 2025 policy and books the farthest hotel, the only one within its limit",
          "kind": "lookalike", "calls": [call("notion__get_block_children", block_id=old["id"]), book(far)]},
         {"why": "books the nearest hotel although it is above the limit", "kind": "other", "calls": [book(near)]},
@@ -102,6 +261,15 @@ def case_of(seed: int) -> dict[str, Any] | None:
                                      eventId=hotel_entry.id, location=near[0])]},
     ]
     alternatives = [
+        {"why": "books in the offer's thread", "calls": [*discover, {**book(right), "arguments": {
+            **book(right)["arguments"], "threadId": offers[1]["thread_id"]}}]},
+        {"why": "also copies the manager on the declines (the habit where the earlier bookings do not show it)",
+         "calls": [*discover, book(right), *(call("gmail__send_email", to=[to[h]], cc=[manager], subject=f"Re: Your stay in {city}",
+                                                  body="Thank you for your offer; I have made other arrangements this "
+                                                       "time.\n\nPriya Raman") for h in (near, far))]},
+        {"why": "also tells the manager in a separate email", "calls": [
+            *discover, book(right), call("gmail__send_email", to=[manager], subject=f"Hotel in {city}",
+                                         body=f"FYI, I booked {right[0]} for the {city} trip, {nightly[right]} EUR a night.")]},
         {"why": "also declines the other two offers", "calls": [*discover, book(right), decline(near), decline(far)]},
         {"why": "also declines the other two, saying it booked elsewhere",
          "calls": [*discover, book(right), *(call("gmail__send_email", to=[to[h]], subject=f"Re: Your stay in {city}",
@@ -115,7 +283,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     ]
     return solved(
         city=city,
-        patch={"gmail": patch, "notion": [], "calendar": []},
+        patch={"gmail": patch, "notion": [], "calendar": [{"op": "add", "in": ["events"], "value": e} for e in past_entries]},
         frame=frame,
         success=success,
         reference=reference,
@@ -128,9 +296,9 @@ def build() -> dict[str, Any]:
         id="x-t-hotel-offers", servers=["calendar", "gmail", "notion"], difficulty="medium", category="standard",
         case_of=case_of, timeout_s=300,
         goal="Hotels have answered my enquiry for the {{case.city}} trip. Book the one closest to where I'm going "
-             "that our travel policy lets me book.",
+             "that our travel policy lets me book, the way I've booked my hotels before.",
         tools=["gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft", "notion__search",
                "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-               "calendar__update_event"]), "version": 2}
+               "calendar__update_event"]), "version": 3}

@@ -1,0 +1,82 @@
+"""x-t-hotel-offers' habit that only opening the earlier bookings shows: a booking whose nightly rate is above
+the superseded 2025 limit copies Priya's manager. The module refuses earlier bookings that leave another
+reading open, and every committed case shows the copy on a minority of the earlier booking replies, exactly
+those above the old limit, nowhere a search result would show it, and requires it on the new booking."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tasks_catalog.authoring.cross import OUT_DIR, org
+from tasks_catalog.authoring.cross import x_t_hotel_offers as hotels
+
+OLD = 160
+
+
+def _booking(city: str, month: str, nights: int, nightly: int, km: float, *, total: bool = False) -> dict:
+    return {"city": city, "month": month, "policy": "2026" if month >= "2026-02" else "2025", "nights": nights,
+            "total_quoted": total, "over_limit": False, "nightly": nightly, "cost": nightly * nights, "km": km,
+            "cc": ["boss@k.com"] if nightly > OLD else []}
+
+
+def _earlier() -> list[dict]:
+    return [_booking("Hamburg", "2025-12", 2, 150, 2.0, total=True), _booking("Rotterdam", "2026-01", 1, 140, 0.5),
+            _booking("Antwerp", "2026-01", 2, 130, 1.2), _booking("Hamburg", "2026-02", 1, 165, 0.8),
+            _booking("Rotterdam", "2026-02", 2, 155, 5.0), _booking("Rotterdam", "2026-03", 1, 170, 3.0),
+            _booking("Hamburg", "2026-03", 2, 160, 1.5, total=True)]
+
+
+def _new() -> list[dict]:
+    return [_booking("Gdansk", "2026-04", 1, 175, 1.6)]
+
+
+def test_earlier_bookings_that_tell_the_rate_apart_from_every_other_reading_are_accepted():
+    hotels.check_copy_convention(_earlier(), _new(), OLD)
+
+
+def test_earlier_bookings_that_the_city_explains_as_well_as_the_rate_are_refused_naming_the_reading():
+    earlier = _earlier()
+    earlier[3]["city"] = earlier[5]["city"] = "Bremen"  # copied only in a city no uncopied booking was in
+    with pytest.raises(ValueError, match="by the city"):
+        hotels.check_copy_convention(earlier, _new(), OLD)
+
+
+def test_an_earlier_booking_that_breaks_the_habit_is_refused():
+    earlier = _earlier()
+    earlier[4]["cc"] = ["boss@k.com"]
+    with pytest.raises(ValueError, match="does not follow the habit"):
+        hotels.check_copy_convention(earlier, _new(), OLD)
+
+
+def test_a_new_booking_cheaper_than_every_copied_one_is_refused_as_left_open():
+    with pytest.raises(ValueError, match="leave it open"):
+        hotels.check_copy_convention(_earlier(), [_booking("Gdansk", "2026-04", 1, 162, 1.6)], OLD)
+
+
+def test_every_case_copies_the_manager_on_the_earlier_bookings_above_the_old_limit_only_and_requires_it_now():
+    doc = json.loads((OUT_DIR / "x-t-hotel-offers.json").read_text(encoding="utf-8"))
+    assert doc["version"] == 3 and "the way I've booked my hotels before" in doc["task"]["goal"]
+    for case in doc["params"]["case"]["choice"]:
+        messages = [op["value"] for op in case["patch"]["gmail"]]
+        replies = [m for m in messages if m["label_ids"] == ["SENT"]]
+        copied = [m for m in replies if m["cc"]]
+        assert len(replies) == len(hotels.PAST) and len(copied) == 2, case["seed"]
+        (manager,) = {c for m in copied for c in m["cc"]}
+        old_limit = org(case["seed"]).policy("travel").versions[0].facts["hotel_eur"]
+        offers = {m["thread_id"]: m for m in messages if m["id"] == m["thread_id"]}
+        for reply in replies:  # the copy is exactly on the replies to an offer above the old limit
+            rate = int(offers[reply["thread_id"]]["body"].split("single room at ")[1].split(" EUR")[0])
+            nights = int(offers[reply["thread_id"]]["body"].split("(")[1].split(" night")[0])
+            per_night = rate if "per night" in offers[reply["thread_id"]]["body"] else rate // nights
+            assert bool(reply["cc"]) == (per_night > old_limit), case["seed"]
+            assert manager not in reply["body"] and "manager" not in reply["body"], case["seed"]
+        # the new booking: the frame allows it only copying the manager
+        bookings = [f for f in case["frame"] if f.get("change") == ["create"] and "cc" in f.get("where", {})]
+        assert [f["where"]["cc"] for f in bookings] == [[manager]], case["seed"]
+        booked = case["reference"][-1]["arguments"]
+        assert booked["cc"] == [manager] and booked["to"] == bookings[0]["where"]["to"], case["seed"]
+        # the reference opens every earlier booking's thread
+        opened = {c["arguments"]["threadId"] for c in case["reference"] if c["tool"] == "gmail__get_thread"}
+        assert opened == {m["thread_id"] for m in replies}, case["seed"]
