@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -46,6 +45,7 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     world_ref,
 )
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
+from tasks_catalog.authoring.cross.x_t_support_desk_april import weekdays
 
 ID = "x-t-renewal-terms-request"
 #: The CRM Region whose accounts' forwards copy its sales director, and that director's title.
@@ -112,16 +112,6 @@ def _facts(seed: int, c: Any, row: dict[str, Any], contact: Any) -> dict[str, An
             "first": contact.first, "last": contact.last, "email": contact.email}
 
 
-def _weekdays(first: str, last: str) -> list[str]:
-    """The working days from ``first`` to ``last`` (ISO dates, both included)."""
-    day, end, out = datetime.fromisoformat(first), datetime.fromisoformat(last), []
-    while day <= end:
-        if day.weekday() < 5:
-            out.append(day.strftime("%Y-%m-%d"))
-        day += timedelta(days=1)
-    return out
-
-
 def _pool(seed: int, case_customer: Any, director: str) -> list[dict[str, Any]]:
     """The customers an earlier request can be from: Active, one CRM row whose one Owner is the owner of
     record (no owner change to read), not the director, one billing address in the organisation and the CRM,
@@ -167,7 +157,7 @@ def _draw(rng: random.Random, pool: list[dict[str, Any]]) -> list[dict[str, Any]
     picked = na[:k] + rest[:PAST - k]
     if len(picked) != PAST or not any(x["region"] == "EMEA" for x in picked[k:]):
         return None
-    days = sorted(rng.sample(_weekdays(FIRST_ASKED, LAST_ASKED), PAST))
+    days = sorted(rng.sample(weekdays(FIRST_ASKED, LAST_ASKED), PAST))
     rng.shuffle(picked)
     return [{**x, "asked": d, "asked_month": d[:7], "cc": x["region"] == REGION} for x, d in zip(picked, days)]
 
