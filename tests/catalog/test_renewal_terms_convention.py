@@ -19,8 +19,8 @@ NA = renewal.REGION
 
 def _forward(name: str, region: str, plan: str, owner: str, *, seats: int = 50, arr: int = 40_000) -> dict:
     return {"short": name, "region": region, "plan": plan, "owner": owner, "status": "Active",
-            "renewal_month": "2026-06", "title": "Controller", "asked_month": "2026-02", "seats": seats, "arr": arr,
-            "cc": region == NA}
+            "renewal_month": "2026-06", "title": "Controller", "tld": "com", "asked_month": "2026-02", "seats": seats,
+            "arr": arr, "cc": region == NA}
 
 
 def _earlier(plan_of_na: str) -> list[dict]:

@@ -18,8 +18,8 @@ EMEA account (the other region with a sales director of its own). Every case's c
 account, so its forward copies the director.
 
 :data:`COPY_READINGS` lists the other readings of when a forward copies the director (always, never, by
-plan, owner, CRM status, renewal month, the contact's title, the month asked, above or below a seat count
-or an ARR); :func:`check_copy_convention` raises unless each is contradicted by an earlier forward or
+plan, owner, CRM status, renewal month, the contact's title or email domain, the month asked, above or below
+a seat count or an ARR); :func:`check_copy_convention` raises unless each is contradicted by an earlier forward or
 copies the new forward as the habit does. A draw that leaves one open is drawn again (:data:`DRAWS`
 times). Copying the director on the reply as well is allowed; the forward without the copy fails, as does
 the director copied in place of the owner. Each forward is a thread of its own (as the new one is): the
@@ -68,7 +68,7 @@ def copied(item: dict[str, Any]) -> bool:
 
 #: When a forward copies the Sales director, North America, as a reader of the earlier forwards might guess it
 #: (each field is one the tools show: the CRM row's plan, owner, status, ARR and renewal date, the seats the
-#: customer asked about and its contact's title in the request, the month it came in). "Each account's
+#: customer asked about, its contact's title and email domain in the request, the month it came in). "Each account's
 #: regional sales director" is ruled out apart (:func:`check_copy_convention`): an EMEA account's forward
 #: copies nobody.
 COPY_READINGS: dict[str, Any] = {
@@ -79,6 +79,7 @@ COPY_READINGS: dict[str, Any] = {
     "by the account's CRM status": FlaggedWhen("status", flag="cc"),
     "by the month of the renewal": FlaggedWhen("renewal_month", flag="cc"),
     "by the contact's title": FlaggedWhen("title", flag="cc"),
+    "by the ending of the customer's email domain (.com, .ca, .de...)": FlaggedWhen("tld", flag="cc"),
     "by the month the request came in": FlaggedWhen("asked_month", flag="cc"),
     "above a number of seats": FlaggedSide("seats", low=False, flag="cc"),
     "below a number of seats": FlaggedSide("seats", low=True, flag="cc"),
@@ -109,7 +110,8 @@ def _facts(seed: int, c: Any, row: dict[str, Any], contact: Any) -> dict[str, An
     return {"short": c.short, "name": c.name, "region": p["Region"], "plan": p["Plan"], "status": p["Status"],
             "arr": p["ARR"] or 0, "owner": notion_user_email(seed, p["Owner"][0]), "renewal": p["Renewal date"],
             "renewal_month": p["Renewal date"][:7], "seats": c.seats, "title": contact.title,
-            "first": contact.first, "last": contact.last, "email": contact.email}
+            "first": contact.first, "last": contact.last, "email": contact.email,
+            "tld": contact.email.rsplit("@", 1)[1].split(".", 1)[1]}
 
 
 def _pool(seed: int, case_customer: Any, director: str) -> list[dict[str, Any]]:
