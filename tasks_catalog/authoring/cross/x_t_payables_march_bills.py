@@ -98,9 +98,20 @@ def _draw(seed: int, march: list, candidates: list, status: dict[str, str]) -> l
             continue
         if {i["vendor"] for i in items} & {e["vendor"] for e in examples}:
             raise ValueError(f"{ID}: seed {seed}: a missing bill's vendor has another March bill")
-        if not left_open(READINGS, examples, items, lambda i: i["cc"]):
+        if not open_readings(examples, items):
             return missing
     return None
+
+
+def open_readings(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[str]:
+    """The readings of :data:`READINGS` that fit every example (``_facts`` of the acknowledged March bills)
+    and copy some new bill otherwise than the habit (or leave it undecided); ``ValueError`` when an example
+    does not follow the habit itself."""
+    for e in examples:
+        if e["cc"] != (e["amount"] >= THRESHOLD):
+            raise ValueError(f"{ID}: an example of {e['amount'] / 100:.2f} EUR does not follow the habit "
+                             f"(copied: {e['cc']})")
+    return left_open(READINGS, examples, items, lambda i: i["amount"] >= THRESHOLD)
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
