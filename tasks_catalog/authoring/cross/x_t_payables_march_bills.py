@@ -13,8 +13,8 @@ reply to its vendor, and the one(s) of the threshold or more copy the controller
 least one is at or over the threshold and one under it (:func:`_draw`).
 
 :data:`READINGS` lists the other readings of when a reply copies the controller (always, never, by the bill's
-status in the file, by the vendor's payment terms, below an amount, before or after a day of issue or of
-due date, above an amount with the new bill between the examples); :func:`_draw` keeps a draw of missing
+status in the file, by the vendor's payment terms or on longer or shorter ones, below an amount, before or after
+a day of issue or of due date, above an amount with a new bill between the examples); :func:`_draw` keeps a draw of missing
 bills only when each is contradicted by an example or copies exactly the new bills the habit copies
 (``left_open``). "Copy for the vendors copied before" is not among them: every vendor sends one bill a
 month, so no missing bill is from a vendor with an example (asserted) and for them it is "never", which
@@ -49,6 +49,8 @@ READINGS: dict[str, Any] = {
     "never": Always(False, flag="cc"),
     "by the bill's status in the file (paid, open)": FlaggedWhen("status", flag="cc"),
     "by the vendor's payment terms": FlaggedWhen("terms", flag="cc"),
+    "on longer payment terms": FlaggedSide("terms", low=False, flag="cc"),
+    "on shorter payment terms": FlaggedSide("terms", low=True, flag="cc"),
     "above an amount (where between the examples)": FlaggedSide("amount", low=False, flag="cc"),
     "below an amount": FlaggedSide("amount", low=True, flag="cc"),
     "issued before a day": FlaggedSide("issued", low=True, flag="cc"),
