@@ -20,7 +20,7 @@ CONTROLLER = "controller-id"
 
 def _reply(name: str, cost: int, category: str, owner: str, *, cc: bool, day: int) -> dict:
     return {"name": name, "cc": cc, "category": category, "status": "Active" if day % 2 else "Renewed",
-            "owner": owner, "country": "PT" if day % 3 else "DE", "subject": day % 3, "in_copy": bool(day % 2),
+            "owner": owner, "country": "PT" if day % 3 else "DE", "tld": "pt" if day % 3 else "de", "subject": day % 3, "in_copy": bool(day % 2),
             "month": f"2026-0{1 + day % 2}", "cost": cost, "renewal": 20260000 + (day * 37) % 1200, "day": day}
 
 

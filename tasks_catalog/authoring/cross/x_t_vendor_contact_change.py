@@ -12,9 +12,9 @@ copy the financial controller, a copy only the opened reply's ``cc`` shows (``se
 the least of the copied three, so its confirmation copies the controller too.
 
 :data:`READINGS` lists the other readings of when a reply copies the controller (always, never, by
-category, status, owner, country, subject, whether the new contact was in copy of the notice, the month
-it came, below an amount, by renewal date or by the notice's date); :func:`check_convention` raises unless
-each is contradicted by an earlier reply or copies the printer's reply as the habit does. A draw that
+category, status, owner, country, the address's ending, subject, whether the new contact was in copy of the
+notice, the month it came, below an amount, by renewal date or by the notice's date); :func:`check_convention`
+raises unless each is contradicted by an earlier reply or copies the printer's reply as the habit does. A draw that
 leaves one open is drawn again (:data:`DRAWS` times), then the seed gives no case. Whom the copy goes to
 is fixed as well: the three copied replies are of three suppliers with three owners, none of them the
 controller, so "copy the supplier's owner" (what the world's customer billing-contact threads do) fits
@@ -55,6 +55,7 @@ READINGS: dict[str, Any] = {
     "by the supplier's status": FlaggedWhen("status", flag="cc"),
     "by the supplier's owner": FlaggedWhen("owner", flag="cc"),
     "by the supplier's country": FlaggedWhen("country", flag="cc"),
+    "by the ending of the supplier's address": FlaggedWhen("tld", flag="cc"),
     "by the notice's subject": FlaggedWhen("subject", flag="cc"),
     "when the new contact was in copy of the notice": FlaggedWhen("in_copy", flag="cc"),
     "by the month the notice came": FlaggedWhen("month", flag="cc"),
@@ -90,7 +91,8 @@ def _features(row: dict[str, Any], vendor: Any) -> dict[str, Any]:
     """What the register and the org show of a supplier that a reading could key on."""
     p = row["properties"]
     return {"name": vendor.name, "row": row, "vendor": vendor, "category": p["Category"], "status": p["Status"],
-            "owner": p["Owner"][0], "country": vendor.country, "cost": p["Annual cost"],
+            "owner": p["Owner"][0], "country": vendor.country,
+            "tld": vendor.email.split("@")[1].split(".", 1)[1], "cost": p["Annual cost"],
             "renewal": int(p["Renewal"].replace("-", ""))}
 
 
@@ -108,7 +110,7 @@ def _draw(rng: random.Random, pool: list[dict[str, Any]], item: dict[str, Any]) 
         chosen = [{**v, "cc": True} for v in [least, *rng.sample(dear, COPIED - 1)]] + \
                  [{**v, "cc": False} for v in rng.sample(cheap, EXAMPLES - COPIED)]
         rng.shuffle(chosen)
-        days = sorted(rng.sample(range(0, 80), EXAMPLES))
+        days = sorted(rng.sample(WORKDAYS, EXAMPLES))
         for e, day in zip(chosen, days, strict=True):
             date = _date(day)
             e.update(day=day, month=date[:7], subject=rng.randrange(len(SUBJECTS)), in_copy=rng.random() < 0.5,
@@ -124,6 +126,12 @@ def _draw(rng: random.Random, pool: list[dict[str, Any]], item: dict[str, Any]) 
 def _date(day: int) -> str:
     """The day ``day`` days after 17 November 2025, as YYYY-MM-DD."""
     return (date(2025, 11, 17) + timedelta(days=day)).isoformat()
+
+
+#: The days (after 17 November 2025) an earlier notice may come and be answered: working days up to
+#: 4 February 2026, the office closed from 24 December to 1 January.
+WORKDAYS = [d for d in range(80) if (date(2025, 11, 17) + timedelta(days=d)).weekday() < 5
+            and not "2025-12-24" <= _date(d) <= "2026-01-01"]
 
 
 def _later(stamp: str, rng: random.Random) -> str:
