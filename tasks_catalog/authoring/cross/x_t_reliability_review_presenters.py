@@ -87,14 +87,14 @@ def _incident(seed: int, incident: Any, company: Any) -> dict[str, Any] | None:
 
 def _handover_candidates(items: list[dict[str, Any]], emails: dict[str, str], chair: str,
                          directory: set[str]) -> list[dict[str, Any]]:
-    """The incidents that can be handed over without blurring the evidence: the declarer commands no other
-    incident of the list and the one taking over (the diagnosing engineer) commands none, is not the chair,
-    is in the directory and is someone else."""
+    """The incidents that can be handed over without blurring the evidence: the declarer is not the chair (who
+    is invited anyway) and commands no other incident of the list, and the one taking over (the diagnosing
+    engineer) commands none, is not the chair, is in the directory and is someone else."""
     out = []
     declarers = [i["declarer"] for i in items]
     for item in items:
         taker = emails.get(item["diagnosis"]["user"])
-        if (taker is None or taker in declarers or taker == chair or taker not in directory
+        if (taker is None or taker in declarers or chair in (taker, item["declarer"]) or taker not in directory
                 or declarers.count(item["declarer"]) > 1):
             continue
         out.append({**item, "taker": taker})
