@@ -14,27 +14,31 @@ customer signed up (calibration round 5 found version 1 of its sister, x-t-at-ri
 a solver for escalating one).
 
 Version 3 adds the way Priya prepared her last few QBRs (round 10: an opened-only convention), which the goal
-asks to follow. The last QBRs on her calendar before this week (from 19 January; 6-8 raised issues in all)
+asks to follow. The last QBRs on her calendar before this week (from 19 January; 6-7 raised issues in all)
 carry a prep note in their description ("Prep (Mon 2 Mar): raised their open issues to High: ENG-357,
 ENG-452."), and those issues are High in Linear: the world's open issues of those customers reported before
 the prep Monday, and four the case plants (:func:`_plant`). What no page says, and only an opened issue shows
 (``list_issues`` carries no comments): on a raised issue whose ASSIGNEE was invited to that customer's QBR,
 Priya commented to tell them it will come up there ("Jon, you're in the Crescent Builders QBR with me on Thu
-12 Mar: ..."); 2-3 of the examples have such a comment, the others, opened, have none of hers. The plants
-tell the habit apart: two issues of one in-person QBR's customer, one whose assignee is invited (commented)
-and one whose assignee is not; one more of the invited engineer's at another QBR, where they are not invited
-(uncommented); one of a third QBR whose assignee is invited (commented). Next week's QBR invites the assignee
-of one issue to raise (a calendar patch; where several are raised, the others' assignees are not invited), so
-that issue is due a comment. The module asserts per case (:data:`READINGS`, :func:`check_habit`) that every
-other reading (always, never, by team, state, assignee, customer, account owner, an in-person QBR, a named
-reporter, whether the issue is assigned) is contradicted by an example or treats every new issue alike, and
-that no other open issue of a customer met has an invited assignee. Commenting on every raised issue passes
-(over-applying is harmless), as does noting the prep in next week's QBR descriptions as the earlier ones
-show; raising without the due comment fails, as does the comment on another issue instead.
+12 Mar: ..."); 2-3 of the examples have such a comment, the others, opened, have none of hers. The plants tell
+the habit apart: two issues of one in-person QBR's customer, one whose assignee is invited (commented) and one
+whose assignee is not; one more of the invited engineer's at another QBR, where they are not invited
+(uncommented); one of a third QBR whose assignee is invited (commented), on the team of the new issue due the
+comment and at a QBR as in person (or remote) as its, so that no "invited and on that team" reading leaves it
+out. Next week's QBR invites the assignee of one issue to raise (a calendar patch; where several are raised,
+the others' assignees are not invited), so that issue is due a comment. The module asserts per case
+(:data:`READINGS`, :func:`check_habit`) that every other reading (always, never, by team, state, assignee,
+customer, account owner, an in-person QBR, a named reporter, whether the issue is assigned) is contradicted by
+an example or treats every new issue alike, that a commented example shares the team and the in-person (or
+remote) QBR of each new issue due the comment, and that no other open issue of a customer met, nor any new
+issue not due the comment, has an assignee invited to next week's QBRs. Commenting on every raised issue
+passes (over-applying is harmless), as does noting the prep in next week's QBR descriptions as the earlier
+ones show; raising without the due comment fails, as does the comment on another issue instead.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date, timedelta
 from typing import Any
@@ -194,11 +198,12 @@ PLANTED = len(PLANTED_TITLES)
 PAST_QBRS = 8
 
 
-def _plant(seed: int, past, taken: set[str]) -> tuple[list[tuple[dict[str, Any], Any, list[dict[str, Any]]]], dict[str, list[str]]] | None:
+def _plant(seed: int, past, team: str, third: int) -> tuple[list[tuple[dict[str, Any], Any, list[dict[str, Any]]]], dict[str, list[str]]] | None:
     """Plant :data:`PLANTED` raised issues beside the world's, so that the examples tell the habit apart: two
-    of one in-person QBR's customer, one whose assignee ``x`` is invited to that QBR (commented) and one whose
-    assignee is not; one of another QBR assigned to ``x``, who is not invited there; one of a third QBR whose
-    assignee ``z`` is invited (commented). (the QBRs with their raised issues, invitations by event id)"""
+    Engineering issues of the last in-person QBR's customer, one whose assignee ``x`` is invited to that QBR
+    (commented) and one whose assignee is not; one of the latest other QBR assigned to ``x``, who is not invited
+    there; one of ``team`` at the ``third``-th QBR before those whose assignee ``z`` is invited (commented).
+    (the QBRs with their raised issues, invitations by event id)"""
     linear = world("linear", seed)
     o = org(seed)
     staff = {e.email for e in o.employees}
@@ -210,30 +215,34 @@ def _plant(seed: int, past, taken: set[str]) -> tuple[list[tuple[dict[str, Any],
     if not rooms or len(past) < 3:
         return None
     a = rooms[-1]
-    b, c = [k for k in range(len(past) - 1, -1, -1) if k != a][:2]
+    rest = [k for k in range(len(past) - 1, -1, -1) if k != a]
+    if third + 1 >= len(rest):
+        return None
+    b, c = rest[0], rest[1 + third]
     present = {k: {m["email"] for m in past[k][0]["attendees"]} for k in (a, b, c)}
     busy = {i["assignee"] for _, _, raised in past for i in raised}
     free = [u for u in engineers if u not in busy and all(users[u]["email"] not in p for p in present.values())]
     if len(free) < 3:
         return None
     x, y, z = free[:3]
-    number = max(int(i["id"].split("-")[1]) for i in linear["issues"] if i["id"].startswith("ENG-"))
+    number = {t: max(int(i["id"].split("-")[1]) for i in linear["issues"] if i["id"].startswith(f"{t}-"))
+              for t in ("ENG", team)}
     planted: dict[int, list[dict[str, Any]]] = {a: [], b: [], c: []}
-    for n, (k, who, state) in enumerate([(a, x, "Todo"), (a, y, "Todo"), (b, x, "In Progress"), (c, z, "Backlog")]):
+    plants = [(a, x, "Todo", "ENG"), (a, y, "Todo", "ENG"), (b, x, "In Progress", "ENG"), (c, z, "Backlog", team)]
+    for n, (k, who, state, key) in enumerate(plants):
         event, customer, _ = past[k]
         contact = next((p for p in customer.contacts if p.email in present[k]), None)
         if contact is None:
             return None
         reported = _monday_before(event["start"]) - timedelta(days=3 + 2 * n)
-        number += 1
+        number[key] += 1
         planted[k].append({
-            "id": f"ENG-{number}", "title": PLANTED_TITLES[n], "state": state, "assignee": who, "priority": 2,
+            "id": f"{key}-{number[key]}", "title": PLANTED_TITLES[n], "state": state, "assignee": who, "priority": 2,
             "labels": ["Bug"] if any(lb["name"] == "Bug" for lb in linear["labels"]) else [], "comments": [],
             "description": (f"Reported by {contact.first} {contact.last} ({contact.email}) of {customer.name} on "
                             f"{reported:%d %B %Y}. Account owner: {_owner_name(o, customer)}."),
             "creator": linear["viewer"], "created_at": f"{reported.isoformat()}T10:{10 + n:02d}:00Z",
         })
-        taken.add(f"ENG-{number}")
     out = [(e, cu, [*raised, *planted.get(k, [])]) for k, (e, cu, raised) in enumerate(past)]
     invites = {past[a][0]["id"]: [users[x]["email"]], past[c][0]["id"]: [users[z]["email"]]}
     return out, invites
@@ -294,7 +303,7 @@ def _plan(seed: int, past, week: dict[str, tuple[Any, list[dict[str, Any]]]], ta
         everyone = attendees([e for _, events in week.values() for e in events], invited)
         if any(x["assignee_email"] in everyone for x in it if not x["commented"]):
             continue
-        if left_open(READINGS, ex, it, lambda x: x["commented"]):
+        if left_open(READINGS, ex, it, lambda x: x["commented"]) or _unlike(ex, it):
             continue
         return ex, it, invited
     return None
@@ -360,12 +369,18 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     past = _past(seed, set(week_by), {decoy[0], *targets})
     if past is None:
         return None
-    planted = _plant(seed, past, set())
-    if planted is None:
-        return None
-    past, invites = planted
-    plan = _plan(seed, past, week_by, targets, invites)
-    if plan is None:
+    # the plants whose third example shares a team and an in-person (or remote) QBR with the new issue due
+    # the comment, tried in order
+    plan = None
+    for team, third in itertools.product(("ENG", "MOB", "PLT"), range(len(past))):
+        planted = _plant(seed, past, team, third)
+        if planted is None:
+            continue
+        plan = _plan(seed, planted[0], week_by, targets, planted[1])
+        if plan:
+            past = planted[0]
+            break
+    if not plan:
         return None
     examples, items, invites = plan
     check_habit(examples, items)
@@ -573,6 +588,15 @@ def check_habit(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> 
         raise ValueError(f"{ID}: no new issue is due the comment")
     for name in left_open(READINGS, examples, items, lambda x: x["commented"])[:1]:
         raise ValueError(f"{ID}: the reading {name!r} fits every example and treats a new issue otherwise")
+    for field in _unlike(examples, items)[:1]:
+        raise ValueError(f"{ID}: no commented example shares the {field} of a new issue due the comment")
+
+
+def _unlike(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[str]:
+    """The facts (team, an in-person QBR) of a new issue due the comment that no commented example shares: the
+    reading "invited and on that team" (or "invited to an in-person QBR") would leave it uncommented."""
+    return [field for field in ("team", "in_person") for x in items if x["commented"]
+            and not any(e["commented"] and e[field] == x[field] for e in examples)]
 
 
 def build() -> dict[str, Any]:
