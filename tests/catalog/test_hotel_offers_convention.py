@@ -1,7 +1,8 @@
 """x-t-hotel-offers' habit that only opening the earlier bookings shows: a booking whose nightly rate is above
 the superseded 2025 limit copies Priya's manager. The module refuses earlier bookings that leave another
 reading open, and every committed case shows the copy on a minority of the earlier booking replies, exactly
-those above the old limit, nowhere a search result would show it, and requires it on the new booking."""
+those above the old limit, nowhere a search result would show it, and requires it on the new booking. Its
+calendar holds one "Hotel:" entry a stay, and a confirmation number only where the hotel's mail has it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 
 import pytest
 
+from servers.kit.world import resolve
 from tasks_catalog.authoring.cross import OUT_DIR, org
 from tasks_catalog.authoring.cross import x_t_hotel_offers as hotels
 
@@ -57,7 +59,7 @@ def test_a_new_booking_cheaper_than_every_copied_one_is_refused_as_left_open():
 
 def test_every_case_copies_the_manager_on_the_earlier_bookings_above_the_old_limit_only_and_requires_it_now():
     doc = json.loads((OUT_DIR / "x-t-hotel-offers.json").read_text(encoding="utf-8"))
-    assert doc["version"] == 3 and "the way I've booked my hotels before" in doc["task"]["goal"]
+    assert doc["version"] == 4 and "the way I've booked my hotels before" in doc["task"]["goal"]
     for case in doc["params"]["case"]["choice"]:
         messages = [op["value"] for op in case["patch"]["gmail"]]
         replies = [m for m in messages if m["label_ids"] == ["SENT"]]
@@ -80,3 +82,22 @@ def test_every_case_copies_the_manager_on_the_earlier_bookings_above_the_old_lim
         # the reference opens every earlier booking's thread
         opened = {c["arguments"]["threadId"] for c in case["reference"] if c["tool"] == "gmail__get_thread"}
         assert opened == {m["thread_id"] for m in replies}, case["seed"]
+
+
+def test_every_case_calendar_has_one_hotel_entry_a_stay_and_no_confirmation_its_mail_does_not_have():
+    doc = json.loads((OUT_DIR / "x-t-hotel-offers.json").read_text(encoding="utf-8"))
+    for case in doc["params"]["case"]["choice"]:
+        state = {server: resolve({"world": {"generator": server, "version": 2, "seed": case["seed"], "size": "default"},
+                                  "patch": case["patch"][server]})[1] for server in ("calendar", "gmail")}
+        hotel = [e for e in state["calendar"]["events"] if e["title"].startswith("Hotel: ")]
+        stays = [(e["title"], e["start"]) for e in hotel]
+        assert len(stays) == len(set(stays)), (case["seed"], sorted(stays))
+        mail = "\n".join(m["body"] for m in state["gmail"]["messages"])
+        for e in hotel:  # a confirmation number only where the hotel's mail confirmed it
+            if "confirmation" in e["description"]:
+                assert f"confirmation {e['description'].rsplit(' ', 1)[-1]}." in mail, (case["seed"], e)
+            else:
+                assert "not booked yet" in e["description"], (case["seed"], e)
+        trip = next(t for t in org(case["seed"]).trips if t.city == case["city"])
+        (own,) = [e for e in hotel if e["title"] == f"Hotel: {case['city']}" and e["start"] == trip.first]
+        assert own["description"].endswith("not booked yet (asked hotels for offers)"), case["seed"]

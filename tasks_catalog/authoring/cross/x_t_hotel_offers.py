@@ -15,7 +15,12 @@ only the opened reply's ``cc`` shows (a search result lists no cc, and the reply
 The room she books now always costs more than that, so its booking copies the manager; the frame refuses a
 booking without the copy, and copying the manager on the declines too (doing the habit where the examples do
 not) is harmless. :data:`COPY_READINGS` lists the other readings a reader of the examples could form, and
-:func:`check_copy_convention` raises unless the examples contradict each that would book otherwise."""
+:func:`check_copy_convention` raises unless the examples contradict each that would book otherwise.
+
+Version 4 makes the calendar agree with the mail: the "Hotel:" entries of the coming trips (the trip's own and the
+other one) are Priya's placeholders ("not booked yet"), no longer the world's "confirmation <n>" of a booking no
+mail has, and the late March Hamburg stay keeps the world's one entry (version 3 planted a second with another
+confirmation number)."""
 
 from __future__ import annotations
 
@@ -193,9 +198,19 @@ def case_of(seed: int) -> dict[str, Any] | None:
     if o.owner.manager is None:
         raise ValueError(f"{ID}: seed {seed}: Priya has no manager to copy")
     manager = o.employee(o.owner.manager).email
-    entries = {e.start: e for e in tools.state.events if e.title.startswith("Hotel: ") and e.start < "2026-03-16"}
+    # every "Hotel:" entry the world has for an earlier booking's city and first day is that booking's (the late
+    # March Hamburg stay is still to come but booked): planting another would show two confirmations for one stay
+    entries = {e.start: e for e in tools.state.events for c, _, _, first, *_ in PAST
+               if e.title == f"Hotel: {c}" and e.start == first}
     if any(entries[first].description.split(" ")[0] != str(n) for _, _, _, first, n, *_ in PAST if first in entries):
         raise ValueError(f"{ID}: seed {seed}: an earlier booking's nights differ from its calendar entry's")
+    # the world's other "Hotel:" entries (the coming trips') say "confirmation <n>" of a booking no mail has: they
+    # are Priya's placeholders instead, the trip's own one saying she has asked hotels
+    placeholder = f"{nights} night(s), hotel not booked yet (asked hotels for offers)"
+    booked = {e.id for e in entries.values()}
+    unbooked = {e.id: f"{e.description.split(' ')[0]} night(s), hotel not booked yet" for e in tools.state.events
+                if e.title.startswith("Hotel: ") and e.id not in booked}
+    unbooked[hotel_entry.id] = placeholder
     examples, past_messages, past_entries = past_bookings(seed, travel, manager, nightly[right], entries,
                                                           hotel_entry.calendar_id)
     check_copy_convention(examples, [{"city": city, "month": trip.first[:7], "policy": travel.version_on(trip.first).label,
@@ -279,11 +294,17 @@ def case_of(seed: int) -> dict[str, Any] | None:
         {"why": "also notes the hotel on the trip's hotel entry",
          "calls": [*discover, book(right), call("calendar__update_event", calendarId=hotel_entry.calendar_id,
                                                  eventId=hotel_entry.id, location=f"{right[0]}, {city}",
-                                                 description=f"{hotel_entry.description}; booked with {right[0]}")]},
+                                                 description=f"{placeholder}; booked with {right[0]}")]},
+        {"why": "also replaces the placeholder on the trip's hotel entry with the booking, confirmation to follow",
+         "calls": [*discover, book(right), call("calendar__update_event", calendarId=hotel_entry.calendar_id,
+                                                 eventId=hotel_entry.id, description=f"{nights} night(s), booked with "
+                                                 f"{right[0]} ({nightly[right]} EUR a night), confirmation to follow")]},
     ]
     return solved(
         city=city,
-        patch={"gmail": patch, "notion": [], "calendar": [{"op": "add", "in": ["events"], "value": e} for e in past_entries]},
+        patch={"gmail": patch, "notion": [], "calendar": [
+            *({"op": "update", "in": ["events"], "id": i, "fields": {"description": text}} for i, text in unbooked.items()),
+            *({"op": "add", "in": ["events"], "value": e} for e in past_entries)]},
         frame=frame,
         success=success,
         reference=reference,
@@ -301,4 +322,4 @@ def build() -> dict[str, Any]:
                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft", "notion__search",
                "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-               "calendar__update_event"]), "version": 3}
+               "calendar__update_event"]), "version": 4}
