@@ -15,8 +15,13 @@ charged, copy nobody. The fare line closes the agency's mail, past the snippet a
 is only in ``cc``, which ``gmail__search_emails`` does not return: both are seen only by opening. The new
 rebooking charged a fare difference, so its email copies the manager. :data:`READINGS` holds the other
 readings a person might form of when to copy (always, never, by the city, the trip's length, its month, the
-size of the team, a colleague on it); :func:`case_of` raises when one fits every example and would treat the
-new trip otherwise. The reference (22 calls) reads the new mail and all six earlier mails and emails.
+size of the team, a colleague on it); a case where one fits every example and would treat the new trip
+otherwise is not kept. The reference (22 calls) reads the new mail and all six earlier mails and emails.
+
+Version 4 (round 10, second wave): which three earlier trips were charged (and so copied) is drawn per case
+(:func:`_fares`), no longer the same in every case. In version 3 the only earlier Hamburg trip, the example
+most like the new one, was uncopied in every case, so a solver who opened just that one was always led to
+leave the manager off; now it is copied in some cases and not in others.
 """
 
 from __future__ import annotations
@@ -34,19 +39,20 @@ AGENCY = "bookings@skyway.example"
 CHARGED = "The fare difference was charged to the company card."
 UNCHARGED = "The new fares are the same as the old ones: nothing was charged."
 
-#: Priya's earlier rebooked trips: the city, the trip's first day and length after the rebooking, whether the
-#: rebooking charged a fare difference (then her email to the visit's colleagues copied her manager), the
-#: agency's mail's time, and which of the case's colleagues (by their place in a shuffled pool) she met. Varied
-#: so that every other reading of when to copy is contradicted: a city, a length, a month and a team size are
-#: each on both sides, and every colleague on a copied email is on an uncopied one too.
-PAST: tuple[tuple[str, str, int, bool, str, tuple[int, ...]], ...] = (
-    ("Gdansk", "2025-12-10", 2, False, "2025-12-02T10:14:00Z", (0, 2, 3)),
-    ("Rotterdam", "2025-12-16", 2, True, "2025-12-05T15:31:00Z", (0, 1)),
-    ("Toronto", "2026-01-05", 4, True, "2025-12-12T11:02:00Z", (2, 3)),
-    ("Hamburg", "2026-01-13", 3, False, "2025-12-18T09:47:00Z", (1, 3, 0)),
-    ("Gdansk", "2026-01-20", 3, True, "2026-01-08T14:26:00Z", (0, 1, 2)),
-    ("Rotterdam", "2026-01-28", 2, False, "2026-01-14T16:55:00Z", (1, 2)),
+#: Priya's earlier rebooked trips: the city, the trip's first day and length after the rebooking, the agency's
+#: mail's time, and which of the case's colleagues (by their place in a shuffled pool) she met. Which of them
+#: charged a fare difference (then her email to the visit's colleagues copied her manager) is the case's draw
+#: (:func:`_fares`). Cities, lengths, months and team sizes repeat, so that a draw can put each on both sides.
+PAST: tuple[tuple[str, str, int, str, tuple[int, ...]], ...] = (
+    ("Gdansk", "2025-12-10", 2, "2025-12-02T10:14:00Z", (0, 2, 3)),
+    ("Rotterdam", "2025-12-16", 2, "2025-12-05T15:31:00Z", (0, 1)),
+    ("Toronto", "2026-01-05", 4, "2025-12-12T11:02:00Z", (2, 3)),
+    ("Hamburg", "2026-01-13", 3, "2025-12-18T09:47:00Z", (1, 3, 0)),
+    ("Gdansk", "2026-01-20", 3, "2026-01-08T14:26:00Z", (0, 1, 2)),
+    ("Rotterdam", "2026-01-28", 2, "2026-01-14T16:55:00Z", (1, 2)),
 )
+#: How many of :data:`PAST` charged a fare difference, and how many draws a case tries before it is not kept.
+CHARGED_TRIPS, DRAWS = 3, 40
 
 #: When to copy the manager, as a reader of the earlier emails might take it (``with:<email>``: that colleague
 #: was on the trip); the convention is "when the rebooking charged a fare difference".
@@ -59,6 +65,39 @@ READINGS: dict[str, Any] = {
     "above a team's size": FlaggedSide("size", low=False, flag="cc"),
     "below a team's size": FlaggedSide("size", low=True, flag="cc"),
 }
+
+
+def _facts(pool: list[str]) -> list[dict[str, Any]]:
+    """What a reader weighs of each earlier trip of :data:`PAST`, but for its fare: the city, its length, its
+    month, the size of the team met and which of the ``pool``'s colleagues were on it."""
+    return [{"city": city, "days": days, "month": first[:7], "size": len(who),
+             **{f"with:{p}": i in who for i, p in enumerate(pool)}} for city, first, days, _, who in PAST]
+
+
+def _fares(seed: int, facts: list[dict[str, Any]], new: dict[str, Any],
+           readings: dict[str, Any]) -> tuple[bool, ...] | None:
+    """Which earlier trips charged a fare difference in the seed's case: :data:`CHARGED_TRIPS` of them drawn
+    by the seed, redrawn while some reading of :data:`READINGS` fits every example and treats the ``new`` trip
+    otherwise than the convention (``None`` when no draw of :data:`DRAWS` leaves every reading contradicted).
+    Drawn per case so that the earlier Hamburg trip, the one most like the new, is copied in some cases and
+    not in others."""
+    rng = random.Random(f"x-t-trip-rebooked/fares/{seed}")
+    for _ in range(DRAWS):
+        charged = set(rng.sample(range(len(PAST)), CHARGED_TRIPS))
+        fares = tuple(i in charged for i in range(len(PAST)))
+        examples = [{**f, "fare": fare, "cc": fare} for f, fare in zip(facts, fares, strict=True)]
+        if not left_open(readings, examples, [new], _copied):
+            return fares
+    return None
+
+
+def _check(seed: int, examples: list[dict[str, Any]], new: dict[str, Any], readings: dict[str, Any]) -> None:
+    """``ValueError`` when an earlier email written into the seed's world does not follow the convention, or
+    when the emails leave a reading of ``readings`` open for the ``new`` trip."""
+    if any(e["cc"] != _copied(e) for e in examples):
+        raise ValueError(f"x-t-trip-rebooked, seed {seed}: an earlier email does not follow the convention")
+    if open_ := left_open(readings, examples, [new], _copied):
+        raise ValueError(f"x-t-trip-rebooked, seed {seed}: the earlier emails leave open {', '.join(open_)}")
 
 
 def _copied(item: dict[str, Any]) -> bool:
@@ -98,11 +137,12 @@ def _notice(city: str, visit: str, start: str, end: str) -> tuple[str, str]:
             f"{start[11:]} to {end[11:]}. See you then!\n\nPriya")
 
 
-def _past(seed: int, travel: str, label: str, visits: dict[str, Any], pool: list[str], manager: str,
-          taken: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+def _past(seed: int, travel: str, label: str, visits: dict[str, Any], pool: list[str], fares: tuple[bool, ...],
+          manager: str, taken: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The earlier rebooked trips of :data:`PAST` in the seed's world: each as an example (the facts a reader
     weighs and whether its email copied), its four Travel entries and its two mails (the agency's, under the
-    mailbox's Travel ``label`` as the agency's confirmations are, and Priya's)."""
+    mailbox's Travel ``label`` as the agency's confirmations are, and Priya's, copying ``manager`` where the
+    case's ``fares`` say the rebooking charged one)."""
     rng = random.Random(f"x-t-trip-rebooked/{seed}")
 
     def fresh(alphabet: str, n: int) -> str:
@@ -112,7 +152,7 @@ def _past(seed: int, travel: str, label: str, visits: dict[str, Any], pool: list
         return value
 
     examples, events, mails = [], [], []
-    for city, first, days, fare, when, who in PAST:
+    for (city, first, days, when, who), fare in zip(PAST, fares, strict=True):
         visit = visits[city]
         code = visit["code"]
         team = [pool[i] for i in who]
@@ -201,15 +241,15 @@ def case_of(seed: int) -> dict[str, Any] | None:
         return None
     taken.add(mail_id)
     label = next(lb["id"] for lb in gmail["labels"] if lb["name"] == "Travel")
-    examples, past_events, past_mails = _past(seed, travel, label, visits, pool, manager, taken)
-    flight_no = lambda e: e.title.rsplit(" TP ", 1)[1]  # noqa: E731 - a one-line lookup
     new: dict[str, Any] = {"city": city, "days": trip.days, "month": first[:7], "size": len(team), "fare": True,
                            **{f"with:{p}": False for p in pool}}
     readings = {**READINGS, **{f"when {p} was on the trip": FlaggedWhen(f"with:{p}", flag="cc") for p in pool}}
-    if any(e["cc"] != _copied(e) for e in examples):
-        raise ValueError(f"x-t-trip-rebooked, seed {seed}: an earlier email does not follow the convention")
-    if open_ := left_open(readings, examples, [new], _copied):
-        raise ValueError(f"x-t-trip-rebooked, seed {seed}: the earlier emails leave open {', '.join(open_)}")
+    fares = _fares(seed, _facts(pool), new, readings)
+    if fares is None:
+        return None
+    examples, past_events, past_mails = _past(seed, travel, label, visits, pool, fares, manager, taken)
+    flight_no = lambda e: e.title.rsplit(" TP ", 1)[1]  # noqa: E731 - a one-line lookup
+    _check(seed, examples, new, readings)
     body = _rebooked(city, code, (flight_no(out), _shift(out.start, shift), _shift(out.end, shift)),
                      (flight_no(back), _shift(back.start, shift), _shift(back.end, shift)),
                      (_shift(hotel.start, shift), _shift(hotel.end, shift)), new["fare"])
@@ -307,4 +347,4 @@ def build() -> dict[str, Any]:
                "calendar__get_freebusy", "calendar__search_people", "calendar__list_rooms", "calendar__create_event",
                "calendar__update_event", "calendar__delete_event", "gmail__search_emails", "gmail__read_email",
                "gmail__get_thread", "gmail__send_email", "gmail__draft_email", "gmail__list_drafts",
-               "gmail__send_draft"]), "version": 3}
+               "gmail__send_draft"]), "version": 4}
