@@ -14,9 +14,9 @@ assistant) in #product ("Kicked off <customer>'s pilot of <project>: invited <ow
 to be added "the way we did for the earlier pilots". What no page says: for a customer on the Enterprise plan
 (the CRM's Plan), the Head of Customer Success was brought into the project channel too, seen only in the opened
 threads of the 2-3 Enterprise kickoffs (the others' reply is the owner's thanks). :data:`READINGS` lists the
-other readings (always, never, by region, owner, project, above or below an ARR, a renewal date or a kickoff date); each is contradicted by an
-earlier kickoff or treats the new pilots as the habit does (asserted per case, :func:`check_convention`). Every
-case has an Enterprise pilot and one on another plan: leaving the Head of Customer Success out of an Enterprise
+other readings (always, never, by region, owner, project, above or below an ARR, a renewal date or a kickoff
+date); each is contradicted by an earlier kickoff or treats the new pilots as the habit does (asserted per case,
+:func:`check_convention`). Every case has an Enterprise pilot and one on another plan: leaving the Head of Customer Success out of an Enterprise
 pilot's channel fails; bringing them into every pilot channel (the habit over-applied) passes, as does logging the
 kickoffs in #product as the earlier ones were.
 """
@@ -128,12 +128,8 @@ def _facts(row: dict[str, Any], project: str, owner: str) -> dict[str, Any]:
 
 def _weekdays() -> list[str]:
     """The working days an earlier pilot could have started on: 3 November 2025 to 27 February 2026."""
-    day, out = date(2025, 11, 3), []
-    while day <= date(2026, 2, 27):
-        if day.weekday() < 5:
-            out.append(day.isoformat())
-        day += timedelta(days=1)
-    return out
+    days = (date(2025, 11, 3) + timedelta(days=n) for n in range(117))
+    return [d.isoformat() for d in days if d.weekday() < 5]
 
 
 def _ts(day: str, hour: int, minute: int, key: str) -> str:
