@@ -7,22 +7,81 @@ name (Tidewater's is #proj-billing-v2, Harbor's #proj-harbor-migration). The own
 email, is invited to that channel and to no other; a lookalike customer (Harbor Foods Inc is not
 Harbour Foods Ltd, Cedar Pharma SA is not Cedar Pharma Inc), an owner's namesake (Nina Kovac is not
 Nina Kovacs) or the account's previous owner is the wrong person.
+
+Version 2 adds the team's past work: seven earlier pilots' kickoffs, each logged by us (the workspace's ops
+assistant) in #product ("Kicked off <customer>'s pilot of <project>: invited <owner>, their account owner, to
+#proj-...") with one reply in its thread, so the history counts one reply on each. The goal asks for the owners
+to be added "the way we did for the earlier pilots". What no page says: for a customer on the Enterprise plan
+(the CRM's Plan), the Head of Customer Success was brought into the project channel too, seen only in the opened
+threads of the 2-3 Enterprise kickoffs (the others' reply is the owner's thanks). :data:`READINGS` lists the
+other readings (always, never, by region, owner, project, above or below an ARR, a renewal date or a kickoff
+date); each is contradicted by an earlier kickoff or treats the new pilots as the habit does (asserted per case,
+:func:`check_convention`). Every case has an Enterprise pilot and one on another plan: leaving the Head of Customer Success out of an Enterprise
+pilot's channel fails; bringing them into every pilot channel (the habit over-applied) passes, as does logging the
+kickoffs in #product as the earlier ones were.
 """
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world, world_state
 from tasks_catalog.authoring.cross._x_t_accounts import LOOKALIKE_PEOPLE as NAMESAKES
-from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_rows
+from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_database_id, crm_rows
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, rng_for, unix
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-pilot-owners-in-project-channels"
 GOAL = (
     "The account owners of our pilot customers should be able to follow their pilots. Add each of them to the "
-    "Slack channel of the project their customer is piloting."
+    "Slack channel of the project their customer is piloting, the way we did for the earlier pilots."
 )
+#: How many earlier pilot kickoffs sit in #product, and how many of them were of Enterprise customers.
+PAST, PAST_FLAGGED = 7, (2, 3)
+#: The plan whose pilots also bring in the Head of Customer Success.
+PLAN = "Enterprise"
+HEAD = "Head of Customer Success"
+#: The day the new pilots are kicked off (the worlds' last messages are of mid-March 2026).
+TODAY = date(2026, 3, 16)
+#: The other readings a careful reader of the earlier kickoffs might form of when the Head of Customer Success
+#: is brought in (``flag`` "head"); the habit is "when the customer's plan is Enterprise".
+READINGS: dict[str, Any] = {
+    "always": Always(True, flag="head"),
+    "never": Always(False, flag="head"),
+    "by the customer's region": FlaggedWhen("region", flag="head"),
+    "by the account owner": FlaggedWhen("owner", flag="head"),
+    "by the project": FlaggedWhen("project", flag="head"),
+    "above an ARR": FlaggedSide("arr", low=False, flag="head"),
+    "below an ARR": FlaggedSide("arr", low=True, flag="head"),
+    "renewing before a date": FlaggedSide("renewal", low=True, flag="head"),
+    "renewing after a date": FlaggedSide("renewal", low=False, flag="head"),
+    "for kickoffs before a date": FlaggedSide("day", low=True, flag="head"),
+    "for kickoffs since a date": FlaggedSide("day", low=False, flag="head"),
+}
+
+
+def head_due(item: dict[str, Any]) -> bool:
+    """The habit: the Head of Customer Success joins the channel of an Enterprise customer's pilot."""
+    return bool(item["plan"] == PLAN)
+
+
+def check_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
+    """Raise unless every earlier kickoff follows the habit (:func:`head_due`), 2-3 of them bring the Head of
+    Customer Success in, the new pilots include one due the habit and one not, and every reading of
+    :data:`READINGS` is contradicted by an earlier kickoff or treats the new pilots as the habit does."""
+    if any(e["head"] != head_due(e) for e in examples):
+        raise ValueError(f"{ID}: an earlier kickoff does not follow the habit")
+    n = sum(e["head"] for e in examples)
+    if not PAST_FLAGGED[0] <= n <= PAST_FLAGGED[1]:
+        raise ValueError(f"{ID}: {n} of {len(examples)} earlier kickoffs bring the {HEAD} in; 2-3 should")
+    if {head_due(i) for i in items} != {True, False}:
+        raise ValueError(f"{ID}: the new pilots should include one due the habit and one not")
+    for name in left_open(READINGS, examples, items, head_due)[:1]:
+        raise ValueError(f"{ID}: the reading {name!r} fits every earlier kickoff and differs on a new pilot")
+
+
 #: Short names of companies that differ by a letter from another's.
 LOOKALIKE_SHORTS = {
     "Harbour Foods": "Harbor Foods",
@@ -42,12 +101,142 @@ TOOLS = [
     "notion__list_users",
     "slack__list_channels",
     "slack__get_channel_history",
+    "slack__get_thread_replies",
     "slack__search_messages",
     "slack__get_users",
     "slack__get_user_profile",
     "slack__invite_to_channel",
     "slack__post_message",
+    "slack__reply_to_thread",
 ]
+
+
+def _facts(row: dict[str, Any], project: str, owner: str) -> dict[str, Any]:
+    """What a reader might take for the reason the Head of Customer Success was brought in: the fields
+    :data:`READINGS` read, from the customer's CRM row (``owner``: the owner's Slack id)."""
+    return {
+        "plan": row["properties"]["Plan"],
+        "region": row["properties"]["Region"],
+        "owner": owner,
+        "project": project,
+        "arr": row["properties"]["ARR"],
+        "name": row["title"],
+        "renewal": date.fromisoformat(row["properties"]["Renewal date"]).toordinal(),
+        "day": TODAY.toordinal(),
+    }
+
+
+def _weekdays() -> list[str]:
+    """The working days an earlier pilot could have started on: 3 November 2025 to 27 February 2026."""
+    days = (date(2025, 11, 3) + timedelta(days=n) for n in range(117))
+    return [d.isoformat() for d in days if d.weekday() < 5]
+
+
+def _ts(day: str, hour: int, minute: int, key: str) -> str:
+    """A Slack ts on ``day`` at the time given, with stable microseconds derived from ``key``."""
+    return f"{unix(f'{day}T{hour:02d}:{minute:02d}:00')}.{int(hex_id(ID, key, n=5), 16) % 1_000_000:06d}"
+
+
+def _past_work(  # noqa: PLR0913 - the world's parts the earlier kickoffs are drawn from
+    seed: int,
+    o: Any,
+    rows: Any,
+    channels: dict[str, dict[str, Any]],
+    notion_users: dict[str, dict[str, Any]],
+    slack_by_email: dict[str | None, dict[str, Any]],
+    items: list[Any],
+    new: list[dict[str, Any]],
+    head: dict[str, Any],
+    product: dict[str, Any],
+    viewer: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """Seven earlier pilot kickoffs on the projects no customer pilots now (2-3 of Enterprise customers), drawn
+    so that every reading of :data:`READINGS` is told apart from the habit, and the Slack patch that plants
+    them: a kickoff in #product with one reply each, the owners (and for Enterprise, the Head of Customer
+    Success) in the project's channel. None when the world has no such draw."""
+    taken = {c.name for _, _, c, _ in items}
+    shorts = {c.short for _, _, c, _ in items} | {LOOKALIKE_SHORTS.get(c.short) for _, _, c, _ in items}
+    short_of = {c.name: c.short for c in o.customers}
+    busy = {ch["id"] for _, ch, _, _ in items}
+    projects = [p for p, ch in channels.items() if ch["id"] not in busy and not ch["is_archived"]]
+    pool = []
+    for row in rows:
+        props = row["properties"]
+        if row["title"] in taken or short_of.get(row["title"]) in shorts or props.get("Status") != "Active":
+            continue
+        if len(props.get("Owner") or []) != 1 or props["Owner"][0] not in notion_users:
+            continue
+        user = slack_by_email.get(notion_users[props["Owner"][0]].get("email"))
+        if user is None or user.get("deleted") or user["id"] == head["id"]:
+            continue
+        pool.append((row, user))
+    flagged = [x for x in pool if x[0]["properties"]["Plan"] == PLAN]
+    others = [x for x in pool if x[0]["properties"]["Plan"] != PLAN]
+    if len(projects) < 2 or len(flagged) < PAST_FLAGGED[1] or len(others) < PAST - PAST_FLAGGED[0]:
+        return None
+    rng = rng_for(ID, seed)
+    for _ in range(200):
+        k = rng.choice(PAST_FLAGGED)
+        chosen = rng.sample(flagged, k) + rng.sample(others, PAST - k)
+        rng.shuffle(chosen)
+        days = sorted(rng.sample(_weekdays(), PAST))
+        examples = [
+            {
+                **_facts(row, rng.choice(projects), user["id"]),
+                "head": row["properties"]["Plan"] == PLAN,
+                "user": user,
+                "day": date.fromisoformat(day).toordinal(),
+            }
+            for (row, user), day in zip(chosen, days, strict=True)
+        ]
+        try:
+            check_convention(examples, new)
+        except ValueError:
+            continue
+        break
+    else:
+        return None
+    messages: list[dict[str, Any]] = []
+    members: dict[str, list[str]] = {}
+    for n, e in enumerate(examples):
+        day = date.fromordinal(e["day"]).isoformat()
+        ch = channels[e["project"]]
+        e["root"] = _ts(day, 10, 5 + n, f"kickoff:{n}:{seed}")
+        messages.append(
+            {
+                "ts": e["root"],
+                "user": viewer,
+                "text": (
+                    f"Kicked off {e['name']}'s pilot of {e['project']}: invited {e['user']['real_name']}, their account "
+                    f"owner, to #{ch['name']}."
+                ),
+            }
+        )
+        if e["head"]:
+            reply = {
+                "ts": _ts(day, 10, 20 + n, f"head:{n}:{seed}"),
+                "user": viewer,
+                "thread_ts": e["root"],
+                "text": f"Brought {head['real_name']} into #{ch['name']} as well.",
+            }
+        else:
+            reply = {
+                "ts": _ts(day, 11, 30 + n, f"thanks:{n}:{seed}"),
+                "user": e["user"]["id"],
+                "thread_ts": e["root"],
+                "text": "Thanks, joined.",
+            }
+        messages.append(reply)
+        now = members.setdefault(ch["id"], list(ch["members"]))
+        for who in (e["user"]["id"], head["id"] if e["head"] else None):
+            if who and who not in now:
+                now.append(who)
+    for e in examples:
+        del e["user"]
+    return examples, [
+        *({"op": "update", "in": ["channels"], "id": cid, "fields": {"members": m}} for cid, m in members.items()),
+        *({"op": "add", "in": ["channels", product["id"], "messages"], "value": m} for m in messages),
+    ]
 
 
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one world's whole case, read in order
@@ -106,6 +295,23 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             break
     if decoy is None:
         return None
+    # The team's past work: earlier kickoffs in #product, and the Head of Customer Success for Enterprise pilots.
+    crm_by_title = {r["title"]: r for r in crm.values()}
+    head_emp = [e for e in o.employees if e.title == HEAD]
+    head = slack_by_email.get(head_emp[0].email) if len(head_emp) == 1 else None
+    product = next((c for c in s["channels"] if c["name"] == "product" and not c["is_archived"]), None)
+    if head is None or head.get("deleted") or product is None:
+        return None
+    if any(head["id"] in ch["members"] or head["id"] == u["id"] for _, ch, _, u in items):
+        return None
+    new = [_facts(crm_by_title[c.name], p, u["id"]) for p, _, c, u in items]
+    past = _past_work(
+        seed, o, crm.values(), channels, notion_users, slack_by_email, items, new, head, product, s["viewer"]
+    )
+    if past is None:
+        return None
+    examples, slack_patch = past
+    check_convention(examples, new)
     reference: list[dict[str, Any]] = [
         {"tool": "notion__query_database", "arguments": {"database_id": projects_db["id"], "page_size": 100}}
     ]
@@ -120,13 +326,30 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     reference += [
         {"tool": "slack__list_channels", "arguments": {"limit": 200}},
         {"tool": "slack__get_users", "arguments": {"limit": 200}},
+        {"tool": "slack__get_channel_history", "arguments": {"channel_id": product["id"], "limit": 200}},
+        *(
+            {"tool": "slack__get_thread_replies", "arguments": {"channel_id": product["id"], "thread_ts": e["root"]}}
+            for e in examples
+        ),
+        {"tool": "notion__query_database", "arguments": {"database_id": crm_database_id(seed), "page_size": 100}},
     ]
+
+    def joining(u: dict[str, Any], with_head: bool) -> list[str]:
+        return [u["id"], head["id"]] if with_head else [u["id"]]
+
     invites: list[dict[str, Any]] = [
+        {
+            "tool": "slack__invite_to_channel",
+            "arguments": {"channel_id": ch["id"], "users": joining(u, head_due(new[i]))},
+        }
+        for i, (_, ch, _, u) in enumerate(items)
+    ]
+    bare = [
         {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}}
         for _, ch, _, u in items
     ]
     reference += invites
-    if not 5 <= len(reference) <= 10:
+    if not 5 <= len(reference) <= 24:
         return None
     frame: list[dict[str, Any]] = []
     per_channel: dict[str, list[str]] = {}
@@ -134,11 +357,23 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         per_channel.setdefault(ch["id"], []).append(u["id"])
     for cid, adds in per_channel.items():
         frame.append(
-            {"entity": "slack.channel", "ids": [cid], "fields": ["members"], "values": {"members": {"add": adds}}}
+            {
+                "entity": "slack.channel",
+                "ids": [cid],
+                "fields": ["members"],
+                "values": {"members": {"add": [*adds, head["id"]]}},
+            }
         )
         frame.append({"entity": "slack.message", "change": ["create"], "where": {"channel": cid}, "max": 1})
+    # Logging the kickoffs in #product as the earlier ones were (a message and a reply each) is the team's way too.
+    frame.append(
+        {"entity": "slack.message", "change": ["create"], "where": {"channel": product["id"]}, "max": 2 * len(items)}
+    )
     success = {
-        "all": [{"slack.channelHasMembers": {"channel": ch["name"], "members": [u["id"]]}} for _, ch, _, u in items]
+        "all": [
+            {"slack.channelHasMembers": {"channel": ch["name"], "members": joining(u, head_due(new[i]))}}
+            for i, (_, ch, _, u) in enumerate(items)
+        ]
     }
     channel, who, why = decoy
     others = [
@@ -169,6 +404,23 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             ],
         },
         {"why": f"invites every owner but {items[-1][3]['real_name']}", "kind": "other", "calls": invites[:-1]},
+        {
+            "why": f"invites the owners alone, as the earlier kickoffs' history reads, leaving the {HEAD} out of the "
+            "Enterprise pilots' channels (the opened threads show them brought in)",
+            "kind": "other",
+            "calls": bare,
+        },
+        {
+            "why": f"brings the {HEAD} into the channels of the pilots not on the Enterprise plan instead",
+            "kind": "other",
+            "calls": [
+                {
+                    "tool": "slack__invite_to_channel",
+                    "arguments": {"channel_id": ch["id"], "users": joining(u, not head_due(new[i]))},
+                }
+                for i, (_, ch, _, u) in enumerate(items)
+            ],
+        },
     ]
     if len(items) > 1:
         a, b = items[0], items[1]
@@ -196,9 +448,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             "why": "also tells each channel who joined and why",
             "calls": [
                 c
-                for _, ch, cust, u in items
+                for i, (_, ch, cust, u) in enumerate(items)
                 for c in (
-                    {"tool": "slack__invite_to_channel", "arguments": {"channel_id": ch["id"], "users": [u["id"]]}},
+                    {
+                        "tool": "slack__invite_to_channel",
+                        "arguments": {"channel_id": ch["id"], "users": joining(u, head_due(new[i]))},
+                    },
                     {
                         "tool": "slack__post_message",
                         "arguments": {
@@ -208,9 +463,38 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                     },
                 )
             ],
-        }
+        },
+        {
+            "why": f"brings the {HEAD} into every pilot's channel, Enterprise or not",
+            "calls": [
+                {
+                    "tool": "slack__invite_to_channel",
+                    "arguments": {"channel_id": ch["id"], "users": [u["id"], head["id"]]},
+                }
+                for _, ch, _, u in items
+            ],
+        },
+        {
+            "why": "logs each kickoff in #product as the earlier ones were, the invites told in its thread",
+            "calls": [
+                c
+                for i, (p, ch, cust, u) in enumerate(items)
+                for c in (
+                    invites[i],
+                    {
+                        "tool": "slack__post_message",
+                        "arguments": {
+                            "channel_id": product["id"],
+                            "text": f"Kicked off {cust.name}'s pilot of {p}: invited {u['real_name']}, their "
+                            f"account owner, to #{ch['name']}.",
+                        },
+                    },
+                )
+            ],
+        },
     ]
     return {
+        "slack_patch": slack_patch,
         "pilots": [(p, c.name, u["real_name"]) for p, _, c, u in items],
         "max_steps": budget(len(reference)),
         "frame": frame,
@@ -222,12 +506,14 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
 
 
 def build() -> dict[str, Any]:
+    task = case_task(GOAL, ["notion", "slack"], TOOLS, faults=[], timeout_s=300)
+    task["initial_state"]["slack"] = world_state("slack", "{{case.slack_patch}}")
     return template(
         id=ID,
-        version=1,
+        version=2,
         servers=["notion", "slack"],
         difficulty="medium",
         category="standard",
-        case_list=cases(case_of),
-        task=case_task(GOAL, ["notion", "slack"], TOOLS, faults=[], timeout_s=300),
+        case_list=cases(case_of, want=10, level="medium"),
+        task=task,
     )
