@@ -20,11 +20,20 @@ not) is harmless. :data:`COPY_READINGS` lists the other readings a reader of the
 Version 4 makes the calendar agree with the mail: the "Hotel:" entries of the coming trips (the trip's own and the
 other one) are Priya's placeholders ("not booked yet"), no longer the world's "confirmation <n>" of a booking no
 mail has, and the late March Hamburg stay keeps the world's one entry (version 3 planted a second with another
-confirmation number)."""
+confirmation number).
+
+Version 5 draws per case which earlier bookings cost more than the 2025 limit a night (and so copy the manager):
+version 4 fixed every rate, the copied bookings always the February Hamburg and early March Rotterdam ones and
+the most recent (late March, Hamburg) always uncopied, so the booking a reader most naturally opens pointed away
+from the habit in every case. Now 2-3 of the four stays under the 2026 policy are copied, the latest in about
+half the cases, one uncopied booking is exactly at the old limit, and a draw that leaves a reading open is
+redrawn (:func:`draw_rates`). Readings by the day of the stay join :data:`COPY_READINGS`: where the most recent
+booking is uncopied, one between two copied ones is too, so that "copied for a while, no more since" never fits."""
 
 from __future__ import annotations
 
 import hashlib
+import random
 from datetime import date, timedelta
 from typing import Any
 
@@ -57,20 +66,28 @@ CITIES = {
 }
 
 
-#: Priya's earlier bookings (city, the place she visited, hotel name and slug, first night, nights, the nightly
-#: rate less the 2025 limit, whether the offer quoted the stay's total, distance in km). The three trips every
-#: organisation has before the offers (Hamburg in February, Rotterdam early in March, Hamburg late in March) are
-#: among them, their hotels those the calendar's "Hotel:" entries confirm; the other four are planted with their
-#: entries. The rate of the second Rotterdam booking is capped at the new offer's (:func:`past_bookings`).
+#: Priya's earlier bookings (city, the place she visited, hotel name and slug, first night, nights, whether the
+#: offer quoted the stay's total, distance in km). The three trips every organisation has before the offers
+#: (Hamburg in February, Rotterdam early in March, Hamburg late in March) are among them, their hotels those the
+#: calendar's "Hotel:" entries confirm; the other four are planted with their entries. Each one's nightly rate is
+#: the case's draw (:func:`draw_rates`): the three stays under the 2025 policy were within its limit, and 2-3 of
+#: the four under the 2026 policy cost more than the 2025 limit.
 PAST = (
-    ("Hamburg", "the Hamburg warehouse", ("Alster Lodge", "alsterlodge"), "2025-12-16", 2, -10, True, 2.0),
-    ("Rotterdam", "the Rotterdam cross-dock", ("Maas Bridge Hotel", "maasbridge"), "2026-01-13", 1, -20, False, 0.5),
-    ("Antwerp", "the Port of Antwerp", ("Scheldt Quay Hotel", "scheldtquay"), "2026-01-27", 2, -30, False, 1.2),
-    ("Hamburg", "the Hamburg warehouse", ("Hotel Speicherstadt", "speicherstadthotel"), "2026-02-10", 1, 5, False, 0.8),
-    ("Rotterdam", "the Rotterdam cross-dock", ("Hotel Kop van Zuid", "kopvanzuid"), "2026-02-24", 2, -5, False, 5.0),
-    ("Rotterdam", "the Rotterdam cross-dock", ("Delfshaven Inn", "delfshaveninn"), "2026-03-03", 1, 10, False, 3.0),
-    ("Hamburg", "the Hamburg warehouse", ("Elbe Harbour Hotel", "elbeharbour"), "2026-03-24", 2, 0, True, 1.5),
+    ("Hamburg", "the Hamburg warehouse", ("Alster Lodge", "alsterlodge"), "2025-12-16", 2, True, 2.0),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Maas Bridge Hotel", "maasbridge"), "2026-01-13", 1, False, 0.5),
+    ("Antwerp", "the Port of Antwerp", ("Scheldt Quay Hotel", "scheldtquay"), "2026-01-27", 2, False, 1.2),
+    ("Hamburg", "the Hamburg warehouse", ("Hotel Speicherstadt", "speicherstadthotel"), "2026-02-10", 1, False, 0.8),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Hotel Kop van Zuid", "kopvanzuid"), "2026-02-24", 2, False, 5.0),
+    ("Rotterdam", "the Rotterdam cross-dock", ("Delfshaven Inn", "delfshaveninn"), "2026-03-03", 1, False, 3.0),
+    ("Hamburg", "the Hamburg warehouse", ("Elbe Harbour Hotel", "elbeharbour"), "2026-03-24", 2, True, 1.5),
 )
+
+#: The nightly rates of the earlier bookings less the 2025 limit: those above it (capped at the new room's rate,
+#: so that no copied booking cost more than the one she books now) and those at or below it, one of them exactly
+#: at it (so that "above", not "at or above", is what the copies show). How many bookings a case copies, and how
+#: many draws it tries before it is not kept.
+OVER, AT_OR_BELOW = (5, 10, 15), (-5, -10, -15, -20, -30)
+COPIED, DRAWS = (2, 3), 60
 
 #: The readings of when a booking copies the manager that a reader of the earlier bookings could form, beside
 #: the habit (the nightly rate above the 2025 limit): each that would book the new room otherwise must be
@@ -91,6 +108,9 @@ COPY_READINGS: dict[str, Any] = {
     "below a cost of the whole stay": FlaggedSide("cost", low=True, flag="cc"),
     "for hotels near the place": FlaggedSide("km", low=True, flag="cc"),
     "for hotels far from the place": FlaggedSide("km", low=False, flag="cc"),
+    "for the stays since some day": FlaggedSide("day", low=False, flag="cc"),
+    "for the stays until some day": FlaggedSide("day", low=True, flag="cc"),
+    "for a while once the 2026 policy was in force, no more since": FlaggedSide("day_in_force", low=True, flag="cc"),
 }
 
 
@@ -126,15 +146,60 @@ def _hex(*parts: Any, n: int = 16, alphabet: str = "0123456789abcdef") -> str:
     return "".join(alphabet[b % len(alphabet)] for b in digest[:n])
 
 
-def past_bookings(seed: int, travel: Any, manager: str, right_nightly: int, entries: dict[str, Any],
-                  calendar_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """Priya's earlier bookings as the readings see them, their Gmail messages (offer, booking reply, the
-    hotel's confirmation: one thread each) and the calendar's "Hotel:" entries planted for the four stays the
-    world has none for (``entries``: the existing ones by first day, whose confirmation numbers are kept)."""
+def stay(travel: Any, first: str) -> dict[str, Any]:
+    """What the readings weigh of a stay's first night ``first``: its month, the policy in force, its day (an
+    ordinal) and, for "copied for a while once the 2026 policy was in force", the day only under the policy in
+    force now (a stay under the superseded one lies beyond every such day)."""
+    day, version = date.fromisoformat(first).toordinal(), travel.version_on(first)
+    return {"month": first[:7], "policy": version.label, "day": day,
+            "day_in_force": day if version is travel.versions[-1] else date.max.toordinal()}
+
+
+def _facts(travel: Any, rates: tuple[int, ...], old_limit: int) -> list[dict[str, Any]]:
+    """The earlier bookings as the readings see them, each at its nightly rate of ``rates`` and copying the
+    manager exactly when that is above ``old_limit`` (``cc`` True; :func:`past_bookings` puts the address)."""
+    return [{"city": city, **stay(travel, first), "nights": nights, "total_quoted": total,
+             "over_limit": nightly > travel.version_on(first).facts["hotel_eur"], "nightly": nightly,
+             "cost": nightly * nights, "km": km, "cc": nightly > old_limit}
+            for (city, _, _, first, nights, total, km), nightly in zip(PAST, rates, strict=True)]
+
+
+def draw_rates(seed: int, travel: Any, right_nightly: int, new: dict[str, Any]) -> tuple[int, ...] | None:
+    """The earlier bookings' nightly rates in the seed's case: 2-3 of the stays under the policy in force now cost
+    more than the 2025 limit (by :data:`OVER`, capped at ``right_nightly``, the room booked now), the others at
+    or below it (one exactly at it), the most recent stay among the copied in half the cases (seeds 2-3, 6-7...
+    of every four, so in both cities alike). Redrawn while a reading of :data:`COPY_READINGS` fits every earlier booking and treats the ``new``
+    booking otherwise than the habit; ``None`` when no draw of :data:`DRAWS` contradicts every reading."""
+    rng = random.Random(f"{ID}/rates/{seed}")
     old_limit = travel.versions[0].facts["hotel_eur"]
+    latest = len(PAST) - 1
+    eligible = [i for i, (*_, first, _, _, _) in enumerate(PAST)
+                if travel.version_on(first) is travel.versions[-1] and i != latest]
+    latest_copied = seed // 2 % 2 == 1
+    for _ in range(DRAWS):
+        copied = {*rng.sample(eligible, rng.choice(COPIED) - latest_copied), *([latest] if latest_copied else [])}
+        uncopied = [i for i in range(len(PAST)) if i not in copied]
+        below = [0, *rng.sample(AT_OR_BELOW, len(uncopied) - 1)]
+        rng.shuffle(below)
+        offsets = dict(zip(uncopied, below, strict=True))
+        offsets |= {i: min(o, right_nightly - old_limit) for i, o in zip(sorted(copied), rng.sample(OVER, len(copied)),
+                                                                          strict=True)}
+        rates = tuple(old_limit + offsets[i] for i in range(len(PAST)))
+        if not left_open(COPY_READINGS, _facts(travel, rates, old_limit), [new], lambda e: e["nightly"] > old_limit):
+            return rates
+    return None
+
+
+def past_bookings(seed: int, travel: Any, manager: str, rates: tuple[int, ...], entries: dict[str, Any],
+                  calendar_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Priya's earlier bookings at the case's nightly ``rates`` (:func:`draw_rates`) as the readings see them,
+    their Gmail messages (offer, booking reply, the hotel's confirmation: one thread each) and the calendar's
+    "Hotel:" entries planted for the four stays the world has none for (``entries``: the existing ones by first
+    day, whose confirmation numbers are kept)."""
+    old_limit = travel.versions[0].facts["hotel_eur"]
+    facts = _facts(travel, rates, old_limit)
     examples, messages, events = [], [], []
-    for n, (city, place, (name, slug), first, nights, over, total, km) in enumerate(PAST):
-        nightly = min(old_limit + over, right_nightly)
+    for n, ((city, place, (name, slug), first, nights, total, km), nightly) in enumerate(zip(PAST, rates, strict=True)):
         version = travel.version_on(first)
         copied = nightly > old_limit
         last = _day(first, nights)
@@ -168,9 +233,7 @@ def past_bookings(seed: int, travel: Any, manager: str, right_nightly: int, entr
                            "calendar_id": calendar_id, "title": f"Hotel: {city}", "start": first,
                            "end": _day(first, nights + 1), "description": f"{nights} night(s), confirmation {confirmation}",
                            "location": "", "attendees": []})
-        examples.append({"city": city, "month": first[:7], "policy": version.label, "nights": nights,
-                         "total_quoted": total, "over_limit": nightly > version.facts["hotel_eur"], "nightly": nightly,
-                         "cost": nightly * nights, "km": km, "cc": [manager] if copied else [], "thread": thread})
+        examples.append({**facts[n], "cc": [manager] if copied else [], "thread": thread})
     return examples, messages, events
 
 
@@ -211,11 +274,13 @@ def case_of(seed: int) -> dict[str, Any] | None:
     unbooked = {e.id: f"{e.description.split(' ')[0]} night(s), hotel not booked yet" for e in tools.state.events
                 if e.title.startswith("Hotel: ") and e.id not in booked}
     unbooked[hotel_entry.id] = placeholder
-    examples, past_messages, past_entries = past_bookings(seed, travel, manager, nightly[right], entries,
-                                                          hotel_entry.calendar_id)
-    check_copy_convention(examples, [{"city": city, "month": trip.first[:7], "policy": travel.version_on(trip.first).label,
-                                      "nights": nights, "total_quoted": nights > 1, "over_limit": False,
-                                      "nightly": nightly[right], "cost": nightly[right] * nights, "km": 1.6}], old_limit)
+    new = {"city": city, **stay(travel, trip.first), "nights": nights, "total_quoted": nights > 1, "over_limit": False,
+           "nightly": nightly[right], "cost": nightly[right] * nights, "km": 1.6}
+    rates = draw_rates(seed, travel, nightly[right], new)
+    if rates is None:
+        return None
+    examples, past_messages, past_entries = past_bookings(seed, travel, manager, rates, entries, hotel_entry.calendar_id)
+    check_copy_convention(examples, [new], old_limit)
 
     def offer(n: int, hotel: tuple[str, str], total: bool) -> dict[str, Any]:
         name, slug = hotel
@@ -322,4 +387,4 @@ def build() -> dict[str, Any]:
                "gmail__draft_email", "gmail__list_drafts", "gmail__send_draft", "notion__search",
                "notion__retrieve_page", "notion__get_block_children", "notion__query_database",
                "calendar__list_calendars", "calendar__list_events", "calendar__search_events", "calendar__get_event",
-               "calendar__update_event"]), "version": 4}
+               "calendar__update_event"]), "version": 5}
