@@ -293,7 +293,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 f"simply reply to this email.\n\nKind regards,\nReservations, {name}")
         return {"id": mid, "thread_id": mid, "sender": f"reservations@{slug}.example", "to": [o.owner.email],
                 "cc": [], "subject": f"Your stay in {city}, {d(day_in)} to {d(day_out)}", "body": body,
-                "date": f"2026-03-1{3 + n}T1{n}:2{n}:00Z", "label_ids": ["INBOX", "UNREAD"]}
+                "date": f"2026-03-1{2 + n}T1{n}:2{n}:00Z", "label_ids": ["INBOX", "UNREAD"]}
 
     offers = [offer(1, far, False), offer(2, right, True), offer(3, near, False)]
     patch = [{"op": "add", "in": ["messages"], "value": m} for m in [*past_messages, *offers]]
