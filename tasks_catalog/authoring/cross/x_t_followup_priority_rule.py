@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -132,7 +132,7 @@ def _examples(seed: int, skip: str, users: dict[str, dict[str, Any]], items: lis
     :func:`_plant` adds), what a reader sees of each, and the planted ones: ``None`` unless they pass
     :func:`check_habit`."""
     incidents = {i.number: i for i in org(seed).incidents}
-    noted = datetime.fromtimestamp(NOTED, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M")
+    noted = datetime.fromtimestamp(NOTED, tz=UTC).strftime("%Y-%m-%dT%H:%M")
     ups = followups(seed)
     numbers = [n for n in sorted(ups) if incidents[n].severity in TARGET
                and incidents[n].started < YEAR_START and (incidents[n].resolved or "9999") < noted]
@@ -263,7 +263,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
             linear_patch.append({"op": "add", "in": ["issues", u["id"], "comments"], "value": comment})
     writes: list[dict[str, Any]] = [{"tool": "linear__update_issue", "arguments": {"id": c["issue"], "priority": c["priority"]}} for c in change]
     due = [(c, x) for c, x in zip(change, items) if x["commented"]]
-    comments = [{"tool": "linear__create_comment", "arguments": {
+    comments: list[dict[str, Any]] = [{"tool": "linear__create_comment", "arguments": {
         "issueId": c["issue"], "body": _comment_body(_first(x["assignee"]), c["number"], "made")}} for c, x in due]
     reference = [{"tool": "slack__list_channels", "arguments": {"limit": 100}},
                  {"tool": "slack__get_channel_history", "arguments": {"channel_id": sre, "limit": 100}},
