@@ -233,6 +233,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     check_habit(facts, items)
     if any(c["author"] == linear["viewer"] for c in change for c in c["raw"]["comments"]):
         return None  # the due comment is judged by its author: none of the agent's may be there already
+    if any(k["author"] == writer["id"] for u, f in zip(examples, facts) if not f["commented"] for k in u["comments"]):
+        return None  # the High examples, opened, must carry no comment of the author's
     sre = channel["id"]
     members = channel["members"] if author.slack_id in channel["members"] else [*channel["members"], author.slack_id]
     ids = ", ".join(u["id"] for u in examples)
