@@ -7,10 +7,11 @@ change. The world decides each follow-up: its incident's date and severity (in i
 state, its priority now. The lookalike is last year's follow-up of the same title (version 2: or, where none
 is, another of last year's the December note leaves out).
 
-Version 2 adds the way the rule's author moved last year's follow-ups before the holidays (round 10: an
-opened-only convention), which the goal asks to follow. A note in #sre-oncall of 22 December 2025 names the
-incidents and the 6-8 follow-ups she (or he) moved up then (the unpicked follow-ups of a few of last year's
-SEV1 and SEV2 incidents, now Urgent and High in Linear). What no page says, and only an opened follow-up
+Version 2 adds the way the rule's author moved last year's follow-ups up at the end of December (round 10:
+an opened-only convention), which the goal asks to follow. A note in #sre-oncall of 30 December 2025 names the
+6-8 follow-ups moved up then (the unpicked follow-ups of last year's SEV1 and SEV2 incidents but the lookalike,
+the earliest SEV2 ones left out when they are too many, and those :func:`_plant` adds on those incidents; now
+Urgent and High in Linear). What no page says, and only an opened follow-up
 shows (``list_issues`` carries no comments): on each follow-up made Urgent (a SEV1's) the author left a
 comment telling its assignee so ("Dana, I've made this Urgent: incident 2030 was a SEV1 ..."); the High
 ones, opened, carry none of hers. So this year's follow-ups raised to Urgent are due such a comment; the
