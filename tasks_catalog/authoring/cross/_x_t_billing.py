@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import org, world
@@ -50,6 +50,21 @@ def uuid_of(*parts: object) -> str:
 def unix(day_time: str) -> int:
     """Unix seconds of an ISO time in UTC (``2026-03-12T09:14:00``)."""
     return int(datetime.fromisoformat(day_time).replace(tzinfo=UTC).timestamp())
+
+
+def weekdays(first: str, last: str) -> list[str]:
+    """The working days (Monday to Friday) from ``first`` to ``last``, ISO dates, both included."""
+    day, end, out = date.fromisoformat(first), date.fromisoformat(last), []
+    while day <= end:
+        if day.weekday() < 5:
+            out.append(day.isoformat())
+        day += timedelta(days=1)
+    return out
+
+
+def slack_ts(day: str, hour: int, minute: int, *key: object) -> str:
+    """A Slack ts on ``day`` at the UTC time given, with microseconds derived from ``key`` (stable across runs)."""
+    return f"{unix(f'{day}T{hour:02d}:{minute:02d}:00')}.{int(hex_id(*key, n=5), 16) % 1_000_000:06d}"
 
 
 def money(amount: int, currency: str) -> str:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import date, timedelta
 from typing import Any
 
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
@@ -48,7 +47,8 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     notion_page,
     rng_for,
     slack_channel,
-    unix,
+    slack_ts,
+    weekdays,
     world_ref,
 )
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
@@ -173,7 +173,7 @@ def _draw_past(rng: random.Random, pool: list[dict[str, Any]], asker_of: dict[st
     picks = po_picks + nos[:PAST - PO_PAST]
     # the amounts: the purchase-order credits on both sides of the approval limit, the others too
     sides = [True, False, rng.random() < 0.5] + [i % 2 == 0 for i in range(PAST - PO_PAST)]
-    days = sorted(rng.sample(_weekdays(), PAST))
+    days = sorted(rng.sample(weekdays("2026-02-09", "2026-03-06"), PAST))
     out = []
     for c, above, day in zip(picks, sides, rng.sample(days, PAST), strict=True):
         amount = rng.randrange(510, 900) * 100 if above else rng.randrange(150, 490) * 100
@@ -183,21 +183,6 @@ def _draw_past(rng: random.Random, pool: list[dict[str, Any]], asker_of: dict[st
         out.append({"c": c, "day": day, "approver": rng.choice(approvers) if above else None, "quoted": bool(c["po"]),
                     "reason": rng.choice(PAST_REASONS), **_facts(c, asker, amount, c["feb_total"])})
     return sorted(out, key=lambda e: (e["day"], e["c"]["name"]))
-
-
-def _weekdays() -> list[str]:
-    """The working days an earlier request could be made on: 9 February to 6 March 2026."""
-    day, out = date(2026, 2, 9), []
-    while day <= date(2026, 3, 6):
-        if day.weekday() < 5:
-            out.append(day.isoformat())
-        day += timedelta(days=1)
-    return out
-
-
-def _ts(day: str, hour: int, minute: int, key: str) -> str:
-    """A Slack ts on ``day`` at the time given, with stable microseconds derived from ``key``."""
-    return f"{unix(f'{day}T{hour:02d}:{minute:02d}:00')}.{int(hex_id(ID, key, n=5), 16) % 1_000_000:06d}"
 
 
 def _po_pattern(po: str) -> str:
@@ -218,16 +203,16 @@ def _past_work(seed: int, examples: list[dict[str, Any]], users: dict[str, dict[
     messages, refunds = [], []
     for n, e in enumerate(examples):
         c, day = e["c"], e["day"]
-        root = _ts(day, 9, 5 + n, f"past:{n}:root:{seed}")
+        root = slack_ts(day, 9, 5 + n, ID, f"past:{n}:root:{seed}")
         asked = (f"Goodwill credit for {c['short']}, {e['reason']}: {money(e['amount'], 'eur')} on their February "
                  f"invoice {c['feb_number']}. Can finance issue it?")
-        answer_ts = _ts(day, 11, 20 + n, f"past:{n}:answer:{seed}")
+        answer_ts = slack_ts(day, 11, 20 + n, ID, f"past:{n}:answer:{seed}")
         answer = {"ts": answer_ts, "user": viewer, "thread_ts": root, "text": _past_answer(e)}
         if e["approver"]:
-            replies = [{"ts": _ts(day, 10, 10 + n, f"past:{n}:approval:{seed}"), "user": users[e["approver"]]["id"],
+            replies = [{"ts": slack_ts(day, 10, 10 + n, ID, f"past:{n}:approval:{seed}"), "user": users[e["approver"]]["id"],
                         "thread_ts": root, "text": "Approved."}, answer]
         else:
-            replies = [answer, {"ts": _ts(day, 11, 45 + n, f"past:{n}:thanks:{seed}"), "user": users[e["asker"]]["id"],
+            replies = [answer, {"ts": slack_ts(day, 11, 45 + n, ID, f"past:{n}:thanks:{seed}"), "user": users[e["asker"]]["id"],
                                 "thread_ts": root, "text": "Thanks!"}]
         messages += [{"ts": root, "user": users[e["asker"]]["id"], "text": asked}, *replies]
         e["root"] = root

@@ -23,14 +23,14 @@ kickoffs in #product as the earlier ones were.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from servers.kit.pages import make_cursor
 from tasks_catalog.authoring.cross import budget, cases, org, template, world, world_state
 from tasks_catalog.authoring.cross._x_t_accounts import LOOKALIKE_PEOPLE as NAMESAKES
 from tasks_catalog.authoring.cross._x_t_accounts import case_task, crm_database_id, crm_rows
-from tasks_catalog.authoring.cross._x_t_billing import hex_id, rng_for, unix
+from tasks_catalog.authoring.cross._x_t_billing import rng_for, slack_ts, weekdays
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-pilot-owners-in-project-channels"
@@ -126,17 +126,6 @@ def _facts(row: dict[str, Any], project: str, owner: str) -> dict[str, Any]:
     }
 
 
-def _weekdays() -> list[str]:
-    """The working days an earlier pilot could have started on: 3 November 2025 to 27 February 2026."""
-    days = (date(2025, 11, 3) + timedelta(days=n) for n in range(117))
-    return [d.isoformat() for d in days if d.weekday() < 5]
-
-
-def _ts(day: str, hour: int, minute: int, key: str) -> str:
-    """A Slack ts on ``day`` at the time given, with stable microseconds derived from ``key``."""
-    return f"{unix(f'{day}T{hour:02d}:{minute:02d}:00')}.{int(hex_id(ID, key, n=5), 16) % 1_000_000:06d}"
-
-
 def _past_work(  # noqa: PLR0913 - the world's parts the earlier kickoffs are drawn from
     seed: int,
     o: Any,
@@ -179,7 +168,7 @@ def _past_work(  # noqa: PLR0913 - the world's parts the earlier kickoffs are dr
         k = rng.choice(PAST_FLAGGED)
         chosen = rng.sample(flagged, k) + rng.sample(others, PAST - k)
         rng.shuffle(chosen)
-        days = sorted(rng.sample(_weekdays(), PAST))
+        days = sorted(rng.sample(weekdays("2025-11-03", "2026-02-27"), PAST))
         examples = [
             {
                 **_facts(row, rng.choice(projects), user["id"]),
@@ -201,7 +190,7 @@ def _past_work(  # noqa: PLR0913 - the world's parts the earlier kickoffs are dr
     for n, e in enumerate(examples):
         day = date.fromordinal(e["day"]).isoformat()
         ch = channels[e["project"]]
-        e["root"] = _ts(day, 10, 5 + n, f"kickoff:{n}:{seed}")
+        e["root"] = slack_ts(day, 10, 5 + n, ID, f"kickoff:{n}:{seed}")
         messages.append(
             {
                 "ts": e["root"],
@@ -214,14 +203,14 @@ def _past_work(  # noqa: PLR0913 - the world's parts the earlier kickoffs are dr
         )
         if e["head"]:
             reply = {
-                "ts": _ts(day, 10, 20 + n, f"head:{n}:{seed}"),
+                "ts": slack_ts(day, 10, 20 + n, ID, f"head:{n}:{seed}"),
                 "user": viewer,
                 "thread_ts": e["root"],
                 "text": f"Brought {head['real_name']} into #{ch['name']} as well.",
             }
         else:
             reply = {
-                "ts": _ts(day, 11, 30 + n, f"thanks:{n}:{seed}"),
+                "ts": slack_ts(day, 11, 30 + n, ID, f"thanks:{n}:{seed}"),
                 "user": e["user"]["id"],
                 "thread_ts": e["root"],
                 "text": "Thanks, joined.",

@@ -60,6 +60,7 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     rng_for,
     slack_channel,
     unix,
+    weekdays,
 )
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
@@ -144,16 +145,6 @@ def _spoken(day: str) -> str:
 _PAST_LIMIT = {"eur": 50_000, "usd": 40_000, "gbp": 40_000, "cad": 60_000}
 
 
-def _weekdays(first: str, last: str) -> list[str]:
-    """The working days from ``first`` to ``last`` (ISO dates, both included)."""
-    day, end, out = datetime.fromisoformat(first), datetime.fromisoformat(last), []
-    while day <= end:
-        if day.weekday() < 5:
-            out.append(day.strftime("%Y-%m-%d"))
-        day += timedelta(days=1)
-    return out
-
-
 def _next_weekday(day: str) -> str:
     nxt = datetime.fromisoformat(day) + timedelta(days=1)
     while nxt.weekday() >= 5:
@@ -163,9 +154,9 @@ def _next_weekday(day: str) -> str:
 
 #: The days an earlier request was made: a January overage refunded (6-27 days after 28 January, under the
 #: 2026 policy), a February one refunded (2-5 days after 28 February), a January one refused (33-36 days).
-_ASKED = {"granted:January": _weekdays("2026-02-03", "2026-02-24"),
-          "granted:February": _weekdays("2026-03-02", "2026-03-05"),
-          "refused:January": _weekdays("2026-03-02", "2026-03-05")}
+_ASKED = {"granted:January": weekdays("2026-02-03", "2026-02-24"),
+          "granted:February": weekdays("2026-03-02", "2026-03-05"),
+          "refused:January": weekdays("2026-03-02", "2026-03-05")}
 
 
 def _crm_facts(seed: int, row: dict[str, Any]) -> dict[str, Any]:

@@ -42,10 +42,10 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     gmail_message,
     hex_id,
     rng_for,
+    weekdays,
     world_ref,
 )
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
-from tasks_catalog.authoring.cross.x_t_support_desk_april import weekdays
 
 ID = "x-t-renewal-terms-request"
 #: The CRM Region whose accounts' forwards copy its sales director, and that director's title.

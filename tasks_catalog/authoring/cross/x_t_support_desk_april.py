@@ -37,7 +37,7 @@ from typing import Any
 
 from servers.calendar import CalendarState, CalendarTools
 from tasks_catalog.authoring.cross import cases, org, template, world
-from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of, weekdays
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call, solved
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
@@ -62,15 +62,6 @@ SIGNATURE = "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Sys
 
 
 # -- dates ---------------------------------------------------------------------------------------------
-
-def weekdays(first: str, last: str) -> list[str]:
-    d, end, out = date.fromisoformat(first), date.fromisoformat(last), []
-    while d <= end:
-        if d.weekday() < 5:
-            out.append(d.isoformat())
-        d += timedelta(days=1)
-    return out
-
 
 def after(day: str, n: int = 1) -> str:
     return (date.fromisoformat(day) + timedelta(days=n)).isoformat()
