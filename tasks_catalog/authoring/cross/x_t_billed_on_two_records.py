@@ -2,7 +2,7 @@
 with the same billing domain and country) and has paid the invoices of both since January. Their
 billing contact writes; the agent merges the records as the customer records policy in force says.
 
-Hard, recovery; Gmail, Notion, Slack and Stripe. What decides the outcome, and where it is:
+Medium, recovery; Gmail, Notion, Slack and Stripe. What decides the outcome, and where it is:
 - the complaint (Gmail) names both records, not which one is the duplicate;
 - the customer records policy of 2026 (Notion) says what a duplicate is (billing domain and country:
   the 2025 version's name rule would say they are two companies) and that the NEWER record is merged
@@ -14,6 +14,26 @@ Hard, recovery; Gmail, Notion, Slack and Stripe. What decides the outcome, and w
 - the refund policy needs a finance approver's approval above 500 EUR (every case is above): the approvers
   are named in the policy, the approval is in a #finance thread where a colleague who is not one asked.
 Archiving the CRM row answers ``unavailable`` once (it did not apply): it must be retried.
+
+The team's past work (version 3): five earlier customers wrote this winter (October to February) that they
+got two invoices a month; each thread holds Priya's answer that their duplicate record was merged. The answers
+to the two customers whose Region in the CRM is EMEA copy an accountant of the Finance team; the three to
+customers in North America or APAC copy no one. The copy shows only in the opened thread's ``cc``
+(``search_emails`` lists ``to``, never ``cc``) and nothing else in the world points at it: no policy line, no
+title (the accountant's title is "Accountant"), no message. The goal asks for the answer "the way we have
+handled these before"; Fjordline's two rows are both EMEA, so its answer copies the accountant, and the frame
+allows a message to the contact only with exactly that copy. Which earlier merges are EMEA, their order and the
+accountant are drawn per case (the most recent merge is copied in half the cases).
+
+:data:`READINGS` lists the other readings of when an answer copies the accountant (always, never, by plan,
+owner, country, currency, month, subject, above or below an ARR, the earliest or latest merges);
+:func:`check_convention` raises unless each is contradicted by an earlier answer or copies Fjordline's as the
+habit does, for each of its two rows where they differ (plan, owner, ARR). A draw that leaves one open is drawn
+again. No earlier merge is of a customer whose name nearly matches another's (the policy calls those two
+companies) or of a group's entity. Strict point: the copy must be exactly the accountant (``cc`` equal to
+``[accountant]``); copying the approver instead, or no one, fails. To open the five threads and read the CRM's
+rows within the medium band, the reference finds both policies with one search and no longer lists the refunds
+after making them (22-24 calls).
 """
 
 from __future__ import annotations
@@ -30,15 +50,56 @@ from tasks_catalog.authoring.cross._x_t_billing import (
     case_task,
     finance_approvers,
     gmail_message,
+    hex_id,
     money,
     notion_page,
     rng_for,
     slack_channel,
     uuid_of,
+    weekdays,
 )
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-billed-on-two-records"
 CRM = "Customer Accounts"
+MAILBOX = "priya.raman@kestrelfreight.com"
+#: How many earlier merges the mailbox shows, how many of them (the EMEA customers') copy the accountant,
+#: and how many draws a seed gets before it gives no case.
+EXAMPLES, COPIED, DRAWS = 5, 2, 400
+#: The subjects the earlier customers wrote under (each words its own).
+SUBJECTS = ("Two invoices every month", "Invoiced twice", "Duplicate invoices from you")
+#: Where the copy on an earlier reply could be read to depend on. The habit is "the customer's Region in
+#: the CRM is EMEA" (``HABIT``); every other reading must be contradicted by an earlier reply or copy
+#: Fjordline's reply as the habit does (for the plan, owner and ARR of either Fjordline row).
+READINGS: dict[str, Any] = {
+    "always": Always(True, flag="cc"),
+    "never": Always(False, flag="cc"),
+    "by the customer's plan": FlaggedWhen("plan", flag="cc"),
+    "by the customer's owner": FlaggedWhen("owner", flag="cc"),
+    "by the customer's country": FlaggedWhen("country", flag="cc"),
+    "by the customer's currency": FlaggedWhen("currency", flag="cc"),
+    "by the month the complaint came": FlaggedWhen("month", flag="cc"),
+    "by the complaint's subject": FlaggedWhen("subject", flag="cc"),
+    "below an ARR": FlaggedSide("arr", low=True, flag="cc"),
+    "above an ARR": FlaggedSide("arr", low=False, flag="cc"),
+    "the earliest merges": FlaggedSide("day", low=True, flag="cc"),
+    "the latest merges": FlaggedSide("day", low=False, flag="cc"),
+}
+HABIT = FlaggedWhen("region", flag="cc")
+
+
+def check_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
+    """Raise unless the earlier merges tell the habit (the reply copies the accountant when the customer's
+    CRM Region is EMEA) apart from every reading of :data:`READINGS` for Fjordline (``items``: its two CRM
+    rows, one reading per row where they differ): a minority of copied replies, all of EMEA customers, no
+    EMEA customer uncopied, and no reading that fits every earlier reply yet treats Fjordline's otherwise."""
+    copied = [e for e in examples if e["cc"]]
+    if len(copied) != COPIED or 2 * len(copied) >= len(examples):
+        raise ValueError(f"{ID}: {len(copied)} of {len(examples)} earlier replies copy the accountant")
+    if not HABIT(examples) or any(HABIT.predicts(examples, i) is not True for i in items):
+        raise ValueError(f"{ID}: the earlier replies do not show that Fjordline's reply copies the accountant")
+    for name in left_open(READINGS, examples, items, lambda _: True)[:1]:
+        raise ValueError(f"{ID}: the reading {name!r} fits every earlier reply and differs on Fjordline's")
 
 
 def _crm(seed: int) -> tuple[str, dict[str, dict]]:
@@ -48,6 +109,69 @@ def _crm(seed: int) -> tuple[str, dict[str, dict]]:
     rows = {p["properties"].get("Stripe customer"): p for p in notion["pages"]
             if p.get("parent_id") == db["id"] and not p.get("archived")}
     return db["id"], rows
+
+
+#: The days an earlier complaint may have come and been answered (the office closed over Christmas).
+DAYS = [d for d in weekdays("2025-10-01", "2026-02-27") if not "2025-12-22" <= d <= "2026-01-02"]
+
+
+def _stem(name: str) -> tuple[str, str]:
+    """What two nearly matching customer names share: the first four letters of the first word and the first
+    six of the second (Hanbit Electronics Co and Hanbit Electronic Co)."""
+    words = name.lower().split()
+    return words[0][:4], words[1][:6] if len(words) > 1 else ""
+
+
+def _features(row: dict[str, Any], customer: Any, currency: str) -> dict[str, Any]:
+    """What the CRM row, the org and Stripe show of a customer that a reading of the copy could key on."""
+    p = row["properties"]
+    return {"name": customer.name, "customer": customer, "region": p["Region"], "plan": p["Plan"],
+            "owner": p["Owner"][0], "country": customer.country, "currency": currency, "arr": p["ARR"]}
+
+
+def _draw(rng: Any, pool: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """Five earlier merges (two of EMEA customers, copied; three of others, not) whose replies tell the habit
+    apart from every reading, or None."""
+    emea = [f for f in pool if f["region"] == "EMEA"]
+    other = [f for f in pool if f["region"] != "EMEA"]
+    if len(emea) < COPIED or len(other) < EXAMPLES - COPIED:
+        return None
+    for _ in range(DRAWS):
+        chosen = [{**f, "cc": True} for f in rng.sample(emea, COPIED)] + \
+                 [{**f, "cc": False} for f in rng.sample(other, EXAMPLES - COPIED)]
+        rng.shuffle(chosen)
+        for e, day in zip(chosen, sorted(rng.sample(range(len(DAYS)), EXAMPLES)), strict=True):
+            e.update(day=day, month=DAYS[day][:7], subject=rng.randrange(len(SUBJECTS)),
+                     date=f"{DAYS[day]}T{rng.randint(8, 12):02d}:{rng.randint(0, 59):02d}:00Z")
+        try:
+            check_convention(chosen, items)
+        except ValueError:
+            continue
+        return chosen
+    return None
+
+
+def _example_mail(e: dict[str, Any], seed: int, k: int, accountant: str, rng: Any) -> list[dict[str, Any]]:
+    """The complaint of the earlier merge ``e`` and Priya's reply (copying ``accountant`` when the habit does)."""
+    customer = e["customer"]
+    contact = customer.contact("billing")
+    complaint, reply = (hex_id(ID, seed, "past", k, i) for i in range(2))
+    subject = SUBJECTS[e["subject"]]
+    body = (f"Hello,\n\nfor a few months now we have received two invoices from you every month, for the same "
+            f"service, and paid both. We are one company with one contract: please put this right.\n\n"
+            f"Kind regards,\n{contact.first} {contact.last}\n{contact.title}, {customer.name}")
+    answer = (f"Hello {contact.first},\n\nthank you, you are right: {customer.name} had been entered twice in our "
+              f"records. We have merged the duplicate record into {customer.name}, refunded in full what you paid "
+              f"on it and cancelled what was still open on it. From now on you receive one invoice a month.\n\n"
+              "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Systems")
+    hour = int(e["date"][11:13]) + rng.randint(2, 4)
+    return [
+        {"id": complaint, "thread_id": complaint, "sender": contact.email, "to": [MAILBOX], "cc": [],
+         "subject": subject, "date": e["date"], "label_ids": ["INBOX"], "body": body},
+        {"id": reply, "thread_id": complaint, "sender": MAILBOX, "to": [contact.email],
+         "cc": [accountant] if e["cc"] else [], "subject": f"Re: {subject}",
+         "date": f"{e['date'][:11]}{hour:02d}:{rng.randint(0, 59):02d}:00Z", "label_ids": ["SENT"], "body": answer},
+    ]
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
@@ -103,6 +227,38 @@ def case_of(seed: int) -> dict[str, Any] | None:
     taken = {m["ts"] for m in finance["messages"]}
     if root_ts in taken or reply_ts in taken:
         return None
+    accountants = [e for e in o.employees if e.team == "Finance" and e.title == "Accountant" and not e.flags
+                   and e.employed_on(DAYS[0]) and e.employed_on("2026-03-16")]
+    if not accountants or len(rows) > 100:
+        return None
+    accountant = rng_for(f"{ID}:accountant", seed).choice(accountants).email
+    currency = {c["id"]: c["currency"] for c in stripe["customers"]}
+    items = [{**_features(rows[c.stripe_id], c, "eur"), "month": "2026-03", "day": len(DAYS), "subject": None}
+             for c in (orig, dup)]
+    if any(i["region"] != "EMEA" or len(rows[c.stripe_id]["properties"]["Owner"]) != 1
+           for i, c in zip(items, (orig, dup), strict=True)):
+        return None
+    # no earlier merge of a customer whose name nearly matches another's (Harbour and Harbor Foods, Cedar Pharma
+    # SA and Inc): the policy calls those different companies, and a merge of one would read as merging them
+    stems = [_stem(c.name) for c in o.customers]
+    pairs = {c.key for c in o.customers if c.duplicate_of or c.group or stems.count(_stem(c.name)) > 1} | \
+        {c.duplicate_of for c in o.customers if c.duplicate_of}
+    pool = [_features(rows[c.stripe_id], c, currency[c.stripe_id]) for c in o.customers
+            if c.key not in pairs and c.status == "Active" and c.stripe_id in rows and c.stripe_id in currency
+            and rows[c.stripe_id]["properties"]["Status"] == "Active"
+            and len(rows[c.stripe_id]["properties"]["Owner"]) == 1
+            and rows[c.stripe_id]["properties"]["Billing email"] == c.contact("billing").email]
+    examples = _draw(rng_for(f"{ID}:past", seed), pool, items)
+    if examples is None:
+        return None
+    check_convention(examples, items)
+    past_rng = rng_for(f"{ID}:mail", seed)
+    past_mail = [m for k, e in enumerate(examples) for m in _example_mail(e, seed, k, accountant, past_rng)]
+    taken = {m["id"] for m in world("gmail", seed)["messages"]}
+    if any(m["id"] in taken for m in past_mail):
+        return None
+    past_threads = [m["thread_id"] for m in sorted(past_mail, key=lambda m: m["date"], reverse=True)
+                    if m["label_ids"] == ["INBOX"]]
     months = ", ".join(p["number"] for p in paid)
     slack_patch = [
         {"op": "add", "in": ["channels", finance["id"], "messages"], "value": {
@@ -138,7 +294,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
     voids = [{"tool": "stripe__void_invoice", "arguments": {"invoice": i["id"]}} for i in open_]
     archive = {"tool": "notion__update_page", "arguments": {"page_id": rows[dup.stripe_id]["id"], "archived": True}}
     reply = {"tool": "gmail__send_email", "arguments": {
-        "to": [contact.email], "subject": "Re: Two invoices from you every month", "threadId": message["id"],
+        "to": [contact.email], "cc": [accountant], "subject": "Re: Two invoices from you every month",
+        "threadId": message["id"],
         "body": f"Hello {contact.first},\n\nyou are right: {dup.name} was a second record of your company. We have "
                 f"merged it into {orig.name}, refunded in full what you paid on it ({months}) and cancelled "
                 + (f"its open invoice {', '.join(i['number'] for i in open_)}" if open_ else "nothing else was open")
@@ -151,9 +308,9 @@ def case_of(seed: int) -> dict[str, Any] | None:
     reads = [
         {"tool": "gmail__search_emails", "arguments": {"query": "two invoices"}},
         {"tool": "gmail__read_email", "arguments": {"messageId": message["id"]}},
-        {"tool": "notion__search", "arguments": {"query": "customer records policy"}},
+        *({"tool": "gmail__get_thread", "arguments": {"threadId": t}} for t in past_threads),
+        {"tool": "notion__search", "arguments": {"query": "policy", "page_size": 50}},
         {"tool": "notion__get_block_children", "arguments": {"block_id": records["id"]}},
-        {"tool": "notion__search", "arguments": {"query": "refund and service credit policy"}},
         {"tool": "notion__get_block_children", "arguments": {"block_id": refund_page["id"]}},
         {"tool": "slack__search_messages", "arguments": {"query": f"{orig.short.split()[0]} in:#finance"}},
         {"tool": "slack__get_thread_replies", "arguments": {"channel_id": finance["id"], "thread_ts": root_ts}},
@@ -163,10 +320,10 @@ def case_of(seed: int) -> dict[str, Any] | None:
         {"tool": "stripe__list_invoices", "arguments": {"customer": s_orig["id"]}},
     ]
     find_row = {"tool": "notion__search", "arguments": {"query": dup.name}}
+    # the CRM's rows show each earlier customer's Region (and the rest a reading could key on)
+    crm = {"tool": "notion__query_database", "arguments": {"database_id": db_id, "page_size": 100}}
     # archiving the CRM row answers `unavailable` once (not applied): the gate's replay retries it
-    reference = [*reads, *refunds, *voids,
-                 {"tool": "stripe__list_refunds", "arguments": {"charge": paid[0]["charge"]}},
-                 find_row, archive, reply, thread]
+    reference = [*reads, *refunds, *voids, find_row, crm, archive, reply, thread]
     success = [
         *({"stripe.refundIssued": {"charge": p["charge"]}} for p in paid),
         *({"stripe.invoiceExists": {"customer": s_dup["id"], "status": "void"}} for i in open_[:1]),
@@ -182,7 +339,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         {"entity": "notion.page", "ids": [rows[dup.stripe_id]["id"]], "fields": ["archived"],
          "values": {"archived": {"eq": True}}},
         {"entity": "gmail.message", "fields": ["label_ids"]},
-        {"entity": "gmail.message", "change": ["create"], "where": {"to": [contact.email]}, "max": 2},
+        {"entity": "gmail.message", "change": ["create"], "where": {"to": [contact.email], "cc": [accountant]},
+         "max": 2},
         {"entity": "gmail.draft", "change": ["create", "delete"]},
         {"entity": "slack.message", "change": ["create"], "where": {"channel": finance["id"]}, "max": 2},
     ]
@@ -218,16 +376,34 @@ def case_of(seed: int) -> dict[str, Any] | None:
                                                              "amount": paid[0]["amount"] // 2}},
              *voids, archive, archive, reply]},
     ]
+    bare = {**reply, "arguments": {k: v for k, v in reply["arguments"].items() if k != "cc"}}
+    approver_cc = {**reply, "arguments": {**reply["arguments"], "cc": [approver.email]}}
+    wrongs += [
+        {"why": "merges as the policy says but answers without copying the accountant, as the three earlier "
+                "replies to customers outside EMEA do: the sampler's reading",
+         "kind": "other", "calls": [*refunds, *voids, archive, archive, bare]},
+        {"why": "copies the finance approver who approved the refunds instead of the accountant the earlier "
+                "replies to EMEA customers copy",
+         "kind": "other", "calls": [*refunds, *voids, archive, archive, approver_cc]},
+    ]
     alternatives = [
         {"why": "writes in another order (CRM first), retrying the refused refund, without the Slack note",
          "calls": [archive, archive, *reversed(refunds), *voids, reply]},
+        {"why": "answers in a new email rather than in the thread, copying the accountant, and notes it in #finance",
+         "calls": [*refunds, *voids, archive, archive, {"tool": "gmail__send_email", "arguments": {
+             "to": [contact.email], "cc": [accountant], "subject": f"Your records with us: {orig.name}",
+             "body": f"Hello {contact.first},\n\nwe have merged {dup.name} into {orig.name}, refunded what you paid "
+                     f"on it ({months}) and cancelled what was open on it.\n\nBest regards,\nPriya"}},
+             {"tool": "slack__post_message", "arguments": {
+                 "channel_id": finance["id"], "text": f"{dup.name} merged into {orig.name}; refunds done."}}]},
     ]
     return {
         "original": {"name": orig.name, "short": orig.short, "stripe": s_orig["id"]},
         "duplicate": {"name": dup.name, "stripe": s_dup["id"]},
         "contact": {"first": contact.first, "last": contact.last, "email": contact.email},
         "message": message,
-        "gmail_patch": [{"op": "add", "in": ["messages"], "value": message}],
+        "accountant": accountant,
+        "gmail_patch": [{"op": "add", "in": ["messages"], "value": m} for m in [*past_mail, message]],
         "notion_patch": notion_patch,
         "slack_patch": slack_patch,
         "reference": reference,
@@ -236,6 +412,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         "wrongs": wrongs,
         "alternatives": alternatives,
         "max_steps": budget(len(reference), forced=1),
+        "summary": {"copied": [e["name"] for e in examples if e["cc"]],
+                    "regions": [(e["name"], e["region"], e["cc"]) for e in examples]},
     }
 
 
@@ -243,10 +421,10 @@ def build() -> dict[str, Any]:
     task = case_task(
         "{{case.contact.first}} {{case.contact.last}} of {{case.original.short}} says they have been getting and "
         "paying two invoices from us every month. Sort it out as our policies say, and tell {{case.contact.first}} "
-        "what you did.",
+        "what you did, the way we have handled these before.",
         ["gmail", "notion", "slack", "stripe"],
         [*GMAIL_TOOLS, *NOTION_READ, "notion__update_page", *SLACK_TOOLS, *STRIPE_READ, "stripe__create_refund",
          "stripe__void_invoice"],
         [{"tool": "notion__update_page", "on_call": 1, "kind": "unavailable"}], 900, ("gmail", "notion", "slack"))
-    return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="medium",
-                    category="recovery", case_list=cases(case_of), task=task)
+    return template(id=ID, version=3, servers=["gmail", "notion", "slack", "stripe"], difficulty="medium",
+                    category="recovery", case_list=cases(case_of, want=10, level="medium"), task=task)
