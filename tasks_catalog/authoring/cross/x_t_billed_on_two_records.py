@@ -174,6 +174,61 @@ def _example_mail(e: dict[str, Any], seed: int, k: int, accountant: str, rng: An
     ]
 
 
+def _past(seed: int, rows: dict[str, dict], stripe: dict[str, Any], orig: Any, dup: Any,
+          ) -> dict[str, Any] | None:
+    """The earlier merges of ``seed``'s case: the ``accountant`` their EMEA answers copy, the five merges
+    (``examples``), their Gmail messages (``mail``) and ``threads`` (newest first), or None when the world gives
+    no fair draw."""
+    o = org(seed)
+    accountants = [e for e in o.employees if e.team == "Finance" and e.title == "Accountant" and not e.flags
+                   and e.employed_on(DAYS[0]) and e.employed_on("2026-03-16")]
+    if not accountants or len(rows) > 100:
+        return None
+    accountant = rng_for(f"{ID}:accountant", seed).choice(accountants).email
+    currency = {c["id"]: c["currency"] for c in stripe["customers"]}
+    own = [rows[c.stripe_id or ""] for c in (orig, dup)]
+    if any(row["properties"]["Region"] != "EMEA" or len(row["properties"]["Owner"]) != 1 for row in own):
+        return None
+    items = [{**_features(row, c, "eur"), "month": "2026-03", "day": len(DAYS), "subject": None}
+             for row, c in zip(own, (orig, dup), strict=True)]
+    # no earlier merge of a customer whose name nearly matches another's (Harbour and Harbor Foods, Cedar Pharma
+    # SA and Inc): the policy calls those different companies, and a merge of one would read as merging them
+    stems = [_stem(c.name) for c in o.customers]
+    pairs = {c.key for c in o.customers if c.duplicate_of or c.group or stems.count(_stem(c.name)) > 1} | \
+        {c.duplicate_of for c in o.customers if c.duplicate_of}
+    pool = [_features(rows[c.stripe_id], c, currency[c.stripe_id]) for c in o.customers
+            if c.key not in pairs and c.status == "Active" and c.stripe_id in rows and c.stripe_id in currency
+            and rows[c.stripe_id]["properties"]["Status"] == "Active"
+            and len(rows[c.stripe_id]["properties"]["Owner"]) == 1
+            and rows[c.stripe_id]["properties"]["Billing email"] == c.contact("billing").email]
+    examples = _draw(rng_for(f"{ID}:past", seed), pool, items)
+    if examples is None:
+        return None
+    check_convention(examples, items)
+    mail_rng = rng_for(f"{ID}:mail", seed)
+    mail = [m for k, e in enumerate(examples) for m in _example_mail(e, seed, k, accountant, mail_rng)]
+    taken = {m["id"] for m in world("gmail", seed)["messages"]}
+    if any(m["id"] in taken for m in mail):
+        return None
+    threads = [m["thread_id"] for m in sorted(mail, key=lambda m: m["date"], reverse=True) if m["label_ids"] == ["INBOX"]]
+    return {"accountant": accountant, "examples": examples, "mail": mail, "threads": threads}
+
+
+def _copy_wrongs(merge: list[dict[str, Any]], reply: dict[str, Any], approver: str) -> list[dict[str, Any]]:
+    """The merge's writes ``merge`` answered by ``reply`` without the accountant's copy (the sampler's reading)
+    and with the approver's instead: both must fail."""
+    bare = {**reply, "arguments": {k: v for k, v in reply["arguments"].items() if k != "cc"}}
+    approver_cc = {**reply, "arguments": {**reply["arguments"], "cc": [approver]}}
+    return [
+        {"why": "merges as the policy says but answers without copying the accountant, as the three earlier "
+                "replies to customers outside EMEA do: the sampler's reading",
+         "kind": "other", "calls": [*merge, bare]},
+        {"why": "copies the finance approver who approved the refunds instead of the accountant the earlier "
+                "replies to EMEA customers copy",
+         "kind": "other", "calls": [*merge, approver_cc]},
+    ]
+
+
 def case_of(seed: int) -> dict[str, Any] | None:
     o = org(seed)
     dup = next((c for c in o.customers if c.duplicate_of), None)
@@ -227,38 +282,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
     taken = {m["ts"] for m in finance["messages"]}
     if root_ts in taken or reply_ts in taken:
         return None
-    accountants = [e for e in o.employees if e.team == "Finance" and e.title == "Accountant" and not e.flags
-                   and e.employed_on(DAYS[0]) and e.employed_on("2026-03-16")]
-    if not accountants or len(rows) > 100:
+    if (past := _past(seed, rows, stripe, orig, dup)) is None:
         return None
-    accountant = rng_for(f"{ID}:accountant", seed).choice(accountants).email
-    currency = {c["id"]: c["currency"] for c in stripe["customers"]}
-    items = [{**_features(rows[c.stripe_id], c, "eur"), "month": "2026-03", "day": len(DAYS), "subject": None}
-             for c in (orig, dup)]
-    if any(i["region"] != "EMEA" or len(rows[c.stripe_id]["properties"]["Owner"]) != 1
-           for i, c in zip(items, (orig, dup), strict=True)):
-        return None
-    # no earlier merge of a customer whose name nearly matches another's (Harbour and Harbor Foods, Cedar Pharma
-    # SA and Inc): the policy calls those different companies, and a merge of one would read as merging them
-    stems = [_stem(c.name) for c in o.customers]
-    pairs = {c.key for c in o.customers if c.duplicate_of or c.group or stems.count(_stem(c.name)) > 1} | \
-        {c.duplicate_of for c in o.customers if c.duplicate_of}
-    pool = [_features(rows[c.stripe_id], c, currency[c.stripe_id]) for c in o.customers
-            if c.key not in pairs and c.status == "Active" and c.stripe_id in rows and c.stripe_id in currency
-            and rows[c.stripe_id]["properties"]["Status"] == "Active"
-            and len(rows[c.stripe_id]["properties"]["Owner"]) == 1
-            and rows[c.stripe_id]["properties"]["Billing email"] == c.contact("billing").email]
-    examples = _draw(rng_for(f"{ID}:past", seed), pool, items)
-    if examples is None:
-        return None
-    check_convention(examples, items)
-    past_rng = rng_for(f"{ID}:mail", seed)
-    past_mail = [m for k, e in enumerate(examples) for m in _example_mail(e, seed, k, accountant, past_rng)]
-    taken = {m["id"] for m in world("gmail", seed)["messages"]}
-    if any(m["id"] in taken for m in past_mail):
-        return None
-    past_threads = [m["thread_id"] for m in sorted(past_mail, key=lambda m: m["date"], reverse=True)
-                    if m["label_ids"] == ["INBOX"]]
     months = ", ".join(p["number"] for p in paid)
     slack_patch = [
         {"op": "add", "in": ["channels", finance["id"], "messages"], "value": {
@@ -293,8 +318,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
                                                                "reason": "duplicate"}} for p in paid]
     voids = [{"tool": "stripe__void_invoice", "arguments": {"invoice": i["id"]}} for i in open_]
     archive = {"tool": "notion__update_page", "arguments": {"page_id": rows[dup.stripe_id]["id"], "archived": True}}
-    reply = {"tool": "gmail__send_email", "arguments": {
-        "to": [contact.email], "cc": [accountant], "subject": "Re: Two invoices from you every month",
+    reply: dict[str, Any] = {"tool": "gmail__send_email", "arguments": {
+        "to": [contact.email], "cc": [past["accountant"]], "subject": "Re: Two invoices from you every month",
         "threadId": message["id"],
         "body": f"Hello {contact.first},\n\nyou are right: {dup.name} was a second record of your company. We have "
                 f"merged it into {orig.name}, refunded in full what you paid on it ({months}) and cancelled "
@@ -308,7 +333,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     reads = [
         {"tool": "gmail__search_emails", "arguments": {"query": "two invoices"}},
         {"tool": "gmail__read_email", "arguments": {"messageId": message["id"]}},
-        *({"tool": "gmail__get_thread", "arguments": {"threadId": t}} for t in past_threads),
+        *({"tool": "gmail__get_thread", "arguments": {"threadId": t}} for t in past["threads"]),
         {"tool": "notion__search", "arguments": {"query": "policy", "page_size": 50}},
         {"tool": "notion__get_block_children", "arguments": {"block_id": records["id"]}},
         {"tool": "notion__get_block_children", "arguments": {"block_id": refund_page["id"]}},
@@ -320,10 +345,11 @@ def case_of(seed: int) -> dict[str, Any] | None:
         {"tool": "stripe__list_invoices", "arguments": {"customer": s_orig["id"]}},
     ]
     find_row = {"tool": "notion__search", "arguments": {"query": dup.name}}
-    # the CRM's rows show each earlier customer's Region (and the rest a reading could key on)
-    crm = {"tool": "notion__query_database", "arguments": {"database_id": db_id, "page_size": 100}}
     # archiving the CRM row answers `unavailable` once (not applied): the gate's replay retries it
-    reference = [*reads, *refunds, *voids, find_row, crm, archive, reply, thread]
+    # the CRM's rows show each earlier customer's Region (and the rest a reading could key on)
+    reference = [*reads, *refunds, *voids, find_row,
+                 {"tool": "notion__query_database", "arguments": {"database_id": db_id, "page_size": 100}},
+                 archive, reply, thread]
     success = [
         *({"stripe.refundIssued": {"charge": p["charge"]}} for p in paid),
         *({"stripe.invoiceExists": {"customer": s_dup["id"], "status": "void"}} for i in open_[:1]),
@@ -339,8 +365,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         {"entity": "notion.page", "ids": [rows[dup.stripe_id]["id"]], "fields": ["archived"],
          "values": {"archived": {"eq": True}}},
         {"entity": "gmail.message", "fields": ["label_ids"]},
-        {"entity": "gmail.message", "change": ["create"], "where": {"to": [contact.email], "cc": [accountant]},
-         "max": 2},
+        {"entity": "gmail.message", "change": ["create"],
+         "where": {"to": [contact.email], "cc": [past["accountant"]]}, "max": 2},
         {"entity": "gmail.draft", "change": ["create", "delete"]},
         {"entity": "slack.message", "change": ["create"], "where": {"channel": finance["id"]}, "max": 2},
     ]
@@ -375,23 +401,14 @@ def case_of(seed: int) -> dict[str, Any] | None:
              {"tool": "stripe__create_refund", "arguments": {"charge": paid[0]["charge"],
                                                              "amount": paid[0]["amount"] // 2}},
              *voids, archive, archive, reply]},
-    ]
-    bare = {**reply, "arguments": {k: v for k, v in reply["arguments"].items() if k != "cc"}}
-    approver_cc = {**reply, "arguments": {**reply["arguments"], "cc": [approver.email]}}
-    wrongs += [
-        {"why": "merges as the policy says but answers without copying the accountant, as the three earlier "
-                "replies to customers outside EMEA do: the sampler's reading",
-         "kind": "other", "calls": [*refunds, *voids, archive, archive, bare]},
-        {"why": "copies the finance approver who approved the refunds instead of the accountant the earlier "
-                "replies to EMEA customers copy",
-         "kind": "other", "calls": [*refunds, *voids, archive, archive, approver_cc]},
+        *_copy_wrongs([*refunds, *voids, archive, archive], reply, approver.email),
     ]
     alternatives = [
         {"why": "writes in another order (CRM first), retrying the refused refund, without the Slack note",
          "calls": [archive, archive, *reversed(refunds), *voids, reply]},
         {"why": "answers in a new email rather than in the thread, copying the accountant, and notes it in #finance",
          "calls": [*refunds, *voids, archive, archive, {"tool": "gmail__send_email", "arguments": {
-             "to": [contact.email], "cc": [accountant], "subject": f"Your records with us: {orig.name}",
+             "to": [contact.email], "cc": [past["accountant"]], "subject": f"Your records with us: {orig.name}",
              "body": f"Hello {contact.first},\n\nwe have merged {dup.name} into {orig.name}, refunded what you paid "
                      f"on it ({months}) and cancelled what was open on it.\n\nBest regards,\nPriya"}},
              {"tool": "slack__post_message", "arguments": {
@@ -402,8 +419,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         "duplicate": {"name": dup.name, "stripe": s_dup["id"]},
         "contact": {"first": contact.first, "last": contact.last, "email": contact.email},
         "message": message,
-        "accountant": accountant,
-        "gmail_patch": [{"op": "add", "in": ["messages"], "value": m} for m in [*past_mail, message]],
+        "accountant": past["accountant"],
+        "gmail_patch": [{"op": "add", "in": ["messages"], "value": m} for m in [*past["mail"], message]],
         "notion_patch": notion_patch,
         "slack_patch": slack_patch,
         "reference": reference,
@@ -412,8 +429,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
         "wrongs": wrongs,
         "alternatives": alternatives,
         "max_steps": budget(len(reference), forced=1),
-        "summary": {"copied": [e["name"] for e in examples if e["cc"]],
-                    "regions": [(e["name"], e["region"], e["cc"]) for e in examples]},
+        "summary": {"copied": [e["name"] for e in past["examples"] if e["cc"]],
+                    "regions": [(e["name"], e["region"], e["cc"]) for e in past["examples"]]},
     }
 
 
