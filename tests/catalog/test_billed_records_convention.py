@@ -25,8 +25,9 @@ PATH = OUT_DIR / f"{billed.ID}.json"
 
 def _merge(name: str, region: str, *, cc: bool, day: int, **facts: object) -> dict:
     """An earlier merge (or a Fjordline row) as :func:`check_convention` reads it; ``facts`` override the
-    plan, owner, country, currency, ARR and subject."""
-    return {"name": name, "region": region, "plan": "Growth", "owner": "o1", "country": "NO", "currency": "eur",
+    plan, owner, the owner's team, country, currency, ARR and subject."""
+    return {"name": name, "region": region, "plan": "Growth", "owner": "o1", "team": "Sales EMEA", "country": "NO",
+            "currency": "eur",
             "arr": 20_000, "day": day, "month": f"2026-0{1 + day % 2}", "subject": 0, "cc": cc, **facts}
 
 
@@ -34,7 +35,7 @@ def _earlier() -> list[dict]:
     """Two EMEA customers copied (one Norwegian, one British), three elsewhere not; every plan, owner, month,
     subject and ARR side of a copied one also has an uncopied one."""
     return [_merge("Nord", "EMEA", cc=True, day=3, plan="Growth", owner="o1", arr=12_000, subject=0),
-            _merge("Brit", "EMEA", cc=True, day=4, plan="Enterprise", owner="o2", country="GB", currency="gbp",
+            _merge("Brit", "EMEA", cc=True, day=6, plan="Enterprise", owner="o2", country="GB", currency="gbp",
                    arr=80_000, subject=1),
             _merge("Yank", "North America", cc=False, day=1, plan="Growth", owner="o2", country="US", currency="usd",
                    arr=9_000, subject=0),
@@ -68,6 +69,25 @@ def test_earlier_merges_that_the_plan_explains_as_well_are_accepted_only_while_i
     fjordline = _fjordline()
     fjordline[1]["plan"] = "Scale"  # the newer row's plan no copied answer had: "by plan" would not copy
     with pytest.raises(ValueError, match="by the customer's plan"):
+        billed.check_convention(earlier, fjordline)
+
+
+def test_copies_that_stopped_before_the_latest_merge_are_refused_as_a_habit_dropped_since():
+    earlier = _earlier()
+    earlier[1]["day"] = 4  # copied on days 3 and 4, not on 5, the latest: "copied for a while, no more since"
+    with pytest.raises(ValueError, match="no more since"):
+        billed.check_convention(earlier, _fjordline())
+    earlier[2]["day"] = 3.5  # an uncopied merge between the copied ones: the window reading no longer fits
+    billed.check_convention(earlier, _fjordline())
+
+
+def test_copied_answers_whose_owners_share_a_team_no_uncopied_owner_is_in_are_refused_naming_the_reading():
+    earlier = _earlier()
+    for e in earlier[2:]:
+        e["team"] = "Customer Success"
+    fjordline = _fjordline()
+    fjordline[1]["team"] = "Customer Success"  # the newer row's owner: "by team" would not copy
+    with pytest.raises(ValueError, match="by the owner's team"):
         billed.check_convention(earlier, fjordline)
 
 

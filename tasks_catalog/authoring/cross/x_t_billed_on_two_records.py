@@ -26,9 +26,11 @@ allows a message to the contact only with exactly that copy. Which earlier merge
 accountant are drawn per case (the most recent merge is copied in half the cases).
 
 :data:`READINGS` lists the other readings of when an answer copies the accountant (always, never, by plan,
-owner, country, currency, month, subject, above or below an ARR, the earliest or latest merges);
+owner, the owner's team, country, currency, month, subject, above or below an ARR, the earliest or latest
+merges; and where the latest merge is uncopied, an uncopied one lies between the copied ones, so that "copied
+for a while, no more since" never fits);
 :func:`check_convention` raises unless each is contradicted by an earlier answer or copies Fjordline's as the
-habit does, for each of its two rows where they differ (plan, owner, ARR). A draw that leaves one open is drawn
+habit does, for each of its two rows where they differ (plan, owner and team, ARR). A draw that leaves one open is drawn
 again. No earlier merge is of a customer whose name nearly matches another's (the policy calls those two
 companies) or of a group's entity. Strict point: the copy must be exactly the accountant (``cc`` equal to
 ``[accountant]``); copying the approver instead, or no one, fails. To open the five threads and read the CRM's
@@ -76,6 +78,7 @@ READINGS: dict[str, Any] = {
     "never": Always(False, flag="cc"),
     "by the customer's plan": FlaggedWhen("plan", flag="cc"),
     "by the customer's owner": FlaggedWhen("owner", flag="cc"),
+    "by the owner's team": FlaggedWhen("team", flag="cc"),
     "by the customer's country": FlaggedWhen("country", flag="cc"),
     "by the customer's currency": FlaggedWhen("currency", flag="cc"),
     "by the month the complaint came": FlaggedWhen("month", flag="cc"),
@@ -98,6 +101,10 @@ def check_convention(examples: list[dict[str, Any]], items: list[dict[str, Any]]
         raise ValueError(f"{ID}: {len(copied)} of {len(examples)} earlier replies copy the accountant")
     if not HABIT(examples) or any(HABIT.predicts(examples, i) is not True for i in items):
         raise ValueError(f"{ID}: the earlier replies do not show that Fjordline's reply copies the accountant")
+    days = sorted((e["day"], e["cc"]) for e in examples)
+    first, last = (min(e["day"] for e in copied), max(e["day"] for e in copied)) if copied else (0, 0)
+    if not days[-1][1] and not any(first < day < last and not cc for day, cc in days):
+        raise ValueError(f"{ID}: the earlier replies read as copying for a while and no more since")
     for name in left_open(READINGS, examples, items, lambda _: True)[:1]:
         raise ValueError(f"{ID}: the reading {name!r} fits every earlier reply and differs on Fjordline's")
 
@@ -122,11 +129,13 @@ def _stem(name: str) -> tuple[str, str]:
     return words[0][:4], words[1][:6] if len(words) > 1 else ""
 
 
-def _features(row: dict[str, Any], customer: Any, currency: str) -> dict[str, Any]:
-    """What the CRM row, the org and Stripe show of a customer that a reading of the copy could key on."""
+def _features(row: dict[str, Any], customer: Any, currency: str, teams: dict[str, str | None]) -> dict[str, Any]:
+    """What the CRM row, the org and Stripe show of a customer that a reading of the copy could key on
+    (``teams``: each Notion user's team, for the owner's)."""
     p = row["properties"]
     return {"name": customer.name, "customer": customer, "region": p["Region"], "plan": p["Plan"],
-            "owner": p["Owner"][0], "country": customer.country, "currency": currency, "arr": p["ARR"]}
+            "owner": p["Owner"][0], "team": teams.get(p["Owner"][0]), "country": customer.country,
+            "currency": currency, "arr": p["ARR"]}
 
 
 def _draw(rng: Any, pool: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -189,14 +198,16 @@ def _past(seed: int, rows: dict[str, dict], stripe: dict[str, Any], orig: Any, d
     own = [rows[c.stripe_id or ""] for c in (orig, dup)]
     if any(row["properties"]["Region"] != "EMEA" or len(row["properties"]["Owner"]) != 1 for row in own):
         return None
-    items = [{**_features(row, c, "eur"), "month": "2026-03", "day": len(DAYS), "subject": None}
+    staff = {e.email: e.team for e in o.employees}
+    teams = {u["id"]: staff.get(u.get("email", "")) for u in world("notion", seed)["users"]}
+    items = [{**_features(row, c, "eur", teams), "month": "2026-03", "day": len(DAYS), "subject": None}
              for row, c in zip(own, (orig, dup), strict=True)]
     # no earlier merge of a customer whose name nearly matches another's (Harbour and Harbor Foods, Cedar Pharma
     # SA and Inc): the policy calls those different companies, and a merge of one would read as merging them
     stems = [_stem(c.name) for c in o.customers]
     pairs = {c.key for c in o.customers if c.duplicate_of or c.group or stems.count(_stem(c.name)) > 1} | \
         {c.duplicate_of for c in o.customers if c.duplicate_of}
-    pool = [_features(rows[c.stripe_id], c, currency[c.stripe_id]) for c in o.customers
+    pool = [_features(rows[c.stripe_id], c, currency[c.stripe_id], teams) for c in o.customers
             if c.key not in pairs and c.status == "Active" and c.stripe_id in rows and c.stripe_id in currency
             and rows[c.stripe_id]["properties"]["Status"] == "Active"
             and len(rows[c.stripe_id]["properties"]["Owner"]) == 1
