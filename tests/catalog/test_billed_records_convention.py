@@ -171,6 +171,17 @@ def test_a_search_result_does_not_carry_the_copy_and_the_opened_thread_does():
         assert shown["cc"] == [case["accountant"]]
 
 
+def test_the_references_search_lists_every_earlier_merge_and_the_complaint_in_the_cases_world():
+    for case in _cases():
+        _, mailbox = resolve({"world": {"generator": "gmail", "version": 2, "seed": case["seed"], "size": "default"},
+                              "patch": case["gmail_patch"]})
+        search = case["reference"][0]
+        assert search["tool"] == "gmail__search_emails", case["seed"]
+        found = GmailTools(GmailState.model_validate(mailbox)).search_emails(**search["arguments"])
+        assert "nextPageToken" not in found, case["seed"]
+        assert {op["value"]["thread_id"] for op in case["gmail_patch"]} <= {m["threadId"] for m in found["messages"]}
+
+
 def test_the_reference_without_the_copy_leaves_the_frame_and_with_it_passes_the_gate():
     template = load_template(PATH)
     case = _cases()[0]

@@ -342,7 +342,8 @@ def case_of(seed: int) -> dict[str, Any] | None:
                 + (f", voided {', '.join(i['number'] for i in open_)}" if open_ else "")
                 + f", and archived its CRM row; {orig.name} stays."}}
     reads = [
-        {"tool": "gmail__search_emails", "arguments": {"query": "two invoices"}},
+        # the earlier complaints say "two invoices" too: with the world's other matches, more than one page of 10
+        {"tool": "gmail__search_emails", "arguments": {"query": "two invoices", "maxResults": 20}},
         {"tool": "gmail__read_email", "arguments": {"messageId": message["id"]}},
         *({"tool": "gmail__get_thread", "arguments": {"threadId": t}} for t in past["threads"]),
         {"tool": "notion__search", "arguments": {"query": "policy", "page_size": 50}},
