@@ -16,8 +16,8 @@ with our comment giving the pull request's link. What no page says, and only an 
 (``list_issues`` carries no comments): on the follow-ups of a SEV1 or SEV2 incident (the severity is in the
 follow-up's description, which ``list_issues`` leaves out too) the comment also names the incident's own fix
 pull request (the one titled "... (incident NNNN)" in the same repository); on a SEV3 incident's it does not.
-Which 2-3 of the four carry it, and their dates, are drawn per case, so the most recent one carries it in most
-cases but not all. The module asserts per case (:data:`READINGS`, :func:`check_habit`) that every other
+Which two of the four carry it, and their dates, are drawn per case, so the most recent one carries it in
+about half the cases. The module asserts per case (:data:`READINGS`, :func:`check_habit`) that every other
 reading (always, never, only the severity levels seen, by service, repository, team, priority, before or after
 a date) is contradicted by an example or treats every follow-up closed now as the habit does. Every case
 closes a follow-up due the incident's fix and one that is not.
@@ -52,9 +52,9 @@ from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, Fla
 ID = "x-t-followups-from-pull-requests"
 OPEN_STATES = ("Backlog", "Todo", "In Progress")
 #: How many earlier pull requests (merged, their follow-ups Done with our comment) a case plants, and how many
-#: of them give the incident's fix (a minority or half).
+#: of them name the incident's fix (half: the other two, opened, visibly do not).
 EXAMPLES = 4
-FLAGGED = (2, 3)
+FLAGGED = (2, 2)
 #: How many cases the template keeps (the gate checks every one).
 CASES = 10
 #: The severities whose follow-ups' closing comment gives the incident's fix (the habit).
