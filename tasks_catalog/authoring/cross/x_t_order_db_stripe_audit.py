@@ -16,7 +16,7 @@ customer's link (the customer given another's id), so its report copies the head
 other readings of when to copy, each asserted per case (:func:`check_copy_convention`) to be contradicted by an
 earlier report or to copy this one alike. Strict points: the report goes to the controller with the head in
 ``cc`` (as every copied report did), once, naming each corrected customer (as every report did) by its name (a last
-legal-form word such as Ltd may be left off) or its Stripe id; its subject and other wording are free.
+legal form such as Ltd or Sp. z o.o. may be left off) or its Stripe id; its subject and other wording are free.
 """
 
 from __future__ import annotations
@@ -123,11 +123,10 @@ def _typo(rng: random.Random, stripe_id: str, known: set[str]) -> str:
 
 
 def _named(row: dict[str, Any], stripe_id: str) -> str:
-    """A body pattern met when the text names the customer of ``row``: by its name (a last legal-form word such
-    as Ltd may be left off) or by ``stripe_id``, the Stripe customer its link is corrected to (a prospect's: the
-    one it was wrongly linked to)."""
-    words = row["name"].split()
-    stem = " ".join(words[:-1]) if len(words) > 2 else row["name"]
+    """A body pattern met when the text names the customer of ``row``: by its name (its legal form such
+    as Ltd or Sp. z o.o. may be left off: its first two words suffice) or by ``stripe_id``, the Stripe customer its
+    link is corrected to (a prospect's: the one it was wrongly linked to)."""
+    stem = " ".join(row["name"].split()[:2])
     return "".join("\\" + ch if ch in ".^$*+?()[]{}|\\" else ch for ch in stem) + "|" + stripe_id
 
 
