@@ -67,6 +67,17 @@ def test_earlier_reports_that_a_country_explains_as_well_are_refused_naming_the_
         audit.check_copy_convention(earlier, {**audit.facts((2026, 3), rows), "cc": True})
 
 
+def test_copied_reports_that_all_came_before_the_uncopied_ones_are_refused_as_a_habit_dropped_since():
+    earlier = _earlier()
+    # the same five reports, the two copied ones now October's and November's, the uncopied ones after them
+    moved = [earlier[0], earlier[3], earlier[1], earlier[2], earlier[4]]
+    for e, period in zip(moved, audit.PAST, strict=True):
+        e.update({k: v for k, v in audit.facts(period, [_row(0, "smb")]).items()
+                  if k in ("period", "month", "quarter_end", "new_year")})
+    with pytest.raises(ValueError, match="no more since"):
+        audit.check_copy_convention(moved, _new())
+
+
 def test_a_report_breaking_the_habit_is_refused():
     earlier = _earlier()
     earlier[4]["cc"] = True

@@ -68,7 +68,15 @@ READINGS: dict[str, Any] = {
     "above a corrected customer's credit limit": FlaggedSide("credit", low=False, flag="cc"),
     "in a quarter's last month": FlaggedWhen("quarter_end", flag="cc"),
     "at the turn of the year": FlaggedWhen("new_year", flag="cc"),
+    "until some month, no more since": FlaggedSide("month", low=True, flag="cc"),
+    "since some month": FlaggedSide("month", low=False, flag="cc"),
+    "when a customer in Europe is corrected": FlaggedWhen("europe", flag="cc"),
+    "when a customer in the Americas is corrected": FlaggedWhen("americas", flag="cc"),
+    "when a customer in Asia is corrected": FlaggedWhen("asia", flag="cc"),
+    "when only European customers are corrected": FlaggedWhen("europe_only", flag="cc"),
 }
+#: The continent of each country the order database's customers are in (for the readings by region).
+REGION = {"CA": "americas", "US": "americas", "JP": "asia", "KR": "asia"}
 
 
 def facts(period: tuple[int, int], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -79,7 +87,11 @@ def facts(period: tuple[int, int], rows: list[dict[str, Any]]) -> dict[str, Any]
            "small_only": segs <= {"smb"}, "has_prospect": any(r["kind"] == "prospect" for r in rows),
            "has_typo": any(r["kind"] == "typo" for r in rows), "has_other": any(r["kind"] == "other" for r in rows),
            "n": len(rows), "credit": max(float(r["credit_limit"] or 0) for r in rows),
-           "quarter_end": period[1] in (3, 6, 9, 12), "new_year": period[1] in (12, 1)}
+           "quarter_end": period[1] in (3, 6, 9, 12), "new_year": period[1] in (12, 1),
+           "month": period[0] * 12 + period[1]}
+    regions = {REGION.get(r["country"], "europe") for r in rows}
+    out |= {region: region in regions for region in ("europe", "americas", "asia")}
+    out["europe_only"] = regions == {"europe"}
     for r in rows:
         out[f"in {r['country']}"] = True
     return out
