@@ -213,7 +213,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                          "seats": account.seats,
                          "country": cust["country"], "method": it["pay"]["method"], "reason": reason,
                          "amount": it["pay"]["amount"], "credit": cust["credit_limit"], "day": it["day"].toordinal()})
-    data = {"by_order": by_order, "orders": orders, "customers": customers, "contacts": contacts, "refunded": refunded}
+    data = {"by_order": by_order, "orders": orders, "customers": customers, "contacts": contacts, "refunded": refunded,
+            "next": max(r["id"] for r in refunds) + 1}
     past = _past(seed, rng, head, limit, data, used, features)
     if past is None:
         return None
@@ -430,13 +431,7 @@ def _past(seed: int, rng: random.Random, head: Any, limit: float, data: dict[str
     for _ in range(DRAWS):
         if len(top) < COPIED or len(rest) < EXAMPLES - COPIED:
             return None
-        chosen = rng.sample(top, COPIED)
-        for f in chosen[:2]:  # an uncopied answer in each copied one's country, where the world has one
-            alike = [c for c in rest if c["country"] == f["country"]]
-            if alike:
-                chosen.append(rng.choice(alike))
-        while len(chosen) < EXAMPLES:
-            chosen.append(rng.choice(rest))
+        chosen = _choose(rng, top, rest)
         if len({c["cust"]["id"] for c in chosen}) != EXAMPLES:
             continue
         dates = [rng.choice(c["days"]) for c in chosen]
@@ -454,16 +449,35 @@ def _past(seed: int, rng: random.Random, head: Any, limit: float, data: dict[str
             check_convention([{k: v for k, v in e.items() if k != "candidate"} for e in examples], items)
         except ValueError:
             continue
-        return _plant(seed, rng, head, examples)
+        return _plant(seed, rng, head, examples, data["next"])
     return None
 
 
-def _plant(seed: int, rng: random.Random, head: Any, examples: list[dict[str, Any]]) -> tuple[
+def _choose(rng: random.Random, top: list[dict[str, Any]], rest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Six earlier requests, the first :data:`COPIED` of them from ``top`` (enterprise customers'), the others from
+    ``rest``: the copied ones of two outcomes, an uncopied one in each copied one's country and of every outcome,
+    where the world has them (most orders were paid too long ago to have been refunded)."""
+    kinds = rng.sample(sorted({c["kind"] for c in top}), min(COPIED, len({c["kind"] for c in top})))
+    chosen = [rng.choice([c for c in top if c["kind"] == kinds[k % len(kinds)]]) for k in range(COPIED)]
+    for f in chosen[:2]:
+        alike = [c for c in rest if c["country"] == f["country"]]
+        if alike:
+            chosen.append(rng.choice(alike))
+    for kind in ("refund", "late", "done"):
+        missing = [c for c in rest if c["kind"] == kind]
+        if len(chosen) < EXAMPLES and kind not in {c["kind"] for c in chosen} and missing:
+            chosen.append(rng.choice(missing))
+    while len(chosen) < EXAMPLES:
+        chosen.append(rng.choice(rest))
+    return chosen
+
+
+def _plant(seed: int, rng: random.Random, head: Any, examples: list[dict[str, Any]], first_id: int) -> tuple[
         list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The threads of the earlier requests ``examples`` (request and answer) and the refunds they report."""
+    """The threads of the earlier requests ``examples`` (request and answer) and the refunds they report, numbered
+    from ``first_id`` on."""
     patch: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    first_id = 10_000 + 100 * seed
     for n, e in enumerate(examples):
         c = e.pop("candidate")
         order, pay, cust = c, c["pay"], c["cust"]
@@ -475,12 +489,12 @@ def _plant(seed: int, rng: random.Random, head: Any, examples: list[dict[str, An
         thread, reply = (hashlib.sha256(f"{ID}:{seed}:past:{n}:{i}".encode()).hexdigest()[:16] for i in range(2))
         done = None
         if e["kind"] == "refund":
-            rows.append({"id": first_id + n, "payment_id": pay["id"], "amount": pay["amount"],
+            rows.append({"id": first_id + len(rows), "payment_id": pay["id"], "amount": pay["amount"],
                          "reason": e["reason"], "created_at": answered.strftime("%Y-%m-%d %H:%M:%S")})
         elif e["kind"] == "done":
             gap = (asked.date() - _ts(pay["paid_at"]).date()).days
             when = _ts(pay["paid_at"]) + timedelta(days=rng.randint(2, gap - 3), hours=rng.randint(1, 5))
-            done = {"id": first_id + n, "payment_id": pay["id"], "amount": pay["amount"],
+            done = {"id": first_id + len(rows), "payment_id": pay["id"], "amount": pay["amount"],
                     "reason": e["reason"], "created_at": when.strftime("%Y-%m-%d %H:%M:%S")}
             rows.append(done)
         subject = f"Refund for order {order['order']}"
