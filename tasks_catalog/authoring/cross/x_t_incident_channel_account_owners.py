@@ -136,7 +136,7 @@ def note(number: int, who: list[str], names: dict[str, str]) -> str:
             f"so you hear about it from us first. The timeline is above.")
 
 
-def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0911, PLR0912, PLR0915 - one pass over the incidents, deciding each
+def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one pass over the incidents, deciding each
     company = org(seed)
     db, rows, notion_users = _crm(seed)
     by_email = slack_user_by_email(seed)
@@ -221,7 +221,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0911, PLR0912
         if flagged is None or not candidates:
             break
         target = rng.choice(candidates)
-        planted = set()
+        planted: set[str] = set()
         for p in [*flagged, target]:
             names_hit = p["names"]
             if not any(n in already | planted for n in names_hit):
