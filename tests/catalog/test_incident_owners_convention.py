@@ -101,6 +101,13 @@ def test_only_the_opened_threads_of_at_risk_incidents_name_the_head_of_customer_
         assert 2 <= sum(head in text for text in opened) <= 3, case["seed"]
 
 
+def test_the_earlier_threads_name_at_least_two_at_risk_customers_so_no_one_customer_explains_them():
+    for case in _cases():
+        named = [op["value"]["text"].split("): ")[1] for op in case["patch"] if op["op"] == "add"
+                 and op["value"].get("thread_ts") and "brought in" in op["value"]["text"]]
+        assert len(set(named)) >= 2 and all(n.endswith((" is at risk.", " are at risk.")) for n in named), case["seed"]
+
+
 def test_the_reference_minus_the_habit_is_a_wrong_solution_in_every_case():
     doc = json.loads((OUT_DIR / f"{owners.ID}.json").read_text(encoding="utf-8"))
     assert "{{case.wrong_without_habit}}" in [w["calls"] for w in doc["task"]["wrong_solutions"]]

@@ -236,7 +236,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                 e["head"] = e["at_risk"]
             items = [_facts(e["incident"], [c for c, _ in e["hit"]], rows, risky) for e in todo]
             added_only = all(c.name not in risky for p in examples_at for c, u in p["hit"] if u not in p["added"])
-            if not added_only or head_due(items[1]):
+            named = {c.name for e in examples if e["head"] for c, _ in e["past"]["hit"] if c.name in risky}
+            if not added_only or head_due(items[1]) or len(named) < 2:  # two At-risk customers, not one named twice
                 continue
             try:
                 check_convention(examples, items)
@@ -259,7 +260,7 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         messages = [{"ts": root, "user": viewer, "text": note(incident.number, p["added"], names)}]
         if e["head"]:
             risky_names = [c.name for c, _ in p["hit"] if c.name in already | planted]
-            text = f"Also brought in <@{head['id']}> ({head['real_name']}): {' and '.join(risky_names)} is at risk."
+            text = f"Also brought in <@{head['id']}> ({head['real_name']}): {' and '.join(risky_names)} {'are' if len(risky_names) > 1 else 'is'} at risk."
             messages.append({"ts": slack_ts(*_at(incident.started, 41), ID, "head", seed, incident.number),
                              "user": viewer, "thread_ts": root, "text": text})
         else:
