@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -71,7 +72,9 @@ LOG_COLUMNS = ("id", "period", "order_id", "kind", "difference_eur", "action", "
 #: The refund policy's approval limit the case relies on (every seed's 2026 refund policy says 500 EUR).
 APPROVAL_EUR = 500
 THRESHOLDS = (1500, 2000, 2500, 3000)
-SUBJECT = "[Ee]scalat|[Cc]lose|February|2026-02"
+#: What the month's escalation names, in its subject or its body: February, which no earlier escalation does
+#: (each names its own month), so only a new email to the controller meets the clause.
+MONTH_NAMED = "Feb|2026-02|02/2026"
 DECLINED = "Your card was declined."
 
 
@@ -660,6 +663,10 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
                                   f"payments is done. These need you:\n{lines_}\n\nEverything is in close_log.\n\n"
                                   f"Priya", "date": sent.strftime("%Y-%m-%dT%H:%M:%SZ"), "label_ids": ["SENT"]})
     gmail_patch = [{"op": "add", "in": ["messages"], "value": m} for m in past_mail]
+    if any("SENT" in m["label_ids"] and controller.email in m["to"]
+           and (re.search(MONTH_NAMED, m["subject"]) or re.search(MONTH_NAMED, m["body"]))
+           for m in [*gmail["messages"], *past_mail]):
+        return None  # a sent email would already meet the escalation's clause: only the month's new one may
 
     # -- the calls ----------------------------------------------------------------------------------------------
     def execute(sql: str) -> dict[str, Any]:
@@ -764,7 +771,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         count(f"SELECT count(*) FROM close_log WHERE period = '{PERIOD}' HAVING count(*) = {len(log)}"),
         {"stripe.refundIssued": {"charge": dup_charges["small"]["id"]}},
         {"not": {"stripe.refundIssued": {"charge": dup_charges["large"]["id"]}}},
-        {"gmail.draftSent": {"subject_pattern": SUBJECT, "to": controller.email}},
+        {"any": [{"gmail.draftSent": {"subject_pattern": MONTH_NAMED, "to": controller.email}},
+                 {"gmail.draftSent": {"body_pattern": MONTH_NAMED, "to": controller.email}}]},
     ]
     frame = [
         {"entity": "postgres.row", "ids": [f"payments/{declined['id']}", f"payments/{missing['id']}"],
@@ -811,6 +819,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
          "kind": "other", "calls": [refund_small, *fixes, *logs,
                                     {**email, "arguments": {**{k: v for k, v in email["arguments"].items()
                                                                if k != "cc"}, "to": [controller.email, head]}}]},
+        {"why": "closes every item right but sends no escalation, though each earlier month's close ended with one",
+         "kind": "other", "calls": [refund_small, *fixes, *logs]},
         {"why": "refunds the large duplicate too, though the refund policy needs an approval for it",
          "kind": "other", "calls": [refund_small,
                                     {"tool": "stripe__create_refund", "arguments": {
@@ -882,5 +892,5 @@ def build() -> dict[str, Any]:
         [{"tool": "stripe__create_refund", "on_call": 1, "kind": "unavailable"},
          {"tool": "postgres__execute", "on_call": 9, "kind": "timeout_after_commit"}],
         1800, ("gmail", "notion", "postgres", "stripe"))
-    return template(id=ID, version=2, servers=["gmail", "notion", "postgres", "stripe"], difficulty="hard",
+    return template(id=ID, version=3, servers=["gmail", "notion", "postgres", "stripe"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, want=12), task=task)
