@@ -15,7 +15,8 @@ email in Priya's mail beside one she declined. Each of these, misread, changes t
 The series' occurrences are stored (unchanged exceptions) so each day's slot has an id the predicate names:
 every open day must have exactly its person as guest (frame: only that guest added, the wrong prefilled
 one removed), Good Friday's slot deleted, the first four days were filled in beforehand from the register
-alone (some right, left alone; some wrong, fixed), and the rota posted once in #ops. One attendee update
+alone (some right, left alone; some wrong, fixed), and the rota posted once in #ops (by the agent: #ops already
+mentions April, so the clause names the workspace's viewer as the poster). One attendee update
 answers ``unavailable`` (must be retried) and the post answers ``timeout_after_commit`` (a blind retry
 posts twice).
 
@@ -32,6 +33,7 @@ email over-applies the habit and passes; leaving the copy out of a Hamburg colle
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -58,6 +60,8 @@ TRAPS = ("cancel", "move", "pending", "ooo", "declined", "lookalike", "plain")
 #: The misreadings whose rota must differ from the right one in every case.
 MISREADINGS = ("ignore_slack_cancel", "ignore_slack_move", "ignore_mail", "count_pending", "count_declined",
                "ignore_ooo", "ignore_de", "lookalike", "start_first")
+#: What the rota's post and each person's email of their days must name: the month (the goal's word).
+MONTH = "April"
 SIGNATURE = "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Systems"
 
 
@@ -378,7 +382,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
     return _case(seed, plan, sorted(pt))
 
 
-def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:  # noqa: PLR0915 - one case, written out
+def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any] | None:  # noqa: PLR0915 - one case, written out
     o = plan["o"]
     order, by_key, facts = plan["order"], plan["by_key"], plan["facts"]
     open_days, prefill = plan["open_days"], plan["prefill"]
@@ -557,11 +561,21 @@ def _case(seed: int, plan: dict[str, Any], closed: list[str]) -> dict[str, Any]:
             "body": days_body(who.first, item["month"], item["days"]),
             "date": f"{sent[item['month']]}T16:{10 + i % 8:02d}:00Z", "label_ids": ["SENT"]}})
 
+    # #ops already mentions April (the moved and cancelled leaves, the ops review's reminder), so the post's clause
+    # names its poster, the workspace's viewer (the agent): only the new post may meet it, and each person's email
+    # clause only the new email. A case where the initial state would already meet one is drawn again.
+    viewer = slack["viewer"]
+    if any(m["user"] == viewer and re.search(MONTH, m["text"])
+           for m in [*ops["messages"], *(op["value"] for op in slack_patch)]):
+        return None
+    if any("SENT" in m["label_ids"] and e in m["to"] and re.search(MONTH, m["body"])
+           for m in [*world("gmail", seed)["messages"], *(op["value"] for op in gmail_patch)] for e in email.values()):
+        return None
     patch = {"calendar": calendar_patch, "notion": notion_patch, "slack": slack_patch, "gmail": gmail_patch}
     return _judged(seed, plan, patch, {"series": series, "ops_cal": ops_cal, "holidays_cal": holidays_cal,
                                        "good_friday": good_friday, "ops_channel": ops["id"], "policy": policy_id,
                                        "old_policy": old_id, "register": register_id,
-                                       "move_row": register_rows[rows.index(move)]["id"], "lead": lead.email})
+                                       "move_row": register_rows[rows.index(move)]["id"], "lead": lead.email, "viewer": viewer})
 
 
 DESCRIPTION = "Operations support desk: the person on duty is the guest."
@@ -677,9 +691,9 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         for cc in ([[lead]] if k in facts["hamburg"] else [[], [lead]]):
             frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [email[k]], "cc": cc},
                           "max": 1})
-        success.append({"gmail.draftSent": {"to": email[k], "body_pattern": "April"}})
+        success.append({"gmail.draftSent": {"to": email[k], "body_pattern": MONTH}})
     success.append({"not": {"calendar.eventExists": {"title": gf_slot}}})
-    success.append({"slack.messagePosted": {"channel": "ops", "pattern": "April"}})
+    success.append({"slack.messagePosted": {"channel": "ops", "pattern": MONTH, "user": ids["viewer"]}})
 
     # -- wrong solutions: each misreading's rota, written as the right one would be
     def misread(*readings: str, first: bool = False) -> dict[str, str]:
@@ -725,6 +739,10 @@ def _judged(seed: int, plan: dict[str, Any], patch: dict[str, list], ids: dict[s
         {"why": "emails each person their days as February's and March's emails did, but copies nobody: misses that "
                 "the Hamburg colleagues' emails copied the Warehouse lead (what sampling a few of them shows)",
          "kind": "other", "calls": [*updates, the_post, *mails(final, cc=lambda item: False)]},
+        {"why": "fills in the calendar and emails each person their days but posts no rota in #ops, though February's "
+                "and March's were posted there and the policy asks for it", "kind": "other", "calls": [*updates, *told]},
+        {"why": "the whole reference but one person's email of their days", "kind": "other",
+         "calls": [*updates, the_post, *told[1:]]},
         {"why": "fills in the calendar and posts the rota but emails nobody their days", "kind": "other",
          "calls": [*updates, the_post]},
         {"why": "emails the whole desk one message with everyone's days instead of each person theirs", "kind": "other",
@@ -775,6 +793,6 @@ TOOLS = ["calendar__list_calendars", "calendar__list_events", "calendar__search_
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=3, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, TOOLS, timeout_s=1200, faults="{{case.faults}}"))
