@@ -60,8 +60,9 @@ TRAPS = ("cancel", "move", "pending", "ooo", "declined", "lookalike", "plain")
 #: The misreadings whose rota must differ from the right one in every case.
 MISREADINGS = ("ignore_slack_cancel", "ignore_slack_move", "ignore_mail", "count_pending", "count_declined",
                "ignore_ooo", "ignore_de", "lookalike", "start_first")
-#: What the rota's post and each person's email of their days must name: the month (the goal's word).
-MONTH = "April"
+#: What the rota's post and each person's email of their days must name: the month, as the goal's word, as a
+#: rota's dates shorten it ("Wed 1 Apr") or as an ISO date gives it.
+MONTH = "Apr|2026-04"
 SIGNATURE = "Best regards,\nPriya Raman\nOperations manager, Kestrel Freight Systems"
 
 
