@@ -46,6 +46,13 @@ The labels go on in four batches (the second answers ``unavailable`` and must be
 sent answers ``timeout_after_commit`` (it went: a blind resend answers twice, which the frame's ``max``
 catches). The reference opens every earlier conversation, finds which new ones we answered from our sent
 mail, looks up each invoice and each customer in Stripe, and makes 58 calls (budget 88).
+
+Version 3 judges each answer by its body: the customer who asked again already holds our earlier answer, so
+an answer clause naming only the recipient passed without the new one. Each answer's clause now asks for its
+fact (with the conventions' lines, as the frame asks of any message to the customer) or the Stripe id of the
+invoice or customer it is about, and the module raises when a sent message of the initial mailbox already
+meets an answer's or a forward's clause. Wrong solutions: the reference without one of its emails (the
+answer asked again for, an invoice answer, a plan answer, a cancellation confirmed, a forward).
 """
 
 from __future__ import annotations
@@ -704,6 +711,28 @@ def _fact_pattern(t: dict[str, Any]) -> str:
     return _all_of(*parts, *(c.pattern(w) for c in CONVENTIONS if c.applies(t["kind"], w)))
 
 
+def _answered(t: dict[str, Any]) -> str:
+    """What our new answer on conversation ``t`` holds: its fact (the asked invoice's status and total; the
+    plan and seats; the plan that ends) with the conventions' lines, as the frame asks of every message to
+    the customer, or the Stripe id of the invoice or customer it is about (the stable id that names the
+    pattern, tasks_catalog/literals.py). No earlier answer holds either (``_check_needed``)."""
+    about = t["invoice"]["id"] if t["kind"] == "billing" else t["who"]["stripe"]
+    return f"{_fact_pattern(t)}|{re.escape(about)}"
+
+
+def _check_needed(seed: int, success: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+    """``ValueError`` naming each email clause of ``success`` that a sent message of the initial mailbox (the
+    world's and the planted ones: our earlier answers, the answer in the conversation asked again) already
+    meets: only the new answer or forward may meet it."""
+    sent = [m for m in [*world("gmail", seed)["messages"], *messages] if "SENT" in m["label_ids"]]
+    met = [c["gmail.draftSent"] for c in success if "gmail.draftSent" in c and any(
+        c["gmail.draftSent"]["to"] in m["to"] and re.search(c["gmail.draftSent"]["body_pattern"], m.get("body") or "")
+        for m in sent)]
+    if met:
+        raise ValueError(f"{ID}, seed {seed}: a sent message already meets the success clause gmail.draftSent "
+                         f"to {', '.join(c['to'] for c in met)}: only the new email may")
+
+
 def _reply(t: dict[str, Any], *, who: dict[str, Any] | None = None, cc: list[str] | None = None,
            keep: Any = None) -> dict[str, Any]:
     args: dict[str, Any] = {"to": [t["who"]["email"]], "subject": f"Re: {t['subject']}",
@@ -778,6 +807,24 @@ def _convention_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str
     return out
 
 
+def _left_out_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str, Any]],
+                     forwards: dict[int, dict[str, Any]],
+                     by_role: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The reference's writes without one of its emails, each one the goal asks for: the answer in the
+    conversation asked again (our earlier answer there is to the same customer), an invoice answer, a plan
+    answer, a cancellation confirmed, a key account's cancellation forwarded."""
+    again, bill, cancel, key_cancel = by_role["again"][0], by_role["billing"][0], by_role["cancel"][0], by_role["cancel_key"][0]
+    plan = next(t for t in by_role["account"] if "twin" not in t)
+    left_out = [(replies[id(again)], f"the answer to {again['who']['name']} about invoice {again['invoice']['number']}, "
+                                     f"asked after our answer about {again['answered']['number']}"),
+                (replies[id(bill)], f"the answer to {bill['who']['name']} about invoice {bill['invoice']['number']}"),
+                (replies[id(plan)], f"the answer to {plan['who']['name']}'s plan question"),
+                (replies[id(cancel)], f"the confirmation of {cancel['who']['name']}'s cancellation"),
+                (forwards[id(key_cancel)], f"the forward of {key_cancel['who']['name']}'s cancellation to its owner")]
+    return [{"why": f"works the queue as the policy says but leaves out {what}", "kind": "other",
+             "calls": [c for c in writes if c is not gone]} for gone, what in left_out]
+
+
 def _policy_pages(seed: int, policy_id: str) -> list[dict[str, Any]]:
     """Notion's patch: the 2026 policy under Policies, the 2025 one under Superseded."""
     n = world("notion", seed)
@@ -848,7 +895,9 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
                       "values": {"label_ids": {"add": [LABELS[kind]["id"]], "remove": ["UNREAD", "INBOX", QUEUE["id"]]}}})
     for t in threads:
         if id(t) in replies:
-            success.append({"gmail.draftSent": {"to": t["who"]["email"]}})  # any subject: the reply's to choose
+            # any subject (the reply's to choose); the body is what tells this answer from ours already sent
+            # (the conversation asked again holds our answer about the other invoice)
+            success.append({"gmail.draftSent": {"to": t["who"]["email"], "body_pattern": _answered(t)}})
             frame.append({"entity": "gmail.message", "change": ["create"],
                           "where": {"to": [t["who"]["email"]], "cc": _cc(t["who"])},
                           "values": {"body": {"matches": _fact_pattern(t)}}, "max": 1})
@@ -862,6 +911,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
             frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [w["owner"]]},
                           "values": {"body": {"matches": name}, "cc": {"add": []}}, "max": 1})
     frame.append({"entity": "gmail.draft", "change": ["create", "update", "delete"], "max": 3 * len(sends)})
+    _check_needed(seed, success, messages)
 
     # -- wrong solutions (their writes only)
     by_role = {r: [t for t in threads if t["role"] == r] for r in ("billing", "account", "cancel_key", "cancel", "other",
@@ -914,6 +964,7 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
+    wrongs += _left_out_wrongs(writes, replies, forwards, by_role)
     wrongs += _convention_wrongs(writes, replies, new, examples)
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
@@ -957,6 +1008,6 @@ CASES = 10
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=3, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, MAILBOX_TOOLS, timeout_s=1800, faults="{{case.faults}}"))
