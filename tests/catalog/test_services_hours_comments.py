@@ -58,3 +58,16 @@ def test_the_billed_on_comments_show_only_when_an_entry_is_opened_and_only_on_th
     assert sorted(written) == sorted(r["id"] for r in february
                                      if limits[r["Customer"]] == LOWEST_LIMIT and r["Type"] != "Warranty fix")
     assert 2 <= len(written) < sum(r["Type"] != "Warranty fix" for r in february)
+
+
+def test_no_february_customer_has_an_open_invoice_before_the_run_so_each_invoice_clause_needs_the_new_invoice():
+    from servers.stripe import StripeState
+    from tasks_catalog.predicates.stripe import InvoiceExists, invoice_exists
+
+    for case in _cases():
+        ref = {"generator": "stripe", "version": 2, "seed": case["seed"], "size": "default"}
+        state = load_world(StripeState, {"world": ref, "patch": case["stripe_patch"]})
+        asked = [c["stripe.invoiceExists"] for c in case["success"] if "stripe.invoiceExists" in c]
+        assert len(asked) >= 4, case["seed"]
+        met = [a["customer"] for a in asked if invoice_exists(state, InvoiceExists(**a))]
+        assert not met, f"seed {case['seed']}: met before the run by {met}"

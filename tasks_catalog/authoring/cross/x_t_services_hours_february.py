@@ -26,14 +26,18 @@ The case asserts, from its own examples, that each plausible alternative rule (:
 :data:`COMMENT_ALTERNATIVES`) is contradicted by at least one past invoice or entry (or treats February
 alike), and that every segment February needs was billed before. The template's February is smaller than the
 family's (three customers billed before and two new ones, neither on the lowest limit; 1-2 entries per customer
-and month) so that the reference (49-57 calls) opens every past entry. The second invoice created answers
+and month) so that the reference (49-56 calls) opens every past entry. No February customer has an open invoice
+before the run (the three were not billed in January, whose invoices are still open, and none of the five has an
+open invoice in the world as generated), so that the judge's "an open invoice of the customer" is February's. The second invoice created answers
 ``timeout_after_commit`` (a blind retry duplicates it), the fourth ``unavailable`` (it must be retried).
 
 What the judge holds each invoice to (the predicate may only check what the world names, so the exact
 amounts live in the frame): one finalized invoice per customer with something billable, in its currency,
 due in its segment's days, described as February 2026's, every line's amount one of that customer's
 right line amounts (rate times hours rounded up), and no total that leaves some of them out (a guard per
-part of the lines); no invoice for anyone else; one comment carrying the invoice's number on each February entry
+part of the lines, in this template also the parts whose total an earlier, paid invoice of the customer had);
+an open invoice of each is what the predicate asks, which none held before the run (asserted per case, so that
+leaving a customer's invoice out fails); no invoice for anyone else; one comment carrying the invoice's number on each February entry
 to comment (the predicate asks that it was posted), none anywhere else.
 
 The family's building blocks (:func:`draw_plan`, :func:`draw_entries`, :func:`conventions_hold`,
@@ -498,13 +502,28 @@ def _commented_plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     limits = _credit_limits(seed)
     past_pool = list({id(c): c for month, _, _ in PAST for c in plan["months"][month]}.values())
     known = {c["id"] for c in past_pool}
-    pools = [[c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known
+    # February's customers have no open invoice before the run (January's are still open, and so are some of the
+    # world's own), so that "an open invoice of the customer" asks for February's: see :func:`_open_before`
+    unpaid = _open_in_world(seed) | {c["id"] for c in plan["months"][PAST[-1][0]]}
+    pools = [[c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known | unpaid
               and limits[c["id"]] != LOW_CREDIT] for s in ("smb", "mid-market")]
-    if not all(pools):
+    settled = [c for c in past_pool if c["id"] not in unpaid]
+    if not all(pools) or len(settled) < 3:
         return None
     new_only = [rng.choice(pool) for pool in pools]
-    plan["months"][NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
+    plan["months"][NEW[0]] = sorted(rng.sample(settled, 3) + new_only, key=lambda c: c["name"])
     return plan
+
+
+@functools.cache
+def _open_in_world(seed: int) -> frozenset[str]:
+    """The Stripe customers with an open invoice in the world as generated (before the log's invoices)."""
+    return frozenset(inv["customer"] for inv in world("stripe", seed)["invoices"] if inv["status"] == "open")
+
+
+def _open_before(state: dict[str, Any], customer: str) -> list[str]:
+    """The ids of ``customer``'s open invoices in the Stripe state ``state`` (the case's initial one)."""
+    return [inv["id"] for inv in state["invoices"] if inv["customer"] == customer and inv["status"] == "open"]
 
 
 @functools.cache
@@ -644,6 +663,20 @@ def commented_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]
 
     frame = list(billing["frame"])
     success = list(billing["success"])
+    # "an open invoice of the customer" is met only by February's: none was open before the run (asserted here,
+    # as a world change could make it vacuous again); and so every part of an invoice's lines is guarded, a
+    # total an earlier (paid) invoice of the customer happened to have too, which the billing's guards leave out
+    for b in bills:
+        cid = b["customer"]["id"]
+        if _open_before(state, cid):
+            raise ValueError(f"{ID}: seed {seed}: the clause stripe.invoiceExists {{customer: {cid}, status: open}} "
+                             f"already holds before the run (open: {', '.join(_open_before(state, cid))})")
+        amounts = [q * u for _, q, u in b["lines"]]
+        guarded = {c["not"]["stripe.invoiceExists"]["amount"] for c in success
+                   if c.get("not", {}).get("stripe.invoiceExists", {}).get("customer") == cid}
+        short = {sum(amounts[i] for i in range(len(amounts)) if mask >> i & 1) for mask in range(1, 2 ** len(amounts) - 1)}
+        success.extend({"not": {"stripe.invoiceExists": {"customer": cid, "status": "open", "amount": total}}}
+                       for total in sorted(short - guarded - {sum(amounts)}))
     for e in to_comment:
         number = numbers[(NEW[0], e["id"])]
         frame.append({"entity": "notion.comment", "change": ["create"], "where": {"page_id": page[e["title"]]},
@@ -672,6 +705,8 @@ def commented_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]
          "calls": [*writes, *(call("notion__create_comment", page_id=page[e["title"]], text="Billed (February 2026).")
                               for e in to_comment)]},
         {"why": "comments twice on an entry", "kind": "other", "calls": [*writes, *comment_calls, comment_calls[0]]},
+        _without_invoice(state, bills, comment_calls, found),
+        *_without_line(state, bills, comment_calls, found),
     ]
     if low_side != to_comment:
         wrongs.append({"why": "comments on the entries of every customer at or below the lowest uncommented credit limit",
@@ -701,6 +736,32 @@ def commented_case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]
     }
 
 
+def _without_invoice(state: dict[str, Any], bills: list[dict[str, Any]], comment_calls: list[dict[str, Any]],
+                     found: Callable[[int, dict], list]) -> dict[str, Any]:
+    """The reference without the last customer's invoice (its create, its lines and its finalize)."""
+    left = bills[-1]["customer"]["name"]
+    return {"why": f"the reference without the invoice of {left} (its create, lines and finalize)", "kind": "other",
+            "calls": [*invoice_writes(state, bills[:-1], after_create=found), *comment_calls]}
+
+
+def _without_line(state: dict[str, Any], bills: list[dict[str, Any]], comment_calls: list[dict[str, Any]],
+                  found: Callable[[int, dict], list]) -> list[dict[str, Any]]:
+    """The reference without one line of an invoice: the first line whose invoice, without it, totals what an
+    earlier invoice of the customer did (else the first line of the first invoice of two lines or more); none
+    when every invoice has one line."""
+    had = {(inv["customer"], sum(line["amount"] for line in inv["lines"])) for inv in state["invoices"]}
+    options = [(i, j) for i, b in enumerate(bills) if len(b["lines"]) > 1 for j in range(len(b["lines"]))]
+    if not options:
+        return []
+    i, j = next(((i, j) for i, j in options if (bills[i]["customer"]["id"], sum(
+        q * u for k, (_, q, u) in enumerate(bills[i]["lines"]) if k != j)) in had), options[0])
+    short = [{**b, "lines": [line for k, line in enumerate(b["lines"]) if k != j]} if n == i else b
+             for n, b in enumerate(bills)]
+    return [{"why": f"the reference without the line {bills[i]['lines'][j][0]} of {bills[i]['customer']['name']}'s "
+                    f"invoice", "kind": "other", "calls": [*invoice_writes(state, short, after_create=found),
+                                                           *comment_calls]}]
+
+
 def _commented_after(writes: list[dict[str, Any]], bills: list[dict[str, Any]], to_comment: list[dict[str, Any]],
                      comment: Callable[[dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
     """``writes`` (of ``bills``, in order) with each customer's comments right after its invoice is finalized."""
@@ -720,5 +781,5 @@ def build() -> dict[str, Any]:
                      [{"tool": "stripe__create_invoice", "on_call": 2, "kind": "timeout_after_commit"},
                       {"tool": "stripe__create_invoice", "on_call": 4, "kind": "unavailable"}],
                      1800, ("notion", "stripe"))
-    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=3, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=10, level="hard"), task=task)
