@@ -25,6 +25,15 @@ What the judge holds: the invoices as x-t-services-hours-february holds them (fi
 per short total), and one email per February invoice to the customer's billing address with exactly the
 copy the convention gives (the frame's ``where`` on ``to`` and ``cc``; an email with another copy, a
 second email, or one to anyone else fails), the predicate asking that each was sent.
+
+Each write the goal asks for is needed (version 2): the predicate may not name an invoice's total (the goal
+does not), so "the customer has an open invoice" is what asks for each February invoice, and a case is kept
+only when no customer billed in February has an open invoice before the run (January's invoices are still
+open, and some customers have open subscription invoices: such a customer's invoice could be left out); a
+guard stands for every total that leaves some of an invoice's lines out, also where a past paid invoice had
+that total (two lines of one amount are then two lines, not one amount); and each email clause asks for
+February, which no past email to that address names. :func:`_met_before` checks every asked clause against
+the case's initial state, and the case is drawn again when one already holds.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from servers.gmail import GmailState
+from servers.stripe import StripeState
 from servers.stripe.tools import _prefix
 from tasks_catalog.authoring.cross import budget, cases, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_rows
@@ -56,6 +67,7 @@ from tasks_catalog.authoring.cross.x_t_services_hours_february import (
     world_patches,
 )
 from tasks_catalog.authoring.cross.x_t_services_hours_february import TOOLS as BILLING_TOOLS
+from tasks_catalog.predicates import evaluate
 
 ID = "x-t-consulting-invoices-sent"
 SERVERS = ["gmail", "notion", "postgres", "stripe"]
@@ -92,16 +104,26 @@ CC_ALTERNATIVES: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
 
 def _plan(seed: int, rng: random.Random) -> dict[str, Any] | None:
     """x-t-services-hours-february's plan with a smaller February (three customers billed before and two new
-    ones, neither enterprise) so that the reference can open every past email within a hard task's length."""
+    ones, neither enterprise) so that the reference can open every past email within a hard task's length,
+    its customers drawn among those without an open invoice where there are enough."""
     plan = draw_plan(seed, rng)
     if plan is None:
         return None
     past_pool = list({id(c): c for month, _, _ in PAST for c in plan["months"][month]}.values())
     known = {c["id"] for c in past_pool}
+    # February's customers have no open invoice yet where the world allows it (January's are still open, and
+    # some customers have open subscription invoices): their invoice's clause must need the February one
+    busy = {c["id"] for c in plan["months"][PAST[-1][0]]} | {
+        inv["customer"] for inv in world("stripe", seed)["invoices"] if inv["status"] == "open"}
+
+    def free(pool: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [c for c in pool if c["id"] not in busy] or pool
+
     # the new customers are not enterprise: "copy the customers copied before" then copies as the convention does
-    new_only = [rng.choice([c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known])
+    new_only = [rng.choice(free([c for c in crm_accounts(seed) if c["segment"] == s and c["id"] not in known]))
                 for s in ("smb", "mid-market")]
-    plan["months"][NEW[0]] = sorted(rng.sample(past_pool, 3) + new_only, key=lambda c: c["name"])
+    past = free(past_pool) if len(free(past_pool)) >= 3 else past_pool
+    plan["months"][NEW[0]] = sorted(rng.sample(past, 3) + new_only, key=lambda c: c["name"])
     return plan
 
 
@@ -162,13 +184,31 @@ def case_of(seed: int) -> dict[str, Any] | None:
             continue
         if not any(_copied(b["customer"]) for b in bills) or all(_copied(b["customer"]) for b in bills):
             continue
+        # an open invoice of a customer billed in February would meet that customer's invoice clause (the
+        # predicate cannot name the new one's total): only the February invoice may
+        billed = {b["customer"]["id"] for b in bills}
+        if any(inv["customer"] in billed and inv["status"] == "open"
+               for inv in stripe_state_after(seed, patch["stripe"])["invoices"]):
+            continue
         feb = [{**crm[b["customer"]["id"]], "cc": _copied(b["customer"]),
                 "total": sum(q * u for _, q, u in b["lines"])} for b in bills]
         if any(alt(sent) and (not isinstance(alt, FlaggedWhen | FlaggedSide) or any(alt.predicts(sent, c) != c["cc"] for c in feb))
                for alt in CC_ALTERNATIVES.values()):
             continue
-        return _case(seed, plan, entries, patch, db_id, sent, crm)
+        case = _case(seed, plan, entries, patch, db_id, sent, crm)
+        if _met_before(seed, case) is None:
+            return case
     return None
+
+
+def _met_before(seed: int, case: dict[str, Any]) -> dict[str, Any] | None:
+    """The first clause of the case's success that asks for a write (every clause outside a ``not``) and
+    already holds on its initial state, or None: a write such a clause stands for could be left out."""
+    gmail = world("gmail", seed)
+    states = {"stripe": StripeState.model_validate(stripe_state_after(seed, case["stripe_patch"])),
+              "gmail": GmailState.model_validate({**gmail, "messages": [
+                  *gmail["messages"], *(op["value"] for op in case["gmail_patch"])]})}
+    return next((c for c in case["success"] if "not" not in c and evaluate(c, states)), None)
 
 
 def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch: dict[str, list], db_id: str,
@@ -214,6 +254,16 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
     billing = services_case(seed, plan, entries)
     frame: list[dict[str, Any]] = list(billing["frame"])
     success: list[dict[str, Any]] = list(billing["success"])
+    # a guard for every total that leaves lines out, also those a past (paid) invoice of the customer had,
+    # which x-t-services-hours-february leaves unguarded: no billed customer has an open invoice before the run
+    for b in bills:
+        amounts = [q * u for _, q, u in b["lines"]]
+        for total in sorted({sum(a for i, a in enumerate(amounts) if mask >> i & 1)
+                             for mask in range(1, 2 ** len(amounts) - 1)}):
+            guard = {"not": {"stripe.invoiceExists": {"customer": b["customer"]["id"], "status": "open",
+                                                      "amount": total}}}
+            if guard not in success:
+                success.append(guard)
     for b in bills:
         email = crm[b["customer"]["id"]]["email"]
         frame.append({"entity": "gmail.message", "change": ["create"], "where": {"to": [email], "cc": copy(b)},
@@ -229,7 +279,21 @@ def _case(seed: int, plan: dict[str, Any], entries: list[dict[str, Any]], patch:
     first = bills[0]["customer"]
     copied_bill = next(b for b in bills if _copied(b["customer"]))
     plain_bill = next(b for b in bills if not _copied(b["customer"]))
+    # the writes left out one at a time: a line of an invoice (one of two of one amount where there are such),
+    # the last customer's invoice (its email still sent), one customer's email
+    line_bill, line = next(((b, i) for b in bills for i, (_, q, u) in enumerate(b["lines"])
+                            if sum(q2 * u2 == q * u for _, q2, u2 in b["lines"]) > 1),
+                           (max(bills, key=lambda b: len(b["lines"])), -1))
+    short_line = [{**b, "lines": [ln for i, ln in enumerate(b["lines"]) if i != line % len(b["lines"])]}
+                  if b is line_bill else b for b in bills]
     wrongs = [
+        {"why": "bills everything but one line of one invoice" + (
+            ", one of two lines of the same amount" if line >= 0 else "") + ", and sends every email",
+         "kind": "other", "calls": [*invoice_writes(state, short_line, after_create=found), *sends]},
+        {"why": "bills every customer but the last, yet sends every customer its email", "kind": "other",
+         "calls": [*invoice_writes(state, bills[:-1], after_create=found), *sends]},
+        {"why": "bills everyone but does not email one customer its invoice", "kind": "other",
+         "calls": [*writes, *(m for m, b in zip(sends, bills, strict=True) if b is not plain_bill)]},
         {"why": "bills and sends right but copies nobody (the copy shows only in the opened enterprise emails)",
          "kind": "other", "calls": [*writes, *(mail(b, []) for b in bills)]},
         {"why": "copies the key accounts mailbox on every invoice email", "kind": "other",
@@ -286,5 +350,5 @@ def build() -> dict[str, Any]:
                      [{"tool": "stripe__create_invoice", "on_call": 2, "kind": "timeout_after_commit"},
                       {"tool": "gmail__send_email", "on_call": 3, "kind": "unavailable"}],
                      1800, ("gmail", "notion", "stripe"))
-    return template(id=ID, version=1, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=2, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=10, level="hard"), task=task)
