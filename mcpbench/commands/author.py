@@ -190,6 +190,25 @@ def check_templates(paths: tuple[Path, ...], seeds: int, salt: str, all_cases: b
     sys.exit(1 if check(list(paths), gate, seeds=seeds, salt=salt, echo=click.echo, all_cases=all_cases) else 0)
 
 
+@author.command(name="leave-out")
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
+@click.option("--seeds", type=click.IntRange(min=1), default=2, show_default=True, help="Renderings per template.")
+@click.option("--all-cases", is_flag=True, help="Every case of a template instead of --seeds renderings.")
+def leave_out(paths: tuple[Path, ...], seeds: int, all_cases: bool) -> None:
+    """Leave each write of every reference out in turn (tasks, or templates' renderings) and judge the task
+    as the gate does, printing each write the task still passes without. A write the goal asks for must
+    not be one (its clause is met some other way, often by the initial state); a courtesy the frame only
+    allows may be. Reports; exits 0.
+
+    \b
+    Example:
+      mcpbench author leave-out tasks_catalog/dev/slack/slack-announce-release.json
+    """
+    from tasks_catalog.authoring.leave_out import leave_out as report
+
+    report(list(paths), all_cases=all_cases, seeds=seeds, echo=click.echo)
+
+
 @author.command(name="cross-templates")
 @click.argument("names", nargs=-1)
 @click.option("--check", is_flag=True, help="Exit 1 if a committed template is stale instead of writing it.")

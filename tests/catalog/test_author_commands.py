@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import anyio
 from click.testing import CliRunner
 
 from mcpbench.cli import main
 from tasks_catalog.authoring.propose import draft
 from tasks_catalog.loader import load_task_file
+from tasks_catalog.replay import apply_calls
 
 INLINE = Path(__file__).resolve().parent / "inline_tasks"
 
@@ -97,3 +100,30 @@ def test_wrongs_plans_a_collateral_and_applying_the_plan_appends_it(tmp_path, mo
 def test_wrongs_needs_files_to_plan_or_a_plan_to_apply():
     assert author("wrongs").exit_code == 2
     assert "give the task or template files" in author("wrongs").output
+
+
+def test_leave_out_names_a_write_whose_clause_the_initial_state_already_meets_and_no_write_the_judge_needs(tmp_path):
+    """The announcement's post is needed: its clause asks for the new message. Judged instead by a clause the
+    world already meets (a message the channel holds from the start), the post can be left out, and
+    `leave-out` names it; the lookups are reads and are never named."""
+    source = Path(__file__).resolve().parents[2] / "tasks_catalog" / "dev" / "slack" / "slack-announce-release.json"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    result = author("leave-out", str(source))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == ["0 writes can be left out, over 1 tasks"]
+
+    task, _ = load_task_file(source)
+    assert task is not None
+    state, _ = anyio.run(apply_calls, task, [])
+    channel = state.channel("CQAPJ6AEN4")
+    old = channel.messages[0].text  # a message the channel holds before any call
+    vacuous = {**doc, "id": "slack-announce-release-vacuous",
+               "success": {"all": [{"slack.messagePosted": {"channel": "CQAPJ6AEN4", "pattern": re.escape(old[:40])}},
+                                   doc["success"]["all"][1]]}}
+    f = tmp_path / "vacuous.json"
+    f.write_text(json.dumps(vacuous), encoding="utf-8")
+    result = author("leave-out", str(f))
+    assert result.exit_code == 0, result.output
+    post = next(i for i, c in enumerate(doc["reference_solution"]) if c["tool"] == "post_message") + 1
+    assert result.output.splitlines() == [f"slack-announce-release-vacuous: passes without call {post} (post_message)",
+                                          "1 writes can be left out, over 1 tasks"]
