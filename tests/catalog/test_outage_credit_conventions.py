@@ -104,3 +104,21 @@ def test_a_case_is_refused_when_only_refusals_were_copied_and_a_north_american_c
     # the convention and not by that reading, a North American refusal by both
     assert convention_holds(past, [credited]) is False
     assert convention_holds(past, [refused]) is True
+
+
+def test_no_answer_can_be_left_out_as_each_answers_clause_is_false_on_the_initial_state():
+    import anyio
+
+    from tasks_catalog.authoring.template_check import every_case
+    from tasks_catalog.predicates import evaluate
+    from tasks_catalog.replay import replay
+    from tasks_catalog.templates import load_template
+
+    for task in every_case(load_template(TEMPLATE)):
+        initial = anyio.run(replay, task, []).state
+        clauses = [c for c in task.success["all"] if "gmail.draftSent" in c or "slack.messagePosted" in c]
+        mailed = {c.arguments["to"][0] for c in task.reference_solution if c.tool == "gmail__send_email"}
+        replies = [c for c in task.reference_solution if c.tool == "slack__reply_to_thread"]
+        # one clause per emailed answer and one per reply in #cs-escalations, none of them met before the run
+        assert len(clauses) == len(mailed) + len(replies) == len(set(map(str, clauses))), task.id
+        assert [c for c in clauses if evaluate(c, initial)] == [], task.id

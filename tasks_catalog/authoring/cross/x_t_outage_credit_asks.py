@@ -39,10 +39,15 @@ drawn from North America first, and a second unlisted one, ``unlisted2``, writes
 the frame bounds each answer's ``cc`` (the director exactly when the convention copies, the account owner as a
 reply to all). The goal asks for answers "the way we have answered
 credit requests before"; the written policy still decides every amount and refusal.
+
+Version 3 makes the success need every answer: each emailed answer's clause asks for what Priya's earlier mail to
+that address does not say (``_answered``), each reply in #cs-escalations for its own customer's credit amount
+(``_given``; and whom it names where both credits are one amount), each asserted false on the initial state.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from itertools import combinations, permutations
@@ -79,11 +84,16 @@ CAP_TEXT = "250 EUR, 270 USD, 215 GBP, 370 CAD or 40,000 JPY"
 MIN_MINUTES = 30
 MARCH = "2026-03-01"
 FEB = "2026-02-01"
-#: A reply or post must speak of the request's substance: the credit, the refund, the policy, the incident or
-#: outage, the invoice (any one; "credit", "refund" and "policy" are in the goal), however it is worded.
-ANSWERED = "redit|efund|olicy|ncident|utage|nvoice|ompensat"
 #: A reply's subject: the request's own (shipments, outage, invoice) or one of the agent's about the credit.
 SUBJECT = "hipments|utage|redit|ncident|equest|efund|olicy|nvoice"
+#: What an emailed answer says that the mail Priya sent these customers before does not: the credit, the refund,
+#: the policy, the invoice ("Sorry about this. We had an incident ..." says none of them; "incident" and "outage"
+#: are not enough, as it says "incident"). An address Priya has already written about a credit gets a sharper
+#: clause (:func:`_answered`).
+CREDITED = "redit|efund|olicy|ompensat|nvoice"
+#: The words a reply in #cs-escalations says beside the amount it gives (the channel's own messages speak of
+#: invoices and credits, never with the amount).
+REPLY_WORDS = "redit|efund|olicy|nvoice|March|back|paid|Stripe"
 
 
 def _at(iso: str) -> datetime:
@@ -102,6 +112,50 @@ def _spoken(iso: str) -> str:
 
 def _unix(iso: str) -> int:
     return int(_at(iso).timestamp())
+
+
+def _amount(amount: int, currency: str) -> str:
+    """A pattern for ``amount`` (smallest unit) however it is written: ``250``, ``250.00``, ``250,00``,
+    ``€250``, ``58.8``, ``40,000``; the currency is left to the writer."""
+    whole, cents = (amount, 0) if currency == "jpy" else divmod(amount, 100)
+    digits = f"{whole // 1000}[,. ]?{whole % 1000:03d}" if whole >= 1000 else str(whole)
+    if cents == 0:
+        return rf"\b{digits}(?![0-9])(?![.,]0*[1-9])"
+    tail = f"{cents // 10}0?" if cents % 10 == 0 else f"{cents:02d}"
+    return rf"\b{digits}[.,]{tail}(?![0-9])"
+
+
+def _apart(a: dict, b: dict) -> bool:
+    """Whether the amounts credited to ``a`` and ``b`` are told apart by :func:`_amount` (not 250 EUR and 250 USD)."""
+    return not re.search(_amount(a["amount"], a["currency"]), b["money"]) and not re.search(
+        _amount(b["amount"], b["currency"]), a["money"])
+
+
+def _given(amount: int, currency: str) -> str:
+    """A reply in #cs-escalations that gives ``amount``, beside a word about the credit (either order)."""
+    words, number = f"(?:{REPLY_WORDS})", _amount(amount, currency)
+    return rf"{words}(?:.|\n)*{number}|{number}(?:.|\n)*{words}"
+
+
+def _answered(it: dict, duration: int, before: list[dict]) -> str | None:
+    """The body an emailed answer to ``it`` must match, which none of ``before`` (what Priya sent the address
+    before) does: the credit's words, or where she has written to them about a credit already, what only this
+    answer says (this month's invoice, March, the percentage or duration of a grant; where the credit the
+    customer cannot find went). None when nothing is left that only the answer says (the case is drawn again)."""
+    pct = it.get("pct")
+    month = (rf"nvoice|March|\bMar\b|2026-03|03/2026|{pct}%|{pct} %|{pct} per|{duration} min|lasted|minutes|hour"
+             rf"|duration|capped|maximum|ncident {it['incident']}")
+    sharper = {
+        "grant": month,
+        "wait_pay": rf"{month}|unpaid|paid\b|open\b|outstanding",
+        "already": rf"nvoice|\bcharge|card|paid\b|payment|ccount|bank|statement|Stripe|check|confirm|found|look"
+                   rf"|appear|show|visible|receiv|already|was refunded|been refunded|efund of|efund was|went|days"
+                   rf"|earlier|again|apolog|sorry|back to|original|{it.get('charge')}",
+    }
+    for pattern in (CREDITED, sharper.get(it["outcome"])):
+        if pattern is not None and not any(re.search(pattern, m["body"]) for m in before):
+            return pattern
+    return None
 
 
 def _span(minutes: int) -> str:
@@ -268,7 +322,6 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
     grants = [it for it in asked if it["outcome"] == "grant"]
     if not grants:
         return None
-    dup = rng.choice(grants)
     # Listed customers of the resolved incident who did not write.
     rest = []
     for key in inc.customers[2:]:
@@ -278,7 +331,12 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915
         item = customer_item(c, "relay", "slack")
         if march_outcome(item, c):
             rest.append((c, item))
-    relay = next(((c, it) for c, it in rest if it["outcome"] == "grant"), None)
+    # the customer who asks twice and the relay are credited different amounts where the world allows it, so
+    # that each reply in #cs-escalations is told by its amount (else by whom it names: _judge)
+    told = [g for g in grants if any(it["outcome"] == "grant" and _apart(g, it) for _, it in rest)]
+    dup = rng.choice(told or grants)
+    relay = next(((c, it) for c, it in rest if it["outcome"] == "grant" and _apart(dup, it)), None) or next(
+        ((c, it) for c, it in rest if it["outcome"] == "grant"), None)
     if relay is None or w.owner(o.customer(dup["key"])) is None:
         return None
     items.append(relay[1])
@@ -578,9 +636,10 @@ def _answer(it: dict, inc, duration: int) -> str:
             f"and our policy gives a service credit only to those, so we cannot refund anything for it.")
 
 
-def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: dict, page: dict,
-           patches: dict[str, list], examples: list[dict]) -> dict[str, Any]:
-    """The reference, judgement, wrong and alternative solutions of one case."""
+def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: dict, page: dict,  # noqa: C901
+           patches: dict[str, list], examples: list[dict]) -> dict[str, Any] | None:
+    """The reference, judgement, wrong and alternative solutions of one case (None when a clause an answer
+    must meet is already met by the initial state: the case is drawn again)."""
     seed, inc, duration, x = w.seed, terms["inc"], terms["duration"], terms["director"]
     grants = [it for it in items if it["outcome"] == "grant"]
     mailed = [it for it in items if it["channel"] == "gmail"]
@@ -651,9 +710,34 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
     for it in items:
         if it["outcome"] in ("none_sev3", "none_unlisted") or (it["outcome"] == "wait_resolve" and it.get("charge")):
             success.append({"not": {"stripe.refundIssued": {"charge": it["charge"]}}})
-    success += [{"gmail.draftSent": {"subject_pattern": SUBJECT, "to": it["email"], "body_pattern": ANSWERED}}
-                for it in mailed]
-    success.append({"slack.messagePosted": {"channel": cs["id"], "pattern": ANSWERED}})
+    # Each answer's clause is one only that answer meets: asserted false on the initial state, so that leaving
+    # an answer out fails the task (the mailbox holds Priya's earlier mail to most of these addresses, and the
+    # channel speaks of credits and invoices).
+    mail_before = [*w.gmail["messages"], *(op["value"] for op in patches["gmail"] if op["op"] == "add")]
+    for it in mailed:
+        before = [m for m in mail_before if "SENT" in m["label_ids"] and it["email"] in m["to"]
+                  and re.search(SUBJECT, m["subject"])]
+        body = _answered(it, duration, before)
+        if body is None:
+            return None
+        success.append({"gmail.draftSent": {"subject_pattern": SUBJECT, "to": it["email"], "body_pattern": body}})
+    channel_before = [*(m["text"] for m in cs["messages"]), *(op["value"]["text"] for op in patches["slack"])]
+    for it in relayed:
+        given = _given(it["amount"], it["currency"])
+        others = [r for r in relayed if r is not it]
+        if any(not _apart(it, r) for r in others):
+            # both credits are one amount: the reply gives it and names whom it is about (the customer, a word of
+            # its name, the account owner or their mention, the invoice, the Stripe customer)
+            theirs = {word for r in others for word in r["short"].split()}
+            who = [it["short"], *(x for x in it["short"].split() if len(x) >= 4 and x not in theirs),
+                   it["owner_id"], it["owner_first"], it["number"], it["customer"]]
+            if not all(re.fullmatch(r"[\w &'-]{3,}", x) for x in who):
+                return None
+            number = _amount(it["amount"], it["currency"])
+            given = rf"(?:{'|'.join(who)})(?:.|\n)*{number}|{number}(?:.|\n)*(?:{'|'.join(who)})"
+        if any(re.search(given, text) for text in channel_before):
+            return None
+        success.append({"slack.messagePosted": {"channel": cs["id"], "pattern": given}})
     frame: list[dict] = [
         *({"entity": "stripe.refund", "change": ["create"], "where": {"charge": it["charge"], "amount": it["amount"]},
            "max": 1} for it in grants),
@@ -688,6 +772,15 @@ def _judge(w: _World, terms: dict[str, Any], items: list[dict], dup: dict, cs: d
                    *(post(it) for it in relayed)]},
     ]
     posts = [post(it) for it in relayed]
+    # leaving any one answer out fails: the email of the customer who cannot find their credit, the first
+    # asked by email, and each reply in #cs-escalations
+    already = next(it for it in items if it["outcome"] == "already")
+    for left, call in [(f"the answer to {already['short']}, who cannot find their February credit",
+                        mail(already)),
+                       (f"the answer to {mailed[0]['short']}'s email", mail(mailed[0])),
+                       *((f"the reply in {it['short']}'s thread in #cs-escalations", post(it)) for it in relayed)]:
+        wrongs.append({"why": f"the reference without {left}", "kind": "other",
+                       "calls": [c for c in right if c != call]})
     wrongs += [
         {"why": "settles every request but copies nobody: the director's copy shows only in the opened past answers",
          "kind": "other", "calls": [*(refund(it) for it in grants), *(mail(it, []) for it in mailed), *posts]},
@@ -764,5 +857,5 @@ def build() -> dict[str, Any]:
         [{"tool": "stripe__create_refund", "on_call": 2, "kind": "timeout_after_commit"},
          {"tool": "gmail__send_email", "on_call": 2, "kind": "unavailable"}], 1200,
         ("gmail", "notion", "slack"))
-    return template(id=ID, version=2, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
+    return template(id=ID, version=3, servers=["gmail", "notion", "slack", "stripe"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, level="hard"), task=task)
