@@ -102,12 +102,13 @@ def solved(tasks: list[Task], runs: list[dict[str, Any]], submissions: str = "*"
     return {task: Solved(*n) for task, n in out.items()}
 
 
-def _read_only(server: str) -> frozenset[str]:
+def read_only_tools(server: str) -> frozenset[str]:
+    """The tools of ``server`` marked read-only (every other tool may write)."""
     return frozenset(name for name, mark in get_spec(server).toolset.tool_marks() if mark.read_only)
 
 
 def measure(task: Task) -> TaskStats:
-    read_only = {server: _read_only(server) for server in task.server_names}
+    read_only = {server: read_only_tools(server) for server in task.server_names}
     routes = [(task.route(c.tool), c) for c in task.reference_solution]
     reads = [(tool, c) for (server, tool), c in ((r, c) for r, c in routes if r is not None) if tool in read_only[server]]
     paginated = any(
@@ -202,4 +203,4 @@ def _one_world(state: dict[str, Any]) -> tuple[str, dict[str, int]]:
     return f"inline ({len(json.dumps(state)) / 1024:.1f} KB)", {}
 
 
-__all__ = ["LEVELS", "Solved", "TaskStats", "budget_limit", "level", "measure", "shortfalls", "solved"]
+__all__ = ["LEVELS", "Solved", "TaskStats", "budget_limit", "level", "measure", "read_only_tools", "shortfalls", "solved"]

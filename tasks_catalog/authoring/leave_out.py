@@ -19,7 +19,6 @@ from pathlib import Path
 
 import anyio
 
-from servers import get_spec
 from tasks_catalog.schema import Task, ToolCall
 
 
@@ -37,13 +36,10 @@ class LeftOut:
 
 def _writes(task: Task) -> list[int]:
     """The positions of the reference's calls of tools that are not marked read-only."""
-    out = []
-    for i, call in enumerate(task.reference_solution):
-        server, tool = task.route(call.tool) or (task.server_names[0], call.tool)
-        marks = dict(get_spec(server).toolset.tool_marks())
-        if tool in marks and not marks[tool].read_only:
-            out.append(i)
-    return out
+    from tasks_catalog.stats import read_only_tools
+
+    routes = [task.route(call.tool) or (task.server_names[0], call.tool) for call in task.reference_solution]
+    return [i for i, (server, tool) in enumerate(routes) if tool not in read_only_tools(server)]
 
 
 async def omittable_writes(task: Task) -> list[LeftOut]:
