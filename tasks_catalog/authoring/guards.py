@@ -29,6 +29,7 @@ ARGS: dict[str, dict[str, str]] = {
     "slack.messagePosted": {"channel": "channel"},
     "slack.channelHasMembers": {"channel": "channel"},
     "slack.channelArchived": {"channel": "channel"},
+    "slack.channelTopicMatches": {"channel": "channel"},
     "calendar.eventExists": {"title": "event", "calendar": "calendar"},
     "calendar.eventHasAttendee": {"event": "event"},
     "calendar.eventCount": {"calendar": "calendar"},
@@ -41,6 +42,7 @@ ARGS: dict[str, dict[str, str]] = {
     "stripe.invoiceExists": {"customer": "customer"},
     "stripe.customerHasMetadata": {"customer": "customer"},
     "gmail.messageLabelApplied": {"label": "label"},
+    "gmail.labelExists": {"label": "label"},
 }
 
 

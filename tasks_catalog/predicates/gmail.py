@@ -49,6 +49,14 @@ class DraftSent(Args):
     body_pattern: Pattern | None = OPTIONAL_PATTERN
 
 
+class LabelExists(Args):
+    """True when `label` is a system label id (see `messageLabelApplied`; they always exist) or `labels`
+    holds a user label whose exact, case-sensitive `name` or whose `id` equals it. A guard that a label
+    was deleted should give its id: a label renamed rather than deleted keeps it."""
+
+    label: Name
+
+
 class MessageIsRead(Args):
     """True when the message whose `id` equals `message` exists and does not carry the UNREAD label.
     False when no such message exists (e.g. it was deleted)."""
@@ -92,6 +100,11 @@ def draft_sent(state: GmailState, args: DraftSent) -> bool:
 @primitive("gmail", "messageIsRead", MessageIsRead)
 def message_is_read(state: GmailState, args: MessageIsRead) -> bool:
     return any(m.id == args.message and "UNREAD" not in m.label_ids for m in state.messages)
+
+
+@primitive("gmail", "labelExists", LabelExists)
+def label_exists(state: GmailState, args: LabelExists) -> bool:
+    return args.label in SYSTEM_LABELS or any(args.label in (label.name, label.id) for label in state.labels)
 
 
 # -- explainers: what each clause asks and what the state held -------------------------------------
@@ -143,3 +156,13 @@ def _explain_message_is_read(state: GmailState, args: MessageIsRead) -> tuple[st
         return f"message {args.message} read", f"no message {args.message}"
     return (f"message {args.message} read",
             f"message {message.id} {shown(message.subject, 60)} carries {_labels_of(state, message.label_ids)}")
+
+
+@explains("gmail", "labelExists")
+def _explain_label_exists(state: GmailState, args: LabelExists) -> tuple[str, str]:
+    found = next((lab for lab in state.labels if args.label in (lab.name, lab.id)), None)
+    if args.label in SYSTEM_LABELS:
+        return f"a label {args.label!r}", f"{args.label} is a system label"
+    if found is None:
+        return f"a label {args.label!r}", f"no label {args.label!r}; user labels: {listing(lab.name for lab in state.labels)}"
+    return f"a label {args.label!r}", f"label {found.id} {shown(found.name, 60)} exists"

@@ -44,6 +44,14 @@ class ChannelArchived(Args):
     channel: ChannelRef
 
 
+class ChannelTopicMatches(Args):
+    """True when channel `channel` exists, archived or not, and its topic matches regex `pattern` (search
+    semantics, case-sensitive; a channel without a topic has the empty one): what a topic must say."""
+
+    channel: ChannelRef
+    pattern: Pattern
+
+
 @primitive("slack", "channelExists", ChannelExists)
 def channel_exists(state: SlackState, args: ChannelExists) -> bool:
     return state.channel(args.channel) is not None
@@ -79,6 +87,12 @@ def channel_has_members(state: SlackState, args: ChannelHasMembers) -> bool:
 def channel_archived(state: SlackState, args: ChannelArchived) -> bool:
     channel = state.channel(args.channel)
     return channel is not None and channel.is_archived
+
+
+@primitive("slack", "channelTopicMatches", ChannelTopicMatches)
+def channel_topic_matches(state: SlackState, args: ChannelTopicMatches) -> bool:
+    channel = state.channel(args.channel)
+    return channel is not None and search(args.pattern, channel.topic)
 
 
 # -- explainers: what each clause asks and what the state held -------------------------------------
@@ -134,3 +148,12 @@ def _explain_channel_archived(state: SlackState, args: ChannelArchived) -> tuple
     if channel is None:
         return f"{args.channel!r} archived", _no_channel(state, args.channel)
     return f"{args.channel!r} archived", f"#{channel.name} ({channel.id}) is {'' if channel.is_archived else 'not '}archived"
+
+
+@explains("slack", "channelTopicMatches")
+def _explain_channel_topic_matches(state: SlackState, args: ChannelTopicMatches) -> tuple[str, str]:
+    expected = f"the topic of {args.channel!r} matching {pattern(args.pattern)}"
+    channel = state.channel(args.channel)
+    if channel is None:
+        return expected, _no_channel(state, args.channel)
+    return expected, f"#{channel.name} ({channel.id}) has the topic {shown(channel.topic) if channel.topic else 'none'}"

@@ -50,6 +50,9 @@ export default definePrimitives("gmail", {
     }
     return list(state, "messages").some((m) => str(m, "id") === args.message && strings(m, "label_ids").includes(labelId as string));
   }],
+  labelExists: [{ label: required(Name) }, (state, args) =>
+    SYSTEM_LABELS.has(args.label as string)
+      || list(state, "labels").some((l) => str(l, "name") === args.label || str(l, "id") === args.label)],
   draftSent: [{ subject_pattern: optional(Pattern), to: optional(Name), body_pattern: optional(Pattern) }, (state, args) => {
     const subject = arg(args, "subject_pattern") as string | null;
     const to = arg(args, "to") as string | null;
@@ -76,6 +79,14 @@ export default definePrimitives("gmail", {
     const m = list(state, "messages").find((x) => str(x, "id") === args.message);
     if (m === undefined) return [expected, `no message ${args.message}`];
     return [expected, `message ${args.message} ${shown(str(m, "subject"), 60)} carries ${labelsOf(state, strings(m, "label_ids"))}`];
+  },
+  labelExists: (state, args) => {
+    const expected = `a label '${args.label}'`;
+    if (SYSTEM_LABELS.has(args.label as string)) return [expected, `${args.label} is a system label`];
+    const labels = list(state, "labels");
+    const found = labels.find((l) => str(l, "name") === args.label || str(l, "id") === args.label);
+    if (found === undefined) return [expected, `no label '${args.label}'; user labels: ${listing(labels.map((l) => str(l, "name")))}`];
+    return [expected, `label ${str(found, "id")} ${shown(str(found, "name"), 60)} exists`];
   },
   draftSent: (state, args) => {
     const sent = list(state, "messages").filter((m) => strings(m, "label_ids").includes("SENT"));

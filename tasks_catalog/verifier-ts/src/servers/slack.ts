@@ -40,6 +40,10 @@ export default definePrimitives("slack", {
     const channel = byRef(list(state, "channels"), args.channel as string);
     return channel !== undefined && get(channel, "is_archived") === true;
   }],
+  channelTopicMatches: [{ channel: required(Name), pattern: required(Pattern) }, (state, args) => {
+    const channel = byRef(list(state, "channels"), args.channel as string);
+    return channel !== undefined && search(args.pattern as string, str(channel, "topic") ?? "");
+  }],
 }, {
   channelExists: (state, args) => {
     const c = byRef(list(state, "channels"), args.channel as string);
@@ -76,5 +80,12 @@ export default definePrimitives("slack", {
     const expected = `${quoted(args.channel)} archived`;
     if (c === undefined) return [expected, noChannel(state, args.channel as string)];
     return [expected, `#${str(c, "name")} (${str(c, "id")}) is ${get(c, "is_archived") === true ? "" : "not "}archived`];
+  },
+  channelTopicMatches: (state, args) => {
+    const c = byRef(list(state, "channels"), args.channel as string);
+    const expected = `the topic of ${quoted(args.channel)} matching ${pattern(args.pattern)}`;
+    if (c === undefined) return [expected, noChannel(state, args.channel as string)];
+    const topic = str(c, "topic") ?? "";
+    return [expected, `#${str(c, "name")} (${str(c, "id")}) has the topic ${topic ? shown(topic) : "none"}`];
   },
 });
