@@ -74,20 +74,30 @@ def _is_template(path: Path) -> bool:
 
 def leave_out(paths: list[Path], *, all_cases: bool = False, seeds: int = 2, salt: str = "leave-out",
               echo: Callable[[str], None] = print) -> int:
-    """Report, for every task file and template (its renderings: ``seeds`` of them, or every case) under
-    ``paths``, each write its reference can leave out with the task still passing. Returns how many."""
+    """Report, for every task file and template (its renderings: ``seeds`` of them, or every case; a
+    template whose cases cannot all be listed, ``seeds`` renderings and a line saying so) under ``paths``,
+    each write its reference can leave out with the task still passing. Returns how many."""
     from tasks_catalog.authoring.template_check import every_case, seed_of
     from tasks_catalog.loader import load_task_file
-    from tasks_catalog.templates import load_template, render
+    from tasks_catalog.templates import TemplateError, load_template, render
 
     tasks: list[Task] = []
     for path in paths:
         files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
         for file in files:
             if _is_template(file):
-                template = load_template(file)
-                tasks += every_case(template) if all_cases else [render(template, seed_of(salt, template.id, i))
-                                                                 for i in range(seeds)]
+                try:
+                    template = load_template(file)
+                except TemplateError as exc:  # its message names the file and each JSON path
+                    echo(f"not a valid template: {exc}")
+                    continue
+                if all_cases:
+                    try:
+                        tasks += every_case(template)
+                        continue
+                    except TemplateError as exc:  # a free parameter, or too many cases to list
+                        echo(f"{template.id}: {seeds} renderings instead of every case ({exc})")
+                tasks += [render(template, seed_of(salt, template.id, i)) for i in range(seeds)]
                 continue
             task, errors = load_task_file(file)
             if task is None:

@@ -127,3 +127,22 @@ def test_leave_out_names_a_write_whose_clause_the_initial_state_already_meets_an
     post = next(i for i, c in enumerate(doc["reference_solution"]) if c["tool"] == "post_message") + 1
     assert result.output.splitlines() == [f"slack-announce-release-vacuous: passes without call {post} (post_message)",
                                           "1 writes can be left out, over 1 tasks"]
+
+
+def test_leave_out_samples_a_template_whose_cases_cannot_be_listed_and_names_an_invalid_one(tmp_path):
+    """`--all-cases` on a template with a free parameter checks `--seeds` renderings and says so; a template that
+    does not load is named with what is wrong, and the templates after it are still checked."""
+    pool = Path(__file__).resolve().parents[2] / "tasks_catalog" / "templates" / "github"
+    free = pool / "gh-t-release-notes-via-pr.json"  # `h` is a sample, not a choice
+    broken = json.loads((pool / "gh-t-close-duplicates.json").read_text(encoding="utf-8"))
+    broken["params"]["d"]["choice"] = broken["params"]["d"]["choice"][:3]
+    folder = tmp_path / "pool"
+    folder.mkdir()
+    (folder / "a-broken.json").write_text(json.dumps(broken), encoding="utf-8")
+    (folder / "b-free.json").write_text(free.read_text(encoding="utf-8"), encoding="utf-8")
+    result = author("leave-out", "--all-cases", "--seeds", "1", str(folder))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("not a valid template: ") and "a-broken.json: $.params.d" in lines[0]
+    assert any(line.startswith("gh-t-release-notes-via-pr: 1 renderings instead of every case (") for line in lines)
+    assert lines[-1] == "0 writes can be left out, over 1 tasks"
