@@ -5,8 +5,9 @@ Hard; Linear, Notion and Slack. Support files each customer escalation as an iss
 (``ESC``, planted: a team with a Triage state) titled ``<component>: <problem>``, whose description names the
 reporting customer (legal name, contact, account owner of the day, support ticket), and posts the ticket in
 #cs-escalations saying whether the customer is blocked (no workaround) or has a workaround. 14 to 16 earlier
-escalations were triaged (they sit in Todo or Backlog with an assignee and a priority); 11 to 13 new ones wait
-in Triage, unassigned, with no priority. The conventions the earlier ones show, every one of them consistent:
+escalations were triaged (they sit in Todo or Backlog with an assignee and a priority); 8 to 10 new ones wait
+in Triage, unassigned, with no priority (11 to 13 drawn without the ping, as x-t-escalation-queue-march draws).
+The conventions the earlier ones show, every one of them consistent:
 
 - **assignee**: the owner of the component, as its Notion runbook's header says (``Owner: <name> (<team>)``),
   not the account owner the description names, not the reporter, not the runbook's other "Owner:" lines;
@@ -15,13 +16,17 @@ in Triage, unassigned, with no priority. The conventions the earlier ones show, 
 - **state**: Todo when blocked, Backlog otherwise; a report whose title an earlier escalation of another
   customer already has is triaged on its own like any other (two earlier escalations of two customers share a
   title, neither closed as a Duplicate, and a new one repeats an earlier title for another customer);
-- **a renewal ping that only opening shows** (version 2): when the customer's CRM row gives a Renewal date at
-  most :data:`SOON` days after the report, the triager replied in the escalation's #cs-escalations thread
-  tagging the account owner ("<@U…> Acme renews on 12 April 2026, and Jane Doe has this escalation."). 2 to 4
-  of the earlier escalations carry it, of two customers and two account owners at least, and one earlier
-  escalation without it renews :data:`LATER` to LATER+40 days after its report (the window's end is seen);
-  ``get_channel_history`` shows a post's reply count, never the reply, so only ``get_thread_replies`` on an
-  escalation's post shows it; 2 or 3 new escalations are of other customers renewing that soon.
+- **a renewal ping that only opening shows** (version 2; version 3 hides it among replies alike): the triager
+  acknowledged every earlier escalation in its #cs-escalations thread, one reply each, in the team's words
+  (:data:`ACKS`: "Triaged: Jane Doe has it, High."), so the channel history counts one reply on every thread
+  alike; when the customer's CRM row gives a Renewal date at most :data:`SOON` days after the report, that reply
+  also tags the account owner ("... <@U…> Acme renews on 12 April 2026, so flagging this one to you."). 2 to 4
+  of the earlier escalations carry the tag, of two customers and two account owners at least, drawn per case
+  (the most recent one carries it in some cases, not in others), and one earlier escalation without it renews
+  :data:`LATER` to LATER+40 days after its report (the window's end is seen); only ``get_thread_replies`` on
+  an escalation's post shows which replies tag, so a reader who opens a few untagged threads and generalises
+  fails; 2 or 3 new escalations are of other customers renewing that soon. Version 2 replied only where it
+  tagged, so the history's reply counts pointed at exactly the threads to open (3 of 3 solvers passed).
 
 ``CONVENTIONS`` lists each rule's plausible alternatives; ``check_conventions`` raises unless each alternative
 that would treat a new item otherwise is contradicted by an earlier escalation, every plan/blocking pair a new
@@ -37,9 +42,14 @@ Judged: each new item's assignee, priority and state exactly (frame, field level
 assignee and state and that the priority was set), at most one comment per item, nothing else changes (the
 earlier escalations, the Platform team's own triage queue); for each new escalation of a customer renewing
 soon a #cs-escalations message tags its account owner (holds the owner's Slack id, which no message held
-before; each such escalation has another owner), and no message there tags the account owner of another new
-escalation only (``case_of(..., pings=False)`` draws the queue
-without the ping, as x-t-escalation-queue-march does).
+before, the earlier replies included; each such escalation has another owner), and no message there tags the
+account owner of another new escalation only. The channel takes up to one message per new escalation and per
+ping, and one more: an acknowledgement in each new escalation's thread as the team wrote them, the tag in it or
+in a reply of its own, passes. The reference reads the new issues (the list shows the earlier ones' triage,
+their posts their customers and blocking), opens every earlier thread and replies in every new escalation's
+thread as the team did, tagging where the rule says; the reference without the tags is a wrong solution.
+``case_of(..., pings=False)`` draws the queue without the ping or the replies, and the reference of version 2
+(every issue opened, no thread replies), as x-t-escalation-queue-march does.
 """
 
 from __future__ import annotations
@@ -95,7 +105,8 @@ TOOLS = [
 
 
 #: How far ahead a renewal is "coming up" (days from the report): the earlier escalations of customers renewing
-#: this soon (2-4 of them) got a reply in their #cs-escalations thread tagging the account owner; the others none.
+#: this soon (2-4 of them) got a reply in their #cs-escalations thread tagging the account owner; the others a
+#: reply alike without the tag (version 3; version 2 replied only where it tagged).
 SOON = 90
 #: How far ahead a renewal of an earlier escalation without that reply lies at least (days from the report).
 LATER = 120
@@ -119,6 +130,31 @@ def _ping(item: dict[str, Any]) -> str:
     """The reply in an escalation's #cs-escalations thread tagging the account owner of a customer renewing soon."""
     return (f"<@{item['acct_slack']}> {item['short']} renews on {_day(item['renews'])}, "
             f"and {item['owner_name']} has this escalation.")
+
+
+#: How the triager acknowledged an escalation in its #cs-escalations thread (version 3: every earlier escalation
+#: got one such reply, so the channel history counts one reply on every thread alike): who has it and its
+#: priority, in a few wordings, naming nothing of the customer's plan, blocking or renewal.
+ACKS = ("Triaged: {owner} has it, {priority}.", "Triaged, {owner} has it ({priority}).",
+        "{owner} has this one, {priority}.", "Picked up: {owner} owns {component}, {priority}.",
+        "Assigned to {owner}, {priority}.", "Triaged: {priority}, with {owner}.")
+PRIORITY_NAMES = {1: "Urgent", 2: "High", 3: "Medium", 4: "Low"}
+
+
+def _ack(item: dict[str, Any], form: int = 0) -> str:
+    """The triager's acknowledgement of ``item`` in its thread, in wording ``form`` of :data:`ACKS`."""
+    return ACKS[form % len(ACKS)].format(owner=item["owner_name"], component=item["component"],
+                                         priority=PRIORITY_NAMES[_priority(item["plan"], item["blocked"])])
+
+
+def _tag(item: dict[str, Any]) -> str:
+    """What the acknowledgement of an escalation of a customer renewing soon adds: the account owner tagged."""
+    return f"<@{item['acct_slack']}> {item['short']} renews on {_day(item['renews'])}, so flagging this one to you."
+
+
+def _reply(item: dict[str, Any], tag: bool, form: int = 0) -> str:
+    """The reply in ``item``'s thread: the acknowledgement, with the account owner tagged when ``tag``."""
+    return f"{_ack(item, form)} {_tag(item)}" if tag else _ack(item, form)
 
 
 def _pinged(item: dict[str, Any]) -> str:
@@ -340,6 +376,8 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     # -- the earlier escalations (examples) and the new ones ----------------------------------------------------
     combos = [(pl, b) for pl in plans for b in (True, False)]
     n_examples, n_new = rng.randint(14, 16), rng.randint(11, 13)
+    if pings:
+        n_new -= 3  # 8-10: the reference opens every earlier thread and replies in every new one (within 60 calls)
     ex_combos = combos * 2
     ex_combos = ex_combos[:n_examples] if len(ex_combos) >= n_examples else ex_combos + rng.sample(
         combos, n_examples - len(ex_combos))
@@ -557,22 +595,28 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
         i["post_ts"] = ts(f"{i['day']}T{8 + k % 8:02d}:{minute:02d}:00")
         slack_patch.append({"op": "add", "in": ["channels", channel["id"], "messages"],
                             "value": {"ts": i["post_ts"], "user": i["creator_slack"], "text": text}})
+    # the triager's reply in every earlier escalation's thread (one each: the history counts them alike), the
+    # account owner tagged in it where the customer renews soon
+    forms = {e["id"]: rng.randrange(len(ACKS)) for e in ex} if pings else {}
     for k, i in enumerate(all_items):
-        if i["ping"] and not i["new"]:
+        if pings and not i["new"]:
             minute = (17 * k) % 60
             slack_patch.append({"op": "add", "in": ["channels", channel["id"], "messages"],
                                 "value": {"ts": ts(f"{i['day']}T{9 + k % 8:02d}:{minute:02d}:30"),
-                                          "user": slack["viewer"], "text": _ping(i), "thread_ts": i["post_ts"]}})
+                                          "user": slack["viewer"], "text": _reply(i, i["ping"], forms[i["id"]]),
+                                          "thread_ts": i["post_ts"]}})
 
     # -- the reference --------------------------------------------------------------------------------------------
+    # With the renewal ping the reference opens the new issues (the list shows the earlier ones' triage, their
+    # posts their customers and blocking) and every earlier escalation's thread, as only they show the tag.
     reference = [call("linear__list_teams"),
                  call("linear__list_issues", team=TEAM, limit=50)]
-    reference += [call("linear__get_issue", id=i["id"]) for i in all_items]
+    reference += [call("linear__get_issue", id=i["id"]) for i in (new if pings else all_items)]
     if len(channel["messages"]) + len(slack_patch) > 200:
         return None  # the channel is read in one page
     reference += [call("slack__get_channel_history", channel_id=channel["id"], limit=200)]
     reference += [call("slack__get_thread_replies", channel_id=channel["id"], thread_ts=e["post_ts"])
-                  for e in ex if e["ping"]]
+                  for e in ex if e["ping"] or pings]
     reference += [call("notion__search", query=CRM),
                   call("notion__query_database", database_id=crm["id"], page_size=100)]
     used = sorted({i["component"] for i in all_items})
@@ -589,10 +633,11 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     writes = [write(i) for i in new]
 
     def replies(who: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"], text=_ping(i))
-                for i in who]
+        """The team's reply in every new escalation's thread, tagging the account owner for those of ``who``."""
+        return [call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
+                     text=_reply(i, i in who, n)) for n, i in enumerate(new)]
 
-    pings_due = replies(to_ping)
+    pings_due = replies(to_ping) if pings else []
     reference += [*writes, *pings_due]
     if not 25 <= len(reference) <= 60:
         return None
@@ -655,13 +700,18 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
         wrongs.insert(0, {"why": "triages every new escalation right but tags no account owner of a customer renewing "
                                  "soon (the reply only opening the earlier escalations' threads shows)",
                           "kind": "other", "calls": list(writes)})
+        wrongs.insert(1, {"why": "the reference without the ping: acknowledges every new escalation in its thread as "
+                                 "the team did but tags no account owner (the untagged earlier threads generalised)",
+                          "kind": "other", "calls": [*writes, *replies([])]})
         for reading, trigger in PING_READINGS:
             who = [i for i in new if trigger(i)]
             if who == to_ping:
                 continue
-            if all(i in who for i in to_ping) and not any(
-                    (i["acct_slack"] or "", i["account_owner_name"]) in spared for i in who):
-                return None  # pinging by this reading would pass: the world does not tell it apart
+            tagged = {(i["acct_slack"] or "", i["account_owner_name"]) for i in who}
+            if {(i["acct_slack"] or "", i["account_owner_name"]) for i in to_ping} <= tagged and not tagged & set(spared):
+                # pinging by this reading tags the same people (another escalation of one owner stands in for a
+                # due one): the judge, which asks for people, does not tell it apart
+                return None
             wrongs.append({"why": f"tags the account owner {reading}, not for the customers renewing soon",
                            "kind": "other", "calls": [*writes, *replies(who)]})
     alts = [
@@ -684,9 +734,20 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     if to_ping:
         alts += [
             {"why": "the renewal pings first, then the triage", "calls": [*pings_due, *writes]},
-            {"why": "a triage note in every new escalation's thread, and the renewal pings",
+            {"why": "a triage note in every new escalation's thread, and the renewal pings as second replies",
              "calls": [*writes, *[call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
-                                       text=f"Triaged: {i['owner_name']} has this one.") for i in new], *pings_due]},
+                                       text=f"Triaged: {i['owner_name']} has this one.") for i in new],
+                       *[call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
+                              text=_ping(i)) for i in to_ping]]},
+            {"why": "a reply in every new escalation's thread in its own words, the account owner tagged in it where "
+                    "the customer renews soon",
+             "calls": [*writes, *[call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
+                                       text=f"Thanks, this is with {i['owner_name']} now."
+                                       + (f" <@{i['acct_slack']}> FYI, {i['short']}'s renewal is coming up on "
+                                          f"{i['renews']}." if i in to_ping else "")) for i in new]]},
+            {"why": "version 2's way: the renewal pings alone, in their threads, no other reply",
+             "calls": [*writes, *[call("slack__reply_to_thread", channel_id=channel["id"], thread_ts=i["post_ts"],
+                                       text=_ping(i)) for i in to_ping]]},
             {"why": "the renewal pings as messages of their own in the channel, not in the threads",
              "calls": [*writes, *[call("slack__post_message", channel_id=channel["id"], text=_ping(i)) for i in to_ping]]},
         ]
@@ -699,6 +760,7 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
                                 f"{i['owner_name']} P{_priority(i['plan'], i['blocked'])} {_state(i)}"
                                 f"{' ping' if i['ping'] else ''}{' same-title' if i['dup_title'] else ''}" for i in new],
                   "pinged_examples": [e["id"] for e in ex if e["ping"]],
+                  "latest_example_pinged": max(ex, key=lambda e: e["created_at"])["ping"],
                   "same_title_examples": [e["id"] for e in ex if e["title"] == ex[second]["title"]]},
     }
 
@@ -725,5 +787,5 @@ def build() -> dict[str, Any]:
         faults=[{"tool": "linear__update_issue", "on_call": 3, "kind": "unavailable"},
                 {"tool": "linear__update_issue", "on_call": 8, "kind": "timeout_after_commit"}],
         timeout_s=1500, patched=("linear", "slack"))
-    return template(id=ID, version=2, servers=["linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=3, servers=["linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(_case, want=10), task=task)
