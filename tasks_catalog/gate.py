@@ -482,7 +482,14 @@ class Gate:
 
     def check(self, tasks: list[Task]) -> list[GateResult]:
         """One result per task, in order. With a cache, a task this code already accepted under these
-        verifiers passes without being judged again, and every newly accepted task is recorded."""
+        verifiers passes without being judged again, and every newly accepted task is recorded. The
+        TypeScript verifier is asked through one process kept for the call (``ts_verifier.serving``)."""
+        from tasks_catalog import ts_verifier
+
+        with ts_verifier.serving():
+            return self._check(tasks)
+
+    def _check(self, tasks: list[Task]) -> list[GateResult]:
         if self.cache is None:
             return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint, self.progress)
         settled = self.progress or (lambda n: None)
