@@ -312,8 +312,9 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
 
 
 #: About how many cases go to a second verifier per call: tasks are judged by Python first and their
-#: cases asked in batches of whole tasks (the TypeScript verifier is a process per call; a world's state
-#: is a few hundred kilobytes of JSON, so a batch stays some tens of megabytes).
+#: cases asked in batches of whole tasks (a call of the TypeScript verifier is a request to the gate run's
+#: served process, ``ts_verifier.serving``; a world's state is a few hundred kilobytes of JSON, so a batch
+#: stays some tens of megabytes).
 BATCH = 48
 
 
