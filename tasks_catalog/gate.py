@@ -312,8 +312,9 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
 
 
 #: About how many cases go to a second verifier per call: tasks are judged by Python first and their
-#: cases asked in batches of whole tasks (the TypeScript verifier is a process per call; a world's state
-#: is a few hundred kilobytes of JSON, so a batch stays some tens of megabytes).
+#: cases asked in batches of whole tasks (a call of the TypeScript verifier is a request to the gate run's
+#: served process, ``ts_verifier.serving``; a world's state is a few hundred kilobytes of JSON, so a batch
+#: stays some tens of megabytes).
 BATCH = 48
 
 
@@ -482,7 +483,14 @@ class Gate:
 
     def check(self, tasks: list[Task]) -> list[GateResult]:
         """One result per task, in order. With a cache, a task this code already accepted under these
-        verifiers passes without being judged again, and every newly accepted task is recorded."""
+        verifiers passes without being judged again, and every newly accepted task is recorded. The
+        TypeScript verifier is asked through one process kept for the call (``ts_verifier.serving``)."""
+        from tasks_catalog import ts_verifier
+
+        with ts_verifier.serving():
+            return self._check(tasks)
+
+    def _check(self, tasks: list[Task]) -> list[GateResult]:
         if self.cache is None:
             return anyio.run(gate_tasks, tasks, self.extra, self.extra_frames, self.joint, self.progress)
         settled = self.progress or (lambda n: None)

@@ -13,11 +13,17 @@ Python verifier alone.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
+import selectors
 import shutil
 import subprocess
-from collections.abc import Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,7 +191,7 @@ def judge_many(verdict_cases: list[tuple[Servers, dict[str, Any], dict[str, Any]
     verdicts = [(s, payload.refs(s, st), p) for s, st, p in verdict_cases]
     frames = [(s, payload.refs(s, a), payload.refs(s, b), f) for s, a, b, f in frame_cases]
     number = payload.numbers
-    out = _call(["--judge"], json.dumps({
+    out = _judge_call(json.dumps({
         "verdicts": [{**_whom(s), "state": number(at), "predicate": p} for s, at, p in verdicts],
         "frames": [{**_whom(s), "initial": number(a), "final": number(b), "frame": f} for s, a, b, f in frames],
         **payload.encoded(), **({"explain": True} if explain else {}),
@@ -194,6 +200,212 @@ def judge_many(verdict_cases: list[tuple[Servers, dict[str, Any], dict[str, Any]
             and len(out["verdicts"]) == len(verdict_cases) and len(out["frames"]) == len(frame_cases)):
         raise TypeScriptVerifierError("TypeScript verifier answered with the wrong number of verdicts or frame judgements")
     return _verdicts(out["verdicts"]), _frame_answers(out["frames"])
+
+
+#: Whether ``judge_many`` asks this process's long-lived ``--serve`` process (:class:`Served`) rather
+#: than starting the CLI per call; the answers are the same, the CPU about half (see ``Served``).
+SERVE = True
+#: How long a served request may take before the process is stopped and the call fails.
+SERVE_TIMEOUT_S = 120.0
+
+
+def _judge_call(payload: str) -> Any:
+    """The ``--judge`` answer to ``payload``: within :func:`serving`, from this process's served verifier
+    (``SERVE``), or, where that cannot answer (node died twice on it, or it cannot start), from the
+    one-shot CLI, whose error then says what is wrong; outside it, from the one-shot CLI."""
+    if SERVE and _USERS > 0:
+        try:
+            return served().ask(payload)
+        except ServedUnavailable:
+            pass
+    return _call(["--judge"], payload)
+
+
+class ServedUnavailable(RuntimeError):
+    """The served verifier could not answer (its process died, or would not start): ask the one-shot CLI."""
+
+
+class Served:
+    """One long-lived ``node dist/cli.js --serve`` (src/cli.ts): ``--judge`` requests a line at a time,
+    each answered on a line. A month's gate calls the verifier a few dozen times per process, and a
+    process started per call spent more than half of node's CPU on its start, its module loads and
+    code not yet optimised: one process kept for the gate's life judges the same calls in about half
+    the CPU, with the same answers.
+
+    The process is started on first use and again after it dies (or after ``dist/`` is rebuilt under it,
+    so it never answers with code older than the build); a request that it dies on is asked once more
+    of a fresh process, and :class:`ServedUnavailable` if that dies too. An answer ``{"error": ...}`` (the
+    input is malformed: what the CLI exits 2 on) is a :class:`TypeScriptVerifierError`; so is a request
+    that takes longer than ``SERVE_TIMEOUT_S`` (the process is stopped). Requests from several threads
+    take turns. Never inherits the test hook ``MCPBENCH_TS_BREAK``."""
+
+    def __init__(self, cli: Path | None = None) -> None:
+        self._cli = cli
+        self._lock = threading.RLock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
+        self._build: tuple[str, int, int] | None = None
+        self._pid = os.getpid()
+        self.starts = 0  # processes started (tests)
+
+    @property
+    def cli(self) -> Path:
+        return self._cli or CLI
+
+    def _built(self) -> tuple[str, int, int] | None:
+        """Which build the process runs: the CLI's path, modification time and size."""
+        try:
+            st = self.cli.stat()
+        except OSError:
+            return None
+        return str(self.cli), st.st_mtime_ns, st.st_size
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._pid != os.getpid():  # a forked child: the parent's process is not this one's to use
+            self._proc, self._stderr, self._pid = None, None, os.getpid()
+        if self._proc is not None and (self._proc.poll() is not None or self._built() != self._build):
+            self.close()
+        if self._proc is None:
+            env = {k: v for k, v in os.environ.items() if k != BREAK_ENV}
+            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process's life, closed by close()
+            self._build = self._built()
+            try:
+                self._proc = subprocess.Popen(["node", str(self.cli), "--serve"], stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+            except OSError as exc:
+                self._stderr.close()
+                self._stderr = None
+                raise ServedUnavailable(f"cannot start the served TypeScript verifier: {exc}") from None
+            self.starts += 1
+        return self._proc
+
+    def ask(self, payload: str) -> Any:
+        """The answer to one ``--judge`` input (a JSON text without newlines, as ``json.dumps`` writes)."""
+        if "\n" in payload:
+            raise ValueError("a served request is one line of JSON")
+        data = payload.encode() + b"\n"
+        with self._lock:
+            died = ""
+            for _ in range(2):
+                proc = self._started()
+                line = self._exchange(proc, data)
+                if line is None:
+                    died = self._why_dead()
+                    self.close()
+                    continue
+                try:
+                    out = json.loads(line)
+                except ValueError:
+                    self.close()
+                    raise TypeScriptVerifierError(f"the served TypeScript verifier answered no JSON: {line[:200]!r}") from None
+                if isinstance(out, dict) and set(out) == {"error"}:
+                    raise TypeScriptVerifierError(f"TypeScript verifier refused the input: {out['error']}")
+                return out
+            raise ServedUnavailable(f"the served TypeScript verifier died twice on a request: {died}")
+
+    def _exchange(self, proc: subprocess.Popen[bytes], data: bytes) -> bytes | None:
+        """Write one request, read its answer line; None if the process died first. Stops the process and
+        raises on a timeout."""
+        assert proc.stdin is not None and proc.stdout is not None  # both PIPE
+        deadline = time.monotonic() + SERVE_TIMEOUT_S
+        try:
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        fd = proc.stdout.fileno()
+        chunks: list[bytes] = []
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close()
+                    raise TypeScriptVerifierError(f"the served TypeScript verifier took more than {SERVE_TIMEOUT_S:.0f} s "
+                                                  "on a request; stopped")
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return None
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    break
+                if b"\n" in chunk:  # one request, one line: anything after it is a broken process
+                    self.close()
+                    raise TypeScriptVerifierError("the served TypeScript verifier answered more than one line")
+        return b"".join(chunks)
+
+    def _why_dead(self) -> str:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        err = b""
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            err = self._stderr.read()[-2000:]
+        return f"exit {code}: {err.decode(errors='replace')}"
+
+    def close(self) -> None:
+        """Stop the process (it exits when its input closes; a request under way is answered first); the
+        next request starts another."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+_SERVED: Served | None = None
+_SERVED_LOCK = threading.Lock()
+_USERS = 0  # the serving() blocks under way in this process
+
+
+def served() -> Served:
+    """This process's :class:`Served` verifier (stopped at exit)."""
+    global _SERVED
+    with _SERVED_LOCK:
+        if _SERVED is None:
+            _SERVED = Served()
+            atexit.register(_SERVED.close)
+        return _SERVED
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[None]:
+    """Within it, ``judge_many`` asks this process's one served verifier (started on first use) instead
+    of a process per call: what a gate run does (``Gate.check``). When the last block under way ends,
+    the process is stopped, so none outlives the gate runs that use it, and its CPU is counted with the
+    process's waited-for children, as the one-shot CLI's was."""
+    global _USERS
+    with _SERVED_LOCK:
+        _USERS += 1
+    try:
+        yield
+    finally:
+        with _SERVED_LOCK:
+            _USERS -= 1
+            last = _USERS == 0
+            held = _SERVED
+        if last and held is not None:
+            held.close()
 
 
 def _per_server(server: Servers, *states: dict[str, Any]) -> list[tuple[str, tuple[dict[str, Any], ...]]]:

@@ -151,8 +151,6 @@ def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None
     server kind instead of once per run.
     """
     method = getattr(toolset_cls, name)
-    signature = inspect.signature(method, eval_str=True)
-    params = [p for p in signature.parameters.values() if p.name != "self"]
 
     @functools.wraps(method)
     async def run(**kwargs: Any) -> Any:
@@ -161,9 +159,18 @@ def as_async_tool(toolset_cls: type[Toolset], name: str, default: Toolset | None
             raise ToolError(f"{name}: no backend is bound to this server")
         return await tools.calls.run(functools.partial(_invoke, tools, name, kwargs), name)
 
-    run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    run.__signature__ = _tool_signature(method)  # type: ignore[attr-defined]
     del run.__wrapped__
     return run
+
+
+@functools.cache
+def _tool_signature(method: Callable) -> inspect.Signature:
+    """The signature of a tool's method without ``self``, its annotations evaluated: once per method (a
+    replay builds a server per backend, and evaluating every tool's annotations again each time was a
+    few percent of a month's gate)."""
+    signature = inspect.signature(method, eval_str=True)
+    return signature.replace(parameters=[p for p in signature.parameters.values() if p.name != "self"])
 
 
 __all__ = ["MAX_ARGUMENT_CHARS", "MAX_QUERY_CHARS", "MAX_RESULT_CHARS", "ToolError", "ToolMark", "Toolset", "bind_toolset", "tool", "unbind_toolset"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import marshal
+import os
 import subprocess
 
 import pytest
@@ -65,15 +66,21 @@ def test_a_cli_that_exits_0_without_json_is_an_error_that_says_so(tmp_path, monk
 
 @pytest.fixture
 def sent(monkeypatch):
-    """What each call of the CLI was given on its input, in order."""
+    """What each call of the CLI, or request of the served verifier (``judge_many``'s), was given, in order."""
     inputs = []
     real_run = subprocess.run
+    real_ask = ts_verifier.Served.ask
 
     def spy(argv, **kwargs):
         inputs.append(kwargs["input"])
         return real_run(argv, **kwargs)
 
+    def ask(self, payload):
+        inputs.append(payload)
+        return real_ask(self, payload)
+
     monkeypatch.setattr(ts_verifier.subprocess, "run", spy)
+    monkeypatch.setattr(ts_verifier.Served, "ask", ask)
     return inputs
 
 
@@ -221,3 +228,137 @@ def test_judge_many_sends_a_cross_server_cases_states_server_by_server_and_answe
     assert verdicts == ts_verifier.evaluate_many(verdict_cases) == [False, True, True]
     assert frames == ts_verifier.frame_violations_many(frame_cases)
     assert [(v["entity"], v["change"]) for v in frames[0]] == [("filesystem.file", "update")]
+
+
+# -- the served verifier (node dist/cli.js --serve, ts_verifier.Served) -----------------------------
+def _judge_inputs() -> list[str]:
+    """``--judge`` inputs: plain, explained, derived, cross-server, and one the CLI refuses."""
+    touched = {"files": {"a.txt": "release 4.20\n"}, "directories": []}
+    exists = {"filesystem.fileExists": {"path": "a.txt"}}
+    frame = [{"entity": "filesystem.file", "ids": ["a.txt"], "change": ["update"]}]
+    slack = {"viewer": "U1", "users": [{"id": "U1", "name": "amara"}],
+             "channels": [{"id": "C1", "name": "release-train", "members": ["U1"], "messages": []}]}
+    return [
+        json.dumps({"states": [STATE, touched], "verdicts": [{"server": "filesystem", "state": 1, "predicate": exists}],
+                    "frames": [{"server": "filesystem", "initial": 0, "final": 1, "frame": frame}]}),
+        json.dumps({"states": [STATE], "derived": [{"base": 0, "ops": [[["files"], {}]]}], "explain": True,
+                    "verdicts": [{"server": "filesystem", "state": 1, "predicate": exists}],
+                    "frames": [{"server": "filesystem", "initial": 0, "final": 1, "frame": []}]}),
+        json.dumps({"states": [STATE, slack], "frames": [],
+                    "verdicts": [{"servers": ["filesystem", "slack"], "state": {"filesystem": 0, "slack": 1},
+                                  "predicate": {"all": [exists, {"slack.channelExists": {"channel": "release-train"}}]}}]}),
+    ]
+
+
+def test_the_served_verifier_answers_each_request_as_the_one_shot_cli_does_from_one_process(ts_cli):
+    served = ts_verifier.Served()
+    try:
+        for payload in _judge_inputs() * 2:
+            assert served.ask(payload) == ts_verifier._call(["--judge"], payload)
+        with pytest.raises(ts_verifier.TypeScriptVerifierError, match="input must be an object"):
+            served.ask("{}")  # what the CLI exits 2 on: an error, and the process serves on
+        with pytest.raises(ts_verifier.TypeScriptVerifierError, match="refused the input: .*JSON"):
+            served.ask("[1, 2")
+        assert served.ask(_judge_inputs()[0]) == ts_verifier._call(["--judge"], _judge_inputs()[0])
+        assert served.starts == 1
+    finally:
+        served.close()
+
+
+def test_judge_many_asks_the_served_verifier_and_answers_as_without_it(ts_cli, monkeypatch):
+    verdict_cases = [("filesystem", STATE, {"filesystem.fileExists": {"path": "a.txt"}}),
+                     ("filesystem", {"files": {}, "directories": []}, {"filesystem.fileExists": {"path": "a.txt"}})]
+    frame_cases = [("filesystem", STATE, {"files": {}, "directories": []}, [])]
+    served = ts_verifier.served()
+    before = served.starts
+    with ts_verifier.serving():
+        with_served = [ts_verifier.judge_many(verdict_cases, frame_cases, explain=True) for _ in range(3)]
+        assert served.starts == before + 1 and served._proc is not None and served._proc.poll() is None
+        proc = served._proc
+    assert served._proc is None and proc.returncode == 0  # stopped when the block ends
+    one_shot = ts_verifier.judge_many(verdict_cases, frame_cases, explain=True)  # outside serving(): the CLI
+    assert served.starts == before + 1
+    monkeypatch.setattr(ts_verifier, "SERVE", False)
+    with ts_verifier.serving():
+        assert ts_verifier.judge_many(verdict_cases, frame_cases, explain=True) == one_shot
+    assert served.starts == before + 1
+    assert with_served == [ts_verifier.judge_many(verdict_cases, frame_cases, explain=True)] * 3
+    assert with_served[0][0][0] is True and isinstance(with_served[0][0][1], ts_verifier.Refuted)
+
+
+def test_a_served_process_that_dies_is_started_again_and_the_request_answered(ts_cli):
+    served = ts_verifier.Served()
+    payload = _judge_inputs()[0]
+    try:
+        answer = served.ask(payload)
+        assert served._proc is not None
+        served._proc.kill()  # node dies between requests
+        served._proc.wait()
+        assert served.ask(payload) == answer and served.starts == 2
+    finally:
+        served.close()
+
+
+def _script(tmp_path, name: str, body: str):
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+def test_a_process_that_dies_on_a_request_is_replaced_once_and_the_request_asked_again(ts_cli, tmp_path):
+    """Node dying mid-request (here the first process, on its first request): a fresh one answers it."""
+    marker = tmp_path / "died-once"
+    flaky = _script(tmp_path, "flaky.js", f"""
+        const fs = require("fs");
+        if (!fs.existsSync({json.dumps(str(marker))})) {{
+          process.stdin.once("data", () => {{ fs.writeFileSync({json.dumps(str(marker))}, ""); process.exit(7); }});
+        }} else {{
+          require({json.dumps(str(ts_cli))});
+        }}
+    """)
+    served = ts_verifier.Served(flaky)
+    try:
+        payload = _judge_inputs()[1]
+        assert served.ask(payload) == ts_verifier._call(["--judge"], payload)
+        assert served.starts == 2 and marker.exists()
+    finally:
+        served.close()
+
+
+def test_a_process_that_dies_on_every_request_is_a_clear_error_and_judge_many_falls_back_to_the_cli(tmp_path, monkeypatch):
+    crashing = _script(tmp_path, "cli.js", 'process.stdin.once("data", () => { process.stderr.write("boom: out of luck\\n"); process.exit(3); });\n')
+    served = ts_verifier.Served(crashing)
+    with pytest.raises(ts_verifier.ServedUnavailable, match=r"died twice on a request: exit 3: boom: out of luck"):
+        served.ask(_judge_inputs()[0])
+    assert served.starts == 2 and served._proc is None
+    # judge_many then asks the one-shot CLI, which fails the same way and says so
+    monkeypatch.setattr(ts_verifier, "CLI", crashing)
+    monkeypatch.setattr(ts_verifier, "_SERVED", None)
+    with ts_verifier.serving(), pytest.raises(ts_verifier.TypeScriptVerifierError,
+                                              match=r"failed \(exit 3\): boom: out of luck"):
+        ts_verifier.judge_many([("filesystem", STATE, {"filesystem.fileExists": {"path": "a.txt"}})], [])
+    assert ts_verifier.served().starts == 2  # it was tried, twice, before the CLI
+
+
+def test_a_served_request_that_takes_too_long_stops_the_process_and_says_so(tmp_path, monkeypatch):
+    silent = _script(tmp_path, "silent.js", 'process.stdin.on("data", () => {});\n')
+    monkeypatch.setattr(ts_verifier, "SERVE_TIMEOUT_S", 1.0)
+    served = ts_verifier.Served(silent)
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="took more than 1 s"):
+        served.ask(_judge_inputs()[0])
+    assert served._proc is None
+
+
+def test_a_rebuilt_cli_is_served_by_a_new_process(ts_cli, tmp_path):
+    """A ``dist/`` rebuilt under a running gate: the next request goes to a process of the new build."""
+    cli = _script(tmp_path, "cli.js", f"require({json.dumps(str(ts_cli))});\n")
+    served = ts_verifier.Served(cli)
+    try:
+        payload = _judge_inputs()[0]
+        answer = served.ask(payload)
+        assert served.ask(payload) == answer and served.starts == 1
+        stat = cli.stat()
+        os.utime(cli, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert served.ask(payload) == answer and served.starts == 2
+    finally:
+        served.close()

@@ -22,6 +22,12 @@
  * `initial` and `final` index `states` (or, past its end, `derived`: states sent as their changes to
  * another), and answer `{"verdicts": [...], "frames": [...]}` (src/joint.ts).
  *
+ * `node dist/cli.js --serve`: `--judge` for as long as stdin stays open, one request a line: each line is a
+ * `--judge` input, each answered by one line, its `--judge` answer or `{"error": ...}` where `--judge`
+ * would exit 2 (the process then reads the next line). One process judges a whole gate's batches: a
+ * process started per call paid its start, its module loads and a cold JIT each time, more than half of
+ * what the verifier cost a month's gate (tasks_catalog/ts_verifier.py keeps one per Python process).
+ *
  * MCPBENCH_TS_BREAK=<server.name> inverts that primitive's verdicts; MCPBENCH_TS_BREAK=frame:<server.kind>
  * makes the frame blind to that entity kind: test hooks that prove the conformance run catches a broken
  * verifier. Never set them elsewhere.
@@ -29,6 +35,7 @@
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
 
 import { InputError, parseCases, verdicts } from "./verdicts";
 import { frameAnswers } from "./frameCases";
@@ -42,8 +49,12 @@ function main(argv: string[]): number {
     process.stdout.write(JSON.stringify(listing) + "\n");
     return 0;
   }
-  const text = readFileSync(0, "utf8");
   const broken = process.env.MCPBENCH_TS_BREAK || null;
+  if (argv.includes("--serve")) {
+    serve(broken);
+    return 0;
+  }
+  const text = readFileSync(0, "utf8");
   if (argv.includes("--judge")) {
     try {
       process.stdout.write(JSON.stringify(jointAnswers(JSON.parse(text), broken)) + "\n");
@@ -90,6 +101,21 @@ function main(argv: string[]): number {
     throw exc;
   }
   return 0;
+}
+
+/** `--serve`: each line of stdin a `--judge` input, each answered on one line of stdout, in order. */
+function serve(broken: string | null): void {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on("line", (line) => {
+    if (line.trim() === "") return;
+    let answer: string;
+    try {
+      answer = JSON.stringify(jointAnswers(JSON.parse(line), broken));
+    } catch (exc) {
+      answer = JSON.stringify({ error: (exc as Error).message });
+    }
+    process.stdout.write(answer + "\n");
+  });
 }
 
 process.exitCode = main(process.argv.slice(2));

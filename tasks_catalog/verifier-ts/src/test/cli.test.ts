@@ -63,6 +63,25 @@ test("--judge answers verdicts and frames over states sent once, as the separate
   assert.deepEqual(JSON.parse(judge(input, { MCPBENCH_TS_BREAK: "frame:filesystem.file" }).stdout).frames[1], { violations: [] });
 });
 
+test("--serve answers each line as --judge answers it, an error line where --judge exits 2, and serves on", () => {
+  const full = { files: { "a.txt": "x" }, directories: [] };
+  const exists = { "filesystem.fileExists": { path: "a.txt" } };
+  const good = JSON.stringify({ states: [full, { files: {}, directories: [] }], frames: [],
+    verdicts: [{ server: "filesystem", state: 0, predicate: exists }, { server: "filesystem", state: 1, predicate: exists }] });
+  const bad = JSON.stringify({ states: [], verdicts: [{ server: "filesystem", state: 3, predicate: exists }], frames: [] });
+  const once = spawnSync(process.execPath, [CLI, "--judge"], { input: good, encoding: "utf8" });
+  const refused = spawnSync(process.execPath, [CLI, "--judge"], { input: bad, encoding: "utf8" });
+  assert.equal(refused.status, 2);
+  const served = spawnSync(process.execPath, [CLI, "--serve"], { input: [good, bad, "", "not json", good].join("\n") + "\n", encoding: "utf8" });
+  assert.equal(served.status, 0, served.stderr);
+  const lines = served.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 4);  // the empty line is skipped
+  assert.deepEqual(JSON.parse(lines[0] as string), JSON.parse(once.stdout));
+  assert.deepEqual(JSON.parse(lines[1] as string), { error: refused.stderr.trim() });
+  assert.match(JSON.parse(lines[2] as string).error, /JSON/);
+  assert.equal(lines[3], lines[0]);
+});
+
 test("--judge refuses a state index that is not in $.states, naming the case", () => {
   const proc = spawnSync(process.execPath, [CLI, "--judge"], {
     input: JSON.stringify({ states: [{}], verdicts: [], frames: [{ server: "filesystem", initial: 0, final: 1, frame: [] }] }),
