@@ -133,8 +133,10 @@ def _cross_by_level(pool: list[Template]) -> dict[str, list[Template]]:
 
 def check_pool(pool: list[Template]) -> dict[str, int]:
     """How many templates ``pool`` holds per server, and cross-server (``cross-server``); ``RotationError``
-    naming the server or level when it cannot fill a month."""
-    counts = {server: len(templates) for server, templates in sorted(_by_server(pool).items())}
+    naming the server or level when it cannot fill a month. The counts are of every template the pool
+    holds, those of levels a month does not draw included (they are sealed with the pool all the same)."""
+    _by_server(pool)
+    counts = dict(sorted(Counter(t.server for t in pool if t.server is not None).items()))
     counts["cross-server"] = sum(len(ts) for ts in _cross_by_level(pool).values())
     return counts
 
