@@ -1,11 +1,15 @@
 """Building a private month from the template pool: selection, rendering, rotation.
 
-A month of the ten servers has 160 tasks: 9 single-server tasks per server (3 easy, 3 medium, 3 hard
-where the pool allows, with recovery tasks in every server) and 70 cross-server tasks (10 easy, 40
-medium, 20 hard): 43.75% cross-server, 31.25% hard. A cross-server template renders up to
-``MAX_INSTANCES`` tasks a month, each with other parameters (another organisation: its ``case``), so a
-level's share is filled by at least a quarter as many templates; a month of fewer servers (tests) scales
-its cross-server share with them and draws only templates whose servers it has (one server: none).
+A month of the ten servers has 160 tasks: 6 single-server tasks per server (5 easy, 1 medium, with
+recovery tasks in every server) and 100 cross-server tasks (10 easy, 40 medium, 50 hard): 62.5%
+cross-server, 31.25% hard. A month's levels are the levels its tasks measure at: independent solvers
+passed 20 of 20 single-server hard tasks and 10 of 10 single-server medium ones (bench/history/
+calibration.md, round 12; every fact sits on one server), so a month draws no single-server hard
+template, and its medium tier keeps one single-server task a server beside the cross-server ones. A
+cross-server template renders up to ``MAX_INSTANCES`` tasks a month, each with other parameters (another
+organisation: its ``case``), so a level's share is filled by at least a quarter as many templates; a month
+of fewer servers (tests) scales its cross-server share with them and draws only templates whose servers
+it has (one server: none).
 
 The first month draws its templates with the month's seed; each later month replaces about a quarter of
 each server's templates, and a quarter of each level's cross-server templates, with templates not used
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +32,13 @@ from tasks_catalog.hashing import task_hash
 from tasks_catalog.schema import Task
 from tasks_catalog.templates import Template, TemplateError, render
 
-PER_SERVER = 9
-STRATA = {"easy": 3, "medium": 3, "hard": 3}
+#: single-server tasks a month draws per server, by level (the module's docstring says why none is hard)
+STRATA = {"easy": 5, "medium": 1, "hard": 0}
+PER_SERVER = sum(STRATA.values())
 MIN_RECOVERY = 2
-#: cross-server tasks a month draws per server it covers (a ten-server month: 10 easy, 40 medium, 20 hard;
+#: cross-server tasks a month draws per server it covers (a ten-server month: 10 easy, 40 medium, 50 hard;
 #: a cross-server hard task takes 25-60 calls, its medium 5-24: tasks_catalog/stats.py)
-CROSS_PER_SERVER = {"easy": 1, "medium": 4, "hard": 2}
+CROSS_PER_SERVER = {"easy": 1, "medium": 4, "hard": 5}
 #: the most tasks one cross-server template renders in a month
 MAX_INSTANCES = 4
 REPLACE_SHARE = 0.25
@@ -83,17 +88,23 @@ def _rng(seed: bytes, *parts: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(seed + "|".join(parts).encode()).digest(), "big"))
 
 
+def drawn_levels() -> tuple[str, ...]:
+    """The levels of the single-server templates a month draws (``STRATA``)."""
+    return tuple(level for level in DIFFICULTIES if STRATA[level])
+
+
 def _by_server(pool: list[Template]) -> dict[str, list[Template]]:
-    """The pool's single-server templates by server; ``RotationError`` naming a server that cannot fill
-    its share of a month."""
+    """The pool's single-server templates a month draws (of ``drawn_levels()``), by server;
+    ``RotationError`` naming a server that cannot fill its share of a month."""
     out: dict[str, list[Template]] = defaultdict(list)
     for t in pool:
-        if t.server is not None:
+        if t.server is not None and t.difficulty in drawn_levels():
             out[t.server].append(t)
     for server in SERVER_NAMES:
         have = out.get(server, [])
         if len(have) < PER_SERVER:
-            raise RotationError(f"the pool has {len(have)} templates for {server}; a month needs {PER_SERVER}")
+            raise RotationError(f"the pool has {len(have)} {' or '.join(drawn_levels())} templates for {server}; "
+                                f"a month needs {PER_SERVER}")
         if sum(t.category == "recovery" for t in have) < MIN_RECOVERY:
             raise RotationError(f"the pool has fewer than {MIN_RECOVERY} recovery templates for {server}")
     return out
@@ -122,8 +133,10 @@ def _cross_by_level(pool: list[Template]) -> dict[str, list[Template]]:
 
 def check_pool(pool: list[Template]) -> dict[str, int]:
     """How many templates ``pool`` holds per server, and cross-server (``cross-server``); ``RotationError``
-    naming the server or level when it cannot fill a month."""
-    counts = {server: len(templates) for server, templates in sorted(_by_server(pool).items())}
+    naming the server or level when it cannot fill a month. The counts are of every template the pool
+    holds, those of levels a month does not draw included (they are sealed with the pool all the same)."""
+    _by_server(pool)
+    counts = dict(sorted(Counter(t.server for t in pool if t.server is not None).items()))
     counts["cross-server"] = sum(len(ts) for ts in _cross_by_level(pool).values())
     return counts
 
@@ -143,10 +156,14 @@ def _select_first(templates: list[Template], rng: random.Random) -> list[Templat
 
 
 def _select_next(templates: list[Template], previous_ids: list[str], leaked: set[str], rng: random.Random, *,
-                 size: int, min_recovery: int) -> tuple[list[Template], dict[str, str], list[str]]:
+                 size: int, min_recovery: int, strata: dict[str, int] | None = None, least: int | None = None,
+                 ) -> tuple[list[Template], dict[str, str], list[str]]:
     """Keep ~75% of last month's templates and replace ~25% with templates unused last month; templates
     whose tasks were flagged as leaked are replaced first. ``size`` templates in all: when last month used
-    more (a month of another composition) the surplus retires unreplaced, when fewer unused ones join."""
+    more (a month of another composition) the surplus retires unreplaced, when fewer unused ones join.
+    With ``strata`` (templates per level), a level last month had more of retires its surplus first, and
+    the templates that join fill the levels short of their share first. A leaked template with no unused
+    one to replace it retires all the same while ``least`` templates (``size`` when None) remain."""
     by_id = {t.id: t for t in templates}
     missing = [i for i in previous_ids if i not in by_id]
     if missing:
@@ -158,16 +175,46 @@ def _select_next(templates: list[Template], previous_ids: list[str], leaked: set
         others = [i for i in previous_ids if i not in leaked]
         rng.shuffle(flagged)
         rng.shuffle(others)
-        order = flagged + others
-        surplus = max(0, len(previous_ids) - size)
-        retiring = order[:n_replace + surplus]
-        incoming = _match_replacements([by_id[i] for i in retiring[:n_replace]], unused, rng)
-        kept = [by_id[i] for i in previous_ids if i not in retiring]
+        order = flagged + others  # who retires first
+        surplus = []
+        if strata is not None:
+            for level in DIFFICULTIES:
+                mine = [i for i in order if by_id[i].difficulty == level]
+                surplus += mine[:max(0, len(mine) - strata.get(level, 0))]
+        rest = [i for i in order if i not in surplus]
+        surplus += rest[:max(0, len(previous_ids) - len(surplus) - size)]
+        swapped = [i for i in order if i not in surplus][:n_replace]
+        room = len(previous_ids) - len(surplus) - len(swapped) - (size if least is None else least)
+        surplus += [i for i in flagged if i not in surplus and i not in swapped][:max(0, room)]
+        incoming = _match_replacements([by_id[i] for i in swapped], unused, rng)
+        kept = [by_id[i] for i in previous_ids if i not in surplus and i not in swapped]
         left = [t for t in unused if t not in incoming]
-        chosen = kept + incoming + rng.sample(left, min(len(left), max(0, size - len(kept) - len(incoming))))
+        chosen = kept + incoming
+        chosen += _fill(chosen, left, max(0, size - len(chosen)), rng, strata)
         if sum(t.category == "recovery" for t in chosen) >= min_recovery:
-            return chosen, {old: new.id for old, new in zip(retiring, incoming)}, [i for i in retiring if i in leaked]
+            retired = surplus + swapped
+            return chosen, {old: new.id for old, new in zip(swapped, incoming)}, [i for i in retired if i in leaked]
     raise RotationError("cannot rotate while keeping enough recovery templates")
+
+
+def _fill(chosen: list[Template], left: list[Template], n: int, rng: random.Random,
+          strata: dict[str, int] | None) -> list[Template]:
+    """``n`` templates drawn from ``left``; with ``strata``, of the levels ``chosen`` has fewer of than its
+    share first."""
+    if n <= 0:
+        return []
+    if strata is None:
+        return rng.sample(left, min(len(left), n))
+    candidates = list(left)
+    rng.shuffle(candidates)
+    out: list[Template] = []
+    for _ in range(min(n, len(candidates))):
+        have = Counter(t.difficulty for t in chosen + out)
+        short = [t for t in candidates if have[t.difficulty] < strata.get(t.difficulty, 0)]
+        pick = (short or candidates)[0]
+        candidates.remove(pick)
+        out.append(pick)
+    return out
 
 
 def _match_replacements(retiring: list[Template], unused: list[Template], rng: random.Random) -> list[Template]:
@@ -219,6 +266,7 @@ class _Group:
     size: int  # how many templates it draws
     recovery: int  # how many of them at least are recovery templates
     tasks: int | None = None
+    least: int | None = None  # the fewest templates that can render ``tasks`` (``size`` when None)
 
 
 def build_month(pool: list[Template], month: str, seed: bytes, previous: Month | None = None,
@@ -232,14 +280,20 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
     leaked = {t.rendered_from().id for t in previous.tasks if t.id in leaked_task_ids} if previous else set()
     tasks: list[Task] = []
     result = Month(month=month, tasks=tasks, previous=previous.month if previous else None)
-    groups = [_Group(server, by_server[server], previous.template_ids(server) if previous else [], PER_SERVER,
-                     MIN_RECOVERY) for server in SERVER_NAMES]
+    # last month's templates of a level a month no longer draws (a month of another composition) retire
+    # unreplaced; one the pool no longer has at all stays, for _select_next to name
+    pool_ids = {t.id for t in pool}
+    groups = [_Group(server, by_server[server],
+                     [i for i in (previous.template_ids(server) if previous else [])
+                      if i in {t.id for t in by_server[server]} or i not in pool_ids],
+                     PER_SERVER, MIN_RECOVERY) for server in SERVER_NAMES]
     last_cross = set(previous.template_ids(CROSS)) if previous else set()
     for level, want in cross_quota().items():
         if want:
             ids = {t.id for t in cross[level]}
             groups.append(_Group(f"{CROSS}:{level}", cross[level], sorted(last_cross & ids),
-                                 min(len(cross[level]), -(-want // 2)), 0, want))
+                                 min(len(cross[level]), -(-want // 2)), 0, want,
+                                 least=-(-want // MAX_INSTANCES)))
     for group in groups:
         rng = _rng(seed, "select", group.name)
         if previous is None and group.tasks is None:
@@ -248,7 +302,9 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
             chosen = rng.sample(sorted(group.templates, key=lambda t: t.id), group.size)
         else:
             chosen, replaced, leaked_out = _select_next(group.templates, group.last, leaked, rng, size=group.size,
-                                                        min_recovery=group.recovery)
+                                                        min_recovery=group.recovery,
+                                                        strata=STRATA if group.tasks is None else None,
+                                                        least=group.least)
             result.replaced.update(replaced)
             result.leaked_replaced += leaked_out
             result.carried += [t.id for t in chosen if t.id in prev_params]
@@ -260,4 +316,4 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
 
 
 __all__ = ["CROSS", "CROSS_PER_SERVER", "MAX_INSTANCES", "MIN_RECOVERY", "Month", "PER_SERVER", "REPLACE_SHARE", "RotationError",
-           "build_month", "check_pool", "cross_quota"]
+           "build_month", "check_pool", "cross_quota", "drawn_levels"]

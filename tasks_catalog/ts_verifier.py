@@ -33,6 +33,8 @@ from tasks_catalog.predicates import Refuted
 
 PACKAGE = Path(__file__).with_name("verifier-ts")
 CLI = PACKAGE / "dist" / "cli.js"
+#: the entity declaration the TypeScript frame judge reads when it starts (src/frame.ts DECLARATION_PATH)
+ENTITIES = Path(__file__).with_name("frames") / "entities.json"
 #: Test hook of the CLI: the named primitive's verdicts are inverted (see tests/verifier).
 BREAK_ENV = "MCPBENCH_TS_BREAK"
 
@@ -244,7 +246,7 @@ class Served:
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: Any = None
-        self._build: tuple[str, int, int] | None = None
+        self._build: tuple[Any, ...] | None = None
         self._pid = os.getpid()
         self.starts = 0  # processes started (tests)
 
@@ -252,13 +254,19 @@ class Served:
     def cli(self) -> Path:
         return self._cli or CLI
 
-    def _built(self) -> tuple[str, int, int] | None:
-        """Which build the process runs: the CLI's path, modification time and size."""
+    def _built(self) -> tuple[Any, ...] | None:
+        """Which build the process runs: the CLI's path, modification time and size, and those of the
+        entity declaration it reads once at its start (tasks_catalog/frames/entities.json)."""
         try:
             st = self.cli.stat()
         except OSError:
             return None
-        return str(self.cli), st.st_mtime_ns, st.st_size
+        try:
+            decl = ENTITIES.stat()
+            declared: tuple[int, int] | None = (decl.st_mtime_ns, decl.st_size)
+        except OSError:
+            declared = None
+        return str(self.cli), st.st_mtime_ns, st.st_size, declared
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._pid != os.getpid():  # a forked child: the parent's process is not this one's to use
@@ -308,10 +316,7 @@ class Served:
         raises on a timeout."""
         assert proc.stdin is not None and proc.stdout is not None  # both PIPE
         deadline = time.monotonic() + SERVE_TIMEOUT_S
-        try:
-            proc.stdin.write(data)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
+        if not self._send(proc.stdin.fileno(), data, deadline):
             return None
         fd = proc.stdout.fileno()
         chunks: list[bytes] = []
@@ -333,6 +338,28 @@ class Served:
                     self.close()
                     raise TypeScriptVerifierError("the served TypeScript verifier answered more than one line")
         return b"".join(chunks)
+
+    def _send(self, fd: int, data: bytes, deadline: float) -> bool:
+        """Write a request whole before ``deadline``; False if the process died first. A request is larger
+        than a pipe holds, so a process that stops reading would block a plain write for ever: the write
+        waits on the pipe no longer than the request may take, then stops the process and raises."""
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close()
+                    raise TypeScriptVerifierError(f"the served TypeScript verifier took more than {SERVE_TIMEOUT_S:.0f} s "
+                                                  "to read a request; stopped")
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
+                except OSError:  # BrokenPipeError among them: it died
+                    return False
+        return True
 
     def _why_dead(self) -> str:
         proc = self._proc

@@ -192,13 +192,13 @@ def live():
 MONTHS_SECRET = "operator-secret-for-tests-only-0123456789"
 #: The servers of the smaller months that the store and pipeline tests rotate (``rotated_months``,
 #: tests/flows/test_private_month.py): four servers whose templates in the demonstration pool fill a
-#: month with its cross-server share (on 2026-12-05 no two or three did), so a month of them is a real
-#: one, 9 tasks a server and 7 cross-server ones per server (64), at two fifths of a ten-server month's
-#: size. With the same secret its single-server tasks are the ten-server month's, task for task, and so
-#: are most of its cross-server ones, so the session's gate cache judges few of them twice; slack is
-#: among them, so the one-server slack months of other tests are its tasks too. A ten-server month's
-#: composition and gate are ``full_month``'s and tests/months/test_rotation.py's.
-MONTH_SERVERS = ("slack", "gmail", "stripe", "notion")
+#: month with its cross-server share (on 2026-12-06 these four had the most cross-server hard templates,
+#: six, and a month of four servers draws 20 hard tasks at most four a template), so a month of them is a
+#: real one, 6 tasks a server and 10 cross-server ones per server (64), at two fifths of a ten-server
+#: month's size. With the same secret its single-server tasks are the ten-server month's, task for task;
+#: slack is among them, so the one-server slack months of other tests are its tasks too. A ten-server
+#: month's composition and gate are ``full_month``'s and tests/months/test_rotation.py's.
+MONTH_SERVERS = ("github", "slack", "linear", "notion")
 
 
 def _shared_dir(request, tmp_path_factory, name: str):

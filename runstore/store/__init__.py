@@ -31,8 +31,10 @@ from runstore.store._local import LocalStore
 DEFAULT_ROOT = ".mcpbench/store"
 #: The most read of an artefact published in a store (a retired month's plaintext, an attestation list),
 #: which anyone may have handed us: read with ``Store.get_bytes(key, limit=PUBLISHED_MAX_BYTES)``, so a
-#: larger one is refused before it is read whole. A month of the public pool (160 tasks) is about 1.3 MB.
-PUBLISHED_MAX_BYTES = 16 * 1024 * 1024
+#: larger one is refused before it is read whole. A month of the public pool (160 tasks, 50 of them
+#: cross-server hard tasks whose cases carry world patches of 100-500 KB) is about 20 MiB as published;
+#: the bound leaves room for a pool of larger cases, and a JSON text of 64 MiB parses into a few hundred MB.
+PUBLISHED_MAX_BYTES = 64 * 1024 * 1024
 
 
 #: The warehouse database used when neither an argument nor ``MCPBENCH_WAREHOUSE`` names one.

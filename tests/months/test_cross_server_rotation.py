@@ -49,14 +49,14 @@ def _december(pool):
     return build_month(pool, "2026-12", month_seed("2026-12", SECRET))
 
 
-def test_a_month_draws_its_cross_server_share_by_level_at_most_four_tasks_a_template(three_servers):
+def test_a_month_draws_its_cross_server_share_by_level_at_most_max_instances_tasks_a_template(three_servers):
     pool = three_servers + _cross_pool(2, 5, 6)
     month = _december(pool)
     cross = [t for t in month.tasks if t.server is None]
-    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 3, "medium": 12, "hard": 6}
+    assert Counter(t.difficulty for t in cross) == cross_quota() == {"easy": 3, "medium": 12, "hard": 15}
     per_template = Counter(t.rendered_from().id for t in cross)
     assert max(per_template.values()) <= MAX_INSTANCES
-    assert len(month.tasks) == len({t.id for t in month.tasks}) == 3 * rotation.PER_SERVER + 21
+    assert len(month.tasks) == len({t.id for t in month.tasks}) == 3 * rotation.PER_SERVER + 30
     for tid in per_template:
         params = [json.dumps(t.rendered_from().params) for t in cross if t.rendered_from().id == tid]
         assert len(params) == len(set(params)), f"{tid} rendered twice with the same parameters"
@@ -106,7 +106,7 @@ def test_a_month_of_an_earlier_composition_rotates_into_this_one(three_servers, 
     assert Counter(t.difficulty for t in january.tasks if t.server is None) == cross_quota()
 
 
-@pytest.mark.parametrize("levels, short", [((0, 3, 3), "easy"), ((1, 2, 3), "medium"), ((1, 3, 1), "hard")])
+@pytest.mark.parametrize("levels, short", [((0, 3, 4), "easy"), ((1, 2, 4), "medium"), ((1, 3, 3), "hard")])
 def test_a_pool_too_short_of_cross_server_templates_is_refused_naming_the_level(three_servers, levels, short):
     with pytest.raises(RotationError, match=rf"the pool has \d {short} cross-server templates; a month draws \d+ {short}"):
         _december(three_servers + _cross_pool(*levels))

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from mcpbench.cli import main
 from runstore.store import open_store
 from tasks_catalog import ts_verifier
-from tasks_catalog.rotation import MIN_RECOVERY, PER_SERVER
+from tasks_catalog.rotation import MIN_RECOVERY, PER_SERVER, drawn_levels
 from tests.months.conftest import SECRET
 
 needs_ts = pytest.mark.skipif(not ts_verifier.available(), reason="the TypeScript verifier is not built "
@@ -61,7 +61,7 @@ def test_the_rotation_asks_the_typescript_verifier_for_every_verdict(slack_only,
 
     report = rotate(open_store(str(tmp_path / "lib")), "2026-11", secret=SECRET, pool=slack_only)
     assert report.gate_failures == [] and report.verifiers == ["python", "typescript"]
-    assert len(asked) >= 3 * 16, "initial state, reference solution and a wrong solution of every task"
+    assert len(asked) >= 3 * PER_SERVER, "initial state, reference solution and a wrong solution of every task"
 
 
 @needs_ts
@@ -226,8 +226,9 @@ def test_rotate_prints_only_ids_and_counts_even_when_the_gate_fails(slack_only, 
     # a session whoever asks first
     monkeypatch.setenv("MCPBENCH_GATE_CACHE", str(gate_cache))
     broken = next(t for t in slack_only if t.id == "sl-t-create-channel")
-    recovery = [t for t in slack_only if t.category == "recovery"][:MIN_RECOVERY]
-    rest = [t for t in slack_only if t not in (broken, *recovery)]
+    drawn = [t for t in slack_only if t.difficulty in drawn_levels()]  # the levels a month draws
+    recovery = [t for t in drawn if t.category == "recovery"][:MIN_RECOVERY]
+    rest = [t for t in drawn if t not in (broken, *recovery)]
     month_pool = [broken, *recovery, *rest][:PER_SERVER]  # a month's worth exactly: the broken one is drawn
     pool = _pool_dir(tmp_path, month_pool, break_goal="sl-t-create-channel")
     store = tmp_path / "store"

@@ -7,6 +7,7 @@ import json
 import marshal
 import os
 import subprocess
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -349,6 +350,19 @@ def test_a_served_request_that_takes_too_long_stops_the_process_and_says_so(tmp_
     assert served._proc is None
 
 
+def test_a_served_process_that_stops_reading_its_input_is_stopped_not_waited_on_for_ever(tmp_path, monkeypatch):
+    """A request is larger than a pipe holds (64 KiB): writing it to a process that never reads would block
+    for ever without the write's own deadline."""
+    deaf = _script(tmp_path, "deaf.js", "setInterval(() => {}, 1000);\n")  # never reads stdin, never exits
+    monkeypatch.setattr(ts_verifier, "SERVE_TIMEOUT_S", 1.0)
+    served = ts_verifier.Served(deaf)
+    big = json.dumps({"filler": "x" * (4 << 20)})  # 4 MiB on one line
+    started = time.monotonic()
+    with pytest.raises(ts_verifier.TypeScriptVerifierError, match="took more than 1 s to read a request"):
+        served.ask(big)
+    assert served._proc is None and time.monotonic() - started < 30
+
+
 def test_a_rebuilt_cli_is_served_by_a_new_process(ts_cli, tmp_path):
     """A ``dist/`` rebuilt under a running gate: the next request goes to a process of the new build."""
     cli = _script(tmp_path, "cli.js", f"require({json.dumps(str(ts_cli))});\n")
@@ -359,6 +373,23 @@ def test_a_rebuilt_cli_is_served_by_a_new_process(ts_cli, tmp_path):
         assert served.ask(payload) == answer and served.starts == 1
         stat = cli.stat()
         os.utime(cli, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert served.ask(payload) == answer and served.starts == 2
+    finally:
+        served.close()
+
+
+def test_a_changed_entity_declaration_is_served_by_a_new_process(ts_cli, tmp_path, monkeypatch):
+    """The frame judge reads tasks_catalog/frames/entities.json once, when node starts: a declaration
+    changed under a running gate gets a process that reads it."""
+    declaration = tmp_path / "entities.json"
+    declaration.write_text(ts_verifier.ENTITIES.read_text())
+    monkeypatch.setattr(ts_verifier, "ENTITIES", declaration)
+    served = ts_verifier.Served(ts_cli)
+    try:
+        payload = _judge_inputs()[0]
+        answer = served.ask(payload)
+        assert served.ask(payload) == answer and served.starts == 1
+        declaration.write_text(declaration.read_text() + "\n")
         assert served.ask(payload) == answer and served.starts == 2
     finally:
         served.close()
