@@ -14,14 +14,19 @@ earlier leaves (March 2025 to February 2026; 2-3 of them Priya's, the others her
 words the reference uses and each with one reply from the leaver in its thread, so the channel history counts one
 reply on every thread alike and shows no more. On the leaves of two weeks or more (2 of the 5, drawn per case:
 the most recent leave is one of them in some cases only) that reply tags the deputy and hands them the carrier
-on-call rota; on the shorter ones it is a plain note. The holiday policy says nothing of it. The new leave is
-two weeks, so the judge asks for a message in #ops naming or tagging the deputy with the rota (in the
+on-call rota; on the shorter ones it is a plain note. The holiday policy says nothing of it. The rota itself is a
+Notion page, "Carrier on-call rota" under "Operations" (a search for "rota" finds it beside engineering's
+"On-call Rota"): one holder a week, the team in turn, in which each long earlier leave's leaver held one of its
+weeks, no short leave's leaver held one of theirs, and Priya holds one of the new leave's two weeks (the page says
+nothing of the handover). The new leave is two weeks, so the judge asks for a message in #ops naming or tagging
+the deputy with the rota or the on-call ("you take my carrier on-call slots") in one message (in the
 announcement's thread as the team wrote it, in the announcement itself or in a message of its own: #ops may get
-two messages). :data:`READINGS` lists the other readings (always, never, by leaver, Priya's or not, by deputy,
+two messages); a seed where a message of #ops meets that check already gives no case. :data:`READINGS` lists the other readings (always, never, by leaver, Priya's or not, by deputy,
 month, quarter, running into the next month, over a public holiday, older or more recent, shorter): a draw
 where one fits every earlier leave and would spare the new one is redrawn, and a seed without a fair draw gives
 no case. The reference without the handover is a wrong solution, and so are a plain note in the thread and
-the rota handed to someone else. 18 cases (24 would pass the 4 MiB a template may be)."""
+the rota handed to someone else. 17 cases (18 with the rota page, 24 before the earlier leaves, would pass the 4 MiB
+a template may be)."""
 
 from __future__ import annotations
 
@@ -79,13 +84,21 @@ SHORT = (2, 3, 4, 5)
 NOTES = ("Calendar blocked and the out-of-office is on. Back on {back}.",
          "Out-of-office set, calendar blocked. See you all on {back}.",
          "All blocked in my calendar. Back on {back}.")
-#: What the rota handover must say to count: the deputy (tagged or named) and the rota in one message.
-ROTA = "[Rr]ota"
+#: What the rota handover must say to count: the deputy (tagged or named) and, in the same message, the rota or
+#: the on-call ("you take my carrier on-call slots").
+ROTA = "(?:[Rr]ota|[Oo]n[- ]call)"
+
+#: The carrier on-call rota in Notion (under a page "Operations"): one holder a week, Monday to Sunday, from
+#: :data:`ROTA_FROM` to :data:`ROTA_TO`, kept by the team (:func:`_rota`). Engineering's "On-call Rota" is a
+#: different page; a search for "rota" finds both.
+ROTA_PAGE = "Carrier on-call rota"
+ROTA_FROM, ROTA_TO = date(2025, 3, 3), date(2026, 6, 29)
 
 
-#: Cases (version 3; 24 before): each now carries the earlier leaves, the handover and the solutions that judge
-#: it, and 24 of them would make the template larger than the 4 MiB a template may be.
-WANT = 18
+#: Cases (version 3; 24 before): each now carries the earlier leaves, the handover, the solutions that judge it and
+#: the rota page (about 30 KB a case), and 18 of them would make the template larger than the 4 MiB a template may
+#: be.
+WANT = 17
 
 
 def _handover(deputy_id: str, back: str) -> str:
@@ -137,6 +150,7 @@ READINGS: dict[str, Any] = {
     "the older leaves only": FlaggedSide("order", True, "tagged"),
     "the more recent leaves only": FlaggedSide("order", False, "tagged"),
     "the shorter leaves": FlaggedSide("length", True, "tagged"),
+    "the leaves in which the leaver held a week of the carrier on-call rota": FlaggedWhen("slot", "tagged"),
 }
 
 
@@ -155,7 +169,7 @@ def _past_leaves(seed: int, o: Any, ops: list[Any], deputy: Any, channel: dict[s
     new = {"leaver": owner.email, "priya": True, "deputy": deputy.email, "month": new_first.month,
            "quarter": (new_first.month - 1) // 3, "crosses": _crosses(new_first, new_last), "order": PAST,
            "holiday": _over_holiday(new_first, new_last),
-           "length": LONG}
+           "length": LONG, "slot": True}
     for _ in range(3000):
         picks = sorted(rng.sample(range(len(mondays)), PAST))
         if any(b - a < 4 for a, b in zip(picks, picks[1:])):
@@ -173,7 +187,7 @@ def _past_leaves(seed: int, o: Any, ops: list[Any], deputy: Any, channel: dict[s
             leaves.append({"leaver": leaver.email, "priya": leaver is owner, "deputy": cover.email,
                            "month": begin.month, "quarter": (begin.month - 1) // 3, "crosses": _crosses(begin, stop),
                            "holiday": _over_holiday(begin, stop),
-                           "order": n, "length": length, "tagged": n in tagged,
+                           "order": n, "length": length, "tagged": n in tagged, "slot": n in tagged,
                            "who": leaver, "cover": cover, "first": begin, "last": stop})
         if not left_open(READINGS, leaves, [new], lambda item: True):
             return leaves
@@ -199,6 +213,82 @@ def _announcements(seed: int, channel: str, past: list[dict[str, Any]]) -> list[
                                       "text": reply, "thread_ts": post_ts}})
         leave["post_ts"] = post_ts
     return slack_patch
+
+
+def _rota(seed: int, people: list[Any], past: list[dict[str, Any]], owner: Any, deputy: Any,
+          first: str, last: str) -> list[tuple[date, Any]]:
+    """The weeks of the carrier on-call rota (Monday, holder), round the team in turn: on each long earlier
+    leave the leaver holds one of its two weeks and neither the leaver nor the deputy the other, on each short
+    one the leaver holds none of its weeks, and on the new leave Priya holds one of its two weeks and neither she
+    nor the new deputy the other; nobody holds two weeks running."""
+    rng = random.Random(f"x-t-leave-cover/rota/{seed}")
+    mondays = [ROTA_FROM + timedelta(weeks=k) for k in range((ROTA_TO - ROTA_FROM).days // 7 + 1)]
+    forced: dict[int, Any] = {}
+    banned: dict[int, set[str]] = {}
+
+    def weeks(begin: date, stop: date) -> list[int]:
+        return [k for k, m in enumerate(mondays) if m <= stop and m + timedelta(days=6) >= begin]
+
+    spans = [(x["first"], x["last"], x["who"], x["cover"], x["tagged"]) for x in past]
+    spans.append((date.fromisoformat(first), date.fromisoformat(last), owner, deputy, True))
+    for begin, stop, who, cover, long in spans:
+        held = weeks(begin, stop)
+        mine = rng.choice(held) if long else None
+        for k in held:
+            if k == mine:
+                forced[k] = who
+            else:
+                banned[k] = {who.email, cover.email} if long else {who.email}
+    order = list(people)
+    rng.shuffle(order)
+    out: list[tuple[date, Any]] = []
+    turn = 0
+    for k, monday in enumerate(mondays):
+        holder = forced.get(k)
+        if holder is None:
+            previous = out[-1][1] if out else None
+            for step in range(len(order)):
+                c = order[(turn + step) % len(order)]
+                if (c.email not in banned.get(k, set()) and c is not previous and c is not forced.get(k + 1)):
+                    holder, turn = c, (turn + step + 1) % len(order)
+                    break
+        assert holder is not None, f"x-t-leave-cover seed {seed}: nobody may hold the rota's week of {monday}"
+        out.append((monday, holder))
+    return out
+
+
+def _rota_pages(seed: int, rota: list[tuple[date, Any]]) -> list[dict[str, Any]]:
+    """The Notion pages of the rota: "Operations" (top level, like Engineering) and the rota under it."""
+    stem = notion_page(seed, "Engineering")["id"][:-4]
+    ops_id, rota_id = f"{stem}8001", f"{stem}8002"
+    pages = world("notion", seed)["pages"]
+    taken = {p["id"] for p in pages} | {b["id"] for p in pages for b in p["content"]}
+    blocks: list[tuple[str, str]] = [
+        ("paragraph", "Carrier escalations out of hours (a missed pickup, a failed handoff, a customs hold) go to "
+                      "whoever holds the week, Monday 00:00 to Sunday 24:00. One person a week, the team in turn."),
+        ("paragraph", "Swaps: agree them in #ops and change the week here.")]
+    year = None
+    for monday, holder in rota:
+        if monday.year != year:
+            year = monday.year
+            blocks.append(("heading_2", str(year)))
+        sunday = monday + timedelta(days=6)
+        blocks.append(("bulleted_list_item", f"{monday.day} {monday.strftime('%B')} to {sunday.day} "
+                                             f"{sunday.strftime('%B')}: {holder.name}"))
+    patch: list[dict[str, Any]] = [
+        {"op": "add", "in": ["pages"], "value": {
+            "id": ops_id, "title": "Operations", "parent_id": None, "properties": {}, "archived": False,
+            "created_time": "2024-11-04T09:00:00Z",
+            "content": [{"id": f"{stem}81{k:02d}", "type": "paragraph", "text": text} for k, text in enumerate((
+                "Operations: carriers, shipments, exceptions. The team's channel is #ops.",))]}},
+        {"op": "add", "in": ["pages"], "value": {
+            "id": rota_id, "title": ROTA_PAGE, "parent_id": ops_id, "properties": {}, "archived": False,
+            "created_time": "2025-02-24T09:00:00Z",
+            "content": [{"id": f"{stem}9{k:03d}", "type": t, "text": x} for k, (t, x) in enumerate(blocks)]}},
+    ]
+    ours = [op["value"]["id"] for op in patch] + [b["id"] for op in patch for b in op["value"]["content"]]
+    assert not set(ours) & taken, f"x-t-leave-cover seed {seed}: the rota's page or block ids are taken"
+    return patch
 
 
 def _block(page: dict[str, Any], n: int, text: str) -> dict[str, Any]:
@@ -269,6 +359,9 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0915 - one case is 
     past = _past_leaves(seed, o, ops, deputy, channel, first, last)
     if past is None:
         return None
+    weeks = _rota(seed, [e for e in [owner, *ops] if e.slack_id in channel["members"]], past, owner, deputy,
+                  first, last)
+    rota_patch = _rota_pages(seed, weeks)
     # The leave's occurrences, stored as unchanged exceptions of their series (what the agent lists is the
     # same), so that each has an id of the initial state the predicate and the frame can name.
     materialise = [item for item in mine if item.get("recurringEventId") and item["id"] not in stored]
@@ -317,6 +410,8 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0915 - one case is 
                *(call("slack__get_thread_replies", channel_id=ops_channel, thread_ts=x["post_ts"]) for x in past)]
     discover = [call("notion__search", query="Holiday policy"),
                 call("notion__get_block_children", block_id=current["id"]),
+                call("notion__search", query="rota"),
+                call("notion__get_block_children", block_id=rota_patch[1]["value"]["id"]),
                 call("calendar__list_calendars"),
                 call("calendar__search_people", query=deputy.name),
                 *reads, *earlier]
@@ -374,13 +469,17 @@ def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0915 - one case is 
         {"why": "hands the deputy the rota in a message of its own in #ops, after the announcement",
          "calls": [*discover, *updates, ooo, check, channels, post,
                    call("slack__post_message", channel_id=ops_channel, text=_handover(deputy.slack_id, back))]},
+        {"why": "hands the deputy the on-call slots in its own words, naming them and not saying \"rota\"",
+         "calls": [*discover, *updates, ooo, check, channels, post,
+                   call("slack__reply_to_thread", channel_id=ops_channel, thread_ts=announced,
+                        text=f"{deputy.name}, you take my carrier on-call slots until I'm back on {back}.")]},
     ]
     return solved(
         deputy={"name": deputy.name, "email": deputy.email},
         first=first, last=last, first_long=long_date(first), last_long=long_date(last),
         patch={"calendar": calendar_patch, "slack": slack_patch,
                "notion": [_block(current, 9001, RULE_2026), _block(current, 9002, RULE_2026_B),
-                          _block(old, 9001, RULE_2025)]},
+                          _block(old, 9001, RULE_2025), *rota_patch]},
         faults=[{"tool": "calendar__create_event", "on_call": 1, "kind": "timeout_after_commit"}],
         frame=frame, success={"all": success}, reference=reference, wrong=wrongs, alternatives=alternatives)
 
