@@ -529,3 +529,27 @@ def test_a_replay_opens_only_the_servers_its_calls_go_to_and_shares_the_others_w
     assert everything.untouched == {"stripe"}
     assert dumped(done.state)["slack"] == dumped(everything.state)["slack"]
     assert dumped(done.state)["notion"] == dumped(everything.state)["notion"]
+
+
+def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):
+    import gc
+
+    import tasks_catalog.gate as gate
+
+    seen = []
+    judge = gate._judge
+
+    async def judged(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return await judge(*args, **kwargs)
+
+    monkeypatch.setattr(gate, "_judge", judged)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        results, _ = validate_paths([_copy(tmp_path)])
+        assert [r.reasons for r in results] == [[]]
+        assert seen == [(700, 10, gate.FULL_COLLECTION_EVERY)]
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)
