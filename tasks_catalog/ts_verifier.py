@@ -323,11 +323,7 @@ class Served:
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    self.close()
-                    raise TypeScriptVerifierError(f"the served TypeScript verifier took more than {SERVE_TIMEOUT_S:.0f} s "
-                                                  "on a request; stopped")
+                self._wait(sel, deadline, "on a request")
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     return None
@@ -339,6 +335,15 @@ class Served:
                     raise TypeScriptVerifierError("the served TypeScript verifier answered more than one line")
         return b"".join(chunks)
 
+    def _wait(self, sel: selectors.BaseSelector, deadline: float, doing: str) -> None:
+        """Until ``sel``'s pipe is ready; past ``deadline``, stop the process and raise, saying what it was
+        ``doing``."""
+        left = deadline - time.monotonic()
+        if left <= 0 or not sel.select(left):
+            self.close()
+            raise TypeScriptVerifierError(f"the served TypeScript verifier took more than {SERVE_TIMEOUT_S:.0f} s "
+                                          f"{doing}; stopped")
+
     def _send(self, fd: int, data: bytes, deadline: float) -> bool:
         """Write a request whole before ``deadline``; False if the process died first. A request is larger
         than a pipe holds, so a process that stops reading would block a plain write for ever: the write
@@ -348,11 +353,7 @@ class Served:
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_WRITE)
             while view:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    self.close()
-                    raise TypeScriptVerifierError(f"the served TypeScript verifier took more than {SERVE_TIMEOUT_S:.0f} s "
-                                                  "to read a request; stopped")
+                self._wait(sel, deadline, "to read a request")
                 try:
                     view = view[os.write(fd, view):]
                 except BlockingIOError:
