@@ -12,9 +12,12 @@ of fewer servers (tests) scales its cross-server share with them and draws only 
 it has (one server: none).
 
 The first month draws its templates with the month's seed; each later month replaces about a quarter of
-each server's templates, and a quarter of each level's cross-server templates, with templates not used
-the month before (those whose tasks were flagged as possibly leaked go first) and re-renders the rest
-with fresh parameters, so a memorised task still faces a fresh instance.
+each server's templates, and a quarter of each level's cross-server templates where the level has
+templates the month before left unused, with templates not used the month before (those whose tasks were
+flagged as possibly leaked go first) and re-renders the rest with fresh parameters, so a memorised task
+still faces a fresh instance. A leaked cross-server template with nothing unused to take its place
+retires all the same while the level's other templates can carry its share (today's 15 hard templates
+are all used: 50 tasks, 3-4 each).
 
 Everything here is in memory; sealing and publication are in ``tasks_catalog.months``.
 """
