@@ -33,6 +33,7 @@ import gc
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -411,13 +412,26 @@ def _rare_full_collections() -> Iterator[None]:
     0.9 with this (most of it the collections ``_exempt_from_gc`` makes), the process's peak memory 8 MB
     more (at most about 110,000 objects of cyclic garbage at a full collection, from 30,000). The young
     generations are collected as before; the old one still is, ten times less often (a world loaded
-    into the cache collects it too). The previous thresholds are restored after."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, middle, max(old, FULL_COLLECTION_EVERY))
+    into the cache collects it too). The thresholds are the process's: gates running at once in threads
+    share one change, made by the first to start and undone by the last to end, as before them."""
+    global _RARE_USERS, _RARE_SAVED
+    with _RARE_LOCK:
+        if _RARE_USERS == 0:
+            _RARE_SAVED = young, middle, old = gc.get_threshold()
+            gc.set_threshold(young, middle, max(old, FULL_COLLECTION_EVERY))
+        _RARE_USERS += 1
     try:
         yield
     finally:
-        gc.set_threshold(young, middle, old)
+        with _RARE_LOCK:
+            _RARE_USERS -= 1
+            if _RARE_USERS == 0:
+                gc.set_threshold(*_RARE_SAVED)
+
+
+_RARE_LOCK = threading.Lock()
+_RARE_USERS = 0  # the gates under way in this process
+_RARE_SAVED = gc.get_threshold()  # the thresholds before the first of them
 
 
 async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,

@@ -553,3 +553,25 @@ def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores
         assert gc.get_threshold() == (700, 10, 10)
     finally:
         gc.set_threshold(*before)
+
+
+def test_gates_running_at_once_share_one_change_of_the_thresholds_and_the_last_restores_them():
+    """Two gates in threads of one process: the second to start must not save the first one's raised
+    threshold as the one to restore, and the first to end must not restore while the other runs."""
+    import gc
+
+    import tasks_catalog.gate as gate
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        first, second = gate._rare_full_collections(), gate._rare_full_collections()
+        first.__enter__()
+        second.__enter__()
+        assert gc.get_threshold() == (700, 10, gate.FULL_COLLECTION_EVERY)
+        first.__exit__(None, None, None)
+        assert gc.get_threshold() == (700, 10, gate.FULL_COLLECTION_EVERY)
+        second.__exit__(None, None, None)
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)
