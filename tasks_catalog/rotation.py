@@ -285,10 +285,9 @@ def build_month(pool: list[Template], month: str, seed: bytes, previous: Month |
     result = Month(month=month, tasks=tasks, previous=previous.month if previous else None)
     # last month's templates of a level a month no longer draws (a month of another composition) retire
     # unreplaced; one the pool no longer has at all stays, for _select_next to name
-    pool_ids = {t.id for t in pool}
+    undrawn = {t.id for t in pool if t.server is not None and t.difficulty not in drawn_levels()}
     groups = [_Group(server, by_server[server],
-                     [i for i in (previous.template_ids(server) if previous else [])
-                      if i in {t.id for t in by_server[server]} or i not in pool_ids],
+                     [i for i in (previous.template_ids(server) if previous else []) if i not in undrawn],
                      PER_SERVER, MIN_RECOVERY) for server in SERVER_NAMES]
     last_cross = set(previous.template_ids(CROSS)) if previous else set()
     for level, want in cross_quota().items():

@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from servers.calendar import CalendarTools
 from servers.org import HOLIDAYS as PT_HOLIDAYS
 from servers.slack.state import ts_from_key, ts_key
 from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross._x_t_billing import unix
 from tasks_catalog.authoring.cross._x_t_people import (
     PRIMARY,
     body,
@@ -132,10 +133,6 @@ def _crosses(first: date, last: date) -> bool:
     return first.month != last.month
 
 
-def _unix(day: date, hour: int, minute: int) -> int:
-    return int(datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC).timestamp())
-
-
 #: Readings of when the leaver's thread reply hands the deputy the rota, each contradicted by an earlier leave
 #: or giving the new leave the reply too (``left_open``): the length of the leave (the habit) is not among them.
 READINGS: dict[str, Any] = {
@@ -200,7 +197,7 @@ def _announcements(seed: int, channel: str, past: list[dict[str, Any]]) -> list[
     slack_patch: list[dict[str, Any]] = []
     for n, leave in enumerate(past):
         back = long_date(_working_days_after(leave["last"], 2).isoformat())
-        said = _unix(leave["first"] - timedelta(days=3 + n % 3), 9 + n, (13 * n) % 60)
+        said = unix(f"{leave['first'] - timedelta(days=3 + n % 3)}T{9 + n:02d}:{(13 * n) % 60:02d}:00")
         post_ts = f"{said}.{100000 + 7919 * (n + 1) * (seed + 1) % 900000:06d}"
         text = (f"I'm on leave from {long_date(leave['first'].isoformat())} to {long_date(leave['last'].isoformat())}. "
                 f"{leave['cover'].name} covers for me and joins our team meetings while I'm away.")
