@@ -16,7 +16,7 @@ As a program it compares any two stores' warehouses, or one warehouse before and
     python tests/warehouse/snapshot.py realistic STORE          # land real runs to compare (minutes)
 
 ``realistic`` lands what real agents leave: the oracle, noop, liar and random baselines on the whole dev
-set, then two rotated months on three servers (gate skipped: it is not what is compared), with the
+set, then two rotated months on four servers (gate skipped: it is not what is compared), with the
 oracle and random at three trials, noop and liar on the latest month, and the oracle on the retired one.
 """
 
@@ -216,7 +216,9 @@ def land_realistic(root: str) -> None:
     from tasks_catalog.months import rotate
 
     store = open_store(root)
-    tasks_catalog.rotation.SERVER_NAMES = ("slack", "github", "filesystem")
+    # A month of two or more servers draws cross-server tasks, so its servers must share cross-server
+    # templates of every level: these four do (tests/conftest.py MONTH_SERVERS, the store tests' months).
+    tasks_catalog.rotation.SERVER_NAMES = ("github", "slack", "linear", "notion")
     for month in ("2026-11", "2026-12"):
         if not store.list(f"public/attestations/{month}.json"):
             rotate(store, month, secret=os.environ["MCPBENCH_SECRET"], gate=False, today=date(2026, 12, 1))
