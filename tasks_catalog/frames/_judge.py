@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -414,11 +415,30 @@ def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> Iter
         yield f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent"
 
 
+def _matched(a: dict[str, Any], c: Change) -> Iterator[str]:
+    """What of ``c`` an allowance names and ``c`` has: ``ids`` when they hold its id, and each unit of its
+    ``where`` that ``c`` matches."""
+    if a.get("ids") is not None and c.id in a["ids"]:
+        yield "ids"
+    if a.get("where") is not None:
+        values = c.before if c.change == "delete" else c.after
+        assert values is not None
+        for unit in sorted(a["where"]):
+            present, value = unit_value(values, unit)
+            if present and json_equal(value, a["where"][unit]):
+                yield f"where.{unit}"
+
+
 def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str, str]]) -> str:
     """Why no allowance selects ``c``: ``outside the frame``, and when allowances are about its kind of
     entity and change, the nearest of them (the fewest misses; the first NEAREST_SHOWN when several are as
     near) and what each misses first. The reader sees which field kept an entity out (a created message
-    without the ``cc`` the frame selects), and, when two allowances are as near, both."""
+    without the ``cc`` the frame selects), and, when two allowances are as near, both.
+
+    Of allowances as near, the one that matches ``c`` where fewer of them do comes first: a reply to Maria
+    without the copy her allowance asks for is named with the allowance for Maria's reply, the only one of
+    them whose ``where.to`` it matches, before the allowances for other customers' replies, many of which
+    its empty ``cc`` matches. Otherwise they keep the frame's order."""
     near: list[tuple[int, list[str]]] = []
     for i, a in enumerate(allowances):
         if not _about(a, c):
@@ -430,6 +450,10 @@ def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str
             near.append((i, misses))
     if not near:
         return "outside the frame"
+    if len(near) > 1:
+        matched = {i: set(_matched(allowances[i], c)) for i, _ in near}
+        shared = Counter(unit for units in matched.values() for unit in units)
+        near.sort(key=lambda item: (min((shared[u] for u in matched[item[0]]), default=len(near) + 1), item[0]))
     words = []
     for i, misses in near[:NEAREST_SHOWN]:
         more = f", and {len(misses) - 1} more condition{'s' if len(misses) > 2 else ''}" if len(misses) > 1 else ""

@@ -604,12 +604,27 @@ function* misses(a: JsonObject, c: Change, created: Set<string>): Generator<stri
   }
 }
 
+/** What of `c` an allowance names and `c` has: "ids" when they hold its id, and each unit of its `where`
+ * that `c` matches (tasks_catalog/frames `_matched`). */
+function* matched(a: JsonObject, c: Change): Generator<string> {
+  if (Array.isArray(a.ids) && a.ids.includes(c.id)) yield "ids";
+  if (isObject(a.where)) {
+    const where = a.where;
+    const values = c.change === "delete" ? c.before : c.after;
+    for (const unit of Object.keys(where).sort(byCodePoint)) {
+      const [present, value] = unitValue(values, unit);
+      if (present && jsonEqual(value, where[unit] as Json)) yield `where.${unit}`;
+    }
+  }
+}
+
 /** How many equally near allowances a reason names (tasks_catalog/frames `NEAREST_SHOWN`). */
 const NEAREST_SHOWN = 3;
 
 /** Why no allowance selects `c`: "outside the frame", and when allowances are about its kind of entity
- * and change, the nearest of them (the fewest misses; the first NEAREST_SHOWN when several are as near)
- * and what each misses first (tasks_catalog/frames `_nearest`). */
+ * and change, the nearest of them (the fewest misses; the first NEAREST_SHOWN when several are as near,
+ * the one matching `c` where fewer of them do first) and what each misses first (tasks_catalog/frames
+ * `_nearest`). */
 function nearest(frame: JsonObject[], c: Change, created: Set<string>): string {
   let near: [number, string[]][] = [];
   frame.forEach((a, i) => {
@@ -621,6 +636,16 @@ function nearest(frame: JsonObject[], c: Change, created: Set<string>): string {
     else if (mine.length === least) near.push([i, mine]);
   });
   if (near.length === 0) return "outside the frame";
+  if (near.length > 1) {
+    // Of allowances as near, the one that matches `c` where fewer of them do comes first; otherwise the
+    // frame's order (tasks_catalog/frames `_nearest`).
+    const units = new Map(near.map(([i]) => [i, new Set(matched(frame[i] as JsonObject, c))]));
+    const shared = new Map<string, number>();
+    for (const set of units.values()) for (const u of set) shared.set(u, (shared.get(u) ?? 0) + 1);
+    const rank = (i: number): number =>
+      Math.min(near.length + 1, ...[...(units.get(i) as Set<string>)].map((u) => shared.get(u) as number));
+    near.sort((x, y) => rank(x[0]) - rank(y[0]) || x[0] - y[0]);
+  }
   const words = near.slice(0, NEAREST_SHOWN).map(([i, found]) => {
     const more = found.length > 1 ? `, and ${found.length - 1} more condition${found.length > 2 ? "s" : ""}` : "";
     return `frame[${i}], ${found[0]}${more}`;
