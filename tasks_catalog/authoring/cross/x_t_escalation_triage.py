@@ -20,13 +20,18 @@ The conventions the earlier ones show, every one of them consistent:
   acknowledged every earlier escalation in its #cs-escalations thread, one reply each, in the team's words
   (:data:`ACKS`: "Triaged: Jane Doe has it, High."), so the channel history counts one reply on every thread
   alike; when the customer's CRM row gives a Renewal date at most :data:`SOON` days after the report, that reply
-  also tags the account owner ("... <@U…> Acme renews on 12 April 2026, so flagging this one to you."). 2 to 4
-  of the earlier escalations carry the tag, of two customers and two account owners at least, drawn per case
-  (the most recent one carries it in some cases, not in others), and one earlier escalation without it renews
-  :data:`LATER` to LATER+40 days after its report (the window's end is seen); only ``get_thread_replies`` on
-  an escalation's post shows which replies tag, so a reader who opens a few untagged threads and generalises
-  fails; 2 or 3 new escalations are of other customers renewing that soon. Version 2 replied only where it
-  tagged, so the history's reply counts pointed at exactly the threads to open (3 of 3 solvers passed).
+  also tags the account owner and hands it over, naming no reason (version 4, :data:`TAGS`: "... <@U…>
+  flagging this one to you.", in five wordings; version 3 wrote "Acme renews on 12 April 2026, so flagging this
+  one to you." and every solver copied the reason it read, 3 of 3). 2 to 4 of the earlier escalations carry the
+  tag, of two customers and two account owners at least, drawn per case (the most recent one carries it in
+  some cases, not in others); one customer escalated twice, first more than SOON days before its renewal (no
+  tag) and then within SOON days (tagged), so nothing the customer is (plan, region, ARR, owner) decides it,
+  and one other earlier escalation without it renews :data:`LATER` to LATER+40 days after its report where
+  the world has one (the window's end is seen). Only ``get_thread_replies`` on an escalation's post shows which
+  replies tag, and only the CRM's Renewal date, compared between the tagged and the untagged escalations'
+  customers, shows why; 2 or 3 new escalations are of other customers renewing that soon. Version 2 replied
+  only where it tagged, so the history's reply counts pointed at exactly the threads to open (3 of 3 solvers
+  passed).
 
 ``CONVENTIONS`` lists each rule's plausible alternatives; ``check_conventions`` raises unless each alternative
 that would treat a new item otherwise is contradicted by an earlier escalation, every plan/blocking pair a new
@@ -34,9 +39,16 @@ item has was seen in the examples, and reading the priority by the account's ARR
 contradicted or gives the same answer for every new item. ``PING_READINGS`` lists the readings of when to ping;
 ``check_pings`` raises unless each of them, every threshold of days to the renewal (from the report or the
 triage day), every cut-off date of the renewal, every ARR threshold and "the account owners pinged before" is
-contradicted by an earlier escalation or pings the same new items. A world whose draw leaves a reading open gives no case, so a careful
-reader who opens the examples reaches one outcome in every case kept. Linear's update answers ``unavailable``
-once (not applied: retry) and ``timeout_after_commit`` once (applied).
+contradicted by an earlier escalation or pings the same new items, and so is each reading of :data:`READINGS`
+(version 4: the tag following any other attribute the servers show of the tagged escalations or their customers,
+by :mod:`._x_t_readings`: the customers themselves, plan, CRM status, region, account owner, domain's country,
+renewal month, reporter, the reporting contact, component, assignee, the assignee's team and the service's
+tier (the runbook's header), blocking, priority, report month and weekday, a repeated title, a customer's second
+escalation, ARR, the older or more recent ones, a renewal date cut-off, days to the renewal from the report, from
+the triage or, for the earlier ones too, from today). A world whose draw leaves a reading open gives no case,
+so a careful reader who opens the examples, and compares the tagged escalations' customers in the CRM with the
+others, reaches one outcome in every case kept. Linear's update answers ``unavailable`` once (not applied:
+retry) and ``timeout_after_commit`` once (applied).
 
 Judged: each new item's assignee, priority and state exactly (frame, field level; the predicate names the
 assignee and state and that the priority was set), at most one comment per item, nothing else changes (the
@@ -47,7 +59,9 @@ account owner of another new escalation only. The channel takes up to one messag
 ping, and one more: an acknowledgement in each new escalation's thread as the team wrote them, the tag in it or
 in a reply of its own, passes. The reference reads the new issues (the list shows the earlier ones' triage,
 their posts their customers and blocking), opens every earlier thread and replies in every new escalation's
-thread as the team did, tagging where the rule says; the reference without the tags is a wrong solution.
+thread as the team did, tagging where the rule says; the reference without the tags is a wrong solution, and so is tagging by each reading of :data:`READINGS` that tags other people
+(tagging more widely is harmless only where it tags no new escalation's account owner: an earlier owner, the
+component owner; the frame forbids tagging the account owner of a new escalation not renewing soon).
 ``case_of(..., pings=False)`` draws the queue without the ping or the replies, and the reference of version 2
 (every issue opened, no thread replies), as x-t-escalation-queue-march does.
 """
@@ -62,6 +76,7 @@ from typing import Any
 from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import NOTION_READ, SLACK_TOOLS, case_task, rng_for, unix
 from tasks_catalog.authoring.cross._x_t_people import call
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 
 ID = "x-t-escalation-triage"
 TEAM, TEAM_NAME = "ESC", "Escalations"
@@ -147,14 +162,23 @@ def _ack(item: dict[str, Any], form: int = 0) -> str:
                                          priority=PRIORITY_NAMES[_priority(item["plan"], item["blocked"])])
 
 
-def _tag(item: dict[str, Any]) -> str:
-    """What the acknowledgement of an escalation of a customer renewing soon adds: the account owner tagged."""
-    return f"<@{item['acct_slack']}> {item['short']} renews on {_day(item['renews'])}, so flagging this one to you."
+#: What the acknowledgement of an escalation of a customer renewing soon adds (version 4): the account owner
+#: tagged and handed the escalation, in a few wordings, naming nothing of the renewal, the plan or the customer
+#: (version 3 said "Acme renews on 12 April 2026, so flagging this one to you.": the reason was copied unread).
+TAGS = ("<@{user}> flagging this one to you.", "<@{user}> flagging this one for you.",
+        "<@{user}> looping you in on this one.", "<@{user}> FYI, flagging this to you.",
+        "<@{user}> for your radar.")
+
+
+def _tag(item: dict[str, Any], form: int = 0) -> str:
+    """What the acknowledgement of an escalation of a customer renewing soon adds: the account owner tagged, in
+    wording ``form`` of :data:`TAGS`."""
+    return TAGS[form % len(TAGS)].format(user=item["acct_slack"])
 
 
 def _reply(item: dict[str, Any], tag: bool, form: int = 0) -> str:
     """The reply in ``item``'s thread: the acknowledgement, with the account owner tagged when ``tag``."""
-    return f"{_ack(item, form)} {_tag(item)}" if tag else _ack(item, form)
+    return f"{_ack(item, form)} {_tag(item, form)}" if tag else _ack(item, form)
 
 
 def _pinged(item: dict[str, Any]) -> str:
@@ -245,12 +269,55 @@ def _earlier(day: str) -> Trigger:
     return lambda i: i["renews"] < day
 
 
+#: Version 4: the readings a careful reader could form of which escalations get the tag, once the tag no longer
+#: names its reason; each an attribute of the item or its customer that this template's servers show (the CRM's
+#: plan, status, region, ARR, owner, domain and renewal; the issue's reporter, component, assignee, blocking,
+#: priority, report day and title), as :mod:`._x_t_readings` reads them: "the tagged ones are those with the
+#: values the tagged examples have" (:class:`FlaggedWhen`) or "those on the tagged examples' side of an amount"
+#: (:class:`FlaggedSide`). The habit is ``the renewal within SOON days of the report``, the reading "days to the
+#: renewal, from the report". Currency, invoices and the account's age are not among them: the template's servers
+#: (Linear, Notion, Slack) show none of them. :func:`check_pings` asserts each is contradicted by an example or
+#: tags exactly the new escalations the habit tags.
+READINGS: dict[str, Any] = {
+    "always": Always(True, "ping"), "never": Always(False, "ping"),
+    "the customers tagged before": FlaggedWhen("customer", "ping"),
+    "the customers' plans": FlaggedWhen("plan", "ping"),
+    "the customers' CRM status (health)": FlaggedWhen("status", "ping"),
+    "the customers' regions": FlaggedWhen("region", "ping"),
+    "the account owners tagged before": FlaggedWhen("account_owner_name", "ping"),
+    "the customers' domains' country": FlaggedWhen("tld", "ping"),
+    "the month the customer renews in": FlaggedWhen("renews_month", "ping"),
+    "the reporters (who filed the issue)": FlaggedWhen("creator", "ping"),
+    "the components": FlaggedWhen("component", "ping"),
+    "the component owners (the assignee)": FlaggedWhen("owner", "ping"),
+    "the component owners' teams (the runbook's header)": FlaggedWhen("team", "ping"),
+    "the services' tiers (the runbook's header)": FlaggedWhen("tier", "ping"),
+    "the reporting contacts": FlaggedWhen("contact_email", "ping"),
+    "blocked or not": FlaggedWhen("blocked", "ping"),
+    "the priorities": FlaggedWhen("prio", "ping"),
+    "the month of the report": FlaggedWhen("month", "ping"),
+    "the weekday of the report": FlaggedWhen("weekday", "ping"),
+    "a title another customer reported before": FlaggedWhen("dup_title", "ping"),
+    "a customer's second escalation": FlaggedWhen("repeat", "ping"),
+    "the smaller accounts (ARR)": FlaggedSide("arr", True, "ping"),
+    "the larger accounts (ARR)": FlaggedSide("arr", False, "ping"),
+    "the older escalations": FlaggedSide("order", True, "ping"),
+    "the more recent escalations": FlaggedSide("order", False, "ping"),
+    "a renewal before some date": FlaggedSide("renews_ord", True, "ping"),
+    "a renewal after some date": FlaggedSide("renews_ord", False, "ping"),
+    "the renewal within some days of the report (the habit)": FlaggedSide("gap", True, "ping"),
+    "the renewal within some days of the triage": FlaggedSide("gap_seen", True, "ping"),
+    "the renewal within some days of today (the earlier ones counted from today too)":
+        FlaggedSide("gap_now", True, "ping"),
+}
+
+
 def check_pings(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
     """Raise unless the renewal ping is told apart from every other reading by the examples: a minority (2-4)
     of the examples, of two customers and two account owners at least, carry it; each reading of
-    :data:`PING_READINGS`, each threshold of days to the renewal (counted from the report, or for a new item
-    from the triage day), and "the account owners pinged before" is contradicted by an example or agrees
-    with the convention on every new item."""
+    :data:`PING_READINGS` and of :data:`READINGS`, each threshold of days to the renewal (counted from the
+    report, or for a new item from the triage day), and "the account owners pinged before" is contradicted by
+    an example or agrees with the convention on every new item."""
     pinged = [e for e in examples if e["ping"]]
     if not 2 <= len(pinged) <= 4:
         raise ValueError(f"{ID}: {len(pinged)} of {len(examples)} examples show the renewal ping; 2-4 should")
@@ -279,6 +346,9 @@ def check_pings(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> 
         same = all(on_new(i) == i["ping"] for i in items)
         if not contradicted and not same:
             raise ValueError(f"{ID}: the ping reading {reading!r} fits every example and differs on a new item")
+    left = left_open(READINGS, examples, items, lambda i: bool(i["ping"]))
+    if left:
+        raise ValueError(f"{ID}: the ping readings {left} fit every example and differ on a new item")
 
 
 def check_conventions(examples: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
@@ -320,7 +390,11 @@ def _runbooks(seed: int) -> dict[str, dict[str, Any]]:
             continue
         head = texts[0][len("Owner: "):].split(" (")[0]
         others = [t[len("Owner: "):].split(".")[0] for t in texts[1:] if t.startswith("Owner: ")]
-        out[p["title"][len("Runbook: "):]] = {"owner": head, "others": others, "page": p["id"]}
+        team = re.search(r"\(([^)]*)\)", texts[0])
+        tier = re.search(r"Tier \d", texts[0])
+        out[p["title"][len("Runbook: "):]] = {"owner": head, "others": others, "page": p["id"],
+                                              "team": team.group(1) if team else "",
+                                              "tier": tier.group(0) if tier else ""}
     return out
 
 
@@ -396,6 +470,7 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     pinged_customers: set[str] = set()
     renew_of = {p["title"]: p["properties"].get("Renewal date") or "" for p in rows}
     region_of = {p["title"]: p["properties"].get("Region") or "" for p in rows}
+    domain_of = {p["title"]: p["properties"].get("Domain") or "" for p in rows}
     slack_ids = {u["id"] for u in slack["users"]}
 
     def gap(name: str, day: str) -> int:
@@ -440,6 +515,12 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
                 "ticket": ticket, "new": new, "created_at": f"{day}T{hour(k)}Z",
                 "region": region_of[cust.name], "renews": renew_of[cust.name], "gap": gap(cust.name, day),
                 "gap_triage": gap(cust.name, TRIAGE_DAY),
+                "gap_seen": gap(cust.name, TRIAGE_DAY if new else day), "gap_now": gap(cust.name, TRIAGE_DAY),
+                "prio": _priority(plan, blocked), "contact_email": contact.email, "team": rb["team"],
+                "tier": rb["tier"],
+                "tld": domain_of.get(cust.name, "").rstrip("/").rsplit(".", 1)[-1], "month": day[:7],
+                "weekday": date.fromisoformat(day).weekday(), "renews_month": renew_of[cust.name][:7],
+                "renews_ord": date.fromisoformat(renew_of[cust.name]).toordinal() if renew_of[cust.name] else 10**7,
                 "acct_slack": acct.slack_id if acct and acct.slack_id in slack_ids else None, "ping": ping}
 
     ex_days = sorted(f"2026-{m:02d}-{d:02d}" for m, d in rng.sample(
@@ -480,15 +561,29 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     ping_of: dict[int, str] = {}
     flag_of: dict[int, str] = {}
     pinned = None
+    twin: dict[int, str] = {}
     if pings:
-        drawn = pick(list(range(n_examples)), rng.randint(2, 4),
-                     lambda k: [c.name for c in by_plan[ex_combos[k][0]] if renewing(ex_days[k], 0, SOON)(c)])
+        # Version 4: one customer escalated twice, first more than SOON days before its renewal (no tag), then
+        # within SOON days (tagged): what a customer is (plan, region, ARR, owner...) does not decide the tag,
+        # the time to its renewal does.
+        twins = [(k1, k2, c.name) for c in customers if renew_of.get(c.name)
+                 for k2 in range(1, n_examples)
+                 if ex_combos[k2][0] == plan_of[c.name] and renewing(ex_days[k2], 0, SOON)(c)
+                 for k1 in range(k2) if ex_combos[k1][0] == plan_of[c.name]
+                 and renewing(ex_days[k1], SOON + 1, LATER + 40)(c)]
+        if not twins:
+            return None
+        k1, k2, name = rng.choice(twins)
+        twin = {k1: name}
+        drawn = pick([k for k in range(n_examples) if k not in (k1, k2)], rng.randint(1, 3),
+                     lambda k: [c.name for c in by_plan[ex_combos[k][0]] if renewing(ex_days[k], 0, SOON)(c)
+                                and c.name != name and owner_of[c.name] != owner_of[name]])
         if drawn is None:
             return None
-        ping_of = drawn
+        ping_of = {k2: name, **drawn}
         pinged = set(ping_of)
         # one example without the ping renews soon after the window, so that the window's end is seen
-        near = [k for k in range(n_examples) if k not in pinged
+        near = [k for k in range(n_examples) if k not in pinged and k != k1
                 and any(renewing(ex_days[k], LATER, LATER + 40)(c) for c in by_plan[ex_combos[k][0]])]
         pinned = rng.choice(near) if near else None
     # The same title reported by two customers, each escalation triaged on its own (never closed as a duplicate).
@@ -497,8 +592,9 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     ex_components[second] = ex_components[first]
     examples: list[dict[str, Any]] = []
     for k in range(n_examples):
-        fits: Fits = (named(ping_of[k]) if k in pinged else renewing(ex_days[k], LATER, LATER + 40)
-                      if k == pinned else renewing(ex_days[k], LATER, 10**5)) if pings else (lambda c: True)
+        fits: Fits = (named(ping_of[k]) if k in pinged else named(twin[k]) if k in twin
+                      else renewing(ex_days[k], LATER, LATER + 40) if k == pinned
+                      else renewing(ex_days[k], LATER, 10**5)) if pings else (lambda c: True)
         title = None
         if k == second:
             earlier = examples[first]
@@ -542,6 +638,9 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
     all_items = ex + new
     if len({(i["title"], i["customer"]) for i in all_items}) < len(all_items):
         return None  # one customer reporting one problem twice would be a true duplicate
+    for n, i in enumerate(sorted(all_items, key=lambda x: x["created_at"])):
+        i["order"] = n
+        i["repeat"] = any(j["customer"] == i["customer"] and j["created_at"] < i["created_at"] for j in all_items)
     for i in all_items:
         i["dup_title"] = any(j["title"] == i["title"] and j["customer"] != i["customer"]
                              and j["created_at"] < i["created_at"] for j in all_items)
@@ -714,6 +813,20 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
                 return None
             wrongs.append({"why": f"tags the account owner {reading}, not for the customers renewing soon",
                            "kind": "other", "calls": [*writes, *replies(who)]})
+        # version 4: a reader who takes the tag to follow another attribute of the tagged examples (each reading
+        # of READINGS that tags other people than the habit: the judge asks for people)
+        tried = {tuple(sorted({(i["acct_slack"] or "") for i in to_ping})), ()}  # the reference; no tag at all
+        for reading, rule in READINGS.items():
+            if isinstance(rule, Always):
+                continue  # "always" and "never" are the wrong solutions above
+            who = [i for i in new if rule.predicts(ex, i)]
+            people = tuple(sorted({(i["acct_slack"] or "") for i in who}))
+            if people in tried:
+                continue
+            tried.add(people)
+            wrongs.append({"why": f"tags the account owner as if the tag followed {reading} of the tagged earlier "
+                                  "escalations (which the earlier escalations contradict), not the customers renewing "
+                                  "soon", "kind": "other", "calls": [*writes, *replies(who)]})
     alts = [
         {"why": "the items in reverse order, each with a short triage note",
          "calls": [c for i in reversed(new) for c in (
@@ -761,7 +874,9 @@ def case_of(seed: int, stream: str = ID, pings: bool = True) -> dict[str, Any] |
                                 f"{' ping' if i['ping'] else ''}{' same-title' if i['dup_title'] else ''}" for i in new],
                   "pinged_examples": [e["id"] for e in ex if e["ping"]],
                   "latest_example_pinged": max(ex, key=lambda e: e["created_at"])["ping"],
-                  "same_title_examples": [e["id"] for e in ex if e["title"] == ex[second]["title"]]},
+                  "same_title_examples": [e["id"] for e in ex if e["title"] == ex[second]["title"]],
+                  "twin": [e["id"] for e in ex if e["customer"] in twin.values()],
+                  "examples_drawn": ex, "new_drawn": new},
     }
 
 
@@ -787,5 +902,5 @@ def build() -> dict[str, Any]:
         faults=[{"tool": "linear__update_issue", "on_call": 3, "kind": "unavailable"},
                 {"tool": "linear__update_issue", "on_call": 8, "kind": "timeout_after_commit"}],
         timeout_s=1500, patched=("linear", "slack"))
-    return template(id=ID, version=3, servers=["linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=4, servers=["linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(_case, want=10), task=task)
