@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 from typing import Any
 
+import anyio
 import pytest
 
+from servers.gmail.state import GmailState
+from servers.gmail.tools import GmailTools
+from servers.kit.world import resolve
+from servers.stripe.state import StripeState
+from servers.stripe.tools import Created, StripeTools
+from tasks_catalog import gate
 from tasks_catalog.authoring.cross import OUT_DIR, world
 from tasks_catalog.authoring.cross import x_t_support_inbox_backlog as inbox
 from tasks_catalog.authoring.cross._x_t_billing import unix
+from tasks_catalog.templates import instantiate, load_template
 
 PATH = OUT_DIR / f"{inbox.ID}.json"
 DAY = 86_400
@@ -184,3 +193,49 @@ def test_every_case_copies_collections_on_exactly_the_answers_to_customers_past_
         assert any(w["why"].endswith("copies collections on no answer") for w in case["wrong"]), seed
         assert 25 <= len(case["reference"]) <= 60, seed
     assert 0 < latest < len(cases), latest
+
+
+def test_a_search_result_does_not_carry_the_copy_and_the_opened_thread_does():
+    case = _cases()[0]
+    _, mailbox = resolve({"world": {"generator": "gmail", "version": 2, "seed": case["seed"], "size": "default"},
+                          "patch": case["patch"]["gmail"]})
+    tools = GmailTools(GmailState.model_validate(mailbox))
+    found = tools.search_emails(query="label:Support", maxResults=50)
+    sent = tools.search_emails(query="in:sent", maxResults=50)
+    copied = [m for m in mailbox["messages"] if inbox.COLLECTIONS in m["cc"]]
+    assert len(copied) >= 2
+    assert inbox.COLLECTIONS not in json.dumps(found) + json.dumps(sent)
+    for m in copied:
+        (shown,) = [t for t in tools.get_thread(m["thread_id"])["messages"] if t["id"] == m["id"]]
+        assert inbox.COLLECTIONS in shown["cc"]
+
+
+def test_the_references_invoice_list_holds_every_invoice_past_due_in_one_page():
+    for case in _cases():
+        _, stripe = resolve({"world": {"generator": "stripe", "version": 2, "seed": case["seed"], "size": "default"},
+                             "patch": case["patch"]["stripe"]})
+        (listing,) = [c["arguments"] for c in case["reference"] if c["tool"] == "stripe__list_invoices"]
+        found = StripeTools(StripeState.model_validate(stripe)).list_invoices(
+            **{**listing, "created": Created(**listing["created"])})
+        assert not found["has_more"], case["seed"]
+        late = {i["id"] for i in stripe["invoices"] if i["status"] == "open"
+                and i["created"] + i["days_until_due"] * DAY < stripe["now"]}
+        assert late == {i["id"] for i in found["data"]}, case["seed"]
+
+
+def test_the_reference_without_the_copy_to_collections_leaves_the_frame_and_with_it_passes_the_gate():
+    template = load_template(PATH)
+    case = _cases()[0]
+    task = instantiate(template, {"case": case}, task_id=f"{inbox.ID}-probe", nonce=secrets.token_hex(16))
+
+    def bare(call: Any) -> Any:
+        cc = [a for a in call.arguments.get("cc", []) if a != inbox.COLLECTIONS]
+        args = {k: v for k, v in call.arguments.items() if k != "cc"} | ({"cc": cc} if cc else {})
+        return call.model_copy(update={"arguments": args})
+
+    uncopied = [bare(c) if c.tool == "gmail__send_email" else c for c in task.reference_solution]
+    assert uncopied != task.reference_solution
+    sampler = task.model_copy(update={"reference_solution": uncopied})
+    good, bad = anyio.run(gate.gate_tasks, [task, sampler])
+    assert good.ok, good.reasons
+    assert not bad.ok and any("leaves the frame" in r for r in bad.reasons), bad.reasons
