@@ -94,6 +94,17 @@ def test_an_earlier_answer_changed_to_leave_the_open_invoice_reading_open_is_ref
         inbox.check_copies((earlier, _new()))  # and copies the new customer with an invoice open, not yet due
 
 
+def test_copied_answers_all_of_one_kind_leave_the_copy_of_the_other_kind_open_and_are_refused():
+    # Round 14's solvers met such a draft case: every copied earlier answer an invoice answer, and a new plan
+    # answer to a customer past due asked for the copy. "Collections copies the invoice answers of customers
+    # past due" fitted every earlier answer and left that plan answer uncopied: a second outcome.
+    earlier = _earlier()
+    earlier[1].update(kind="billing", status="paid", ask=("billing", 1))  # Late B: now an invoice answer
+    with pytest.raises(ValueError, match="past due, on the invoice answers only"):
+        inbox.check_copies((earlier, _new()))
+    inbox.check_copies((earlier, [i for i in _new() if i["kind"] == "billing"]))  # no new plan answer: fair
+
+
 def test_an_earlier_answer_changed_to_leave_the_days_late_reading_open_is_refused():
     earlier = _earlier()
     earlier[0]["late"] = 75  # every copied answer 45 days late or more: the new one 30 days late is undecided

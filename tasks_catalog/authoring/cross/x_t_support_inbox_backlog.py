@@ -61,10 +61,10 @@ one issued before mid-January, past due at every earlier answer and today) copy 
 (``COLLECTIONS``); the others copy no one but an Enterprise key account's owner. Only the opened thread shows
 the copy (a search result lists ``to``, not ``cc``), and nothing names it: the policy's section 4 now says that
 no other account owner is copied (it said nobody else is). A reader finds the rule by comparing the copied
-answers' customers in Stripe with the others'. 3-4 of the 13 earlier answers carry it, drawn per case: 2-3 of
+answers' customers in Stripe with the others'. 2-4 of the 13 earlier answers carry it, drawn per case: 2-3 of
 the February answers not carrying v2's lines, the first handled conversation's answer in half the draws, the
 conversation asked again's earlier answer where it is one of the new ones copied (the latest earlier answer is
-copied in 2 of the 9 cases, the latest February one in 3). New answers copy it exactly for their customers past
+copied in 3 of the 9 cases, the latest February one in 3). New answers copy it exactly for their customers past
 due: an invoice question (of a key account not on Enterprise, or of another customer; sometimes a second one),
 a plan question, sometimes the customer who asked again (2-3 of 12). No Enterprise key account, cancellation
 or forwarded key account is past due (an answer copying two would be judged in one order; the earlier answers
@@ -74,7 +74,10 @@ between the earlier answers and today or was written off (uncollectible): "past 
 question, plan, key account, tier, owner, currency, region, country, purchase order, yearly billing, the
 asked invoice's status, the question's wording, the contact's title, the month, any open invoice due or not,
 a failed payment, the tracking add-on, the renewal month; below or above some seats, an ARR, the account's age,
-the answer's date, days past due) and :func:`check_copies` asserts per case that each is contradicted by an
+the answer's date, days past due; and the habit narrowed to what the copied answers share: past due on the
+invoice answers only or the plan answers only, on key accounts only or the others only, by the status of the
+invoice asked about, so that a new plan answer to a customer past due is copied only where an earlier plan
+answer to one was) and :func:`check_copies` asserts per case that each is contradicted by an
 earlier answer or copies every new answer as the habit does, that the copied answers are a minority (2-5) and
 not "copied for a while, no more since"; a draw that leaves one open is drawn again (:data:`DRAWS`), and a
 seed without a fair draw gives no case. The frame allows each answer with exactly its copies, so copying
@@ -827,6 +830,12 @@ READINGS: dict[str, Any] = {
     "the earlier answers": FlaggedSide("day", low=True, flag="cc"),
     "the later answers": FlaggedSide("day", low=False, flag="cc"),
     "past due by more than some days": FlaggedSide("late", low=False, flag="cc"),
+    # the habit's trigger narrowed to what the copied answers happen to share: collections is finance's, so a
+    # reader may take the copy for the invoice answers' alone, or for the customers no account owner looks
+    # after, unless a copied earlier answer of the other kind shows otherwise
+    "past due, on the invoice answers only (or the plan answers only)": FlaggedWhen(("overdue", "kind"), flag="cc"),
+    "past due, key accounts only or the others only": FlaggedWhen(("overdue", "key"), flag="cc"),
+    "past due, by the status of the invoice asked about": FlaggedWhen(("overdue", "status"), flag="cc"),
 }
 HABIT = FlaggedWhen("overdue", flag="cc")
 
