@@ -30,19 +30,24 @@ class FlaggedWhen:
     """The reading "an example is flagged (``flag``: commented, copied...) when ``field`` is one of the values
     the flagged examples have": it fits when no unflagged example shares such a value, and then flags a new
     item exactly when its value is one of them (an unseen value, like every value no flagged example has, is
-    not flagged)."""
+    not flagged). ``field`` may be a tuple of fields, read together: ``("overdue", "kind")`` is "the habit's
+    trigger, but only on the kinds of item the flagged examples are" (a copy to collections on the invoice
+    answers to customers past due, never seen on a plan answer to one)."""
 
-    def __init__(self, field: str, flag: str = "commented") -> None:
+    def __init__(self, field: str | tuple[str, ...], flag: str = "commented") -> None:
         self.field, self.flag = field, flag
 
+    def _value(self, item: dict[str, Any]) -> Any:
+        return tuple(item[f] for f in self.field) if isinstance(self.field, tuple) else item[self.field]
+
     def _values(self, examples: list[dict[str, Any]]) -> set[Any]:
-        return {e[self.field] for e in examples if e[self.flag]}
+        return {self._value(e) for e in examples if e[self.flag]}
 
     def __call__(self, examples: list[dict[str, Any]]) -> bool:
-        return not any(e[self.field] in self._values(examples) for e in examples if not e[self.flag])
+        return not any(self._value(e) in self._values(examples) for e in examples if not e[self.flag])
 
     def predicts(self, examples: list[dict[str, Any]], item: dict[str, Any]) -> bool | None:
-        return item[self.field] in self._values(examples)
+        return self._value(item) in self._values(examples)
 
 
 class FlaggedSide:

@@ -53,6 +53,39 @@ fact (with the conventions' lines, as the frame asks of any message to the custo
 invoice or customer it is about, and the module raises when a sent message of the initial mailbox already
 meets an answer's or a forward's clause. Wrong solutions: the reference without one of its emails (the
 answer asked again for, an invoice answer, a plan answer, a cancellation confirmed, a forward).
+
+Version 4 adds a habit whose reason no line states (independent solvers passed versions 2 and 3 every time:
+each convention's line names its own trigger, a purchase order, yearly billing, and is copied without
+inference). The earlier answers to customers with an invoice past due in Stripe (open, its due date passed:
+one issued before mid-January, past due at every earlier answer and today) copy finance's collections address
+(``COLLECTIONS``); the others copy no one but an Enterprise key account's owner. Only the opened thread shows
+the copy (a search result lists ``to``, not ``cc``), and nothing names it: the policy's section 4 now says that
+no other account owner is copied (it said nobody else is). A reader finds the rule by comparing the copied
+answers' customers in Stripe with the others'. 2-4 of the 13 earlier answers carry it, drawn per case: 2-3 of
+the February answers not carrying v2's lines, the first handled conversation's answer in half the draws, the
+conversation asked again's earlier answer where it is one of the new ones copied (the latest earlier answer is
+copied in 3 of the 9 cases, the latest February one in 3). New answers copy it exactly for their customers past
+due: an invoice question (of a key account not on Enterprise, or of another customer; sometimes a second one),
+a plan question, sometimes the customer who asked again (2-3 of 12). No Enterprise key account, cancellation
+or forwarded key account is past due (an answer copying two would be judged in one order; the earlier answers
+confirm no cancellation, so they would not say whether one copies), nor a customer whose invoice fell due
+between the earlier answers and today or was written off (uncollectible): "past due" would read two ways.
+:data:`READINGS` lists the other readings a careful reader could form (every answer, none; by the kind of
+question, plan, key account, tier, owner, currency, region, country, purchase order, yearly billing, the
+asked invoice's status, the question's wording, the contact's title, the month, any open invoice due or not,
+a failed payment, the tracking add-on, the renewal month; below or above some seats, an ARR, the account's age,
+the answer's date, days past due; and the habit narrowed to what the copied answers share: past due on the
+invoice answers only or the plan answers only, on key accounts only or the others only, by the status of the
+invoice asked about, so that a new plan answer to a customer past due is copied only where an earlier plan
+answer to one was) and :func:`check_copies` asserts per case that each is contradicted by an
+earlier answer or copies every new answer as the habit does, that the copied answers are a minority (2-5) and
+not "copied for a while, no more since"; a draw that leaves one open is drawn again (:data:`DRAWS`), and a
+seed without a fair draw gives no case. The frame allows each answer with exactly its copies, so copying
+collections more widely is not a harmless imitation (it tells a customer in good standing that finance is
+chasing them) and fails: wrong solutions copy collections on no answer, on every answer, on the answers to
+every customer with an open invoice (due or not), and only on the invoice answers. The reference lists the
+open invoices issued more than 30 days ago in one call (59 calls, budget 90). 9 cases (10 would pass the 4 MiB
+a template may be).
 """
 
 from __future__ import annotations
@@ -63,10 +96,11 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
-from tasks_catalog.authoring.cross import budget, cases, template, world
+from tasks_catalog.authoring.cross import budget, cases, org, template, world
 from tasks_catalog.authoring.cross._x_t_accounts import crm_database_id
-from tasks_catalog.authoring.cross._x_t_billing import hex_id, uuid_of
+from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call
+from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
 from tasks_catalog.authoring.cross._x_t_support import (
     ASKS,
     CANCEL,
@@ -100,6 +134,11 @@ KINDS = {"billing": 5, "account": 4, "cancel_key": 2, "cancel": 2, "other": 2, "
 REMINDERS = (8, 11)
 #: The calendar dates (March 2026) the first messages are sent on, and the reminders' delay.
 FIRST_DAYS = range(2, 12)
+#: Version 4: finance's collections address, copied on every answer to a customer with an invoice past due.
+COLLECTIONS = "collections@kestrelfreight.com"
+#: An invoice past due before this (the day of the earliest earlier question) was past due at every earlier
+#: answer and is today; one that fell due since would read two ways, and its customer is not drawn.
+PAST_DUE_BY = unix("2026-02-09T00:00:00")
 
 
 # -- the policy ------------------------------------------------------------------------------------------
@@ -127,7 +166,7 @@ POLICY_TEXT = [
                   "Stripe) that will end with the current period."),
     ("heading_3", "4. Copying account owners"),
     ("paragraph", "Key accounts on the Enterprise plan in Customer Accounts: copy (cc) the account owner on every "
-                  "reply we send them. Nobody else is copied on replies."),
+                  "reply we send them. No other account owner is copied on replies."),
 ]
 OLD_POLICY_TEXT = [
     ("heading_2", "Effective 2025-03-03, superseded on 2026-03-02"),
@@ -185,12 +224,32 @@ def _stale_numbers(seed: int) -> set[str]:
 
 def _customers(seed: int) -> dict[str, dict[str, Any]]:
     """The family's customers (``support_customers``), each with what its Stripe customer's metadata says
-    beside plan and seats: its purchase order number (``po``, or None) and whether it is billed yearly."""
-    meta = {c["id"]: c["metadata"] for c in world("stripe", seed)["customers"]}
-    out = support_customers(seed)
-    for c in out.values():
+    beside plan and seats: its purchase order number (``po``, or None) and whether it is billed yearly; and
+    (version 4) whether it has an invoice past due (``overdue``: open, due before :data:`PAST_DUE_BY`, so past
+    due at every earlier answer and today; ``due``: the oldest such due date) with the other facts a reader
+    could take for the copy's reason (any open invoice, a failed payment, region, country, ARR, signup,
+    renewal month, the tracking add-on). A customer whose invoice fell due only between the earlier answers
+    and today, or who has an invoice written off (uncollectible), is left out: "past due" would read two ways."""
+    stripe = world("stripe", seed)
+    meta = {c["id"]: c["metadata"] for c in stripe["customers"]}
+    created = {c["id"]: c["created"] for c in stripe["customers"]}
+    failed = {ch["customer"] for ch in stripe["charges"] if ch["status"] == "failed"}
+    now = stripe["now"]
+    orgs = {c.name: c for c in org(seed).customers}
+    out = {}
+    for name, c in support_customers(seed).items():
+        dues = [i["created"] + i["days_until_due"] * 86_400 for i in c["invoices"] if i["status"] == "open"]
+        if any(i["status"] == "uncollectible" for i in c["invoices"]) or \
+                (any(PAST_DUE_BY <= d < now for d in dues) and not any(d < PAST_DUE_BY for d in dues)):
+            continue
+        o = orgs[name]
         c["po"] = meta[c["stripe"]].get("po_number")
         c["annual"] = meta[c["stripe"]].get("billing") == "annual"
+        c["due"] = min((d for d in dues if d < PAST_DUE_BY), default=None)
+        c |= {"overdue": c["due"] is not None, "open_any": bool(dues), "failed": c["stripe"] in failed,
+              "region": o.region, "country": o.country, "arr": o.arr_eur or 0, "signup": created[c["stripe"]],
+              "renewal": (o.renewal or "")[5:7], "tracking": "tracking" in o.addons}
+        out[name] = c
     return out
 
 
@@ -222,17 +281,25 @@ def _without_po(test: Any) -> Any:
     return lambda c: test(c) and not c["po"]
 
 
+def _overdue(test: Any, want: bool) -> Any:
+    """``test`` and an invoice past due (``want``) or none: an Enterprise key account never has one (its
+    answer would copy two, in an order the frame's exact ``cc`` would judge)."""
+    return lambda c: test(c) and c["overdue"] == want and not (want and _ent(c))
+
+
 def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
-                   stale: set[str]) -> list[dict[str, Any]] | None:
+                   stale: set[str], overdue: set[int]) -> list[dict[str, Any]] | None:
     """Five invoice questions: two Enterprise key accounts (one about an invoice paid since finance's copy,
     where the seed has one), a key account on another plan, two other customers; two paid, two open, one
     either. A customer with a purchase order on file asks about a paid invoice (the other customers', and
     where the seed has one the first one's, is paid): the earlier answers quote theirs on paid invoices, all
-    of this year's they answered in February."""
+    of this year's they answered in February. The questions at the indexes ``overdue`` come from customers
+    with an invoice past due, the others from customers without."""
     out = []
     wants = [(_ent, "paid", True), (_without_po(_ent), "open", False), (_key_other, "paid", False),
              (_without_po(_nonkey), "open", False), (_with_po(_nonkey), "paid", False)]
-    for test, status, stale_first in wants:
+    for n, (plain, status, stale_first) in enumerate(wants):
+        test = _overdue(plain, n in overdue)
         who = None
         if stale_first:
             who = pick_unused(rng, pool, used, lambda c, t=test: t(c) and any(i["number"] in stale
@@ -247,18 +314,23 @@ def _billing_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str
 
 
 def _plain_roles(rng: random.Random, pool: list[dict[str, Any]], used: set[str],
-                 roles: dict[str, list[dict[str, Any]]]) -> bool:
+                 roles: dict[str, list[dict[str, Any]]], overdue: set[int]) -> bool:
     """The plan questions, cancellations, other mail and handled conversations beside the lookalikes (False:
-    the seed has too few customers of a kind)."""
+    the seed has too few customers of a kind). The plan questions at the indexes ``overdue`` come from
+    customers with an invoice past due; no cancellation does (the earlier answers confirm none, so they
+    would not say whether one copies collections); the first handled conversation does in half the draws."""
     owners = {r["who"]["owner"] for r in roles["cancel_key"]}
     # two plan questions from customers billed yearly (the earlier answers say so to such customers)
-    draws: list[tuple[str, Any]] = [("account", _annual(_ent)), ("account", _annual(_nonkey)), ("account", _anyone)]
+    draws: list[tuple[str, Any]] = [("account", _overdue(t, n in overdue)) for n, t in
+                                    enumerate((_annual(_ent), _annual(_nonkey), _anyone))]
     draws += [("cancel_key", None)] * (KINDS["cancel_key"] - len(roles["cancel_key"]))
-    draws += [("cancel", _nonkey)] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
-    draws += [("handled", _anyone)] * KINDS["handled"]
+    draws += [("cancel", _overdue(_nonkey, False))] * KINDS["cancel"] + [("other", _anyone)] * KINDS["other"]
+    # one handled conversation (answered in March, so often the latest answer a reader opens) is from a
+    # customer past due in half the draws
+    draws += [("handled", _overdue(_anyone, n == 0 and rng.random() < 0.5)) for n in range(KINDS["handled"])]
     for role, test in draws:
         if test is None:  # a key account whose owner no other forwarded cancellation has
-            test = lambda c: c["key"] and c["owner"] not in owners  # noqa: E731
+            test = lambda c: c["key"] and c["owner"] not in owners and not c["overdue"]  # noqa: E731
         who = pick_unused(rng, pool, used, test)
         if who is None:
             return False
@@ -280,17 +352,25 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
     custs = _customers(seed)
     pool = list(custs.values())
     used: set[str] = set()
-    look = lookalike_key_account(seed, custs, rng, used, for_cancel=False)
+    # which new answers go to customers with an invoice past due: an invoice question (of a key account on
+    # another plan than Enterprise, or of another customer), a plan question, and sometimes the conversation
+    # asked again or a second invoice question
+    od_billing, od_account = {rng.choice((2, 3, 4))}, {2}
+    extra = rng.choice(("again", "billing", "none"))
+    if extra == "billing":
+        od_billing.add(rng.choice(sorted({2, 3, 4} - od_billing)))
+    calm = {k: v for k, v in custs.items() if not v["overdue"]}
+    look = lookalike_key_account(seed, calm, rng, used, for_cancel=False)
     if look is None:
         return None
     roles: dict[str, list[dict[str, Any]]] = {"account": [], "billing": [], "cancel_key": [], "cancel": [],
                                               "other": [], "handled": [], "again": []}
     roles["account"].append({"who": look[0], "twin": look[1]})
-    look2 = lookalike_key_account(seed, custs, rng, used, for_cancel=True)
+    look2 = lookalike_key_account(seed, calm, rng, used, for_cancel=True)
     if look2 is not None:
         roles["cancel_key"].append({"who": look2[0], "twin": look2[1]})
-    billing = _billing_roles(rng, pool, used, _stale_numbers(seed))
-    if billing is None or not _plain_roles(rng, pool, used, roles):
+    billing = _billing_roles(rng, pool, used, _stale_numbers(seed), od_billing)
+    if billing is None or not _plain_roles(rng, pool, used, roles, od_account):
         return None
     roles["billing"] = billing
     # handled: an invoice question we answered, a plan question we answered
@@ -305,7 +385,8 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
         r.setdefault("kind", "account")
     # asked again after our answer: two invoices of one customer, the first answered, the second not
     # (a customer with a purchase order on file, asking now about a paid invoice)
-    who = pick_unused(rng, pool, used, lambda c: bool(c["po"]) and any(b["status"] == "paid" for _, b in _invoice_pairs(c)))
+    who = pick_unused(rng, pool, used, _overdue(lambda c: bool(c["po"]) and any(
+        b["status"] == "paid" for _, b in _invoice_pairs(c)), extra == "again"))
     if who is None:
         return None
     first, second = rng.choice([(a, b) for a, b in _invoice_pairs(who) if b["status"] == "paid"])
@@ -322,6 +403,8 @@ def _choose(seed: int, rng: random.Random) -> dict[str, Any] | None:
 
 #: The team's earlier answered conversations (9 to 26 February, archived under their sub-label), by kind.
 PAST = {"billing": 6, "account": 4, "other": 2}
+#: How many February answers go to customers with an invoice past due (version 4; drawn per case).
+PAST_OVERDUE = (2, 3)
 #: The opening of every answer the team writes (the first 100 characters a search result shows are alike).
 OPENING = "Thank you for your message, and sorry to keep you waiting."
 #: How many readings of the earlier answers per convention become wrong solutions (every one is asserted):
@@ -431,14 +514,17 @@ def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used:
     without one; plan questions, those from customers billed yearly saying so (``_shown``), one from a customer
     with a purchase order billed monthly (its answer quotes none); other mail. None when the seed has too few
     such customers."""
-    invoiced = {c["name"]: _past_invoices(seed, c) for c in pool if c["name"] not in used and _fit_past(c)}
+    invoiced = {c["name"]: _past_invoices(seed, c) for c in pool if c["name"] not in used and _fit_past(c)
+                and not (_ent(c) and c["overdue"])}
     po, annual = CONVENTIONS
-    shown_po = _shown(rng, [c for c in pool if c["name"] in invoiced and invoiced[c["name"]] and c["po"]],
+    shown_po = _shown(rng, [c for c in pool if c["name"] in invoiced and invoiced[c["name"]] and c["po"]
+                            and not c["overdue"]],
                       asking["billing"], po)
     if shown_po is None:
         return None
     used.update(c["name"] for c in shown_po)
-    shown_annual = _shown(rng, [c for c in pool if c["name"] in invoiced and c["name"] not in used and c["annual"]],
+    shown_annual = _shown(rng, [c for c in pool if c["name"] in invoiced and c["name"] not in used and c["annual"]
+                                and not c["overdue"]],
                           asking["account"], annual)
     if shown_annual is None:
         return None
@@ -451,6 +537,12 @@ def _past_roles(seed: int, rng: random.Random, pool: list[dict[str, Any]], used:
     fill += [("billing", lambda x: not x["po"])] * (PAST["billing"] - len(shown_po) - 1)
     fill += [("account", lambda x: x["po"] and not x["annual"])]
     fill += [("account", lambda x: not x["annual"])] * (PAST["account"] - len(shown_annual) - 1)
+    # version 4: some of the other answers (drawn, and so their dates) go to customers with an invoice past
+    # due (their answers copy collections), the rest to customers without
+    answered = [n for n, (kind, _) in enumerate(fill) if kind != "other"]
+    late = set(rng.sample(answered, min(len(answered), rng.choice(PAST_OVERDUE))))
+    fill = [(kind, _overdue(test, n in late)) if kind != "other" else (kind, test)
+            for n, (kind, test) in enumerate(fill)]
     fill += [("other", _anyone)] * PAST["other"]
     for kind, test in fill:
         who = pick_unused(rng, pool, used, lambda x, t=test, k=kind: x["name"] in invoiced and t(x) and
@@ -508,11 +600,30 @@ def _fact(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, currency
 
 
 def case_of(seed: int) -> dict[str, Any] | None:
+    """The seed's case: the first of :data:`DRAWS` draws whose earlier answers tell the collections copy
+    apart from every reading of :data:`READINGS` (None: none does, or the seed lacks the customers)."""
     gmail = world("gmail", seed)
     if any(lab["id"] in {QUEUE["id"], *(v["id"] for v in LABELS.values())} or lab["name"].startswith("Support")
            for lab in gmail["labels"]):
         return None
-    rng = random.Random(f"{ID}:{seed}")
+    for attempt in range(DRAWS):
+        drawn = _draw(seed, random.Random(f"{ID}:{seed}" + (f":{attempt}" if attempt else "")))
+        if drawn is None:
+            continue
+        threads, messages, examples = drawn
+        try:
+            check_copies(_copy_items(seed, examples, threads))
+        except ValueError:
+            continue
+        return _judged(seed, threads, messages, examples)
+    return None
+
+
+def _draw(seed: int, rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                  list[dict[str, Any]]] | None:
+    """One draw of the case's conversations (the new ones, each a thread), its planted messages and the
+    earlier answers as examples."""
+    gmail = world("gmail", seed)
     roles = _choose(seed, rng)
     if roles is None:
         return None
@@ -587,7 +698,7 @@ def case_of(seed: int) -> dict[str, Any] | None:
                     "invoice": second, "answered": first, "subject": subject, "day": 3})
     if len({m["id"] for m in messages}) != len(messages) or {m["id"] for m in messages} & taken:
         return None
-    return _judged(seed, threads, messages, examples)
+    return threads, messages, examples
 
 
 def _plant_past(seed: int, rng: random.Random, past: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -681,9 +792,112 @@ def unruled(examples: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[s
     return out
 
 
-def _cc(who: dict[str, Any], *, scale_too: bool = False) -> list[str]:
+# -- version 4: the copy to collections the earlier answers show ------------------------------------------
+
+#: How many draws of a seed's case are tried for earlier answers that leave no reading of the copy open.
+DRAWS = 12
+#: Where the copy to collections on an earlier answer could be read to depend on (each on what the earlier
+#: answer's customer showed at the time, in Stripe, the CRM or the email itself). The habit is "the customer
+#: has an invoice past due in Stripe" (``HABIT``); every other reading must be contradicted by an earlier
+#: answer or copy each new answer as the habit does (``check_copies``).
+READINGS: dict[str, Any] = {
+    "on every answer": Always(True, flag="cc"),
+    "on no answer": Always(False, flag="cc"),
+    "by the kind of question (invoice or plan)": FlaggedWhen("kind", flag="cc"),
+    "by the customer's plan": FlaggedWhen("plan", flag="cc"),
+    "key accounts or not": FlaggedWhen("key", flag="cc"),
+    "by tier (key account and plan)": FlaggedWhen("tier", flag="cc"),
+    "by the account owner": FlaggedWhen("owner", flag="cc"),
+    "by the customer's currency": FlaggedWhen("currency", flag="cc"),
+    "by the customer's region": FlaggedWhen("region", flag="cc"),
+    "by the customer's country": FlaggedWhen("country", flag="cc"),
+    "customers with a purchase order on file or not": FlaggedWhen("po", flag="cc"),
+    "customers billed yearly or not": FlaggedWhen("annual", flag="cc"),
+    "by the status of the invoice asked about": FlaggedWhen("status", flag="cc"),
+    "by the question's wording": FlaggedWhen("ask", flag="cc"),
+    "by the customer's contact (their title)": FlaggedWhen("title", flag="cc"),
+    "by the month answered": FlaggedWhen("month", flag="cc"),
+    "customers with any open invoice, due or not": FlaggedWhen("open_any", flag="cc"),
+    "customers with a failed payment": FlaggedWhen("failed", flag="cc"),
+    "customers with the tracking add-on": FlaggedWhen("tracking", flag="cc"),
+    "by the customer's renewal month": FlaggedWhen("renewal", flag="cc"),
+    "below some seats": FlaggedSide("seats", low=True, flag="cc"),
+    "above some seats": FlaggedSide("seats", low=False, flag="cc"),
+    "below an ARR": FlaggedSide("arr", low=True, flag="cc"),
+    "above an ARR": FlaggedSide("arr", low=False, flag="cc"),
+    "the older accounts": FlaggedSide("signup", low=True, flag="cc"),
+    "the newer accounts": FlaggedSide("signup", low=False, flag="cc"),
+    "the earlier answers": FlaggedSide("day", low=True, flag="cc"),
+    "the later answers": FlaggedSide("day", low=False, flag="cc"),
+    "past due by more than some days": FlaggedSide("late", low=False, flag="cc"),
+    # the habit's trigger narrowed to what the copied answers happen to share: collections is finance's, so a
+    # reader may take the copy for the invoice answers' alone, or for the customers no account owner looks
+    # after, unless a copied earlier answer of the other kind shows otherwise
+    "past due, on the invoice answers only (or the plan answers only)": FlaggedWhen(("overdue", "kind"), flag="cc"),
+    "past due, key accounts only or the others only": FlaggedWhen(("overdue", "key"), flag="cc"),
+    "past due, by the status of the invoice asked about": FlaggedWhen(("overdue", "status"), flag="cc"),
+}
+HABIT = FlaggedWhen("overdue", flag="cc")
+
+
+def _ask(kind: str, subject: str) -> tuple[str, int]:
+    """Which of the customers' wordings (``ASKS``) a question's subject is."""
+    subject = subject.removeprefix("Re: ")
+    return kind, next(n for n, (s, _) in enumerate(ASKS[kind]) if subject.startswith(s.split("{n}")[0]))
+
+
+def _copy_item(kind: str, w: dict[str, Any], invoice: dict[str, Any] | None, subject: str, at: int,
+               cc: bool) -> dict[str, Any]:
+    """An answer as the readings see it: its kind, its customer's facts at ``at`` (the answer's time), and
+    whether it copies collections (``cc``: as planted, or as the habit asks of a new one)."""
+    late = (at - w["due"]) // 86_400 if w["due"] is not None and w["due"] < at else 0
+    return {"cc": cc, "kind": kind, "plan": w["plan"], "key": bool(w["key"]),
+            "tier": (bool(w["key"]), w["plan"]), "owner": w.get("owner", ""), "currency": w["currency"],
+            "region": w["region"], "country": w["country"], "po": bool(w["po"]), "annual": w["annual"],
+            "status": (invoice or {}).get("status", ""), "ask": _ask(kind, subject), "title": w["title"],
+            "month": stamp_day(at)[:7], "open_any": w["open_any"], "failed": w["failed"], "tracking": w["tracking"],
+            "renewal": w["renewal"], "seats": w["seats"], "arr": w["arr"], "signup": w["signup"], "day": at,
+            "late": late, "overdue": late > 0, "name": w["name"]}
+
+
+def _copy_items(seed: int, examples: list[dict[str, Any]],
+                threads: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The earlier answers (as planted) and the new ones (as the habit asks, answered today) as items."""
+    now = world("stripe", seed)["now"]
+    earlier = [_copy_item(e["kind"], e["who"], e.get("invoice"), e["answer"]["subject"],
+                          unix(e["answer"]["date"].removesuffix("Z")), COLLECTIONS in e["answer"]["cc"])
+               for e in examples if e["answer"] is not None]
+    new = [_copy_item(t["kind"], t["who"], t.get("invoice"), t["subject"], now, bool(t["who"]["overdue"]))
+           for t in threads if _needs_reply(t)]
+    return earlier, new
+
+
+def check_copies(items: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:
+    """Raise unless the earlier answers (``items[0]``) tell the habit, copying collections when the customer
+    has an invoice past due, apart from every reading of :data:`READINGS` for the new answers (``items[1]``):
+    2 to 5 earlier answers copied, a minority, exactly those to customers past due; not "copied for a while,
+    no more since"; no reading that fits every earlier answer yet treats a new one otherwise."""
+    examples, new = items
+    copied = [e for e in examples if e["cc"]]
+    if not 2 <= len(copied) <= 5 or 2 * len(copied) >= len(examples):
+        raise ValueError(f"{ID}: {len(copied)} of {len(examples)} earlier answers copy collections")
+    if not HABIT(examples) or any(HABIT.predicts(examples, i) is not i["cc"] for i in new):
+        raise ValueError(f"{ID}: the earlier answers do not show that answers to customers past due copy collections")
+    days = sorted((e["day"], e["cc"]) for e in examples)
+    first, last = min(e["day"] for e in copied), max(e["day"] for e in copied)
+    if not days[-1][1] and not any(first < day < last and not cc for day, cc in days):
+        raise ValueError(f"{ID}: the earlier answers read as copying collections for a while and no more since")
+    for name in left_open(READINGS, examples, new, lambda i: i["cc"])[:1]:
+        raise ValueError(f"{ID}: the reading {name!r} fits every earlier answer and differs on a new one")
+
+
+def _cc(who: dict[str, Any], *, scale_too: bool = False, collections: bool | None = None) -> list[str]:
+    """Who an answer to ``who`` copies: an Enterprise key account's owner (the policy; ``scale_too``: the
+    2025 one), and finance's collections address when the customer has an invoice past due (the team's
+    habit; ``collections``: a reading's instead)."""
     tier = ("enterprise", "scale") if scale_too else ("enterprise",)
-    return [who["owner"]] if who["key"] and who["plan"] in tier else []
+    owner = [who["owner"]] if who["key"] and who["plan"] in tier else []
+    return owner + ([COLLECTIONS] if (who.get("overdue") if collections is None else collections) else [])
 
 
 def _reply_text(t: dict[str, Any], who: dict[str, Any] | None = None, keep: Any = None) -> str:
@@ -807,6 +1021,32 @@ def _convention_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str
     return out
 
 
+def _copy_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str, Any]],
+                 new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The copy to collections misread: on no answer (a reader who opened too few earlier answers, or read
+    them in a search result, which lists ``to`` and not ``cc``), on every answer, on the answers to customers
+    with any open invoice (due or not), on the invoice answers to customers past due only. Copying collections
+    more widely is no harmless imitation: it tells a customer in good standing that finance is chasing them
+    (the frame allows each answer with exactly its copies)."""
+    readings: list[tuple[str, Any]] = [
+        ("copies collections on no answer", lambda t: False),
+        ("copies collections on every answer", lambda t: True),
+        ("copies collections on the answers to every customer with an open invoice, due or not",
+         lambda t: t["who"]["open_any"]),
+        ("copies collections only on the invoice answers to customers past due",
+         lambda t: t["who"]["overdue"] and t["kind"] == "billing"),
+    ]
+    out: list[dict[str, Any]] = []
+    seen = {repr(writes)}
+    for why, copies in readings:
+        swapped = {id(replies[id(t)]): _reply(t, cc=_cc(t["who"], collections=copies(t))) for t in new}
+        calls = [swapped.get(id(c), c) for c in writes]
+        if repr(calls) not in seen:
+            seen.add(repr(calls))
+            out.append({"why": f"answers as the policy says but {why}", "kind": "other", "calls": calls})
+    return out
+
+
 def _left_out_wrongs(writes: list[dict[str, Any]], replies: dict[int, dict[str, Any]],
                      forwards: dict[int, dict[str, Any]],
                      by_role: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -866,6 +1106,9 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
     per_thread = [call("gmail__get_thread", threadId=e["ids"][0]) for e in sorted(
         (e for e in examples if "ids" in e), key=lambda e: e["ids"][0])]
     per_thread.append(call("gmail__search_emails", query="in:sent after:2026/03/01", maxResults=50))
+    # the invoices past due today (open, issued more than 30 days ago): whose answers copy collections
+    per_thread.append(call("stripe__list_invoices", status="open",
+                           created={"lt": world("stripe", seed)["now"] - 30 * 86_400}, limit=100))
     for t in threads:
         if t["role"] in ("billing", "again"):
             per_thread.append(call("stripe__search_invoices", query=f"number:'{t['invoice']['number']}'"))
@@ -964,8 +1207,8 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
          "calls": swap(replies[id(stale_bill)], _reply({**stale_bill, "invoice": {**stale_bill["invoice"],
                                                                                  "status": "open"}}))},
     ]
-    wrongs += _left_out_wrongs(writes, replies, forwards, by_role)
-    wrongs += _convention_wrongs(writes, replies, new, examples)
+    wrongs += [*_left_out_wrongs(writes, replies, forwards, by_role), *_copy_wrongs(writes, replies, new),
+               *_convention_wrongs(writes, replies, new, examples)]
     # -- natural variants
     per_message = [call("gmail__modify_email", messageId=i, addLabelIds=[LABELS[t["kind"]]["id"]],
                         removeLabelIds=["UNREAD", "INBOX"]) for t in threads for i in t["ids"]]
@@ -1004,10 +1247,10 @@ def _judged(seed: int, threads: list[dict[str, Any]], messages: list[dict[str, A
 GOAL = ("My Support label has piled up while I was away: customers' questions, cancellations and the rest. Please "
         "work through all of it as our support inbox policy says, answering the way the team has been answering.")
 
-CASES = 10
+CASES = 9
 
 
 def build() -> dict[str, Any]:
-    return template(id=ID, version=3, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=4, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, MAILBOX_TOOLS, timeout_s=1800, faults="{{case.faults}}"))
