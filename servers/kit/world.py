@@ -98,6 +98,10 @@ class WorldGenerator:
     collections: Mapping[str, Key] = field(default_factory=dict)
     describe: Callable[[dict[str, Any]], dict[str, int]] | None = None
     cast: Callable[[int, str], Any] | None = None
+    #: The version whose random stream ``build`` draws from (``"<name>:<stream>:<seed>:<size>"``): its
+    #: own by default; an older one's for a version that only corrects texts of that version, so the two
+    #: worlds hold the same ids, times and draws and a patch written for one applies to the other.
+    stream: int | None = None
 
     def generate(self, seed: int, size: str = "default") -> dict[str, Any]:
         """The world's state as JSON data (cached: treat it as read-only; ``resolve`` copies)."""
@@ -108,11 +112,14 @@ def versions(name: str, collections: Mapping[str, Key], describe: Callable[[dict
              *builds: Any) -> tuple[WorldGenerator, ...]:
     """The generators of ``name``, versions 1, 2, ... in the order of ``builds`` (what a world module
     keeps as ``GENERATORS``): each a build function, or ``(build, cast)`` for a version that projects a
-    cast (``servers.org.cast``: the organisation)."""
+    cast (``servers.org.cast``: the organisation), or ``(build, cast, stream)`` for one that draws from
+    version ``stream``'s random stream (``WorldGenerator.stream``)."""
     out = []
     for version, build in enumerate(builds, start=1):
-        build, cast = build if isinstance(build, tuple) else (build, None)
-        out.append(WorldGenerator(name, version, build, collections, describe, cast))
+        build, cast, stream = (*build, None)[:3] if isinstance(build, tuple) else (build, None, None)
+        if stream is not None and not 1 <= stream < version:
+            raise ValueError(f"{name} version {version}: stream {stream} is not an earlier version")
+        out.append(WorldGenerator(name, version, build, collections, describe, cast, stream))
     return tuple(out)
 
 
@@ -145,7 +152,7 @@ def get_generator(name: str, version: int | None = None) -> WorldGenerator:
 @lru_cache(maxsize=32)
 def _generated(name: str, version: int, seed: int, size: str) -> dict[str, Any]:
     generator = get_generator(name, version)
-    rng = random.Random(f"{name}:{version}:{seed}:{size}")
+    rng = random.Random(f"{name}:{generator.stream or version}:{seed}:{size}")
     if generator.cast is None:
         return generator.build(rng, size)
     return generator.build(rng, size, generator.cast(seed, size))

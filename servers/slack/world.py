@@ -12,6 +12,13 @@ department, team, office and project, one ``incident-NNNN`` channel per incident
 archived), and 2,400 messages by people who worked there on the day, about the organisation's
 customers, services and projects (about 2,470 with the incident timelines).
 
+Version 3 is version 2 drawn from the same random stream (the same users, channels, messages, ids and
+times, so a patch written for one applies to the other) with one correction: where version 2 announces
+"Office will be closed on <a random weekday> for the public holiday" (in #general, #announcements, #marketing),
+version 3 names the organisation's next holiday on a working day by weekday, date and name ("The Lisbon
+office will be closed on Friday 3 April for Good Friday, a public holiday in Portugal"), as the calendar's
+holidays say.
+
 Patchable collections: ``users`` (by ``id``), ``channels`` (by ``id``), ``channels.messages`` (by ``ts``).
 """
 
@@ -20,7 +27,7 @@ from __future__ import annotations
 import calendar
 import random
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from servers.kit.world import versions
@@ -77,7 +84,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Reminder: all-hands on {day} at 16:00 Lisbon time, agenda in the doc",
         "Welcome to the {n} people who joined this month!",
         "The {project} launch recap is up on the wiki",
-        "Office will be closed on {day} for the public holiday",
+        "Office will be closed on {day} for the public holiday",  # CLOSURE; version 3 names the true one
         "Q1 OKR check-in: {pct}% of key results on track",
         "Please complete the security awareness training by {day}",
         "New expense policy takes effect next month; limits for client dinners are going up",
@@ -224,9 +231,12 @@ def _channel(rng: random.Random, row: tuple, members: list[str], taken: set[str]
 
 
 def _post(rng: random.Random, channels: list[dict[str, Any]], stamps: list[int], bots: dict[str, str],
-          authors: Callable[[dict[str, Any], int], list[str]], words: Words = POOLS) -> None:
+          authors: Callable[[dict[str, Any], int], list[str]], words: Words = POOLS,
+          correct: Callable[[str, str, int], str] | None = None) -> None:
     """Messages at ``stamps`` (seconds), each in a channel drawn by weight, by one of ``authors(channel,
-    second)``: a quarter replies in a recent thread, some with reactions."""
+    second)``: a quarter replies in a recent thread, some with reactions. ``correct(template, text,
+    second)``, when given, may replace a top-level message's filled-in text; it draws nothing, so the
+    messages keep their channels, times, authors and every other draw."""
     weights = [6 if c["_kind"] in ("eng", "sre", "support", "deploy") else 3 for c in channels]
     for second in stamps:
         channel = rng.choices(channels, weights)[0]
@@ -240,7 +250,9 @@ def _post(rng: random.Random, channels: list[dict[str, Any]], stamps: list[int],
             text = fill(rng, rng.choice(REPLIES), words)
             message: dict[str, Any] = {"ts": ts, "user": author, "text": text, "thread_ts": parent["ts"]}
         else:
-            message = {"ts": ts, "user": author, "text": fill(rng, rng.choice(TEMPLATES[kind]), words)}
+            template = rng.choice(TEMPLATES[kind])
+            text = fill(rng, template, words)
+            message = {"ts": ts, "user": author, "text": correct(template, text, second) if correct else text}
         if rng.random() < 0.12:
             reactors = sorted(rng.sample(who, k=min(len(who), rng.randint(1, 4))))
             message["reactions"] = [{"name": rng.choice(REACTIONS), "users": reactors}]
@@ -334,6 +346,38 @@ def _day(second: int) -> str:
 def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
     """Version 2: the organisation's people (leavers deactivated), channels per department, team,
     office, project and incident, and messages by people who worked here that day."""
+    return _build_org(rng, size, org)
+
+
+#: The filler version 2 posts in the channels of kind ``general`` (#general, #announcements, #marketing), naming a random weekday and no date,
+#: whatever the organisation's holiday calendar says.
+CLOSURE = "Office will be closed on {day} for the public holiday"
+
+
+def holiday_notice(org: Organisation, second: int) -> str:
+    """What version 3 posts where version 2 drew :data:`CLOSURE`: the organisation's next holiday (its
+    holiday calendar, Portugal's, where the HQ is) on a working day after the day of ``second``, by
+    weekday, date and name."""
+    today = _day(second)
+    day, name = min((d, n) for n, d in org.holidays if d > today and date.fromisoformat(d).weekday() < 5)
+    when = date.fromisoformat(day)
+    return (f"The Lisbon office will be closed on {when.strftime('%A')} {when.day} {when.strftime('%B')} for "
+            f"{name}, a public holiday in Portugal")
+
+
+def build_v3(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]:
+    """Version 3: version 2 (the same random stream, so the same ids, times, authors and draws), but the
+    holiday closures it announces are the organisation's (:func:`holiday_notice`), not a random weekday."""
+
+    def correct(template: str, text: str, second: int) -> str:
+        return holiday_notice(org, second) if template == CLOSURE else text
+
+    return _build_org(rng, size, org, correct)
+
+
+def _build_org(rng: random.Random, size: str, org: Organisation,
+               correct: Callable[[str, str, int], str] | None = None) -> dict[str, Any]:
+    """The organisation's workspace (versions 2 and 3); ``correct`` as :func:`_post` takes it."""
     taken: set[str] = {e.slack_id for e in org.employees}
     viewer, users, bots = _bots(rng, taken)
     staff = org.staff
@@ -370,7 +414,7 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
 
     chatty = [c for c in channels if not c["name"].startswith("incident-")]
     stamps = [START + offset for offset in sorted(rng.sample(range(0, 70 * 86_400), SIZES_V2[size]))]
-    _post(rng, chatty, stamps, bots, authors, org.words)
+    _post(rng, chatty, stamps, bots, authors, org.words, correct)
     for channel in channels:
         del channel["_kind"]
         channel["messages"].sort(key=lambda m: m["ts"])
@@ -447,7 +491,7 @@ def describe(state: dict[str, Any]) -> dict[str, int]:
 
 
 COLLECTIONS = {"users": "id", "channels": "id", "channels.messages": "ts"}
-GENERATORS = versions("slack", COLLECTIONS, describe, build, (build_v2, cast))
+GENERATORS = versions("slack", COLLECTIONS, describe, build, (build_v2, cast), (build_v3, cast, 2))
 GENERATOR = GENERATORS[-1]
 
 __all__ = ["GENERATOR", "GENERATORS"]

@@ -35,6 +35,9 @@ PINNED = {
     ("notion", 1, "default"): "949fac6dde397eaf3c970e4f32313ff596443b278218215389fe3615f4ababf5",
     ("slack", 2, "default"): "db7687c097356032e18880fcde138150948f04ca91a0735f9f143b0b75e4ccd1",
     ("slack", 2, "small"): "8b8690c84231dc7361e3464db53f57164d628200bdc1c18a2cc61ee479e99030",
+    # version 3 is version 2 with its holiday closures made true: the small world of seed 1 announces none
+    ("slack", 3, "default"): "79b31c3bfe7b2d4d1e4acf300ea31d65eac57ab6d43e9d704f38b1985cc4fc57",
+    ("slack", 3, "small"): "8b8690c84231dc7361e3464db53f57164d628200bdc1c18a2cc61ee479e99030",
     ("linear", 2, "default"): "52eca7917f7af2e3531ea64b6b88b17a6777eda579d51598e03cf9b72f3ee9ab",
     ("linear", 2, "small"): "b2e90d981e547b770f3adf78e2dad7e74312e0fdeae3c891eb4a083bd751c896",
     ("calendar", 2, "default"): "c731a820a051c92f773b8b44c9c8ac886c3aad6af0d4e263442f93902665ece7",
@@ -111,6 +114,7 @@ PROMISED = {
     ("stripe", 1): {"customers": 300, "charges": 2000, "invoices": 1000, "refunds": 15},
     ("notion", 1): {"pages": 150, "databases": 6, "smallest_database": 50, "archived": 5, "users": 40},
     ("slack", 2): {"users": 120, "channels": 55, "messages": 2400},
+    ("slack", 3): {"users": 120, "channels": 55, "messages": 2400},
     ("linear", 2): {"teams": 3, "issues": 350, "users": 80, "cycles": 24, "projects": 6, "comments": 400},
     ("calendar", 2): {"calendars": 4, "events": 420, "series": 10, "exceptions": 30, "people": 100, "rooms": 20},
     ("gmail", 2): {"messages": 520, "drafts": 4, "labels": 10},
@@ -135,11 +139,13 @@ def test_every_default_world_has_the_promised_size_and_fits_its_model(name, vers
 def test_a_reference_builds_the_version_it_names():
     one = resolve({"world": {**SLACK, "size": "small"}})[1]
     two = resolve({"world": {**SLACK, "version": 2, "size": "small"}})[1]
+    three = resolve({"world": {**SLACK, "version": 3}})[1]
     assert digest(one) == digest(get_generator("slack", 1).generate(1, "small")) != digest(two)
-    assert digest(two) == digest(get_generator("slack").generate(1, "small"))  # the newest by default
-    with pytest.raises(WorldError, match=r"world.version: generator 'slack' is at version 2 \(it builds versions "
-                                         r"1, 2\); version 3 is not available"):
-        resolve({"world": {**SLACK, "version": 3}})
+    assert digest(three) == digest(get_generator("slack").generate(1))  # the newest by default
+    assert digest(three) != digest(get_generator("slack", 2).generate(1))
+    with pytest.raises(WorldError, match=r"world.version: generator 'slack' is at version 3 \(it builds versions "
+                                         r"1, 2, 3\); version 4 is not available"):
+        resolve({"world": {**SLACK, "version": 4}})
 
 
 def test_the_default_slack_world_has_the_promised_size():
