@@ -112,3 +112,32 @@ def test_a_template_refuses_a_case_shorter_than_its_level_naming_the_seed():
                                          r"cross-server task's has 25-60 \(cases\(..., level='hard'\)"):
         template(id="x-t-demo", version=1, servers=["slack", "notion"], difficulty="hard", category="standard",
                  case_list=[{"seed": 1, **_case(1, 30)}, {"seed": 2, **_case(2, 30)}], task={})
+
+
+#: The cross-server templates whose answers count business or working days, or pick the days a desk is
+#: open: they start from Slack version 3, whose holiday closures are the organisation's (version 2's name
+#: random weekdays: tests/servers/test_slack_holidays.py).
+COUNTS_DAYS = {"x-t-advisory-remediation", "x-t-leave-cover", "x-t-support-desk-april"}
+
+
+def test_the_templates_that_count_days_start_from_slack_3_and_the_others_from_version_2():
+    import json
+
+    versions = {}
+    for path in OUT_DIR.glob("*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for server, state in doc["task"]["initial_state"].items():
+            versions[(doc["id"], server)] = state["world"]["version"]
+    assert {t for (t, server), v in versions.items() if server == "slack" and v == 3} == COUNTS_DAYS
+    assert {v for (t, server), v in versions.items() if (t, server) not in {(t, "slack") for t in COUNTS_DAYS}} == {2}
+
+
+def test_on_worlds_names_the_newer_version_only_while_the_decorated_function_runs():
+    from tasks_catalog.authoring.cross import on_worlds, world_state, world_version
+
+    @on_worlds(slack=3)
+    def inside() -> tuple[int, int, int]:
+        return world_version("slack"), world_version("gmail"), world_state("slack")["world"]["version"]
+
+    assert inside() == (3, 2, 3)
+    assert (world_version("slack"), world_state("slack")["world"]["version"]) == (2, 2)

@@ -23,16 +23,18 @@ from tasks_catalog.authoring.cross._x_t_readings import left_open
 
 ID = "x-t-leave-cover"
 ROTA = re.compile(leave.ROTA)
+#: The template's Slack world: version 3, whose holiday closures are the organisation's (version 4).
+SLACK_VERSION = 3
 
 
 def _cases() -> list[dict]:
     doc = json.loads((OUT_DIR / f"{ID}.json").read_text(encoding="utf-8"))
-    assert doc["version"] == 3
+    assert doc["version"] == 4 and doc["task"]["initial_state"]["slack"]["world"]["version"] == SLACK_VERSION
     return doc["params"]["case"]["choice"]
 
 
 def _slack(case: dict) -> SlackTools:
-    state = load_world(SlackState, {"world": {"generator": "slack", "version": 2, "seed": case["seed"],
+    state = load_world(SlackState, {"world": {"generator": "slack", "version": SLACK_VERSION, "seed": case["seed"],
                                               "size": "default"}, "patch": case["patch"]["slack"]})
     return SlackTools(state)
 

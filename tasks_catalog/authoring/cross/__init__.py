@@ -16,12 +16,14 @@ any of them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from servers.kit.world import get_generator
 from servers.org import Organisation, organisation
@@ -30,6 +32,9 @@ from tasks_catalog.templates import MIN_VARIETY, POOL_DIR
 
 #: Where the built templates are written (part of the public demonstration pool).
 OUT_DIR = POOL_DIR / "cross-server"
+P = ParamSpec("P")
+R = TypeVar("R")
+
 #: The organisation seeds a module looks through for its cases, and how many cases it keeps.
 SEEDS = range(1, 121)
 CASES = 24
@@ -40,21 +45,51 @@ ORG_VERSION = 1
 READER_KEYS = frozenset({"facts", "summary"})
 
 
+#: The world version every server's worlds are taken at: the organisation's projections (version 2).
+WORLD_VERSION = 2
+#: The newer versions the template being built takes instead, by server (:func:`on_worlds`).
+_NEWER: ContextVar[Mapping[str, int] | None] = ContextVar("newer_worlds", default=None)
+
+
+def world_version(server: str) -> int:
+    """The version of ``server``'s world the template being built starts from: :data:`WORLD_VERSION`, or the
+    newer one its module asked for with :func:`on_worlds`."""
+    return (_NEWER.get() or {}).get(server, WORLD_VERSION)
+
+
+def on_worlds(**versions: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A decorator for a template module's ``build`` and ``case_of``: while they run, the worlds of the
+    servers named (``slack=3``) are read at, and the task's initial states name, those versions instead of
+    :data:`WORLD_VERSION`. A newer version a template moves to draws as the older one did (the same ids
+    and times: servers/kit/world.py, ``WorldGenerator.stream``) and corrects what it stated (Slack 3: the
+    holiday closures are the organisation's), so the cases' patches carry over."""
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            token = _NEWER.set({**(_NEWER.get() or {}), **versions})
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _NEWER.reset(token)
+        return run
+    return wrap
+
+
 def org(seed: int) -> Organisation:
     """The organisation every version-2 world of ``seed`` projects (cached)."""
     return organisation(ORG_VERSION, seed)
 
 
 def world(server: str, seed: int) -> dict[str, Any]:
-    """The version-2, default-size world of ``server`` for ``seed``, as the agent's server starts from it
-    before a patch (cached by the generator: read only)."""
-    return get_generator(server, 2).generate(seed)
+    """The default-size world of ``server`` for ``seed`` (at :func:`world_version`), as the agent's server
+    starts from it before a patch (cached by the generator: read only)."""
+    return get_generator(server, world_version(server)).generate(seed)
 
 
 def world_state(server: str, patch: Any = ()) -> dict[str, Any]:
     """A template's initial state of ``server``: the world of the case's seed and ``patch`` (a placeholder
     such as ``"{{case.patch.slack}}"``, which keeps its type, or a list)."""
-    return {"world": {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"},
+    return {"world": {"generator": server, "version": world_version(server), "seed": "{{case.seed}}", "size": "default"},
             "patch": patch if isinstance(patch, str) else list(patch)}
 
 

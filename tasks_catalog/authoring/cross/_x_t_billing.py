@@ -12,7 +12,7 @@ import random
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from tasks_catalog.authoring.cross import org, world
+from tasks_catalog.authoring.cross import org, world, world_version
 
 #: The tool lists a person doing billing work reaches for (read tools of every server included).
 GMAIL_TOOLS = ["gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email",
@@ -28,7 +28,7 @@ SLACK_TOOLS = ["slack__list_channels", "slack__get_channel_history", "slack__get
 
 def world_ref(server: str) -> dict[str, Any]:
     """A template's reference to the case's world of ``server`` (the patch is added by the caller)."""
-    return {"generator": server, "version": 2, "seed": "{{case.seed}}", "size": "default"}
+    return {"generator": server, "version": world_version(server), "seed": "{{case.seed}}", "size": "default"}
 
 
 def rng_for(name: str, seed: int) -> random.Random:

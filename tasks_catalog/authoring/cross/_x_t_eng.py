@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks_catalog.authoring.cross import world
+from tasks_catalog.authoring.cross import world, world_version
 
 #: The GitHub organisation of every repository.
 OWNER = "kestrel-freight"
@@ -16,7 +16,7 @@ def initial_state(servers: list[str], patches: dict[str, str] | None = None) -> 
     """Each server's version-2 world of the case's seed, with the case's patch where one is named (a whole
     placeholder, so the patch keeps its type)."""
     patches = patches or {}
-    return {s: {"world": {"generator": s, "version": 2, "seed": "{{case.seed}}", "size": "default"},
+    return {s: {"world": {"generator": s, "version": world_version(s), "seed": "{{case.seed}}", "size": "default"},
                 "patch": patches.get(s, [])} for s in servers}
 
 

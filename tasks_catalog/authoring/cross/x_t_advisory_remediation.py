@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from servers.kit.pages import make_cursor
-from tasks_catalog.authoring.cross import budget, cases, org, template, world
+from tasks_catalog.authoring.cross import budget, cases, on_worlds, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import (
     NOTION_READ,
     SLACK_TOOLS,
@@ -161,6 +161,7 @@ def _people(seed: int) -> dict[str, Any]:
             and e.notion_id in notion}
 
 
+@on_worlds(slack=3)
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one case is one story, told in order
     security = slack_world_channel(seed, "security")
     announcements = slack_world_channel(seed, "announcements")
@@ -795,6 +796,7 @@ def _weekdays_after(day: str, n: int) -> str:
     return d.isoformat()
 
 
+@on_worlds(slack=3)
 def build() -> dict[str, Any]:
     task = case_task(
         goal=("Security published two advisories last week, {{case.advisory_a}} (urllib3) and {{case.advisory_b}} "
@@ -804,5 +806,5 @@ def build() -> dict[str, Any]:
         faults=[{"tool": "notion__create_page", "on_call": 2, "kind": "timeout_after_commit"},
                 {"tool": "linear__update_issue", "on_call": 1, "kind": "unavailable"}],
         timeout_s=1200, patched=("github", "linear", "notion", "slack"))
-    return template(id=ID, version=2, servers=["github", "linear", "notion", "slack"], difficulty="hard",
+    return template(id=ID, version=3, servers=["github", "linear", "notion", "slack"], difficulty="hard",
                     category="recovery", case_list=cases(case_of, want=10), task=task)

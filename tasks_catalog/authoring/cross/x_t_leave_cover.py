@@ -38,7 +38,7 @@ from typing import Any
 from servers.calendar import CalendarTools
 from servers.org import HOLIDAYS as PT_HOLIDAYS
 from servers.slack.state import ts_from_key, ts_key
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import cases, on_worlds, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import unix
 from tasks_catalog.authoring.cross._x_t_people import (
     PRIMARY,
@@ -317,6 +317,7 @@ def _guests(item: dict[str, Any]) -> list[str]:
     return [a["email"] for a in item.get("attendees", []) if not a.get("resource") and a["email"] != PRIMARY]
 
 
+@on_worlds(slack=3)
 def case_of(seed: int) -> dict[str, Any] | None:  # noqa: PLR0915 - one case is many facts of one world
     o = org(seed)
     owner = o.owner
@@ -493,7 +494,8 @@ TOOLS = ["calendar__list_calendars", "calendar__list_events", "calendar__search_
 SERVERS = ["calendar", "notion", "slack"]
 
 
+@on_worlds(slack=3)
 def build() -> dict[str, Any]:
-    return template(id="x-t-leave-cover", version=3, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id="x-t-leave-cover", version=4, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, level="hard", want=WANT),
                     task=body(GOAL, SERVERS, TOOLS, timeout_s=600, faults="{{case.faults}}"))

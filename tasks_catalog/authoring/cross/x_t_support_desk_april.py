@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from servers.calendar import CalendarState, CalendarTools
-from tasks_catalog.authoring.cross import cases, org, template, world
+from tasks_catalog.authoring.cross import cases, on_worlds, org, template, world
 from tasks_catalog.authoring.cross._x_t_billing import hex_id, unix, uuid_of, weekdays
 from tasks_catalog.authoring.cross._x_t_people import PRIMARY, body, call, solved
 from tasks_catalog.authoring.cross._x_t_readings import Always, FlaggedSide, FlaggedWhen, left_open
@@ -363,6 +363,7 @@ def _plan(seed: int, rng: random.Random, lisbon: list[Any], hamburg: list[Any], 
             "feb_closed": [d for d in FEBRUARY if d not in feb_days]}
 
 
+@on_worlds(slack=3)
 def case_of(seed: int) -> dict[str, Any] | None:
     o = org(seed)
     rng = random.Random(f"{ID}:{seed}")
@@ -793,7 +794,8 @@ TOOLS = ["calendar__list_calendars", "calendar__list_events", "calendar__search_
          "gmail__search_emails", "gmail__read_email", "gmail__get_thread", "gmail__send_email"]
 
 
+@on_worlds(slack=3)
 def build() -> dict[str, Any]:
-    return template(id=ID, version=3, servers=SERVERS, difficulty="hard", category="recovery",
+    return template(id=ID, version=4, servers=SERVERS, difficulty="hard", category="recovery",
                     case_list=cases(case_of, want=CASES),
                     task=body(GOAL, SERVERS, TOOLS, timeout_s=1200, faults="{{case.faults}}"))
