@@ -349,8 +349,8 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     return _build_org(rng, size, org)
 
 
-#: The filler version 2 posts in the channels of kind ``general`` (#general, #announcements, #marketing), naming a random weekday and no date,
-#: whatever the organisation's holiday calendar says.
+#: The filler version 2 posts in the channels of kind ``general`` (#general, #announcements, #marketing),
+#: naming a random weekday and no date, whatever the organisation's holiday calendar says.
 CLOSURE = "Office will be closed on {day} for the public holiday"
 
 
