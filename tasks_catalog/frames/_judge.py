@@ -453,7 +453,9 @@ def _nearest(allowances: list[dict[str, Any]], c: Change, created: set[tuple[str
     if len(near) > 1:
         matched = {i: set(_matched(allowances[i], c)) for i, _ in near}
         shared = Counter(unit for units in matched.values() for unit in units)
-        near.sort(key=lambda item: (min((shared[u] for u in matched[item[0]]), default=len(near) + 1), item[0]))
+        last = len(near) + 1  # matching nothing: after every one that matches something (not len() in the key:
+        # the list is empty while it sorts)
+        near.sort(key=lambda item: (min((shared[u] for u in matched[item[0]]), default=last), item[0]))
     words = []
     for i, misses in near[:NEAREST_SHOWN]:
         more = f", and {len(misses) - 1} more condition{'s' if len(misses) > 2 else ''}" if len(misses) > 1 else ""
