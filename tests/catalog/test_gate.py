@@ -531,6 +531,58 @@ def test_a_replay_opens_only_the_servers_its_calls_go_to_and_shares_the_others_w
     assert dumped(done.state)["notion"] == dumped(everything.state)["notion"]
 
 
+def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unopened(monkeypatch):
+    """A postgres backend keeps the state it is opened on (``keeps_given_state``) but loads it into a database,
+    which may refuse what the state model accepts (tens of milliseconds a load): a replay whose calls never
+    reach it opens it until a backend has opened that world's shared state without error, then leaves it
+    unopened, its state the world as loaded, the same final state; a load that fails is not remembered."""
+    import anyio
+    import pytest
+
+    import tasks_catalog.replay as replay_module
+    from servers import get_spec
+    from servers.kit.recent import Recent
+    from servers.kit.world import load_world
+    from servers.postgres import _engine
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import dumped, replay
+
+    task, _ = load_task_file(DEV_DIR / "cross-server" / "x-eng-stuck-pending-order.json")
+    linear_only = [call for call in task.reference_solution if call.tool.startswith("linear__")]
+    assert linear_only and len(linear_only) < len(task.reference_solution)
+    world = load_world(get_spec("postgres").state_model, task.initial_states()["postgres"], copy=False)
+    monkeypatch.setattr(replay_module, "_OPENED", Recent(32))
+    loads = []
+    real_open = _engine.open_database
+
+    def refusing(state, *args, **kwargs):
+        loads.append(state)
+        raise _engine.SQLError("refused, as a database may refuse a state its model accepts")
+
+    monkeypatch.setattr(_engine, "open_database", refusing)
+    for _ in range(2):  # refused each time: never remembered as opened
+        with pytest.raises(ValueError, match="refused"):
+            anyio.run(replay, task, linear_only)
+    assert len(loads) == 2 and len(replay_module._OPENED) == 0
+
+    def counting(state, *args, **kwargs):
+        loads.append(state)
+        return real_open(state, *args, **kwargs)
+
+    monkeypatch.setattr(_engine, "open_database", counting)
+    loads.clear()
+    first = anyio.run(replay, task, linear_only)
+    assert loads == [world] and "postgres" not in first.untouched and first.state["postgres"] is world
+    second = anyio.run(replay, task, linear_only)
+    assert loads == [world] and second.untouched == {"postgres"} and second.state["postgres"] is world
+    assert dumped(first.state) == dumped(second.state) and first.errors == second.errors == []
+    whole = anyio.run(replay, task, task.reference_solution)  # a call reaches it: opened, and written
+    assert len(loads) == 2 and whole.untouched == frozenset() and whole.errors == []
+    assert dumped(whole.state)["postgres"] != world.dump()
+    assert load_world(get_spec("postgres").state_model, task.initial_states()["postgres"], copy=False).dump() \
+        == dumped(second.state)["postgres"]  # the write went to the database, not to the shared world
+
+
 def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):
     import gc
 
