@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
 
@@ -79,6 +79,9 @@ class Price(_Record):
 
 
 class InvoiceLine(_Record):
+    # frozen: no tool changes a line (a new line makes a new list), so a world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     id: str = Field(pattern=r"^il_[A-Za-z0-9]+$")
     description: str = ""
     quantity: int = Field(default=1, ge=1)

@@ -583,6 +583,32 @@ def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unope
         == dumped(second.state)["postgres"]  # the write went to the database, not to the shared world
 
 
+def test_a_replays_writes_leak_neither_into_the_next_replay_nor_into_the_shared_world():
+    """A world's copy for a replay shares its frozen records (a Stripe world's invoice lines) with the world
+    every replay of the process starts from: a reference that voids an invoice and bills new lines leaves
+    that world as it was (its digest), and a second replay starts from the same state and ends in the same."""
+    import anyio
+
+    from servers import get_spec
+    from servers.kit.world import load_world
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import replay
+
+    task, _ = load_task_file(DEV_DIR / "stripe" / "stripe-rebill-hanbit-seat-upgrade.json")
+    world = load_world(get_spec("stripe").state_model, task.initial_states()["stripe"], copy=False)
+    digest = world.digest()
+    lines = {id(line) for invoice in world.invoices for line in invoice.lines}
+    runs = [anyio.run(lambda: replay(task, task.reference_solution, at_start=lambda state: state.digest()))
+            for _ in range(2)]
+    first, second = runs
+    assert first.errors == second.errors == [] and world.digest() == digest
+    assert first.initial == second.initial == digest  # the second replay starts from the world as it was
+    assert first.state.digest() == second.state.digest() != digest
+    kept = [line for invoice in second.state.invoices for line in invoice.lines if id(line) in lines]
+    assert kept, "the replay's copy shares none of the world's invoice lines: nothing is tested"
+    assert len(kept) < sum(len(invoice.lines) for invoice in second.state.invoices)  # and it made new ones
+
+
 def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):
     import gc
 
