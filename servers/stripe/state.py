@@ -113,6 +113,10 @@ class Invoice(_Record):
 
 
 class Charge(_Record):
+    # frozen: no tool changes a charge, nor its metadata in place (a refund is a record of its own), so a
+    # world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     id: str = Field(pattern=r"^ch_[A-Za-z0-9]+$")
     amount: int = Field(gt=0)
     currency: Currency = "usd"

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import main
@@ -537,7 +538,6 @@ def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unope
     reach it opens it until a backend has opened that world's shared state without error, then leaves it
     unopened, its state the world as loaded, the same final state; a load that fails is not remembered."""
     import anyio
-    import pytest
 
     import tasks_catalog.replay as replay_module
     from servers import get_spec
@@ -583,30 +583,47 @@ def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unope
         == dumped(second.state)["postgres"]  # the write went to the database, not to the shared world
 
 
-def test_a_replays_writes_leak_neither_into_the_next_replay_nor_into_the_shared_world():
-    """A world's copy for a replay shares its frozen records (a Stripe world's invoice lines) with the world
-    every replay of the process starts from: a reference that voids an invoice and bills new lines leaves
-    that world as it was (its digest), and a second replay starts from the same state and ends in the same."""
+@pytest.mark.parametrize(("path", "kind"), [
+    ("stripe/stripe-rebill-hanbit-seat-upgrade.json", "InvoiceLine"),  # voids, bills new lines, finalizes
+    ("stripe/stripe-refund-march-double-charges.json", "Charge"),  # refunds charges
+    ("github/github-merge-geocoding-fix.json", "Commit"),  # merges: new commits on a branch
+])
+def test_a_replays_writes_leak_neither_into_the_next_replay_nor_into_the_shared_world(path, kind):
+    """A world's copy for a replay shares its frozen records (a Stripe world's invoice lines and charges, a
+    repository's commits) with the world every replay of the process starts from: a reference that writes
+    around them leaves that world as it was (its digest), and a second replay starts from the same state and
+    ends in the same."""
     import anyio
 
     from servers import get_spec
+    from servers.kit.state import Model, _shared
     from servers.kit.world import load_world
     from tasks_catalog.loader import load_task_file
     from tasks_catalog.replay import replay
 
-    task, _ = load_task_file(DEV_DIR / "stripe" / "stripe-rebill-hanbit-seat-upgrade.json")
-    world = load_world(get_spec("stripe").state_model, task.initial_states()["stripe"], copy=False)
+    def records(value):
+        if isinstance(value, Model):
+            if type(value).__name__ == kind:
+                assert _shared(type(value))
+                yield value
+            for field in value.__dict__.values():
+                yield from records(field)
+        elif isinstance(value, (list, dict)):
+            for item in value.values() if isinstance(value, dict) else value:
+                yield from records(item)
+
+    task, _ = load_task_file(DEV_DIR / path)
+    world = load_world(get_spec(task.server).state_model, task.initial_states()[task.server], copy=False)
     digest = world.digest()
-    lines = {id(line) for invoice in world.invoices for line in invoice.lines}
+    mine = {id(r) for r in records(world)}
     runs = [anyio.run(lambda: replay(task, task.reference_solution, at_start=lambda state: state.digest()))
             for _ in range(2)]
     first, second = runs
     assert first.errors == second.errors == [] and world.digest() == digest
     assert first.initial == second.initial == digest  # the second replay starts from the world as it was
     assert first.state.digest() == second.state.digest() != digest
-    kept = [line for invoice in second.state.invoices for line in invoice.lines if id(line) in lines]
-    assert kept, "the replay's copy shares none of the world's invoice lines: nothing is tested"
-    assert len(kept) < sum(len(invoice.lines) for invoice in second.state.invoices)  # and it made new ones
+    kept = [r for r in records(second.state) if id(r) in mine]
+    assert kept, f"the replay's copy shares none of the world's {kind} records: nothing is tested"
 
 
 def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):

@@ -61,7 +61,8 @@ def _frozen_records(value):
             yield from _frozen_records(item)
 
 
-@pytest.mark.parametrize(("server", "kind"), [("stripe", "InvoiceLine"), ("browser", "Link"), ("calendar", "Attendee")])
+@pytest.mark.parametrize(("server", "kind"), [("stripe", "InvoiceLine"), ("stripe", "Charge"), ("browser", "Link"),
+                                            ("calendar", "Attendee"), ("github", "Commit")])
 def test_a_copy_shares_the_frozen_records_and_an_assignment_to_one_raises_leaving_it(server, kind):
     """The records a copy shares are frozen: an assignment raises (a tool that tried would fail its tests) and
     leaves the record, and so the world every run shares, as it was."""
@@ -79,30 +80,40 @@ def test_a_copy_shares_the_frozen_records_and_an_assignment_to_one_raises_leavin
     assert getattr(record, name) == before and clone.dump() == state.dump()
 
 
-def test_only_frozen_models_of_scalars_are_shared():
-    """A frozen model with a list inside could still be changed in place (its list appended to): copied."""
+def test_only_frozen_models_of_scalars_and_flat_containers_are_shared():
+    """A frozen model is shared when its fields are scalars or flat lists and dicts of scalars (which no
+    code changes in place: the model's comment says what was checked); one holding models, or lists of
+    lists, is copied (what is inside could be changed without an assignment to the frozen model)."""
     from pydantic import ConfigDict
 
     class Frozen(Model):
         model_config = ConfigDict(frozen=True)
         name: str
+        tags: list[str] = []
+        meta: dict[str, str] = {}
 
-    class FrozenWithList(Model):
+    class FrozenWithModels(Model):
         model_config = ConfigDict(frozen=True)
-        names: list[str]
+        items: list[Frozen]
+
+    class FrozenWithRows(Model):
+        model_config = ConfigDict(frozen=True)
+        rows: list[list[str]]
 
     class Plain(Model):
         name: str
 
-    assert _shared(Frozen) and not _shared(FrozenWithList) and not _shared(Plain)
+    assert _shared(Frozen) and not _shared(FrozenWithModels) and not _shared(FrozenWithRows) and not _shared(Plain)
 
     class Holder(Model):
         frozen: list[Frozen]
-        with_list: list[FrozenWithList]
+        nested: list[FrozenWithModels]
         plain: Plain
 
-    holder = Holder(frozen=[Frozen(name="a")], with_list=[FrozenWithList(names=["b"])], plain=Plain(name="c"))
+    holder = Holder(frozen=[Frozen(name="a", tags=["t"])], nested=[FrozenWithModels(items=[Frozen(name="b")])],
+                    plain=Plain(name="c"))
     clone = copy.deepcopy(holder)
     assert clone.frozen[0] is holder.frozen[0] and clone.frozen is not holder.frozen
-    assert clone.with_list[0] is not holder.with_list[0] and clone.with_list[0].names is not holder.with_list[0].names
+    assert clone.nested[0] is not holder.nested[0] and clone.nested[0].items is not holder.nested[0].items
+    assert clone.nested[0].items[0] is holder.nested[0].items[0]  # a frozen record inside, shared again
     assert clone.plain is not holder.plain and clone == holder
