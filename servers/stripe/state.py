@@ -8,6 +8,8 @@ objects are created at.
 from __future__ import annotations
 
 import hashlib
+from itertools import chain
+from operator import attrgetter
 from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -214,8 +216,10 @@ class StripeState(ServerState):
         return sum(r.amount for r in self.refunds if r.charge == charge_id and r.status in ("succeeded", "pending"))
 
     def all_ids(self) -> set[str]:
-        ids = {o.id for kind in (self.customers, self.products, self.prices, self.invoices, self.charges, self.refunds) for o in kind}
-        return ids | {line.id for inv in self.invoices for line in inv.lines}
+        # (map and chain: the same set, built at C speed; new_id makes it on every create, 9,000 ids of a world)
+        ids = set(map(_ID, chain(self.customers, self.products, self.prices, self.invoices, self.charges, self.refunds)))
+        ids.update(map(_ID, chain.from_iterable(inv.lines for inv in self.invoices)))
+        return ids
 
     def new_id(self, prefix: str) -> str:
         """A fresh Stripe-looking id (``cus_...``), derived deterministically from the objects that exist,
@@ -230,6 +234,7 @@ class StripeState(ServerState):
             n += 1
 
 
+_ID = attrgetter("id")
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
