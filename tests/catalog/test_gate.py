@@ -626,6 +626,35 @@ def test_a_replays_writes_leak_neither_into_the_next_replay_nor_into_the_shared_
     assert kept, f"the replay's copy shares none of the world's {kind} records: nothing is tested"
 
 
+def test_a_gate_run_in_the_tests_catches_a_change_in_place_of_a_shared_world(monkeypatch):
+    """pydantic refuses an assignment to a frozen record, not a change of its dict in place: with
+    MCPBENCH_CHECK_WORLDS set (tests/conftest.py sets it) a cached world is fingerprinted, and a gate run, or
+    the world leaving the cache, names one that changed."""
+    import anyio
+
+    import servers.kit.world as world_module
+    import tasks_catalog.gate as gate
+    from servers import get_spec
+    from servers.kit.recent import Recent
+    from servers.kit.world import get_generator, load_world
+
+    monkeypatch.setenv("MCPBENCH_CHECK_WORLDS", "1")
+    monkeypatch.setattr(world_module, "_VALIDATED", Recent(1))
+    monkeypatch.setattr(world_module, "_FINGERPRINTS", {})
+    ref = {"world": {"generator": "stripe", "version": get_generator("stripe").version, "seed": 4, "size": "small"}}
+    world = load_world(get_spec("stripe").state_model, ref, copy=False)
+    assert anyio.run(gate.gate_tasks, []) == []  # unchanged: nothing to say
+    world.charges[0].metadata["leaked"] = "a write that reached the shared world"
+    with pytest.raises(AssertionError, match="changed in place"):
+        anyio.run(gate.gate_tasks, [])
+    monkeypatch.setattr(world_module, "_VALIDATED", Recent(1))  # a fresh cache: validated and fingerprinted again
+    world = load_world(get_spec("stripe").state_model, ref, copy=False)
+    assert anyio.run(gate.gate_tasks, []) == []
+    world.charges[0].metadata["leaked"] = "again"
+    with pytest.raises(AssertionError, match="changed in place"):  # checked as it leaves the cache of one
+        load_world(get_spec("stripe").state_model, {**ref, "world": {**ref["world"], "seed": 5}}, copy=False)
+
+
 def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):
     import gc
 
