@@ -236,7 +236,7 @@ _FINGERPRINTS: dict[Any, tuple[Any, bytes]] = {}
 
 
 def _fingerprint(state: Any) -> bytes:
-    return hashlib.sha256(marshal.dumps(state.dump())).digest()
+    return hashlib.sha256(marshal.dumps(state.dump(), 0)).digest()  # version 0: no refs, the same bytes for equal data
 
 
 def check_cached_worlds(*, evicted_only: bool = False) -> None:
