@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import anyio
 
-from servers.kit.world import is_world_reference
+from servers.kit.world import check_cached_worlds, is_world_reference
 from tasks_catalog.frames import Extracted, diff, frame_violations, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.gate_probes import judge_alternatives, probe_task
@@ -465,6 +465,7 @@ async def gate_tasks(tasks: list[Task], extra: ExtraVerifier | None = None,
         if asked is not None:
             asked.result()
     _cross_check(pending, extra, extra_frames, joint)
+    check_cached_worlds()  # that no replay changed a shared world (only with MCPBENCH_CHECK_WORLDS set, as in the tests)
     return [results[i] for i in range(len(tasks))]
 
 

@@ -142,7 +142,7 @@ def value_named(value: Any, goal: str, ids: Container[str], present: Container[s
     if isinstance(value, bool) or value is None or (isinstance(value, int) and value in (0, 1)):
         return True  # true/false/null, none/one: the predicate's shape, not a value a person names
     if isinstance(value, str):
-        return value in goal or value in ids or value in present
+        return value in goal or value in present or value in ids  # (the ids are the costlier to make)
     return any(_whole_number_in(r, goal) for r in number_renderings(value)) or str(value) in ids
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from servers import get_spec
 from servers.kit import build_mcp_server
+from servers.kit.recent import Recent
 from servers.kit.tools import Toolset
 from servers.kit.world import is_world_reference, load_world
 from tasks_catalog.faults import FaultPlan, executes
@@ -17,6 +18,12 @@ from tasks_catalog.schema import Fault, Task, ToolCall
 
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
 ATTEMPTS = 4
+
+
+#: The shared world states (``load_world(copy=False)``'s instances) that a backend which keeps its given
+#: state but checks more than the state model (``Toolset.keeps_given_state``: a database loads it) has
+#: opened without error, by ``id``; each entry holds its state, so that id is not reused while it is kept.
+_OPENED: Recent[Any] = Recent(32)
 
 
 @dataclass
@@ -61,7 +68,10 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
     writes to, instead of a copy made for a backend that is never called (a hard cross-server task's
     wrong solutions leave a third of their servers alone, and a world's copy is tens of milliseconds).
     Those servers are the replay's ``untouched``; its ``state`` holds them as shared, read-only instances.
-    A server whose backend reads its state back from a resource (files, a database) is always opened."""
+    A server whose backend keeps the state it is given but loads it into a resource that may refuse it (a
+    database: ``Toolset.keeps_given_state``) is left so once a backend has opened that shared state without
+    error (``_OPENED``; a database's load is tens of milliseconds); one that reads its state back from a
+    resource (files) is always opened."""
     from mcp import Client
 
     plan = FaultPlan(list(task.faults if faults is True else faults or []))
@@ -77,11 +87,17 @@ async def replay(task: Task, calls: Iterable[ToolCall], *, only_available: bool 
         writes: set[tuple[str, str]] = set()
         for server, state in starts.items():
             spec = get_spec(server)
-            if (server not in called and is_world_reference(state) and spec.toolset.__init__ is Toolset.__init__
-                    and spec.toolset.snapshot is Toolset.snapshot):
-                shared[server] = load_world(spec.state_model, state, copy=False)
-                continue
-            backends[server] = stack.enter_context(spec.open(state))
+            plain = spec.toolset.__init__ is Toolset.__init__ and spec.toolset.snapshot is Toolset.snapshot
+            keeps = spec.toolset.keeps_given_state and spec.toolset.snapshot is Toolset.snapshot
+            world = None
+            if is_world_reference(state) and (keeps or (plain and server not in called)):
+                world = load_world(spec.state_model, state, copy=False)
+                if server not in called and (plain or _OPENED.get(id(world)) is world):
+                    shared[server] = world
+                    continue
+            backends[server] = stack.enter_context(spec.open(state if world is None else world))
+            if keeps and world is not None:
+                _OPENED.put(id(world), world)
             if after_write is not None:
                 writes |= {(server, name) for name, mark in spec.toolset.tool_marks() if not mark.read_only}
 

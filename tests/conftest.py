@@ -22,6 +22,10 @@ from servers.kit import build_mcp_server
 settings.register_profile("mcpbench", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("mcpbench")
 
+# Every gate the tests run checks that no replay changed a world every run shares (a copy shares a world's
+# frozen records; servers.kit.world.CHECK_ENV): gate processes and xdist workers inherit it.
+os.environ.setdefault("MCPBENCH_CHECK_WORLDS", "1")
+
 
 # -- scheduling under pytest-xdist (pyproject: --dist loadgroup --no-loadscope-reorder) --------------
 #: Session fixtures built once under a file lock and shared by every worker: the tests that use one run

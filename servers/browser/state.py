@@ -18,7 +18,7 @@ import re
 from typing import Annotated, ClassVar, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
 
@@ -93,6 +93,9 @@ class Form(Model):
 
 
 class Link(Model):
+    # frozen: no tool changes a link, so a world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     text: str = Field(min_length=1)
     href: Url
 

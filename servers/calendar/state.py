@@ -18,7 +18,7 @@ from datetime import date, datetime
 from typing import ClassVar, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from servers.calendar import recur
 from servers.kit import Model, ServerState
@@ -53,6 +53,10 @@ def as_datetime(value: str) -> datetime:
 
 class Attendee(Model):
     """A guest, or with ``resource`` a meeting room booked by inviting it."""
+
+    # frozen: no tool changes an attendee (an update makes a new list), so a world's copy shares them
+    # (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
 
     email: str
     response_status: Literal["needsAction", "accepted", "declined", "tentative"] = "needsAction"

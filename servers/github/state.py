@@ -13,7 +13,7 @@ import posixpath
 import re
 from typing import ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
 
@@ -49,6 +49,10 @@ def blob_sha(content: str) -> str:
 
 
 class Commit(Model):
+    # frozen: no tool changes a commit, nor its removed paths in place (a push, a merge make new ones), so a
+    # world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     sha: str = Field(pattern=r"^[0-9a-f]{7,40}$")
     message: str = Field(min_length=1)
     author: str

@@ -39,6 +39,11 @@ class Recent(Generic[V]):
         with self._lock:
             self._entries.clear()
 
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether ``key`` is held (without making it the most recent)."""
+        with self._lock:
+            return key in self._entries
+
     def __len__(self) -> int:
         return len(self._entries)
 

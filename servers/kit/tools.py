@@ -65,6 +65,12 @@ class Toolset(Generic[S]):
     """
 
     state_model: ClassVar[type[ServerState]]
+    #: Whether a backend that no call reaches holds the very state it was opened on (``snapshot(copy=False)``
+    #: is that instance), although its ``__init__`` does more than copy it (loads it into a database, which
+    #: may refuse what the state model accepts). A replay then leaves such a server unopened when no call
+    #: goes to it, once a backend has opened that shared world state without error
+    #: (``tasks_catalog.replay``). The plain ``Toolset`` copies its state: equal to it, and never refused.
+    keeps_given_state: ClassVar[bool] = False
 
     def __init__(self, state: S) -> None:
         self.state: S = state.model_copy(deep=True)

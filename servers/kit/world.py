@@ -45,6 +45,8 @@ import copy
 import gc
 import hashlib
 import importlib
+import marshal
+import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -224,8 +226,40 @@ def load_world(model: type, data: dict[str, Any], *, copy: bool = True):
     if state is None:
         state = _validate(model, data)
         _VALIDATED.put(key, state)
+        if os.environ.get(CHECK_ENV):
+            _FINGERPRINTS[key] = (state, _fingerprint(state))
+            check_cached_worlds(evicted_only=True)
         _exempt_from_gc()
     return state.model_copy(deep=True) if copy else state
+
+
+#: Set (the test suite sets it) to check that nothing changes a cached world in place: each validated world
+#: is fingerprinted when it is cached, and checked when it leaves the cache and whenever
+#: ``check_cached_worlds`` is called (the gate calls it after each task). Every run shares these worlds,
+#: and a copy shares their frozen records (``servers.kit.state``): a write that reached one would change
+#: every later run's initial state.
+CHECK_ENV = "MCPBENCH_CHECK_WORLDS"
+_FINGERPRINTS: dict[Any, tuple[Any, bytes]] = {}
+
+
+def _fingerprint(state: Any) -> bytes:
+    return hashlib.sha256(marshal.dumps(state.dump(), 0)).digest()  # version 0: no refs, the same bytes for equal data
+
+
+def check_cached_worlds(*, evicted_only: bool = False) -> None:
+    """Raise ``AssertionError`` naming a cached world that changed since it was cached (only with
+    ``MCPBENCH_CHECK_WORLDS`` set; else nothing is fingerprinted). ``evicted_only``: check, and forget,
+    only the worlds that have left the cache."""
+    for key, (state, fingerprint) in list(_FINGERPRINTS.items()):
+        gone = key not in _VALIDATED
+        if evicted_only and not gone:
+            continue
+        if _fingerprint(state) != fingerprint:
+            _FINGERPRINTS.pop(key, None)
+            raise AssertionError(f"a cached world changed in place since it was validated: {key[0].__name__} "
+                                 f"{key[1][:200]!r}; every run shares it (servers.kit.world.load_world)")
+        if gone:
+            _FINGERPRINTS.pop(key, None)
 
 
 def _exempt_from_gc() -> None:

@@ -28,6 +28,8 @@ WRITE_KINDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP
 
 class PostgresTools(Toolset[PostgresState]):
     state_model = PostgresState
+    # never called, ``state`` is the ``_state`` it was opened on: nothing is read back before a write
+    keeps_given_state = True
 
     def __init__(self, state: PostgresState) -> None:
         # No copy of ``state``: the database holds the live data, and the state is only ever replaced by

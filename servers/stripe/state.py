@@ -8,9 +8,11 @@ objects are created at.
 from __future__ import annotations
 
 import hashlib
+from itertools import chain
+from operator import attrgetter
 from typing import ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from servers.kit import Model, ServerState
 
@@ -79,6 +81,9 @@ class Price(_Record):
 
 
 class InvoiceLine(_Record):
+    # frozen: no tool changes a line (a new line makes a new list), so a world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     id: str = Field(pattern=r"^il_[A-Za-z0-9]+$")
     description: str = ""
     quantity: int = Field(default=1, ge=1)
@@ -110,6 +115,10 @@ class Invoice(_Record):
 
 
 class Charge(_Record):
+    # frozen: no tool changes a charge, nor its metadata in place (a refund is a record of its own), so a
+    # world's copy shares them (servers.kit.state)
+    model_config = ConfigDict(frozen=True)
+
     id: str = Field(pattern=r"^ch_[A-Za-z0-9]+$")
     amount: int = Field(gt=0)
     currency: Currency = "usd"
@@ -207,8 +216,10 @@ class StripeState(ServerState):
         return sum(r.amount for r in self.refunds if r.charge == charge_id and r.status in ("succeeded", "pending"))
 
     def all_ids(self) -> set[str]:
-        ids = {o.id for kind in (self.customers, self.products, self.prices, self.invoices, self.charges, self.refunds) for o in kind}
-        return ids | {line.id for inv in self.invoices for line in inv.lines}
+        # (map and chain: the same set, built at C speed; new_id makes it on every create, 9,000 ids of a world)
+        ids = set(map(_ID, chain(self.customers, self.products, self.prices, self.invoices, self.charges, self.refunds)))
+        ids.update(map(_ID, chain.from_iterable(inv.lines for inv in self.invoices)))
+        return ids
 
     def new_id(self, prefix: str) -> str:
         """A fresh Stripe-looking id (``cus_...``), derived deterministically from the objects that exist,
@@ -223,6 +234,7 @@ class StripeState(ServerState):
             n += 1
 
 
+_ID = attrgetter("id")
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 

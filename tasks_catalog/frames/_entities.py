@@ -313,6 +313,32 @@ def item_key(kind: Kind) -> str | None:
 
 
 @cache
+def own_id(kind: Kind) -> bool:
+    """Whether the id of an entity one level under a top-level item is made of that entity alone (a Notion
+    block ``{id}``, a Linear comment ``{id}``): no field of the item, nor anything above it, goes into it.
+    The entities of an item that is unchanged at its position are then unchanged, and where every such id is
+    distinct in both states (none numbered ``#n``), the entities of the other items are all a diff needs
+    (``item_ids``); ``item_key`` and ``item_prefix`` cover the ids that start with the item's own fields."""
+    if len(kind.path) != 2 or kind.row is not None or not is_local(kind):
+        return False
+    return all(isinstance(part, str) or part[0] in (None, 1) for part in _compile(kind.id)[1])
+
+
+def item_ids(kind: Kind, state: dict[str, Any], only: frozenset[int] | None = None) -> list[list[str]]:
+    """The ids of ``kind``'s entities (``own_id`` kinds), as their template renders them (no ``#n``), per item
+    of the top-level collection, position by position (of the items at positions ``only``, the others
+    left empty); the entities ``extract`` finds there, in the same order."""
+    assert own_id(kind)
+    top = state.get(kind.path[0]) if isinstance(state, dict) else None
+    out: list[list[str]] = [[] for _ in range(len(top) if isinstance(top, (list, dict)) else 0)]
+    for scope in _walk(state, kind.path, [state], [None], [1], only):
+        if kind.value is None and not isinstance(scope.items[-1], dict):
+            continue  # as ``_entities`` skips it
+        out[scope.positions[1] - 1].append(render_scalar(_fill(kind.id, scope, None)))
+    return out
+
+
+@cache
 def item_prefix(kind: Kind) -> tuple[str, str] | None:
     """For a kind under a top-level item whose id starts with several of that item's fields (a GitHub file
     ``{0.owner}/{0.name}:{1.name}:{$key}``), which tell the items apart where one of them (``owner``)
@@ -442,5 +468,5 @@ def row_columns(kind: Kind, table: dict[str, Any]) -> list[Any]:
 
 
 __all__ = ["DECLARATION_PATH", "DeclarationError", "Kind", "ServerEntities", "declaration", "extract", "is_local",
-           "extract_at", "item_key", "item_prefix", "locate", "render_item", "parent_id", "render_scalar", "row_columns", "row_ids", "rows_match_by_key",
+           "extract_at", "item_ids", "item_key", "item_prefix", "locate", "own_id", "render_item", "parent_id", "render_scalar", "row_columns", "row_ids", "rows_match_by_key",
            "server_entities"]

@@ -13,8 +13,10 @@ from tasks_catalog.frames._entities import (
     Only,
     extract,
     is_local,
+    item_ids,
     item_key,
     item_prefix,
+    own_id,
     parent_id,
     render_item,
     render_scalar,
@@ -137,7 +139,7 @@ class Extracted:
     (the reference's, each wrong solution's) against one initial state, and a world's is thousands of
     entities."""
 
-    __slots__ = ("_forms", "_item_forms", "_kinds", "_row_ids", "server", "state")
+    __slots__ = ("_forms", "_item_forms", "_item_ids", "_kinds", "_row_ids", "server", "state")
 
     def __init__(self, server: str, state: Mapping[str, Any]) -> None:
         self.server, self.state = server, dict(state)
@@ -145,6 +147,16 @@ class Extracted:
         self._forms: dict[str, bytes | None] = {}
         self._item_forms: dict[str, dict[int, bytes | None]] = {}
         self._row_ids: dict[tuple[str, int], list[Any] | None] = {}
+        self._item_ids: dict[str, tuple[list[list[str]], set[str]] | None] = {}
+
+    def item_ids(self, kind: Kind) -> tuple[list[list[str]], set[str]] | None:
+        """``item_ids`` of an ``own_id`` kind, per item, and all of them as a set, made once; None when two
+        entities of the kind have one id (they are numbered in order of appearance over the whole state)."""
+        if kind.name not in self._item_ids:
+            per_item = item_ids(kind, self.state)
+            every = {ident for ids in per_item for ident in ids}
+            self._item_ids[kind.name] = (per_item, every) if len(every) == sum(map(len, per_item)) else None
+        return self._item_ids[kind.name]
 
     def row_ids(self, kind: Kind, position: int, make: Callable[[], list[Any] | None]) -> list[Any] | None:
         """``row_ids`` of the table at ``position`` of ``kind``'s collection, made once by ``make``."""
@@ -196,7 +208,8 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
     appearance), or, for entities under an item, holds a ``/``."""
     prefix = item_prefix(kind)
     field = item_key(kind) if prefix is None else None
-    if field is None and prefix is None:
+    own = field is None and prefix is None and own_id(kind)
+    if field is None and prefix is None and not own:
         return None
     old: Any = before.state.get(kind.path[0])
     new: Any = after.get(kind.path[0])
@@ -206,32 +219,64 @@ def _changed_parents(kind: Kind, before: Extracted, after: Mapping[str, Any],
         return None
     olds = list(old.items()) if isinstance(old, dict) else list(enumerate(old))
     news = list(new.items()) if isinstance(new, dict) else list(enumerate(new))
+    if not _items_apart(kind, prefix, field, olds, news):
+        return None
+    same = same_items.get(kind.path[0])
+    if same is None:  # once per collection, however many kinds live in it
+        same = same_items[kind.path[0]] = before.items_same_as(kind.path[0], news)
+    old_changed = frozenset(i for i in range(len(olds)) if i not in same)
+    new_changed = frozenset(i for i in range(len(news)) if i not in same)
+    if own and not _own_ids_apart(kind, before, after, old_changed, new_changed):
+        return None
+    if field is not None and rows_match_by_key(kind):  # (a kind with an item_prefix has no item_key)
+        return _changed_rows(kind, field, before, olds, news, old_changed, new_changed)
+    return old_changed, new_changed
+
+
+def _items_apart(kind: Kind, prefix: tuple[str, str] | None, field: str | None, olds: list[tuple[Any, Any]],
+                 news: list[tuple[Any, Any]]) -> bool:
+    """Whether the top-level items of both states tell their entities apart (``_changed_parents``): the
+    rendered ``prefix`` (or ``field``) distinct in each state and free of what follows it in an id. An
+    object's keys are distinct already; an ``own_id`` kind's ids are checked by ``_own_ids_apart``."""
     if prefix is not None:
         template, separator = prefix
         for items in (olds, news):
             if not all(isinstance(item, dict) for _, item in items):
-                return None
+                return False
             keys = [render_item(template, item) for _, item in items]
             if len(set(keys)) != len(keys) or any(separator in k for k in keys):
-                return None
-    elif field != "$key":  # an object's keys are distinct already
+                return False
+    elif field is not None and field != "$key":
         for items in (olds, news):
             if field == "$value":
                 ids: list[str | None] = [render_scalar(item) for _, item in items]
             else:
                 ids = [render_scalar(item.get(field)) if isinstance(item, dict) else None for _, item in items]
             if None in ids or len(set(ids)) != len(ids):
-                return None
+                return False
             if len(kind.path) > 1 and any("/" in k for k in ids if k is not None):  # (none is, by now)
-                return None
-    same = same_items.get(kind.path[0])
-    if same is None:  # once per collection, however many kinds live in it
-        same = same_items[kind.path[0]] = before.items_same_as(kind.path[0], news)
-    old_changed = frozenset(i for i in range(len(olds)) if i not in same)
-    new_changed = frozenset(i for i in range(len(news)) if i not in same)
-    if field is not None and rows_match_by_key(kind):  # (a kind with an item_prefix has no item_key)
-        return _changed_rows(kind, field, before, olds, news, old_changed, new_changed)
-    return old_changed, new_changed
+                return False
+    return True
+
+
+def _own_ids_apart(kind: Kind, before: Extracted, after: Mapping[str, Any], old_changed: frozenset[int],
+                   new_changed: frozenset[int]) -> bool:
+    """For an ``own_id`` kind, whether no id is numbered ``#n`` in either state, so the entities under the
+    changed items alone diff as the whole states do: every id distinct in the initial state, and those under
+    the changed items of ``after`` distinct and found in no unchanged item (whose entities, being the
+    initial state's, are distinct already). An unchanged item's entities are the same in both states."""
+    known = before.item_ids(kind)
+    if known is None:
+        return False
+    per_item, every = known
+    gone = {ident for i in old_changed for ident in per_item[i]}
+    seen: set[str] = set()
+    for ids in item_ids(kind, cast("dict[str, Any]", after), new_changed):
+        for ident in ids:
+            if ident in seen or (ident in every and ident not in gone):
+                return False
+            seen.add(ident)
+    return True
 
 
 def _changed_rows(kind: Kind, field: str, before: Extracted, olds: list[tuple[Any, Any]],

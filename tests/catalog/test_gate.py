@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from mcpbench.cli import main
@@ -529,6 +530,129 @@ def test_a_replay_opens_only_the_servers_its_calls_go_to_and_shares_the_others_w
     assert everything.untouched == {"stripe"}
     assert dumped(done.state)["slack"] == dumped(everything.state)["slack"]
     assert dumped(done.state)["notion"] == dumped(everything.state)["notion"]
+
+
+def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unopened(monkeypatch):
+    """A postgres backend keeps the state it is opened on (``keeps_given_state``) but loads it into a database,
+    which may refuse what the state model accepts (tens of milliseconds a load): a replay whose calls never
+    reach it opens it until a backend has opened that world's shared state without error, then leaves it
+    unopened, its state the world as loaded, the same final state; a load that fails is not remembered."""
+    import anyio
+
+    import tasks_catalog.replay as replay_module
+    from servers import get_spec
+    from servers.kit.recent import Recent
+    from servers.kit.world import load_world
+    from servers.postgres import _engine
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import dumped, replay
+
+    task, _ = load_task_file(DEV_DIR / "cross-server" / "x-eng-stuck-pending-order.json")
+    linear_only = [call for call in task.reference_solution if call.tool.startswith("linear__")]
+    assert linear_only and len(linear_only) < len(task.reference_solution)
+    world = load_world(get_spec("postgres").state_model, task.initial_states()["postgres"], copy=False)
+    monkeypatch.setattr(replay_module, "_OPENED", Recent(32))
+    loads = []
+    real_open = _engine.open_database
+
+    def refusing(state, *args, **kwargs):
+        loads.append(state)
+        raise _engine.SQLError("refused, as a database may refuse a state its model accepts")
+
+    monkeypatch.setattr(_engine, "open_database", refusing)
+    for _ in range(2):  # refused each time: never remembered as opened
+        with pytest.raises(ValueError, match="refused"):
+            anyio.run(replay, task, linear_only)
+    assert len(loads) == 2 and len(replay_module._OPENED) == 0
+
+    def counting(state, *args, **kwargs):
+        loads.append(state)
+        return real_open(state, *args, **kwargs)
+
+    monkeypatch.setattr(_engine, "open_database", counting)
+    loads.clear()
+    first = anyio.run(replay, task, linear_only)
+    assert loads == [world] and "postgres" not in first.untouched and first.state["postgres"] is world
+    second = anyio.run(replay, task, linear_only)
+    assert loads == [world] and second.untouched == {"postgres"} and second.state["postgres"] is world
+    assert dumped(first.state) == dumped(second.state) and first.errors == second.errors == []
+    whole = anyio.run(replay, task, task.reference_solution)  # a call reaches it: opened, and written
+    assert len(loads) == 2 and whole.untouched == frozenset() and whole.errors == []
+    assert dumped(whole.state)["postgres"] != world.dump()
+    assert load_world(get_spec("postgres").state_model, task.initial_states()["postgres"], copy=False).dump() \
+        == dumped(second.state)["postgres"]  # the write went to the database, not to the shared world
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("stripe/stripe-rebill-hanbit-seat-upgrade.json", "InvoiceLine"),  # voids, bills new lines, finalizes
+    ("stripe/stripe-refund-march-double-charges.json", "Charge"),  # refunds charges
+    ("github/github-merge-geocoding-fix.json", "Commit"),  # merges: new commits on a branch
+])
+def test_a_replays_writes_leak_neither_into_the_next_replay_nor_into_the_shared_world(path, kind):
+    """A world's copy for a replay shares its frozen records (a Stripe world's invoice lines and charges, a
+    repository's commits) with the world every replay of the process starts from: a reference that writes
+    around them leaves that world as it was (its digest), and a second replay starts from the same state and
+    ends in the same."""
+    import anyio
+
+    from servers import get_spec
+    from servers.kit.state import Model, _shared
+    from servers.kit.world import load_world
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import replay
+
+    def records(value):
+        if isinstance(value, Model):
+            if type(value).__name__ == kind:
+                assert _shared(type(value))
+                yield value
+            for field in value.__dict__.values():
+                yield from records(field)
+        elif isinstance(value, (list, dict)):
+            for item in value.values() if isinstance(value, dict) else value:
+                yield from records(item)
+
+    task, _ = load_task_file(DEV_DIR / path)
+    world = load_world(get_spec(task.server).state_model, task.initial_states()[task.server], copy=False)
+    digest = world.digest()
+    mine = {id(r) for r in records(world)}
+    runs = [anyio.run(lambda: replay(task, task.reference_solution, at_start=lambda state: state.digest()))
+            for _ in range(2)]
+    first, second = runs
+    assert first.errors == second.errors == [] and world.digest() == digest
+    assert first.initial == second.initial == digest  # the second replay starts from the world as it was
+    assert first.state.digest() == second.state.digest() != digest
+    kept = [r for r in records(second.state) if id(r) in mine]
+    assert kept, f"the replay's copy shares none of the world's {kind} records: nothing is tested"
+
+
+def test_a_gate_run_in_the_tests_catches_a_change_in_place_of_a_shared_world(monkeypatch):
+    """pydantic refuses an assignment to a frozen record, not a change of its dict in place: with
+    MCPBENCH_CHECK_WORLDS set (tests/conftest.py sets it) a cached world is fingerprinted, and a gate run, or
+    the world leaving the cache, names one that changed."""
+    import anyio
+
+    import servers.kit.world as world_module
+    import tasks_catalog.gate as gate
+    from servers import get_spec
+    from servers.kit.recent import Recent
+    from servers.kit.world import get_generator, load_world
+
+    monkeypatch.setenv("MCPBENCH_CHECK_WORLDS", "1")
+    monkeypatch.setattr(world_module, "_VALIDATED", Recent(1))
+    monkeypatch.setattr(world_module, "_FINGERPRINTS", {})
+    ref = {"world": {"generator": "stripe", "version": get_generator("stripe").version, "seed": 4, "size": "small"}}
+    world = load_world(get_spec("stripe").state_model, ref, copy=False)
+    assert anyio.run(gate.gate_tasks, []) == []  # unchanged: nothing to say
+    world.charges[0].metadata["leaked"] = "a write that reached the shared world"
+    with pytest.raises(AssertionError, match="changed in place"):
+        anyio.run(gate.gate_tasks, [])
+    monkeypatch.setattr(world_module, "_VALIDATED", Recent(1))  # a fresh cache: validated and fingerprinted again
+    world = load_world(get_spec("stripe").state_model, ref, copy=False)
+    assert anyio.run(gate.gate_tasks, []) == []
+    world.charges[0].metadata["leaked"] = "again"
+    with pytest.raises(AssertionError, match="changed in place"):  # checked as it leaves the cache of one
+        load_world(get_spec("stripe").state_model, {**ref, "world": {**ref["world"], "seed": 5}}, copy=False)
 
 
 def test_a_gate_collects_the_oldest_generation_rarely_while_it_runs_and_restores_the_thresholds(tmp_path, monkeypatch):

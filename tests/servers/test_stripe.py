@@ -267,3 +267,18 @@ def test_a_charge_created_after_a_search_is_found_first_by_the_next_search(live)
     after = st.ok_json("search_charges", query=query, limit=5)["data"]
     assert paid.created == st.state().now and after[0]["id"] == paid.id
     assert [c["id"] for c in after[1:]] == [c["id"] for c in before[:4]]
+
+
+def test_all_ids_are_every_objects_and_invoice_lines_id_and_new_ids_avoid_them():
+    """``all_ids`` (built with map and chain, at C speed: ``new_id`` makes it on every create) holds the id of
+    every customer, product, price, invoice, charge, refund and invoice line, and nothing else."""
+    from servers.kit.world import get_generator
+
+    state = StripeState.load({"world": {"generator": "stripe", "version": get_generator("stripe").version, "seed": 2,
+                                        "size": "small"}})
+    kinds = (state.customers, state.products, state.prices, state.invoices, state.charges, state.refunds)
+    every = [o.id for kind in kinds for o in kind] + [line.id for inv in state.invoices for line in inv.lines]
+    assert state.invoices and any(inv.lines for inv in state.invoices)
+    assert state.all_ids() == set(every) and len(every) == len(set(every))
+    fresh = state.new_id("il")
+    assert fresh.startswith("il_") and fresh not in set(every) and state.new_id("il") == fresh  # deterministic

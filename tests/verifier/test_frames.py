@@ -565,3 +565,105 @@ def test_diffing_only_the_changed_repositories_gives_the_full_diff(monkeypatch):
         assert fast == full
 
     check()
+
+
+def _mutate_own_ids(state: dict, top: str, sub: str, ops) -> dict:
+    """Random damage to entities one level under a top-level item whose ids are their own (a Notion block,
+    a Linear comment: ``{id}``), including what must turn the shortcut off: an id repeated in another item
+    or in the same one, and what it must see through: an entity moved to another item (the same id there),
+    an id turned from text into a number (rendered alike), a 1 turned into true."""
+    state = copy.deepcopy(state)
+    items = state[top]
+    for op, n in ops:
+        if not items:
+            break
+        item = items[n % len(items)]
+        other = items[(n + 1) % len(items)]
+        under = item[sub]
+        entity = under[n % len(under)] if under else None
+        if op == "edit" and entity is not None:
+            field = "text" if "text" in entity else "body"
+            entity[field] = f"edited-{n}"
+        elif op == "add" and entity is not None:
+            other[sub].append(copy.deepcopy(entity))  # an id repeated in another item
+        elif op == "clone" and entity is not None:
+            under.insert(0, copy.deepcopy(entity))  # an id repeated in the same item
+        elif op == "remove" and entity is not None:
+            under.remove(entity)
+        elif op == "rename" and entity is not None:  # moved to another item, its id kept
+            under.remove(entity)
+            other[sub].append(entity)
+        elif op == "rekey" and entity is not None:
+            entity["id"] = f"new-{n}" if n % 3 else n  # a fresh id, or a number where text stood
+        elif op == "truthy" and entity is not None:
+            entity["id"] = True if n % 2 else 1
+        elif op == "insert":
+            items.insert(n % len(items), copy.deepcopy(item))  # the whole item twice: every id repeated
+        elif op == "swap" and len(items) > 1:
+            j = (n + 1) % len(items)
+            items[n % len(items)], items[j] = items[j], items[n % len(items)]
+        elif op == "drop":
+            items.remove(item)
+        elif op == "unkey" and entity is not None:
+            entity.pop("id", None)  # rendered as null
+        elif op == "column":
+            item["title" if "title" in item else "description"] = f"changed-{n}"  # the item alone changes
+    return state
+
+
+@pytest.mark.parametrize(("server", "top", "sub"), [("notion", "pages", "content"), ("linear", "issues", "comments")])
+@pytest.mark.parametrize("repeated", [False, True])
+def test_diffing_only_the_changed_items_of_entities_with_their_own_ids_gives_the_full_diff(server, top, sub, repeated,
+                                                                                         monkeypatch):
+    """A Notion block (a Linear comment) has an id of its own (``{id}``, no field of its page goes into it): where
+    every such id is distinct in both states, the blocks of a page unchanged at its position are unchanged and
+    only the other pages' are extracted; an id repeated anywhere (the initial state's, with ``repeated``, or a
+    final state's) numbers them over the whole state, so the whole kind is extracted, as before."""
+    from hypothesis import given, settings
+
+    import tasks_catalog.frames._judge as judge_module
+    from servers.kit.world import get_generator
+    from tasks_catalog.frames import Extracted
+    from tasks_catalog.frames._entities import own_id, server_entities
+
+    kind = next(k for k in server_entities(server).kinds if k.path == (top, sub))
+    assert own_id(kind)
+    initial = get_spec(server).state_model.load(
+        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+    with_entities = [item for item in initial[top] if item[sub]]
+    assert len(with_entities) >= 2, f"the small {server} world has too few {top} with {sub} for this test"
+    if repeated:
+        with_entities[-1][sub].append(copy.deepcopy(with_entities[0][sub][0]))
+    shared = Extracted(server, initial)
+    assert (shared.item_ids(kind) is None) is repeated
+
+    @settings(max_examples=80, deadline=None)
+    @given(_mutations())
+    def check(ops):
+        final = _mutate_own_ids(initial, top, sub, ops)
+        fast = diff(server, shared, final)
+        with monkeypatch.context() as m:
+            m.setattr(judge_module, "_changed_parents", lambda *a: None)
+            full = diff(server, initial, final)
+        assert fast == full
+
+    check()
+
+
+def test_only_ids_made_of_the_entity_alone_are_its_own():
+    """``own_id``: one level under a top-level item, an id of the entity's own fields; not one that names the
+    item (``item_key`` covers those), a position of the item, or the state above it."""
+    from tasks_catalog.frames._entities import Kind, own_id, server_entities
+
+    def kind(ident: str, path: tuple[str, ...] = ("pages", "content"), **extra: str) -> Kind:
+        return Kind("notion", "block", path, ident, ("id", "text"), None, tuple(extra.items()))
+
+    assert own_id(server_entities("notion").kind("block"))
+    assert own_id(server_entities("linear").kind("comment"))
+    assert own_id(kind("{id}", page="{0.id}"))  # an extra field may name the item: it is unchanged with it
+    assert own_id(kind("block-{1.id}"))
+    assert not own_id(kind("{0.id}/{id}"))
+    assert not own_id(kind("{0.$n}/{id}"))
+    assert not own_id(kind("{id}", ("pages",)))
+    assert not own_id(kind("{id}", ("pages", "content", "children")))
+    assert not own_id(server_entities("slack").kind("message"))
