@@ -29,6 +29,7 @@ from typing import Any
 from servers.kit.world import versions
 from servers.kit.worldtext import COMPANY, CUSTOMERS, DOMAIN, people
 from servers.org import NOW, NOW_UNIX, TODAY, Organisation, cast, money
+from servers.org.model import Employee
 
 OWNER = f"priya.raman@{DOMAIN}"
 SIZES = {"default": 500, "small": 40}
@@ -363,11 +364,18 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
     # The everyday mail of version 1, with the organisation's names.
     colleagues = [e for e in org.active if e is not me]
     total = SIZES_V2[size]
+    everyday = {kind: [t for t in THREADS[kind] if not t[0].startswith(("Payslip", "Flight"))]
+                for kind in ("internal", "notification", "newsletter")}
+    working: dict[int, list[Employee]] = {}  # by UTC day: who of ``colleagues`` works then (drawn from, never changed)
     while len(box.messages) < total:
         kind = rng.choices(("internal", "notification", "newsletter"), (50, 25, 25))[0]
-        subject, *bodies = rng.choice([t for t in THREADS[kind] if not t[0].startswith(("Payslip", "Flight"))])
+        subject, *bodies = rng.choice(everyday[kind])
         moment = START_V2 + rng.randint(0, (NOW_UNIX - START_V2) - 3 * 86_400)
-        person = rng.choice([e for e in colleagues if e.employed_on(_day(moment))])
+        here = working.get(moment // 86_400)
+        if here is None:
+            day = _day(moment)
+            here = working[moment // 86_400] = [e for e in colleagues if e.employed_on(day)]
+        person = rng.choice(here)
         values = {"customer": rng.choice(org.words.customers), "vendor": rng.choice(org.vendors).name,
                   "n": str(rng.randint(2, 40)), "amount": f"{rng.randint(4, 400) * 25:,}",
                   "day": rng.choice(("Monday", "Tuesday", "Thursday", "Friday")),

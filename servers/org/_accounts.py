@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from servers.kit.worldtext import CUSTOMERS, FIRST_NAMES, LAST_NAMES
-from servers.org._ledger import FX_EUR, PRICES
+from servers.org._ledger import FX_EUR, PRICES, _choices
 from servers.org.model import TODAY, Contact, Customer, Employee, Vendor
 
 #: country -> (legal suffixes, billing currency, top-level domain, region)
@@ -129,12 +129,13 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
     people_names = {(e.first, e.last) for e in staff} | {("Dana", "Okafor")}
     crm_taken: set[int] = set()
     stripe_taken: set[str] = set()
-    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    plans = sorted(PLANS)
+    pools: dict[str, list[Employee]] = {}  # the owners working on a day (drawn from, never changed)
     out: list[Customer] = []
     for n, (short, legal, country, domain) in enumerate(rows):
         suffixes, currency, tld, region = COUNTRIES[country]
         domain = domain or f"{slug(legal)}.{tld}"
-        plan = rng.choices(sorted(PLANS), (2, 4, 3, 1))[0]
+        plan = rng.choices(plans, (2, 4, 3, 1))[0]
         seats = rng.randint(*PLANS[plan])
         annual = plan in ("scale", "enterprise") and rng.random() < 0.3
         addons = tuple(k for k, p in (("tracking", 0.65), ("customs", 0.25), ("telematics", 0.2)) if rng.random() < p)
@@ -160,7 +161,9 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
             renewal = (anniversary if anniversary.isoformat() > TODAY else anniversary.replace(year=2027)).isoformat()
         # the account owner: someone who was here when the account came, reassigned when they left
         since = (signup_day or date(2025, 10, 1)).isoformat()
-        pool = [e for e in owners if e.employed_on(max(since, "2025-06-01"))] or active_owners
+        pool = pools.get(since)
+        if pool is None:
+            pool = pools[since] = [e for e in owners if e.employed_on(max(since, "2025-06-01"))] or active_owners
         owner = rng.choice(pool)
         previous, owner_since = None, since
         if not owner.active:
@@ -187,7 +190,7 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
         stripe_id = prefix = None
         if signup_day is not None:
             while stripe_id is None or stripe_id in stripe_taken:
-                stripe_id = "cus_" + "".join(rng.choice(alphabet) for _ in range(14))
+                stripe_id = "cus_" + _choices(rng, 14)  # 14 x rng.choice(ALPHABET), the same draws
             stripe_taken.add(stripe_id)
             prefix = stripe_id[4:12].upper()
         po = f"PO-{rng.randint(2025, 2026)}-{rng.randint(100, 9999):04d}" if rng.random() < 0.25 else None
@@ -206,7 +209,8 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
     # The key accounts: the named ones first, then the biggest, up to the CRM's size.
     by_legal = {c.name: c for c in out}
     order = [c for c in out if c.name in named or c.short in named]
-    order += sorted((c for c in out if c not in order and c.status != "Churned"),
+    first = {c.key for c in order}  # (by key: each customer has its own; ``c not in order`` compared every field)
+    order += sorted((c for c in out if c.key not in first and c.status != "Churned"),
                     key=lambda c: (-c.arr_eur, c.key))
     keys = {c.key for c in order[:key_count]}
     original = by_legal["Fjordline Ferries AS"].key

@@ -221,8 +221,14 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     busy: dict[str, list[tuple[str, str]]] = {"2026-03-18": [("2026-03-18T10:00", "2026-03-18T11:30")]}
     noted: set[tuple[str, str]] = set()
 
+    working: dict[str, list[Employee]] = {}
+
     def colleagues(day: str) -> list[Employee]:
-        return [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
+        """Who else works on ``day`` (computed once a day: the callers only draw from it, never change it)."""
+        found = working.get(day)
+        if found is None:
+            found = working[day] = [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
+        return found
 
     def stand_in(key: str, day: str) -> Employee:
         """The employee ``key``, or after their last day (a hand-over not yet made) their manager."""
@@ -309,12 +315,14 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     # The rest of the calendar: customer reviews, carriers, projects, vendors, colleagues.
     weights = [w for _, w in RANDOM_KINDS]
     billed_vendors = [v for v in vendors if v.status != "Terminated"][:12]
+    kinds = [k for k, _ in RANDOM_KINDS]
+    reviewed = [c for c in keyed if c.status in ("Active", "At risk")]
     while len(meetings) < ONE_OFFS[size]:
-        kind = rng.choices([k for k, _ in RANDOM_KINDS], weights)[0]
+        kind = rng.choices(kinds, weights)[0]
         day = rng.choice(days)
         others = colleagues(day)
         if kind == "qbr":
-            customer = rng.choice([c for c in keyed if c.status in ("Active", "At risk")])
+            customer = rng.choice(reviewed)
             guests = [host(customer, day).email, customer.contact("operations", day).email]
             guests += [e.email for e in rng.sample(others, k=rng.randint(0, 2))]
             add(kind, day, guests, customer.key, customer=customer.short, owner=host(customer, day).name)

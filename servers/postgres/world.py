@@ -16,6 +16,7 @@ key is its values joined by ``,``).
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -201,9 +202,19 @@ def build_v2(rng: random.Random, size: str, org: Organisation) -> dict[str, Any]
                           customer.stripe_id])
         ordering.append((i + 1, created, customer.churned))
 
+    # Who may order at ``at`` changes only where a signup or a churn date is passed: the list is built once
+    # for each (signups up to ``at``, churns before its day) and drawn from as it was built each call.
+    signups = sorted(since for _, since, _ in ordering if since is not None)
+    churns = sorted(churned for _, _, churned in ordering if churned is not None)
+    eligible: dict[tuple[int, int], list[int]] = {}
+
     def who(r: random.Random, at: str) -> int:
-        return r.choice([cid for cid, since, churned in ordering
-                         if since is not None and since <= at and (churned is None or at[:10] <= churned)])
+        key = (bisect.bisect_right(signups, at), bisect.bisect_left(churns, at[:10]))
+        found = eligible.get(key)
+        if found is None:
+            found = eligible[key] = [cid for cid, since, churned in ordering
+                                     if since is not None and since <= at and (churned is None or at[:10] <= churned)]
+        return r.choice(found)
 
     products = _products(rng, n_products)
     orders = _orders(rng, n_orders, products, warehouses, who)

@@ -25,6 +25,7 @@ Patchable collections: ``users`` (by ``id``), ``channels`` (by ``id``), ``channe
 from __future__ import annotations
 
 import calendar
+import itertools
 import random
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -237,14 +238,20 @@ def _post(rng: random.Random, channels: list[dict[str, Any]], stamps: list[int],
     second)``: a quarter replies in a recent thread, some with reactions. ``correct(template, text,
     second)``, when given, may replace a top-level message's filled-in text; it draws nothing, so the
     messages keep their channels, times, authors and every other draw."""
-    weights = [6 if c["_kind"] in ("eng", "sre", "support", "deploy") else 3 for c in channels]
+    # cumulative weights once (``choices`` with ``weights`` accumulates them each call, to the same numbers)
+    cum_weights = list(itertools.accumulate(6 if c["_kind"] in ("eng", "sre", "support", "deploy") else 3
+                                            for c in channels))
+    # each channel's top-level messages so far, kept as they are posted rather than filtered again each time
+    tops_of: dict[int, list[dict[str, Any]]] = {}
     for second in stamps:
-        channel = rng.choices(channels, weights)[0]
+        channel = rng.choices(channels, cum_weights=cum_weights)[0]
         ts = f"{second}.{rng.randint(100, 999_999):06d}"
         kind = channel["_kind"]
         who = authors(channel, second)
         author = bots["deploy-bot"] if kind == "deploy" and rng.random() < 0.5 else rng.choice(who)
-        tops = [m for m in channel["messages"] if "thread_ts" not in m]
+        tops = tops_of.get(id(channel))
+        if tops is None:
+            tops = tops_of[id(channel)] = [m for m in channel["messages"] if "thread_ts" not in m]
         if tops and rng.random() < 0.28:
             parent = rng.choice(tops[-6:])
             text = fill(rng, rng.choice(REPLIES), words)
@@ -253,6 +260,7 @@ def _post(rng: random.Random, channels: list[dict[str, Any]], stamps: list[int],
             template = rng.choice(TEMPLATES[kind])
             text = fill(rng, template, words)
             message = {"ts": ts, "user": author, "text": correct(template, text, second) if correct else text}
+            tops.append(message)
         if rng.random() < 0.12:
             reactors = sorted(rng.sample(who, k=min(len(who), rng.randint(1, 4))))
             message["reactions"] = [{"name": rng.choice(REACTIONS), "users": reactors}]
@@ -406,11 +414,18 @@ def _build_org(rng: random.Random, size: str, org: Organisation,
             channel["topic"] = (f"On call this week: {org.employee(week.primary).name} (primary), "
                                 f"{org.employee(week.secondary).name} (secondary). Rota: ops drive, ops/on-call/rota-2026.csv")
 
+    found: dict[tuple[str, int], list[str]] = {}
+
     def authors(channel: dict[str, Any], second: int) -> list[str]:
-        day = _day(second)
-        here = [u for u in pools[channel["id"]] if by_id[u].employed_on(day)]
-        return here or [m for m in channel["members"] if m in by_id and by_id[m].employed_on(day)] or \
-            [e.slack_id for e in staff if e.employed_on(day)]
+        # the same for a channel all day: built once a (channel, UTC day); ``_post`` only draws from it
+        key = (channel["id"], second // 86_400)
+        here = found.get(key)
+        if here is None:
+            day = _day(second)
+            here = found[key] = [u for u in pools[channel["id"]] if by_id[u].employed_on(day)] or \
+                [m for m in channel["members"] if m in by_id and by_id[m].employed_on(day)] or \
+                [e.slack_id for e in staff if e.employed_on(day)]
+        return here
 
     chatty = [c for c in channels if not c["name"].startswith("incident-")]
     stamps = [START + offset for offset in sorted(rng.sample(range(0, 70 * 86_400), SIZES_V2[size]))]
