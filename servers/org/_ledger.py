@@ -91,6 +91,8 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
     refunds: list[Refund] = []
     window_start = stamp(*MONTHS[0], 1)
     by_key = {c.key: c for c in customers}
+    # each month's name once a build (``calendar.month_name`` formats a date on every lookup)
+    names = {(year, month): month_name(year, month) for year, month in MONTHS}
     for customer in customers:
         if not customer.billed:
             continue
@@ -113,11 +115,11 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
             interval = "year" if plan.annual else "month"
             unit = PRICES["seat"][currency] * (10 if plan.annual else 1)
             lines = [Line(new_id("il"), "seat", interval, plan.seats, unit,
-                          f"Route Planner seat x {plan.seats} ({month_name(year, month)})")]
+                          f"Route Planner seat x {plan.seats} ({names[year, month]})")]
             if not plan.annual:
                 for addon in plan.addons:
                     lines.append(Line(new_id("il"), addon, "month", plan.vehicles if addon == "telematics" else 1,
-                                      PRICES[addon][currency], f"{PRODUCT_NAMES[addon]} ({month_name(year, month)})"))
+                                      PRICES[addon][currency], f"{PRODUCT_NAMES[addon]} ({names[year, month]})"))
             created = max(month_start + 6 * 3600 + rng.randint(0, 3600), signup)
             seq += 1
             number = f"{customer.invoice_prefix}-{seq:04d}"
@@ -160,7 +162,7 @@ def build_ledger(rng: random.Random, customers: tuple[Customer, ...], incidents:
                 shipments = rng.randint(200, 9000)
                 charges.append(Charge(new_id("ch"), customer.key, None, shipments * PRICES["overage"][currency],
                                       currency, "succeeded", month_start + 27 * 86_400 + rng.randint(0, 86_400),
-                                      f"Tracking API overage, {month_name(year, month)}: {shipments:,} shipments",
+                                      f"Tracking API overage, {names[year, month]}: {shipments:,} shipments",
                                       metadata={"usage_month": period, "shipments": str(shipments)}))
         if signup > window_start - 90 * 86_400 and customer.duplicate_of is None and rng.random() < 0.6:
             charges.append(Charge(new_id("ch"), customer.key, None, PRICES["workshop"][currency], currency, "succeeded",
