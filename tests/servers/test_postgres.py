@@ -286,3 +286,42 @@ def test_a_table_loaded_row_by_row_between_batched_ones_loads_in_order(monkeypat
     finally:
         _engine.release(conn)
 
+
+
+def test_the_column_at_a_time_row_check_never_passes_a_row_that_row_problem_refuses():
+    """``Table._rows_fit`` (the fast path of validating rows) is True only when ``row_problem`` finds nothing
+    in any row; when it is False the rows are checked one by one and the first problem is named."""
+    import math
+    import random
+
+    from servers.postgres.state import MAX_SAFE_INTEGER, Table
+
+    pool = [None, True, False, 0, 1, -7, MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER + 1,
+            -MAX_SAFE_INTEGER - 1, 0.5, -2.25, math.inf, -math.inf, math.nan, "", "x", "2026-03-01"]
+    types = ["INTEGER", "BIGINT", "BOOLEAN", "VARCHAR", "DATE", "DOUBLE", "DECIMAL(10,2)"]
+    rng = random.Random(5)
+    agreed = {True: 0, False: 0}
+    for _ in range(3000):
+        width = rng.randint(1, 3)
+        columns = [{"name": f"c{i}", "type": rng.choice(types), "nullable": rng.random() < 0.5} for i in range(width)]
+        table = Table.model_validate({"name": "t", "columns": columns})
+        rows = [[rng.choice(pool[:10] if rng.random() < 0.5 else pool) for _ in range(width)]
+                for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.03:
+            rows[0] = rows[0][:-1]
+        table.__dict__["rows"] = rows  # unvalidated (the model validates an assignment)
+        clean = all(table.row_problem(row) is None for row in rows)
+        fits = table._rows_fit()
+        assert not fits or clean, (columns, rows)
+        agreed[clean] += fits == clean
+        with pytest.raises(ValueError) if not clean else _nothing():
+            Table.model_validate({"name": "t", "columns": columns, "rows": rows})
+    assert agreed[True] > 100 and agreed[False] > 1000  # both outcomes were met
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
