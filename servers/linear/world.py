@@ -321,6 +321,14 @@ class _OrgCast(_Cast):
     def __init__(self, org: Organisation, users: list[Employee]) -> None:
         self.org, self.users, self.words = org, users, org.words
         self.team_engineers = {key: [e for e in org.active if e.team in teams] for key, teams in LINEAR_TEAMS.items()}
+        self._working: dict[str, list[Employee]] = {}  # by day: ``users`` working then (drawn from, never changed)
+        self._success: dict[str, list[Employee]] = {}  # by day: those of them in Customer Success, else all
+
+    def working(self, day: str) -> list[Employee]:
+        here = self._working.get(day)
+        if here is None:
+            here = self._working[day] = [e for e in self.users if e.employed_on(day)]
+        return here
 
     def assignee(self, rng: random.Random, team: str, created: datetime) -> str:
         return rng.choice(self.team_engineers[team]).linear_id
@@ -347,14 +355,16 @@ class _OrgCast(_Cast):
 
     def creator(self, rng: random.Random, labels: tuple[str, ...], created: datetime) -> str:
         day = created.date().isoformat()
-        here = [e for e in self.users if e.employed_on(day)]
+        here = self.working(day)
         if "Customer-reported" in labels:
-            here = [e for e in here if e.department == "Customer Success"] or here
+            success = self._success.get(day)
+            if success is None:
+                success = self._success[day] = [e for e in here if e.department == "Customer Success"] or here
+            here = success
         return rng.choice(here).linear_id
 
     def commenter(self, rng: random.Random, moment: datetime) -> str:
-        day = moment.date().isoformat()
-        return rng.choice([e for e in self.users if e.employed_on(day)]).linear_id
+        return rng.choice(self.working(moment.date().isoformat())).linear_id
 
 
 def _follow_ups(rng: random.Random, org: Organisation) -> dict[str, list[dict[str, Any]]]:
