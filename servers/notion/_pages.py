@@ -4,7 +4,6 @@ dates, and a builder that stores pages, databases and rows with their content bl
 from __future__ import annotations
 
 import random
-import uuid
 from typing import Any
 
 from servers.kit.worldtext import POOLS, Words, fill
@@ -23,16 +22,32 @@ BLOCK_TEXT = (
 )
 
 
+#: What ``uuid.UUID(int=..., version=4)`` clears and sets: the variant (RFC 4122) and the version (4).
+_UUID4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_UUID4_SET = (0x8000 << 48) | (4 << 76)
+
+
+def uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``, without building the object (a workspace draws thousands)."""
+    h = f"{(bits & _UUID4_CLEAR) | _UUID4_SET:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def _ids(rng: random.Random) -> Any:
     def new() -> str:
-        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        return uuid4_text(rng.getrandbits(128))
     return new
+
+
+_MONTHS_BETWEEN: dict[tuple[tuple[int, int], tuple[int, int]], list[tuple[int, int]]] = {}
 
 
 def random_date(rng: random.Random, start: tuple[int, int], end: tuple[int, int]) -> str:
     """A random day from (year, month) ``start`` to the 28th of ``end``."""
-    months = [(y, m) for y in range(start[0], end[0] + 1) for m in range(1, 13)
-              if start <= (y, m) <= end]
+    months = _MONTHS_BETWEEN.get((start, end))
+    if months is None:
+        months = _MONTHS_BETWEEN[start, end] = [(y, m) for y in range(start[0], end[0] + 1) for m in range(1, 13)
+                                                if start <= (y, m) <= end]
     year, month = rng.choice(months)
     return f"{year}-{month:02d}-{rng.randint(1, 28):02d}"
 

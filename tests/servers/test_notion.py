@@ -398,3 +398,16 @@ def test_a_world_query_pages_ten_rows_by_default_and_filters_on_the_title_column
     exact = notion.ok_json("query_database", database_id=vendors.id,
                            filter=[{"property": "Vendor", "equals": "Harbour Print Co"}])["results"]
     assert [r["title"] for r in exact] == ["Harbour Print Co"]
+
+
+def test_world_ids_are_the_text_of_uuid_version_4():
+    """The world builder's ids skip building ``uuid.UUID`` objects; the text is the same for any 128 bits."""
+    import random
+    import uuid
+
+    from servers.notion._pages import uuid4_text
+
+    rng = random.Random(9)
+    edges = [0, 2**128 - 1, 0xC000 << 48, 0xF000 << 64, (0xC000 << 48) | (0xF000 << 64)]
+    for bits in edges + [rng.getrandbits(128) for _ in range(20_000)]:
+        assert uuid4_text(bits) == str(uuid.UUID(int=bits, version=4)), hex(bits)
