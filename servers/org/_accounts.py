@@ -209,8 +209,8 @@ def build_customers(rng: random.Random, size: str, staff: tuple[Employee, ...]) 
     # The key accounts: the named ones first, then the biggest, up to the CRM's size.
     by_legal = {c.name: c for c in out}
     order = [c for c in out if c.name in named or c.short in named]
-    first = {c.key for c in order}  # (by key: each customer has its own; ``c not in order`` compared every field)
-    order += sorted((c for c in out if c.key not in first and c.status != "Churned"),
+    leading = {c.key for c in order}  # (by key: each customer has its own; ``c not in order`` compared every field)
+    order += sorted((c for c in out if c.key not in leading and c.status != "Churned"),
                     key=lambda c: (-c.arr_eur, c.key))
     keys = {c.key for c in order[:key_count]}
     original = by_legal["Fjordline Ferries AS"].key
