@@ -78,7 +78,7 @@ def too_deep(text: str, limit: int = MAX_DEPTH) -> str | None:
             if s is None:
                 return None
             if expect_key and stack and stack[-1][0] == "obj":
-                stack[-1][1] = _unquote(s.group())
+                stack[-1][1] = s  # the key's match: unquoted only if a path is reported (``_path``)
                 expect_key = False
             i = s.end()
             continue
@@ -125,7 +125,8 @@ def _path(stack: list[list[Any]]) -> str:
         elif at is None:
             parts.append(".?")
         else:
-            parts.append(f".{at}" if _NAME.match(at) else f"[{json.dumps(at)}]")
+            key = _unquote(at.group())
+            parts.append(f".{key}" if _NAME.match(key) else f"[{json.dumps(key)}]")
     shown = "".join(parts[:_SHOWN])
     return "$" + shown + (f"…({len(parts) - _SHOWN} more levels)" if len(parts) > _SHOWN else "")
 
