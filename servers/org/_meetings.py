@@ -23,6 +23,7 @@ from servers.org.model import (
     Series,
     Trip,
     Vendor,
+    staffing,
 )
 
 FIRST = date(2026, 1, 5)
@@ -221,13 +222,16 @@ def build_meetings(rng: random.Random, size: str, staff: tuple[Employee, ...], c
     busy: dict[str, list[tuple[str, str]]] = {"2026-03-18": [("2026-03-18T10:00", "2026-03-18T11:30")]}
     noted: set[tuple[str, str]] = set()
 
-    working: dict[str, list[Employee]] = {}
+    working: dict[tuple[int, int], list[Employee]] = {}
+    staffed = staffing(staff)
 
     def colleagues(day: str) -> list[Employee]:
-        """Who else works on ``day`` (computed once a day: the callers only draw from it, never change it)."""
-        found = working.get(day)
+        """Who else works on ``day`` (computed once for the days the same people work: the callers only draw
+        from it, never change it)."""
+        key = staffed(day)
+        found = working.get(key)
         if found is None:
-            found = working[day] = [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
+            found = working[key] = [e for e in staff if e is not owner and e.employed_on(day) and e.name not in twins]
         return found
 
     def stand_in(key: str, day: str) -> Employee:

@@ -11,6 +11,8 @@ as the calendar keeps them.
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -89,6 +91,19 @@ class Employee(Person):
         """Works here on ``day`` (an ISO date, or the date part of an ISO time)."""
         day = day[:10]
         return self.start <= day and (self.leave is None or day <= self.leave)
+
+
+def staffing(staff: Any) -> Callable[[str], tuple[int, int]]:
+    """A key of who of ``staff`` works on a day: days with the same key have the same of them employed
+    (``Employee.employed_on``): how many started by the day and how many left before it. A generator
+    keeps a list drawn from per key instead of filtering the staff again each day."""
+    starts = sorted(e.start for e in staff)
+    leaves = sorted(e.leave for e in staff if e.leave is not None)
+
+    def key(day: str) -> tuple[int, int]:
+        day = day[:10]
+        return bisect.bisect_right(starts, day), bisect.bisect_left(leaves, day)
+    return key
 
 
 @dataclass(frozen=True)

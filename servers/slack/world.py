@@ -34,7 +34,7 @@ from typing import Any
 from servers.kit.world import versions
 from servers.kit.worldtext import POOLS, Words, fill, people, random_id
 from servers.org import Organisation, cast
-from servers.org.model import Employee, Incident
+from servers.org.model import Employee, Incident, staffing
 
 #: (name, kind, topic, purpose, private, archived); kind picks the message templates.
 CHANNELS = (
@@ -415,16 +415,23 @@ def _build_org(rng: random.Random, size: str, org: Organisation,
                                 f"{org.employee(week.secondary).name} (secondary). Rota: ops drive, ops/on-call/rota-2026.csv")
 
     found: dict[tuple[str, int], list[str]] = {}
+    by_staffing: dict[tuple[str, tuple[int, int]], list[str]] = {}
+    staffed = staffing(staff)
 
     def authors(channel: dict[str, Any], second: int) -> list[str]:
-        # the same for a channel all day: built once a (channel, UTC day); ``_post`` only draws from it
+        # the same for a channel all day, and on every day the same people work: built once a (channel,
+        # staffing); ``_post`` only draws from it
         key = (channel["id"], second // 86_400)
         here = found.get(key)
         if here is None:
             day = _day(second)
-            here = found[key] = [u for u in pools[channel["id"]] if by_id[u].employed_on(day)] or \
-                [m for m in channel["members"] if m in by_id and by_id[m].employed_on(day)] or \
-                [e.slack_id for e in staff if e.employed_on(day)]
+            same = (channel["id"], staffed(day))
+            here = by_staffing.get(same)
+            if here is None:
+                here = by_staffing[same] = [u for u in pools[channel["id"]] if by_id[u].employed_on(day)] or \
+                    [m for m in channel["members"] if m in by_id and by_id[m].employed_on(day)] or \
+                    [e.slack_id for e in staff if e.employed_on(day)]
+            found[key] = here
         return here
 
     chatty = [c for c in channels if not c["name"].startswith("incident-")]
