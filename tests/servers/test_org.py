@@ -261,3 +261,22 @@ def test_no_room_is_ever_double_booked_and_every_guest_works_here_that_day(org):
         spans.sort()
         for (a, b), (c, d) in zip(spans, spans[1:]):
             assert b <= c, f"{room} is booked twice: {a}-{b} and {c}-{d}"
+
+
+def test_days_with_one_staffing_key_have_the_same_people_employed(org):
+    """``staffing`` keys a day by who works then: generators keep one list per key, so two days with one
+    key must have the same employees, and days with other employees other keys."""
+    from datetime import date, timedelta
+
+    from servers.org.model import staffing
+
+    key = staffing(org.employees)
+    seen: dict[tuple[int, int], frozenset[str]] = {}
+    day = date(2023, 1, 1)
+    while day <= date(2027, 1, 1):
+        text = day.isoformat()
+        employed = frozenset(e.key for e in org.employees if e.employed_on(text))
+        assert seen.setdefault(key(text), employed) == employed, text
+        assert key(text + "T09:30:00Z") == key(text)
+        day += timedelta(days=1)
+    assert len(set(seen.values())) == len(seen) > 10  # the staff changed, and each change has its own key
