@@ -349,6 +349,26 @@ def _mutate(server: str, state: dict, ops) -> dict:
     return state
 
 
+def _small_world(server: str) -> dict:
+    """The small world of seed 1 of ``server``'s newest generator, dumped."""
+    from servers.kit.world import get_generator
+
+    return get_spec(server).state_model.load(
+        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+
+
+def _assert_the_narrow_diff_is_the_full_one(server: str, shared, initial: dict, final: dict, monkeypatch) -> None:
+    """The diff from the once-``Extracted`` initial state (which extracts only the changed parents) equals
+    the diff that extracts every parent of both states."""
+    import tasks_catalog.frames._judge as judge_module
+
+    fast = diff(server, shared, final)
+    with monkeypatch.context() as m:
+        m.setattr(judge_module, "_changed_parents", lambda *a: None)
+        full = diff(server, initial, final)
+    assert fast == full
+
+
 @pytest.mark.parametrize("server", ["postgres", "slack"])
 def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server, monkeypatch):
     """Of the tables (channels) that changed, only what changed is extracted: for a table whose primary
@@ -356,12 +376,9 @@ def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server
     The initial state is ``Extracted`` once and compared with every final state, as the gate does."""
     from hypothesis import given, settings
 
-    import tasks_catalog.frames._judge as judge_module
-    from servers.kit.world import get_generator
     from tasks_catalog.frames import Extracted
 
-    initial = get_spec(server).state_model.load(
-        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+    initial = _small_world(server)
     if server == "postgres":
         for table in initial["tables"]:
             for row in table["rows"]:
@@ -372,11 +389,7 @@ def test_diffing_only_the_changed_tables_and_channels_gives_the_full_diff(server
     @given(_mutations())
     def check(ops):
         final = _mutate(server, initial, ops)
-        fast = diff(server, shared, final)
-        with monkeypatch.context() as m:
-            m.setattr(judge_module, "_changed_parents", lambda *a: None)
-            full = diff(server, initial, final)
-        assert fast == full
+        _assert_the_narrow_diff_is_the_full_one(server, shared, initial, final, monkeypatch)
 
     check()
 
@@ -437,11 +450,9 @@ def test_diffing_only_the_changed_items_of_a_collection_gives_the_full_diff(serv
     from hypothesis import given, settings
 
     import tasks_catalog.frames._judge as judge_module
-    from servers.kit.world import get_generator
     from tasks_catalog.frames import Extracted
 
-    initial = get_spec(server).state_model.load(
-        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+    initial = _small_world(server)
     if key is not None:
         for item in initial[top][::2]:
             item["amount"] = 1  # an edit turns it into True
@@ -451,11 +462,7 @@ def test_diffing_only_the_changed_items_of_a_collection_gives_the_full_diff(serv
     @given(_mutations())
     def check(ops):
         final = _mutate_items(initial, top, key, ops)
-        fast = diff(server, shared, final)
-        with monkeypatch.context() as m:
-            m.setattr(judge_module, "_changed_parents", lambda *a: None)
-            full = diff(server, initial, final)
-        assert fast == full
+        _assert_the_narrow_diff_is_the_full_one(server, shared, initial, final, monkeypatch)
         assert shared.same_as(final) == judge_module.json_equal(initial, final)
 
     check()
@@ -546,23 +553,15 @@ def test_diffing_only_the_changed_repositories_gives_the_full_diff(monkeypatch):
     and free of the ``:`` or ``#`` that follows them in an id."""
     from hypothesis import given, settings
 
-    import tasks_catalog.frames._judge as judge_module
-    from servers.kit.world import get_generator
     from tasks_catalog.frames import Extracted
 
-    initial = get_spec("github").state_model.load(
-        {"world": {"generator": "github", "version": get_generator("github").version, "seed": 1, "size": "small"}}).dump()
+    initial = _small_world("github")
     shared = Extracted("github", initial)
 
     @settings(max_examples=60, deadline=None)
     @given(_mutations())
     def check(ops):
-        final = _mutate_repos(initial, ops)
-        fast = diff("github", shared, final)
-        with monkeypatch.context() as m:
-            m.setattr(judge_module, "_changed_parents", lambda *a: None)
-            full = diff("github", initial, final)
-        assert fast == full
+        _assert_the_narrow_diff_is_the_full_one("github", shared, initial, _mutate_repos(initial, ops), monkeypatch)
 
     check()
 
@@ -621,15 +620,12 @@ def test_diffing_only_the_changed_items_of_entities_with_their_own_ids_gives_the
     final state's) numbers them over the whole state, so the whole kind is extracted, as before."""
     from hypothesis import given, settings
 
-    import tasks_catalog.frames._judge as judge_module
-    from servers.kit.world import get_generator
     from tasks_catalog.frames import Extracted
     from tasks_catalog.frames._entities import own_id, server_entities
 
     kind = next(k for k in server_entities(server).kinds if k.path == (top, sub))
     assert own_id(kind)
-    initial = get_spec(server).state_model.load(
-        {"world": {"generator": server, "version": get_generator(server).version, "seed": 1, "size": "small"}}).dump()
+    initial = _small_world(server)
     with_entities = [item for item in initial[top] if item[sub]]
     assert len(with_entities) >= 2, f"the small {server} world has too few {top} with {sub} for this test"
     if repeated:
@@ -641,11 +637,7 @@ def test_diffing_only_the_changed_items_of_entities_with_their_own_ids_gives_the
     @given(_mutations())
     def check(ops):
         final = _mutate_own_ids(initial, top, sub, ops)
-        fast = diff(server, shared, final)
-        with monkeypatch.context() as m:
-            m.setattr(judge_module, "_changed_parents", lambda *a: None)
-            full = diff(server, initial, final)
-        assert fast == full
+        _assert_the_narrow_diff_is_the_full_one(server, shared, initial, final, monkeypatch)
 
     check()
 
