@@ -17,11 +17,13 @@ before the call).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,15 +54,18 @@ def check(gate: Gate, tasks: list[Task], processes: int) -> list[GateResult]:
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
         helpers = []
+        feeders = []
         try:
             for _ in range(min(processes, len(todo)) - 1):
                 helper = subprocess.Popen(
                     [sys.executable, "-m", "tasks_catalog.gate_pool", str(cache.root), ",".join(cache.verifiers)],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
                 helpers.append(helper)
-                assert helper.stdin is not None  # stdin=PIPE
-                helper.stdin.write(payload)
-                helper.stdin.close()
+                # A month's payload is megabytes, more than a pipe holds: written here, it would keep this
+                # process waiting for the helper's imports before it judged anything itself.
+                feeder = threading.Thread(target=_feed, args=(helper, payload), name="gate-pool-feed", daemon=True)
+                feeder.start()
+                feeders.append(feeder)
             results = gate.check(tasks)
         finally:
             for helper in helpers:
@@ -69,7 +74,17 @@ def check(gate: Gate, tasks: list[Task], processes: int) -> list[GateResult]:
                 except subprocess.TimeoutExpired:
                     helper.kill()
                     helper.wait()
+            for feeder in feeders:
+                feeder.join(timeout=HELPER_EXIT_S)  # its helper has exited: the feed is written, or broke off
     return [r if i in before or not r.cached else replace(r, cached=False) for i, r in enumerate(results)]
+
+
+def _feed(helper: subprocess.Popen[bytes], payload: bytes) -> None:
+    """Hand ``payload`` to ``helper``'s standard input and close it; a helper that died before reading it
+    all leaves its tasks to the others (``check``)."""
+    assert helper.stdin is not None  # stdin=PIPE
+    with contextlib.suppress(BrokenPipeError), helper.stdin:
+        helper.stdin.write(payload)
 
 
 def _helper(cache_root: str, verifiers: str) -> None:

@@ -215,3 +215,28 @@ def test_without_a_cache_a_pooled_gate_leaves_no_folder_behind(tmp_path, monkeyp
     results = gate_pool.check(acceptance_gate(typescript=False), _tasks(), processes=2)
     assert all(r.ok and not r.cached for r in results)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_gate_claims_smaller_chunks_as_the_month_runs_out():
+    from tasks_catalog.gate import CLAIM, claim_size
+
+    left, taken = 160, []
+    while left:
+        taken.append(claim_size(left))
+        left -= taken[-1]
+    assert taken[0] == CLAIM and max(taken) == CLAIM and taken == sorted(taken, reverse=True)
+    assert taken[-4:] == [1, 1, 1, 1]  # the last tasks one at a time: a peer that runs out waits for one task, not a chunk
+    assert sum(taken) == 160 and claim_size(0) == claim_size(1) == 1
+
+
+def test_a_helper_that_dies_before_reading_its_tasks_leaves_them_to_the_caller(monkeypatch):
+    from tasks_catalog import gate_pool
+
+    real_popen = gate_pool.subprocess.Popen
+
+    def dying(args, **kwargs):
+        return real_popen([sys.executable, "-c", "import os; os.close(0)"], **kwargs)
+
+    monkeypatch.setattr(gate_pool.subprocess, "Popen", dying)
+    results = gate_pool.check(acceptance_gate(typescript=False), _tasks(), processes=3)
+    assert [(r.ok, r.cached) for r in results] == [(True, False)] * len(PATHS)
