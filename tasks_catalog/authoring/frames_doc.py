@@ -18,17 +18,19 @@ def kinds_section() -> str:
              "Generated from `tasks_catalog/frames/entities.json`. `id` is the template of the stable id",
              "(see \"The declaration\" above); `fields` are the judged fields (`where`, `fields` and `values`",
              "of an allowance name these); `parent` the kind it lives in (what `\"parent\"` of an allowance",
-             "asks about); `copies` the fields that only place a copy. Benign state is never judged.", ""]
+             "asks about); `copies` the fields that only place a copy; `sets` the fields whose members have no",
+             "order, whose members `where` compares in any order. Benign state is never judged.", ""]
     for server, entities in sorted(declaration().items()):
-        lines += [f"### {server}", "", "| entity | where it lives | stable id | fields | parent | copies |",
-                  "|---|---|---|---|---|---|"]
+        lines += [f"### {server}", "", "| entity | where it lives | stable id | fields | parent | copies | sets |",
+                  "|---|---|---|---|---|---|---|"]
         for k in entities.kinds:
             where = ".".join(f"{p}[]" for p in k.path) or "(the state's root)"
             fields = ("the table's columns" + "".join(f", `{name}`" for name, _ in k.extra) if k.fields is None
                       else ", ".join(f"`{f}`" for f in k.fields))
             parent = f"`{server}.{k.parent[0]}`" if k.parent else "-"
             copies = ", ".join(f"`{f}`" for f in k.copy) or "-"
-            lines.append(f"| `{k.qualified}` | `{where}` | `{k.id}` | {fields} | {parent} | {copies} |")
+            sets = ", ".join(f"`{f}`" for f in k.sets) or "-"
+            lines.append(f"| `{k.qualified}` | `{where}` | `{k.id}` | {fields} | {parent} | {copies} | {sets} |")
         lines.append("")
         if entities.benign:
             lines += ["Benign (ignored by the frame): " + ", ".join(f"`{b}`" for b in entities.benign) + ".", ""]

@@ -33,6 +33,7 @@ from tasks_catalog.frames._judge import (
     frame_violations,
     json_equal,
     judge,
+    same_members,
     scoped_diff,
     summarize,
     summarize_counts,
@@ -107,5 +108,5 @@ def check_frame(frame: Iterable[Any], server: str | Sequence[str], path: str = "
 
 __all__ = ["CHANGES", "DECLARATION_PATH", "FORMS", "Change", "allowance_counts", "allowed_by", "DeclarationError", "Extracted", "Kind", "ServerEntities",
            "Violation", "changed_units", "check_frame", "constraint_problem", "declaration", "diff", "exact_form", "extract", "extract_at",
-           "form_of", "frame_violations", "holds", "json_equal", "judge", "locate", "parent_id", "row_columns", "render_scalar", "scoped_diff", "server_entities",
+           "form_of", "frame_violations", "holds", "json_equal", "judge", "locate", "parent_id", "row_columns", "render_scalar", "same_members", "scoped_diff", "server_entities",
            "split_unit", "summarize", "summarize_counts", "unit_value", "with_entity"]

@@ -45,6 +45,9 @@ class Kind:
     #: the fields that only place a copy (a file's branch): a created entity equal to an entity of the
     #: initial state in every other field is a copy of it (creating a branch copies its base's files)
     copy: tuple[str, ...] = ()
+    #: the fields whose list holds members in no meaningful order (a message's recipients, an event's
+    #: attendees, an issue's labels): ``where`` compares them as sets (``frames.same_members``)
+    sets: tuple[str, ...] = ()
 
     @property
     def qualified(self) -> str:
@@ -72,7 +75,7 @@ def declaration() -> dict[str, ServerEntities]:
             where = f"entities.json: {server}.{name}"
             if not isinstance(k.get("path"), list) or not isinstance(k.get("id"), str):
                 raise DeclarationError(f"{where}: needs a path (list of keys) and an id (template)")
-            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row", "parent", "copy"}
+            unknown = set(k) - {"path", "id", "fields", "value", "extra", "row", "parent", "copy", "sets"}
             if unknown:
                 raise DeclarationError(f"{where}: unknown keys {sorted(unknown)}")
             row, parent = k.get("row"), k.get("parent")
@@ -80,11 +83,14 @@ def declaration() -> dict[str, ServerEntities]:
                               None if k.get("fields") is None else tuple(k["fields"]), k.get("value"),
                               tuple((k.get("extra") or {}).items()),
                               (row["columns"], row["primary_key"]) if row else None,
-                              (parent["kind"], parent["id"]) if parent else None, tuple(k.get("copy", ()))))
+                              (parent["kind"], parent["id"]) if parent else None, tuple(k.get("copy", ())),
+                              tuple(k.get("sets", ()))))
             if kinds[-1].fields is None and row is None:
                 raise DeclarationError(f"{where}: fields may be null only for table rows")
             if any(f not in (kinds[-1].fields or ()) for f in kinds[-1].copy):
                 raise DeclarationError(f"{where}: copy names a field the kind does not have")
+            if any(f not in (kinds[-1].fields or ()) for f in kinds[-1].sets):
+                raise DeclarationError(f"{where}: sets names a field the kind does not have")
         names = {k.name: k for k in kinds}
         for k in kinds:
             if k.parent is not None:

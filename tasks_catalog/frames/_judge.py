@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import marshal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -59,6 +60,36 @@ def json_equal(a: Any, b: Any) -> bool:
         if mine is not None and mine == exact_form(b):
             return True
     return _walk_equal(a, b)  # scalars, and what differs in form (or has none: not marshallable)
+
+
+def same_members(a: list[Any], b: list[Any]) -> bool:
+    """Whether two lists hold the same members, each as many times, in any order (members compared by
+    ``json_equal``): how ``where`` compares a field the kind declares a set (``Kind.sets``)."""
+    if len(a) != len(b):
+        return False
+    left = list(b)
+    for member in a:
+        at = next((i for i, other in enumerate(left) if json_equal(member, other)), None)
+        if at is None:
+            return False
+        del left[at]
+    return True
+
+
+def _where_holds(c: Change, unit: str, value: Any, wanted: Any) -> bool:
+    """Whether ``value``, ``c``'s value of the ``where`` unit, is what the allowance names: JSON-equal, and
+    for a field the kind declares a set, the same members in any order."""
+    if type(value) is list and type(wanted) is list and unit in _sets(c.entity):
+        return same_members(value, wanted)
+    return json_equal(value, wanted)
+
+
+@functools.cache
+def _sets(entity: str) -> frozenset[str]:
+    """The set fields (``Kind.sets``) of the kind ``entity`` names (``server.kind``)."""
+    server, _, name = entity.partition(".")
+    kind = server_entities(server).kind(name)
+    return frozenset(kind.sets) if kind is not None else frozenset()
 
 
 def _equal_given_form(a: Any, form: Callable[[], bytes | None], b: Any) -> bool:
@@ -454,7 +485,7 @@ def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> Iter
             present, value = unit_value(values, unit)
             if not present:
                 yield f"whose where.{unit} it lacks"
-            elif not json_equal(value, a["where"][unit]):
+            elif not _where_holds(c, unit, value, a["where"][unit]):
                 yield f"whose where.{unit} it does not match"
     if a.get("parent") is not None and (c.parent is None or (c.parent in created) != (a["parent"] == "created")):
         yield f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent"
@@ -470,7 +501,7 @@ def _matched(a: dict[str, Any], c: Change) -> Iterator[str]:
         assert values is not None
         for unit in sorted(a["where"]):
             present, value = unit_value(values, unit)
-            if present and json_equal(value, a["where"][unit]):
+            if present and _where_holds(c, unit, value, a["where"][unit]):
                 yield f"where.{unit}"
 
 

@@ -659,3 +659,62 @@ def test_only_ids_made_of_the_entity_alone_are_its_own():
     assert not own_id(kind("{id}", ("pages",)))
     assert not own_id(kind("{id}", ("pages", "content", "children")))
     assert not own_id(server_entities("slack").kind("message"))
+
+
+def test_a_field_declared_a_set_holds_a_list_in_every_servers_world():
+    """``sets`` (entities.json) names fields whose members have no order, which ``where`` compares as sets:
+    each must hold a list wherever its kind has entities, or the declaration says nothing."""
+    from servers.kit import world
+    from tasks_catalog.frames import extract
+
+    checked = 0
+    for server, entities in declaration().items():
+        kinds = [k for k in entities.kinds if k.sets]
+        if not kinds:
+            continue
+        with get_spec(server).open({"world": {"generator": server, "version": world.get_generator(server).version,
+                                              "seed": 1}}) as tools:
+            state = tools.snapshot().dump()
+        for kind in kinds:
+            found = extract(kind, state)
+            assert found, f"{kind.qualified}: no entity in {server}'s world to check its sets on"
+            for ident, values in found.items():
+                for field in kind.sets:
+                    assert isinstance(values.get(field), list), f"{kind.qualified} {ident}: {field} is not a list"
+                    checked += 1
+    assert checked > 100
+
+
+def test_where_compares_a_set_field_by_its_members_and_any_other_field_as_it_is():
+    from tasks_catalog.frames import same_members
+
+    assert same_members(["a", "b"], ["b", "a"]) and same_members([], []) and same_members([1], [1.0])
+    assert not same_members(["a", "a"], ["a", "b"]) and not same_members(["a"], ["a", "a"])
+    assert not same_members([True], [1]) and not same_members([{"x": 1}], [{"x": 2}])
+    initial = {"messages": [], "drafts": [], "labels": [], "address": "me@example.com", "now": "2026-01-01T00:00:00Z"}
+    final = {**initial, "drafts": [{"id": "d1", "to": ["a@x.example"], "cc": ["c@x.example", "b@x.example"],
+                                    "subject": "Hi", "body": "Yes", "thread_id": None}]}
+    frame = [{"entity": "gmail.draft", "change": ["create"], "max": 1,
+              "where": {"cc": ["b@x.example", "c@x.example"], "subject": "Hi"}}]
+    assert frame_violations("gmail", frame, initial, final) == []
+    frame[0]["where"]["subject"] = "hi"  # not a set: as it is
+    assert [v.describe() for v in frame_violations("gmail", frame, initial, final)] == [
+        "gmail.draft d1 created: outside the frame (nearest: frame[0], whose where.subject it does not match)"]
+
+
+def test_a_declaration_whose_sets_name_a_field_the_kind_lacks_is_refused(tmp_path, monkeypatch):
+    import json
+
+    import tasks_catalog.frames._entities as entities
+
+    raw = json.loads(entities.DECLARATION_PATH.read_text())
+    raw["servers"]["gmail"]["kinds"]["draft"]["sets"] = ["to", "bcc"]
+    path = tmp_path / "entities.json"
+    path.write_text(json.dumps(raw))
+    monkeypatch.setattr(entities, "DECLARATION_PATH", path)
+    entities.declaration.cache_clear()
+    try:
+        with pytest.raises(entities.DeclarationError, match=r"gmail\.draft: sets names a field the kind does not have"):
+            entities.declaration()
+    finally:
+        entities.declaration.cache_clear()

@@ -21,6 +21,8 @@ export interface KindDeclaration {
   parent?: { kind: string; id: string };
   /** The fields that only place a copy: a created entity equal to an initial one in every other field is a copy. */
   copy?: string[];
+  /** The fields whose list holds members in no meaningful order: `where` compares them as sets. */
+  sets?: string[];
 }
 
 export interface ServerDeclaration {
@@ -584,6 +586,35 @@ function selects(a: JsonObject, c: Change, created: Set<string>): boolean {
   return about(a, c) && misses(a, c, created).next().done === true;
 }
 
+/** Whether two lists hold the same members, each as many times, in any order, members compared by
+ * `jsonEqual` (tasks_catalog/frames `same_members`): how `where` compares a field the kind declares a set. */
+export function sameMembers(a: Json[], b: Json[]): boolean {
+  if (a.length !== b.length) return false;
+  const left = [...b];
+  for (const member of a) {
+    const at = left.findIndex((other) => jsonEqual(member, other));
+    if (at < 0) return false;
+    left.splice(at, 1);
+  }
+  return true;
+}
+
+const setFields = new Map<string, Set<string>>();
+
+/** Whether `value`, `c`'s value of the `where` unit, is what the allowance names: JSON-equal, and for a
+ * field the kind declares a set, the same members in any order (tasks_catalog/frames `_where_holds`). */
+function whereHolds(c: Change, unit: string, value: Json, wanted: Json): boolean {
+  let sets = setFields.get(c.entity);
+  if (sets === undefined) {
+    const dot = c.entity.indexOf(".");
+    const kind = declaration().servers[c.entity.slice(0, dot)]?.kinds[c.entity.slice(dot + 1)];
+    sets = new Set(kind?.sets ?? []);
+    setFields.set(c.entity, sets);
+  }
+  if (Array.isArray(value) && Array.isArray(wanted) && sets.has(unit)) return sameMembers(value, wanted);
+  return jsonEqual(value, wanted);
+}
+
 /** Why an allowance about this kind of entity and change does not select this one, in words, one at a
  * time: its `ids`, each unit of its `where` (in code-point order) and its `parent`; none when it selects it
  * (tasks_catalog/frames `_misses`). */
@@ -595,7 +626,7 @@ function* misses(a: JsonObject, c: Change, created: Set<string>): Generator<stri
     for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
       if (!present) yield `whose where.${unit} it lacks`;
-      else if (!jsonEqual(value, where[unit] as Json)) yield `whose where.${unit} it does not match`;
+      else if (!whereHolds(c, unit, value, where[unit] as Json)) yield `whose where.${unit} it does not match`;
     }
   }
   if (typeof a.parent === "string"
@@ -613,7 +644,7 @@ function* matched(a: JsonObject, c: Change): Generator<string> {
     const values = c.change === "delete" ? c.before : c.after;
     for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
-      if (present && jsonEqual(value, where[unit] as Json)) yield `where.${unit}`;
+      if (present && whereHolds(c, unit, value, where[unit] as Json)) yield `where.${unit}`;
     }
   }
 }
