@@ -498,6 +498,7 @@ def claim_size(left: int) -> int:
     of one core idle); the runs of tasks on one world stay long while there is plenty left."""
     return max(1, min(CLAIM, left // 4))
 
+
 #: Set to 1 on a production worker or CI: the gate refuses to run without the TypeScript verifier.
 REQUIRE_TYPESCRIPT_ENV = "MCPBENCH_REQUIRE_TYPESCRIPT"
 

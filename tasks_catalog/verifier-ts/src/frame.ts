@@ -21,7 +21,7 @@ export interface KindDeclaration {
   parent?: { kind: string; id: string };
   /** The fields that only place a copy: a created entity equal to an initial one in every other field is a copy. */
   copy?: string[];
-  /** The fields whose list holds members in no meaningful order: `where` compares them as sets. */
+  /** The fields whose list holds members in no meaningful order: `where` compares their members in any order. */
   sets?: string[];
 }
 
