@@ -69,8 +69,10 @@ def test_the_rotate_command_and_the_rotation_flow_use_the_same_dual_gate(slack_o
     from flows.catalog import gate_month
     from flows.rotate import rotate as rotate_task
 
+    # one gate process, as the flow's: a helper process would ask its share of the verdicts where this spy
+    # cannot count them (a helper gates with the verifiers it is handed, or not at all: gate_pool._helper)
     out = CliRunner().invoke(main, ["rotate", "--month", "2026-11", "--store", str(tmp_path / "cli"),
-                                    "--pool", _pool_dir(tmp_path, slack_only)])
+                                    "--pool", _pool_dir(tmp_path, slack_only), "--gate-processes", "1"])
     assert out.exit_code == 0, out.output
     assert "gate verifiers: python + typescript" in out.output
     by_cli = len(asked)
