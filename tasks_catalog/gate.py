@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import anyio
 
 from servers.kit.world import check_cached_worlds, is_world_reference
-from tasks_catalog.frames import Extracted, diff, frame_violations, server_entities, summarize
+from tasks_catalog.frames import ExactSame, Extracted, diff, frame_violations, server_entities, summarize
 from tasks_catalog.gate_cache import Claim, GateCache, cache_from
 from tasks_catalog.gate_probes import judge_alternatives, probe_task
 from tasks_catalog.hashing import task_hash
@@ -208,16 +208,6 @@ class _Judged:
     tail: list[str]
 
 
-def _final_dump(done: Replay, start: dict[str, Any]) -> dict[str, Any]:
-    """``dumped(done.state)``, where the dump of each server no call went to (``Replay.untouched``: its state
-    is the task's world as loaded) is that server's part of ``start``, the dump of the initial state."""
-    if not done.untouched:
-        return dumped(done.state)
-    if not isinstance(done.state, dict):  # a single-server task's one server
-        return start
-    return {server: start[server] if server in done.untouched else state.dump() for server, state in done.state.items()}
-
-
 async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bool = True) -> _Judged:  # noqa: C901, PLR0912, PLR0915 - one task's reference, probes, wrong solutions and frames judged in order
     result = GateResult(task.id)
     reasons = result.reasons
@@ -244,12 +234,13 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
                        f"faults injected takes {ref.steps} calls, retries included")
     frame = [a.model_dump(mode="json", exclude_none=True) for a in task.frame]
     before = _extracted(task, start)  # every final state is compared with the one initial state
+    same = ExactSame()  # start's parts encoded once for every final state that shares them (Replay.dump_sharing)
     scope = task.scope
     #: (what, final dump, python's frame violations) of every final state judged
     finals: list[tuple[str, dict[str, Any], list[Any]]] = []
     probed = None
     if not ref.errors:
-        final = _final_dump(ref, start)
+        final = ref.dump_sharing(start, same)
         passes = evaluate(task.success, ref.state)
         judged.append(("after the reference solution", passes, final, True, clauses(ref.state)))
         outside = frame_violations(scope, frame, before, final)
@@ -264,9 +255,9 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
                 effects.append((i, diff(server, previous, dump)))
                 previous = dump
             probed = await probe_task(task, frame, cast("Extracted", before), ref.state,
-                                      Reference(start, final, changes, effects), explain=dumps_wanted)
+                                      Reference(start, final, changes, effects), explain=dumps_wanted, same=same)
         elif passes and probes and task.alternative_solutions:  # a cross-server task's own alternatives
-            probed = await judge_alternatives(task, frame, before, explain=dumps_wanted)
+            probed = await judge_alternatives(task, frame, start, before, explain=dumps_wanted, same=same)
         if probed is not None:
             result.probes = [r.to_json() for r in probed.results]
             judged += [(what, verdict, dump, None, failing) for what, dump, verdict, failing in probed.verdicts]
@@ -280,7 +271,7 @@ async def _judge(task: Task, dumps_wanted: bool, frames_wanted: bool, probes: bo
         if wrong.kind is None:
             reasons.append(f"{what} has no kind: every wrong solution says what it tests "
                            f"(wrong_solutions[{i}].kind: collateral, lookalike or other)")
-        final = _final_dump(done, start)
+        final = done.dump_sharing(start, same)
         if _same(before, final) or (done.calls and len(done.errors) == done.calls):
             reasons.append(f"{what} changes nothing{' (every call errors)' if done.errors else ''}, so it tests nothing")
             continue

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from servers import get_spec
 from tasks_catalog.frames import (
     Change,
+    ExactSame,
     Extracted,
     allowance_counts,
     diff,
@@ -38,7 +39,7 @@ from tasks_catalog.probes import (
     probed_server,
     variants,
 )
-from tasks_catalog.replay import dumped, replay
+from tasks_catalog.replay import replay
 from tasks_catalog.schema import Task
 
 
@@ -47,9 +48,11 @@ class Probed:
     """What the probes of one task found: their results, and each state judged (for the second verifier):
     ``verdicts`` as ``(what, dump, verdict, failing clause ids)``, ``frames`` as ``(what, dump, violations)``.
     ``explain``: name the failing clauses of each false verdict (else left empty), for a second verifier
-    held to the same ones."""
+    held to the same ones. ``same``: the task's initial state's forms, each probe's final state sharing
+    what did not change with that state (``Replay.dump_sharing``)."""
 
     explain: bool = False
+    same: ExactSame = field(default_factory=ExactSame)
     results: list[ProbeResult] = field(default_factory=list)
     verdicts: list[tuple[str, dict[str, Any], bool, tuple[str, ...]]] = field(default_factory=list)
     frames: list[tuple[str, dict[str, Any], list[Any]]] = field(default_factory=list)
@@ -65,10 +68,10 @@ class Probed:
 
 
 async def probe_task(task: Task, frame: list[dict[str, Any]], before: Extracted, ref_state: Any, ref: Reference,
-                     explain: bool = False) -> Probed:
+                     explain: bool = False, same: ExactSame | None = None) -> Probed:
     """Run every probe of ``task`` (whose reference solution took ``before``, the initial state, to
-    ``ref_state``, described by ``ref``) and judge it (``explain``: see ``Probed``)."""
-    out = Probed(explain)
+    ``ref_state``, described by ``ref``) and judge it (``explain``, ``same``: see ``Probed``)."""
+    out = Probed(explain, same=same or ExactSame())
     reference_counts = allowance_counts(frame, ref.changes)
     free: set[int] = set()
     after_ref = Extracted(probed_server(task), ref.final)
@@ -84,17 +87,19 @@ async def probe_task(task: Task, frame: list[dict[str, Any]], before: Extracted,
     return out
 
 
-async def judge_alternatives(task: Task, frame: list[dict[str, Any]], before: Any, explain: bool = False) -> Probed:
-    """Run a task's own ``alternative_solutions`` alone, each from the initial state (``before``, the task's
-    scoped initial ``Extracted``) and judged whole as in ``probe_task``: how the gate judges those of a
-    cross-server task, whose generated probes it leaves out (they edit one server's state)."""
-    out = Probed(explain)
+async def judge_alternatives(task: Task, frame: list[dict[str, Any]], start: dict[str, Any], before: Any,
+                             explain: bool = False, same: ExactSame | None = None) -> Probed:
+    """Run a task's own ``alternative_solutions`` alone, each from the initial state (``start``, the task's
+    scoped initial dump, and ``before``, its ``Extracted``) and judged whole as in ``probe_task``: how the
+    gate judges those of a cross-server task, whose generated probes it leaves out (they edit one
+    server's state)."""
+    out = Probed(explain, same=same or ExactSame())
     for probe in alternatives(task):
         done = await replay(task, probe.calls, faults=probe.faults)
         if done.errors:
             out.results.append(ProbeResult(probe, "missed", f"fails: {done.errors[0]}"))
             continue
-        dump = dumped(done.state)
+        dump = done.dump_sharing(start, out.same)
         violations = judge(frame, scoped_diff(task.scope, before, dump))
         what = f"after probe {probe.name}"
         out.frames.append((what, dump, violations))
@@ -119,7 +124,7 @@ async def _run(task: Task, frame: list[dict[str, Any]], before: Extracted, after
             if probe.kind == "alternative":
                 return ProbeResult(probe, "missed", f"fails: {done.errors[0]}"), None
             return ProbeResult(probe, "skipped", f"not applicable: {done.errors[0]}"), None
-        state, dump, steps = done.state, done.state.dump(), done.steps
+        state, dump, steps = done.state, done.dump_sharing(ref.initial, out.same), done.steps
     if probe.kind == "damage" and after_ref.same_as(dump):
         return ProbeResult(probe, "skipped", "not applicable: it changes nothing the reference left"), None
     what = f"after probe {probe.name}"

@@ -14,6 +14,7 @@ from servers.kit.recent import Recent
 from servers.kit.tools import Toolset
 from servers.kit.world import is_world_reference, load_world
 from tasks_catalog.faults import FaultPlan, executes
+from tasks_catalog.frames import ExactSame, share_unchanged
 from tasks_catalog.schema import Fault, Task, ToolCall
 
 #: How many times the oracle (and so the gate) tries a call that meets a transient fault.
@@ -38,6 +39,16 @@ class Replay:
     initial: Any = None  # what ``at_start`` made of the state before any call
     #: the servers no call went to whose state is the task's world, shared as it was loaded (``replay``)
     untouched: frozenset[str] = frozenset()
+
+    def dump_sharing(self, start: dict[str, Any], same: ExactSame) -> dict[str, Any]:
+        """``dumped(self.state)``, sharing with ``start`` (a dump of the task's initial state, scoped alike)
+        every part that is the same JSON (``frames.share_unchanged``; ``same`` keeps ``start``'s forms for
+        the task's other final states): the dump of a server no call went to (``untouched``: its state is
+        the task's world as loaded) is that server's part of ``start`` itself."""
+        if not isinstance(self.state, dict):  # a single-server task's one server
+            return start if self.untouched else share_unchanged(start, self.state.dump(), same)
+        return {server: start[server] if server in self.untouched else share_unchanged(start[server], state.dump(), same)
+                for server, state in self.state.items()}
 
 
 def dumped(state: Any) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tasks_catalog.frames import exact_form
+from tasks_catalog.frames import ExactSame
 from tasks_catalog.predicates import Refuted
 
 PACKAGE = Path(__file__).with_name("verifier-ts")
@@ -456,7 +456,7 @@ class _Payload:
         self.kept: list[dict[str, Any]] = []  # every state given a slot: their ids stay theirs
         self.pending: set[int] = set()  # states whose base is being sent: never a base themselves
         self.recent: dict[str, list[dict[str, Any]]] = {}  # server -> the states sent for it, in order
-        self.same = _Same()
+        self.same = ExactSame()
 
     def ref(self, server: str, state: dict[str, Any]) -> tuple[str, int]:
         at = self.slot.get(id(state))
@@ -513,10 +513,10 @@ class _Payload:
         return position if kind == "whole" else len(self.whole) + position
 
 
-def state_ops(base: Any, new: Any, same: _Same | None = None) -> list[list[Any]] | None:
+def state_ops(base: Any, new: Any, same: ExactSame | None = None) -> list[list[Any]] | None:
     """Ops that turn the dumped state ``base`` into ``new`` (src/joint.ts reads them), or None when
     ``new`` is better sent whole (its top level differs in kind, keys or their order, or in every member)."""
-    same = same or _Same()
+    same = same or ExactSame()
     if not (type(base) is dict and type(new) is dict and list(base) == list(new)):
         return None
     ops: list[list[Any]] = []
@@ -531,7 +531,7 @@ def state_ops(base: Any, new: Any, same: _Same | None = None) -> list[list[Any]]
     return ops
 
 
-def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: _Same) -> None:
+def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: ExactSame) -> None:
     """Append to ``ops`` what turns ``base`` into ``new`` (which differ) at ``path``."""
     if type(base) is dict and type(new) is dict and list(base) == list(new):
         for key in new:
@@ -556,32 +556,6 @@ def _ops(base: Any, new: Any, path: list[Any], ops: list[list[Any]], same: _Same
                 ops.append([path, head, len(base) - head - tail, new[head:len(new) - tail]])
                 return
     ops.append([path, new])
-
-
-class _Same:
-    """Whether two parts of dumped states are the same JSON, key order and kinds included. ``==`` alone
-    is not that (``True == 1``, ``0.0 == -0.0``), so an equal pair is confirmed by its exact form
-    (``frames.exact_form``); a pair that is not confirmed is merely sent again. A base's parts are
-    encoded once."""
-
-    def __init__(self) -> None:
-        self._forms: dict[int, tuple[Any, bytes | None]] = {}
-
-    def __call__(self, a: Any, b: Any) -> bool:
-        if a is b:
-            return True
-        if type(a) is not type(b) or a != b:
-            return False
-        if type(a) in (str, int, bool, type(None)):  # equal and of one type: the same JSON
-            return True
-        mine = self._form(a)
-        return mine is not None and mine == exact_form(b)
-
-    def _form(self, value: Any) -> bytes | None:
-        kept = self._forms.get(id(value))
-        if kept is None or kept[0] is not value:
-            kept = self._forms[id(value)] = (value, exact_form(value))
-        return kept[1]
 
 
 def frame_violations_many(cases: list[tuple[Servers, dict[str, Any], dict[str, Any], list[dict[str, Any]]]],

@@ -24,6 +24,7 @@ from tasks_catalog.frames._entities import (
 from tasks_catalog.frames._judge import (
     CHANGES,
     Change,
+    ExactSame,
     Extracted,
     Violation,
     allowance_counts,
@@ -35,6 +36,7 @@ from tasks_catalog.frames._judge import (
     judge,
     same_members,
     scoped_diff,
+    share_unchanged,
     summarize,
     summarize_counts,
     with_entity,
@@ -106,7 +108,7 @@ def check_frame(frame: Iterable[Any], server: str | Sequence[str], path: str = "
     return problems
 
 
-__all__ = ["CHANGES", "DECLARATION_PATH", "FORMS", "Change", "allowance_counts", "allowed_by", "DeclarationError", "Extracted", "Kind", "ServerEntities",
+__all__ = ["CHANGES", "DECLARATION_PATH", "FORMS", "Change", "ExactSame", "allowance_counts", "allowed_by", "DeclarationError", "Extracted", "Kind", "ServerEntities",
            "Violation", "changed_units", "check_frame", "constraint_problem", "declaration", "diff", "exact_form", "extract", "extract_at",
-           "form_of", "frame_violations", "holds", "json_equal", "judge", "locate", "parent_id", "row_columns", "render_scalar", "same_members", "scoped_diff", "server_entities",
+           "form_of", "frame_violations", "holds", "json_equal", "judge", "locate", "parent_id", "row_columns", "render_scalar", "same_members", "scoped_diff", "server_entities", "share_unchanged",
            "split_unit", "summarize", "summarize_counts", "unit_value", "with_entity"]

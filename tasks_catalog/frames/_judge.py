@@ -131,6 +131,76 @@ def _walk_equal(a: Any, b: Any) -> bool:
     return a is None and b is None
 
 
+class ExactSame:
+    """Whether two parts of dumped states are the same JSON, key order and kinds included. ``==`` alone
+    is not that (``True == 1``, ``0.0 == -0.0``), so an equal pair is confirmed by its exact form
+    (:func:`exact_form`); a pair that is not confirmed counts as different. The first argument's forms
+    are kept (with the values, so their ids stay theirs): one instance compares one base state with
+    several others, encoding each part of the base once."""
+
+    def __init__(self) -> None:
+        self._forms: dict[int, tuple[Any, bytes | None]] = {}
+
+    def __call__(self, a: Any, b: Any) -> bool:
+        if a is b:
+            return True
+        if type(a) is not type(b) or a != b:
+            return False
+        if type(a) in (str, int, bool, type(None)):  # equal and of one type: the same JSON
+            return True
+        mine = self._form(a)
+        return mine is not None and mine == exact_form(b)
+
+    def _form(self, value: Any) -> bytes | None:
+        kept = self._forms.get(id(value))
+        if kept is None or kept[0] is not value:
+            kept = self._forms[id(value)] = (value, exact_form(value))
+        return kept[1]
+
+
+def share_unchanged(base: Any, new: Any, same: ExactSame | None = None) -> Any:
+    """``new`` (a freshly dumped state, changed in place), with each of its parts that is the same JSON as
+    ``base``'s part at the same place (``same``) replaced by ``base``'s part: ``base`` itself when the
+    whole is the same. What is the same at a place: a dict's value under a key both have; a list's item
+    at an index, when both lists have one length, or else in the runs the two lists share at their
+    heads and their tails (an item added or removed in between).
+
+    The gate compares every final state of a task with its initial state several times: its frame
+    judge, its "changes nothing" check, the TypeScript verifier's payload (sent as changes to the
+    initial state). A world's dump is made afresh after each replay, so each of those encoded every
+    unchanged record again; after this, an unchanged part is the very object the initial state holds,
+    and each comparison takes it as equal by identity. Nothing may change either state afterwards (the
+    gate's states are read, never written, once dumped)."""
+    same = same or ExactSame()
+    try:
+        return _share(base, new, same)
+    except RecursionError:  # nested deeper than Python compares: what was shared so far stands, all of it exact
+        return new
+
+
+def _share(base: Any, new: Any, same: ExactSame) -> Any:
+    if same(base, new):
+        return base
+    if type(base) is dict and type(new) is dict:
+        for key, value in new.items():
+            if key in base:
+                new[key] = _share(base[key], value, same)
+    elif type(base) is list and type(new) is list:
+        if len(base) == len(new):
+            for i, value in enumerate(new):
+                new[i] = _share(base[i], value, same)
+        else:
+            head = 0
+            while head < min(len(base), len(new)) and same(base[head], new[head]):
+                new[head] = base[head]
+                head += 1
+            tail = 1
+            while tail <= min(len(base), len(new)) - head and same(base[-tail], new[-tail]):
+                new[-tail] = base[-tail]
+                tail += 1
+    return new
+
+
 @dataclass(frozen=True)
 class Change:
     """One entity that differs between the initial and the final state."""

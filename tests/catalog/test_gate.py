@@ -532,6 +532,42 @@ def test_a_replay_opens_only_the_servers_its_calls_go_to_and_shares_the_others_w
     assert dumped(done.state)["notion"] == dumped(everything.state)["notion"]
 
 
+@pytest.mark.parametrize("path", ["cross-server/x-client-invoices-sync.json", "stripe/stripe-refund-march-double-charges.json",
+                                  "github/github-merge-geocoding-fix.json"])
+def test_a_final_dump_is_the_fresh_dump_sharing_with_the_initial_one_what_did_not_change(path):
+    """``Replay.dump_sharing``, each final dump the gate judges: the same JSON, byte for byte, as the state
+    dumped afresh, where every collection no call changed is the initial dump's own object (what the frame
+    judge, the "changes nothing" check and the TypeScript payload then take as equal without encoding
+    it), and a server no call went to is the initial dump's part itself."""
+    import marshal
+    from functools import partial
+
+    import anyio
+
+    from tasks_catalog.frames import ExactSame
+    from tasks_catalog.loader import load_task_file
+    from tasks_catalog.replay import dumped, replay
+
+    task, _ = load_task_file(DEV_DIR / path)
+    for calls in [task.reference_solution, *(w.calls for w in task.wrong_solutions)]:
+        done = anyio.run(partial(replay, task, calls, strict=False, at_start=dumped))
+        start = done.initial
+        before_bytes = marshal.dumps(start, 2)
+        fresh = dumped(done.state)
+        shared = done.dump_sharing(start, ExactSame())
+        assert marshal.dumps(shared, 2) == marshal.dumps(fresh, 2)
+        each = {s: (start[s], fresh[s], shared[s]) for s in task.server_names} if task.cross_server \
+            else {task.server: (start, fresh, shared)}
+        for server, (before, after, kept) in each.items():
+            if server in done.untouched:
+                assert kept is before
+                continue
+            for top in after:
+                unchanged = marshal.dumps(before[top], 2) == marshal.dumps(after[top], 2)
+                assert (kept[top] is before[top]) == unchanged, (path, server, top)
+        assert marshal.dumps(start, 2) == before_bytes  # the initial dump is left alone
+
+
 def test_a_database_no_call_reaches_is_loaded_once_per_world_and_then_left_unopened(monkeypatch):
     """A postgres backend keeps the state it is opened on (``keeps_given_state``) but loads it into a database,
     which may refuse what the state model accepts (tens of milliseconds a load): a replay whose calls never

@@ -159,6 +159,31 @@ def test_the_ops_of_a_derived_state_rebuild_it_exactly_and_leave_its_base_alone(
         assert marshal.dumps(_apply(base, ops), 2) == marshal.dumps(new, 2)  # True is not 1, -0.0 is not 0.0
 
 
+@settings(max_examples=300, deadline=None)
+@given(base=st.dictionaries(st.sampled_from(["files", "rows", "meta", "n"]), JSON, min_size=1, max_size=4),
+       data=st.data())
+def test_a_final_state_shares_with_its_initial_state_exactly_what_did_not_change(base, data):
+    """``frames.share_unchanged``, which the gate applies to every final dump (``Replay.dump_sharing``) before
+    its frame judge and this payload compare it with the initial one: the shared state is the same JSON as
+    the fresh dump, byte for byte (True is not 1, -0.0 is not 0.0, key order kept: so a part of the initial
+    state stands only where it is the same JSON), the initial state is left alone, an unchanged collection
+    is the initial state's own, and the ops sent for the shared state rebuild the fresh dump."""
+    from tasks_catalog.frames import share_unchanged
+
+    new = _mutated(base, data)
+    fresh = marshal.dumps(new, 2)
+    kept = marshal.dumps(base, 2)
+    shared = share_unchanged(base, copy.deepcopy(new))
+    assert marshal.dumps(shared, 2) == fresh and marshal.dumps(base, 2) == kept
+    assert (shared is base) == (fresh == kept)
+    for key in shared:
+        if key in base and marshal.dumps(base[key], 2) == marshal.dumps(new[key], 2):
+            assert shared[key] is base[key]  # an unchanged collection is the initial state's own
+    ops = ts_verifier.state_ops(base, shared)
+    if ops is not None:
+        assert marshal.dumps(_apply(base, ops), 2) == fresh
+
+
 def test_a_state_nested_deeper_than_python_recurses_is_sent_whole():
     def deep(leaf):
         value = [leaf]
