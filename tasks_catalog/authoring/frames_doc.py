@@ -19,7 +19,8 @@ def kinds_section() -> str:
              "(see \"The declaration\" above); `fields` are the judged fields (`where`, `fields` and `values`",
              "of an allowance name these); `parent` the kind it lives in (what `\"parent\"` of an allowance",
              "asks about); `copies` the fields that only place a copy; `sets` the fields whose members have no",
-             "order, whose members `where` compares in any order. Benign state is never judged.", ""]
+             "order, which `where` and `values`' `eq` and `in` compare by their members in any order. Benign",
+             "state is never judged.", ""]
     for server, entities in sorted(declaration().items()):
         lines += [f"### {server}", "", "| entity | where it lives | stable id | fields | parent | copies | sets |",
                   "|---|---|---|---|---|---|---|"]

@@ -77,11 +77,19 @@ def same_members(a: list[Any], b: list[Any]) -> bool:
 
 
 def _where_holds(c: Change, unit: str, value: Any, wanted: Any) -> bool:
-    """Whether ``value``, ``c``'s value of the ``where`` unit, is what the allowance names: JSON-equal, and
-    for a field the kind declares a set, the same members in any order."""
-    if type(value) is list and type(wanted) is list and unit in _sets(c.entity):
-        return same_members(value, wanted)
-    return json_equal(value, wanted)
+    """Whether ``value``, ``c``'s value of the ``where`` unit, is what the allowance names (``_unit_equal``)."""
+    return _unit_equal(c, unit)(value, wanted)
+
+
+def _unit_equal(c: Change, unit: str) -> Callable[[Any, Any], bool]:
+    """How a value of ``c``'s ``unit`` is compared with what an allowance names (its ``where``, a ``values``
+    constraint): JSON-equal, and for a field the kind declares a set, two lists with the same members in any
+    order (``same_members``)."""
+    return _members_equal if unit in _sets(c.entity) else json_equal
+
+
+def _members_equal(a: Any, b: Any) -> bool:
+    return same_members(a, b) if type(a) is list and type(b) is list else json_equal(a, b)
 
 
 @functools.cache
@@ -625,7 +633,7 @@ def _refusal(a: dict[str, Any], c: Change) -> str | None:
         before = unit_value(c.before, unit) if c.change == "update" else (False, None)
         if c.change == "update" and before[0] == after[0] and (not after[0] or json_equal(before[1], after[1])):
             continue  # left as it was: nothing to judge
-        if not holds(constraint, before, after, json_equal, search):
+        if not holds(constraint, before, after, _unit_equal(c, unit), search):
             return f"does not allow this value of {unit}"
     return None
 

@@ -519,6 +519,8 @@ export function splitUnit(unit: string, fields: JsonObject | null): [string, str
 }
 
 type Form = "eq" | "in" | "matches" | "items" | "keys";
+/** How two values of a unit are compared (`jsonEqual`, or `membersEqual` for a set field: `unitEqual`). */
+type Equal = (a: Json | undefined, b: Json | undefined) => boolean;
 const FORM_KEYS: [Form, string[]][] = [
   ["eq", ["eq"]], ["in", ["in"]], ["matches", ["matches"]], ["keys", ["keys"]], ["items", ["add", "remove", "key"]],
 ];
@@ -532,23 +534,24 @@ function formOf(constraint: Json): Form | null {
 }
 
 /** The items of `a` left after taking out, one for one, the items of `b`. */
-function minus(a: Json[], b: Json[]): Json[] {
+function minus(a: Json[], b: Json[], equal: Equal): Json[] {
   const rest = [...b];
   const out: Json[] = [];
   for (const x of a) {
-    const i = rest.findIndex((y) => jsonEqual(x, y));
+    const i = rest.findIndex((y) => equal(x, y));
     if (i < 0) out.push(x);
     else rest.splice(i, 1);
   }
   return out;
 }
 
-/** Whether a change taking a unit from `before` to `after` keeps `constraint` (tasks_catalog/frames `holds`). */
-function holds(constraint: JsonObject, before: [boolean, Json], after: [boolean, Json]): boolean {
+/** Whether a change taking a unit from `before` to `after` keeps `constraint`, values compared by `equal`
+ * (tasks_catalog/frames `holds`). */
+function holds(constraint: JsonObject, before: [boolean, Json], after: [boolean, Json], equal: Equal): boolean {
   const form = formOf(constraint);
   const [present, value] = after;
-  if (form === "eq") return present && jsonEqual(value, constraint.eq);
-  if (form === "in") return present && Array.isArray(constraint.in) && constraint.in.some((v) => jsonEqual(value, v));
+  if (form === "eq") return present && equal(value, constraint.eq);
+  if (form === "in") return present && Array.isArray(constraint.in) && constraint.in.some((v) => equal(value, v));
   if (form === "matches") return present && typeof value === "string" && search(constraint.matches as string, value);
   if (form === "keys") {
     const keys = Array.isArray(constraint.keys) ? constraint.keys : [];
@@ -562,16 +565,16 @@ function holds(constraint: JsonObject, before: [boolean, Json], after: [boolean,
   const remove = Array.isArray(constraint.remove) ? constraint.remove : [];
   const key = typeof constraint.key === "string" ? constraint.key : null;
   if (key === null) {
-    return minus(now, old).every((x) => add.some((y) => jsonEqual(x, y)))
-      && minus(old, now).every((x) => remove.some((y) => jsonEqual(x, y)));
+    return minus(now, old, equal).every((x) => add.some((y) => equal(x, y)))
+      && minus(old, now, equal).every((x) => remove.some((y) => equal(x, y)));
   }
   if (![...old, ...now].every((x) => isObject(x) && own(x, key))) return false;
   const of = (x: Json) => (x as JsonObject)[key] as Json;
   for (const x of now) {
-    const same = old.filter((y) => jsonEqual(of(y), of(x)));
-    if (!(same.length > 0 && jsonEqual(same[0] as Json, x)) && !add.some((y) => jsonEqual(of(x), y))) return false;
+    const same = old.filter((y) => equal(of(y), of(x)));
+    if (!(same.length > 0 && equal(same[0] as Json, x)) && !add.some((y) => equal(of(x), y))) return false;
   }
-  return old.every((y) => now.some((x) => jsonEqual(of(y), of(x))) || remove.some((z) => jsonEqual(of(y), z)));
+  return old.every((y) => now.some((x) => equal(of(y), of(x))) || remove.some((z) => equal(of(y), z)));
 }
 
 /** Whether the allowance is about this kind of entity and change (its `entity` and `change`). */
@@ -601,9 +604,15 @@ export function sameMembers(a: Json[], b: Json[]): boolean {
 
 const setFields = new Map<string, Set<string>>();
 
-/** Whether `value`, `c`'s value of the `where` unit, is what the allowance names: JSON-equal, and for a
- * field the kind declares a set, the same members in any order (tasks_catalog/frames `_where_holds`). */
+/** Whether `value`, `c`'s value of the `where` unit, is what the allowance names (`unitEqual`). */
 function whereHolds(c: Change, unit: string, value: Json, wanted: Json): boolean {
+  return unitEqual(c, unit)(value, wanted);
+}
+
+/** How a value of `c`'s `unit` is compared with what an allowance names (its `where`, a `values` constraint):
+ * JSON-equal, and for a field the kind declares a set, two lists with the same members in any order
+ * (tasks_catalog/frames `_unit_equal`). */
+function unitEqual(c: Change, unit: string): Equal {
   let sets = setFields.get(c.entity);
   if (sets === undefined) {
     const dot = c.entity.indexOf(".");
@@ -611,8 +620,11 @@ function whereHolds(c: Change, unit: string, value: Json, wanted: Json): boolean
     sets = new Set(kind?.sets ?? []);
     setFields.set(c.entity, sets);
   }
-  if (Array.isArray(value) && Array.isArray(wanted) && sets.has(unit)) return sameMembers(value, wanted);
-  return jsonEqual(value, wanted);
+  return sets.has(unit) ? membersEqual : jsonEqual;
+}
+
+function membersEqual(a: Json | undefined, b: Json | undefined): boolean {
+  return Array.isArray(a) && Array.isArray(b) ? sameMembers(a, b) : jsonEqual(a, b);
 }
 
 /** Why an allowance about this kind of entity and change does not select this one, in words, one at a
@@ -699,7 +711,7 @@ function refusal(a: JsonObject, c: Change): string | null {
       const after = unitValue(c.after, unit);
       const before: [boolean, Json] = c.change === "update" ? unitValue(c.before, unit) : [false, null];
       if (c.change === "update" && before[0] === after[0] && (!after[0] || jsonEqual(before[1], after[1]))) continue;
-      if (!holds(a.values[unit] as JsonObject, before, after)) return `does not allow this value of ${unit}`;
+      if (!holds(a.values[unit] as JsonObject, before, after, unitEqual(c, unit))) return `does not allow this value of ${unit}`;
     }
   }
   return null;
