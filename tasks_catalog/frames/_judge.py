@@ -464,8 +464,9 @@ def diff(server: str, initial: Mapping[str, Any] | Extracted, final: Mapping[str
             if new is None:
                 changes.append(Change(kind.qualified, ident, "delete", (), old, None, _parent(kind, old)))
             elif not json_equal(old, new):
-                changes.append(Change(kind.qualified, ident, "update", changed_units(old, new, json_equal), old, new,
-                                      _parent(kind, old)))
+                units = changed_units(old, new, json_equal, kind.sets, _members_equal)
+                if units:  # none: only the order of a set field's members changed, which is no change
+                    changes.append(Change(kind.qualified, ident, "update", units, old, new, _parent(kind, old)))
         created = [(i, new) for i, new in new_items.items() if i not in old_items]
         copies = _copies(kind, before, [new for _, new in created]) if kind.copy and created else set()
         changes += [Change(kind.qualified, i, "copy" if n in copies else "create", (), None, new, _parent(kind, new))
@@ -495,10 +496,9 @@ def with_entity(kind: Kind, changes: list[Change], change: Change, fields: dict[
         new = None if old is None else made("delete", (), None)
     elif old is None:
         new = made("copy" if kind.copy and _copies(kind, before, [fields]) else "create", (), fields)
-    elif json_equal(old, fields):
-        new = None
-    else:
-        new = made("update", changed_units(old, fields, json_equal), fields)
+    else:  # no update where only the order of a set field's members changed, as in ``diff``
+        units = () if json_equal(old, fields) else changed_units(old, fields, json_equal, kind.sets, _members_equal)
+        new = made("update", units, fields) if units else None
     out: list[Change] = []
     for c in changes:
         if c is not change:

@@ -40,14 +40,17 @@ def unit_value(fields: Mapping[str, Any] | None, unit: str) -> tuple[bool, Any]:
     return True, value[key]
 
 
-def changed_units(old: Mapping[str, Any], new: Mapping[str, Any], equal: Equal) -> tuple[str, ...]:
+def changed_units(old: Mapping[str, Any], new: Mapping[str, Any], equal: Equal, sets: Container[str] = (),
+                  members: Equal | None = None) -> tuple[str, ...]:
     """The units that differ between two versions of one entity, sorted: each field that differs, except
-    that a field holding an object in both is compared key by key (``metadata.plan``, ``metadata.seats``)."""
+    that a field holding an object in both is compared key by key (``metadata.plan``, ``metadata.seats``),
+    and a field of ``sets`` (the kind's set fields) by ``members`` (the same members in any order): a list
+    of recipients or labels that only changed its order did not change."""
     out = []
     for name in old.keys() | new.keys():
         if name in old and name in new:
             a, b = old[name], new[name]
-            if equal(a, b):
+            if equal(a, b) or (members is not None and name in sets and members(a, b)):
                 continue
             if type(a) is dict and type(b) is dict:
                 out += [f"{name}.{k}" for k in a.keys() | b.keys()

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from servers import SERVER_NAMES, get_spec
-from tasks_catalog.frames import Extracted, check_frame, declaration, diff, frame_violations, summarize
+from tasks_catalog.frames import Extracted, check_frame, declaration, diff, frame_violations, server_entities, summarize
 from tasks_catalog.loader import validate_task
 
 
@@ -700,6 +700,29 @@ def test_where_compares_a_set_field_by_its_members_and_any_other_field_as_it_is(
     frame[0]["where"]["subject"] = "hi"  # not a set: as it is
     assert [v.describe() for v in frame_violations("gmail", frame, initial, final)] == [
         "gmail.draft d1 created: outside the frame (nearest: frame[0], whose where.subject it does not match)"]
+
+
+def test_a_probe_edit_that_only_reorders_a_set_field_is_no_change_as_in_the_full_diff():
+    """``with_entity`` (a probe's state edit judged as the reference's diff with one entity made again) agrees
+    with ``diff``: an entity whose set field only changed its order is no change, whatever the reference did
+    to it; with a member fewer, it is an update of that field."""
+    from tasks_catalog.frames import with_entity
+
+    message = {"id": "m1", "thread_id": "t1", "from": "a@x.example", "to": ["me@example.com"], "cc": [],
+               "subject": "Hi", "body": "Yes", "date": "2026-01-01T00:00:00Z", "label_ids": ["INBOX", "UNREAD"]}
+    initial = {"messages": [message], "drafts": [], "labels": [], "address": "me@example.com",
+               "now": "2026-01-01T00:00:00Z"}
+    kind = next(k for k in server_entities("gmail").kinds if k.name == "message")
+    before = Extracted("gmail", initial)
+    ref_final = {**initial, "messages": [{**message, "label_ids": ["INBOX"]}]}
+    (change,) = diff("gmail", before, ref_final)
+    assert change.fields == ("label_ids",)
+    for labels, units in ((["UNREAD", "INBOX"], None), (["INBOX"], ("label_ids",))):
+        edited = {**initial, "messages": [{**message, "label_ids": labels}]}
+        full = diff("gmail", before, edited)
+        fields = Extracted("gmail", edited).of(kind)["m1"]
+        assert with_entity(kind, [change], change, fields, before) == full
+        assert [c.fields for c in full] == ([] if units is None else [units])
 
 
 def test_a_declaration_whose_sets_name_a_field_the_kind_lacks_is_refused(tmp_path, monkeypatch):

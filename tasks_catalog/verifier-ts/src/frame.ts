@@ -412,6 +412,7 @@ export function diff(server: string, initial: JsonObject, final: JsonObject, dec
     const before = extract(kind, initial, changed === null ? null : changed[0]);
     const after = extract(kind, final, changed === null ? null : changed[1]);
     const parentKind = kind.parent === undefined ? null : `${server}.${kind.parent.kind}`;
+    const sets = new Set(kind.sets ?? []);
     const made = (id: string, change: ChangeKind, units: string[], old: JsonObject | null, now: JsonObject | null): Change => ({
       entity, id, change, fields: units, before: old, after: now,
       parent: parentKind === null ? null : [parentKind, parentId(kind, (old ?? now) as JsonObject)],
@@ -422,7 +423,9 @@ export function diff(server: string, initial: JsonObject, final: JsonObject, dec
       if (now === undefined) {
         changes.push(made(id, "delete", [], old, null));
       } else if (!jsonEqual(old, now)) {
-        changes.push(made(id, "update", changedUnits(old, now), old, now));
+        const units = changedUnits(old, now, sets);
+        // none: only the order of a set field's members changed, which is no change
+        if (units.length > 0) changes.push(made(id, "update", units, old, now));
       }
     }
     const created = [...after].filter(([id]) => !before.has(id));
@@ -455,14 +458,15 @@ export function byCodePoint(a: string, b: string): number {
 }
 
 /** The units that differ between two versions of one entity, sorted: each field that differs, except that a
- * field holding an object in both is compared key by key (tasks_catalog/frames/_values.py `changed_units`). */
-function changedUnits(old: JsonObject, now: JsonObject): string[] {
+ * field holding an object in both is compared key by key, and a field of `sets` (the kind's set fields) by its
+ * members in any order (tasks_catalog/frames/_values.py `changed_units`). */
+function changedUnits(old: JsonObject, now: JsonObject, sets: Set<string>): string[] {
   const out: string[] = [];
   for (const name of new Set([...Object.keys(old), ...Object.keys(now)])) {
     if (own(old, name) && own(now, name)) {
       const a = old[name] as Json;
       const b = now[name] as Json;
-      if (jsonEqual(a, b)) continue;
+      if (jsonEqual(a, b) || (sets.has(name) && membersEqual(a, b))) continue;
       if (isObject(a) && isObject(b)) {
         for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
           if (!own(a, k) || !own(b, k) || !jsonEqual(a[k], b[k])) out.push(`${name}.${k}`);
