@@ -631,9 +631,10 @@ def _refusal(a: dict[str, Any], c: Change) -> str | None:
             break
         after = unit_value(c.after, unit)
         before = unit_value(c.before, unit) if c.change == "update" else (False, None)
-        if c.change == "update" and before[0] == after[0] and (not after[0] or json_equal(before[1], after[1])):
-            continue  # left as it was: nothing to judge
-        if not holds(constraint, before, after, _unit_equal(c, unit), search):
+        equal = _unit_equal(c, unit)
+        if c.change == "update" and before[0] == after[0] and (not after[0] or equal(before[1], after[1])):
+            continue  # left as it was (a set field: the same members): nothing to judge
+        if not holds(constraint, before, after, equal, search):
             return f"does not allow this value of {unit}"
     return None
 

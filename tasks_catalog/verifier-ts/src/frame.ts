@@ -714,8 +714,10 @@ function refusal(a: JsonObject, c: Change): string | null {
     for (const unit of Object.keys(a.values).sort(byCodePoint)) {
       const after = unitValue(c.after, unit);
       const before: [boolean, Json] = c.change === "update" ? unitValue(c.before, unit) : [false, null];
-      if (c.change === "update" && before[0] === after[0] && (!after[0] || jsonEqual(before[1], after[1]))) continue;
-      if (!holds(a.values[unit] as JsonObject, before, after, unitEqual(c, unit))) return `does not allow this value of ${unit}`;
+      const equal = unitEqual(c, unit);
+      // left as it was (a set field: the same members): nothing to judge
+      if (c.change === "update" && before[0] === after[0] && (!after[0] || equal(before[1], after[1]))) continue;
+      if (!holds(a.values[unit] as JsonObject, before, after, equal)) return `does not allow this value of ${unit}`;
     }
   }
   return null;
