@@ -46,7 +46,8 @@ class Kind:
     #: initial state in every other field is a copy of it (creating a branch copies its base's files)
     copy: tuple[str, ...] = ()
     #: the fields whose list holds members in no meaningful order (a message's recipients, an event's
-    #: attendees, an issue's labels): ``where`` compares their members in any order (``frames.same_members``)
+    #: attendees, an issue's labels): compared by their members in any order (``frames.same_members``) in
+    #: ``where`` and ``values``, and a change of their order alone is no change
     sets: tuple[str, ...] = ()
 
     @property

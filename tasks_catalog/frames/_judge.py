@@ -64,7 +64,8 @@ def json_equal(a: Any, b: Any) -> bool:
 
 def same_members(a: list[Any], b: list[Any]) -> bool:
     """Whether two lists hold the same members, each as many times, in any order (members compared by
-    ``json_equal``): how ``where`` compares a field the kind declares a set (``Kind.sets``)."""
+    ``json_equal``): how a field the kind declares a set (``Kind.sets``) is compared, in ``where``, in
+    ``values`` and between two versions of an entity (``_unit_equal``, ``changed_units``)."""
     if len(a) != len(b):
         return False
     left = list(b)
@@ -74,11 +75,6 @@ def same_members(a: list[Any], b: list[Any]) -> bool:
             return False
         del left[at]
     return True
-
-
-def _where_holds(c: Change, unit: str, value: Any, wanted: Any) -> bool:
-    """Whether ``value``, ``c``'s value of the ``where`` unit, is what the allowance names (``_unit_equal``)."""
-    return _unit_equal(c, unit)(value, wanted)
 
 
 def _unit_equal(c: Change, unit: str) -> Callable[[Any, Any], bool]:
@@ -563,7 +559,7 @@ def _misses(a: dict[str, Any], c: Change, created: set[tuple[str, str]]) -> Iter
             present, value = unit_value(values, unit)
             if not present:
                 yield f"whose where.{unit} it lacks"
-            elif not _where_holds(c, unit, value, a["where"][unit]):
+            elif not _unit_equal(c, unit)(value, a["where"][unit]):
                 yield f"whose where.{unit} it does not match"
     if a.get("parent") is not None and (c.parent is None or (c.parent in created) != (a["parent"] == "created")):
         yield f"which selects entities in {'a created' if a['parent'] == 'created' else 'an existing'} parent"
@@ -579,7 +575,7 @@ def _matched(a: dict[str, Any], c: Change) -> Iterator[str]:
         assert values is not None
         for unit in sorted(a["where"]):
             present, value = unit_value(values, unit)
-            if present and _where_holds(c, unit, value, a["where"][unit]):
+            if present and _unit_equal(c, unit)(value, a["where"][unit]):
                 yield f"where.{unit}"
 
 

@@ -21,7 +21,8 @@ export interface KindDeclaration {
   parent?: { kind: string; id: string };
   /** The fields that only place a copy: a created entity equal to an initial one in every other field is a copy. */
   copy?: string[];
-  /** The fields whose list holds members in no meaningful order: `where` compares their members in any order. */
+  /** The fields whose list holds members in no meaningful order: compared by their members in any order in `where`
+   * and `values`, and a change of their order alone is no change. */
   sets?: string[];
 }
 
@@ -594,7 +595,8 @@ function selects(a: JsonObject, c: Change, created: Set<string>): boolean {
 }
 
 /** Whether two lists hold the same members, each as many times, in any order, members compared by
- * `jsonEqual` (tasks_catalog/frames `same_members`): how `where` compares a field the kind declares a set. */
+ * `jsonEqual` (tasks_catalog/frames `same_members`): how a field the kind declares a set is compared, in `where`,
+ * in `values` and between two versions of an entity (`unitEqual`, `changedUnits`). */
 export function sameMembers(a: Json[], b: Json[]): boolean {
   if (a.length !== b.length) return false;
   const left = [...b];
@@ -607,11 +609,6 @@ export function sameMembers(a: Json[], b: Json[]): boolean {
 }
 
 const setFields = new Map<string, Set<string>>();
-
-/** Whether `value`, `c`'s value of the `where` unit, is what the allowance names (`unitEqual`). */
-function whereHolds(c: Change, unit: string, value: Json, wanted: Json): boolean {
-  return unitEqual(c, unit)(value, wanted);
-}
 
 /** How a value of `c`'s `unit` is compared with what an allowance names (its `where`, a `values` constraint):
  * JSON-equal, and for a field the kind declares a set, two lists with the same members in any order
@@ -642,7 +639,7 @@ function* misses(a: JsonObject, c: Change, created: Set<string>): Generator<stri
     for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
       if (!present) yield `whose where.${unit} it lacks`;
-      else if (!whereHolds(c, unit, value, where[unit] as Json)) yield `whose where.${unit} it does not match`;
+      else if (!unitEqual(c, unit)(value, where[unit] as Json)) yield `whose where.${unit} it does not match`;
     }
   }
   if (typeof a.parent === "string"
@@ -660,7 +657,7 @@ function* matched(a: JsonObject, c: Change): Generator<string> {
     const values = c.change === "delete" ? c.before : c.after;
     for (const unit of Object.keys(where).sort(byCodePoint)) {
       const [present, value] = unitValue(values, unit);
-      if (present && whereHolds(c, unit, value, where[unit] as Json)) yield `where.${unit}`;
+      if (present && unitEqual(c, unit)(value, where[unit] as Json)) yield `where.${unit}`;
     }
   }
 }
