@@ -18,6 +18,7 @@ import urllib.request
 
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import expect
 
 from mcpbench.cli import main
 from runstore.records import Explanation, FailedClause
@@ -66,6 +67,7 @@ def browser():
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(30_000)
+    expect.set_options(timeout=30_000)  # as long as the context's actions wait, on a contended machine
     yield context.new_page()
     context.close()
 
@@ -77,10 +79,11 @@ def test_a_person_clicks_from_the_board_to_a_failing_run_and_finds_the_failed_cl
     page.goto(viewer)
     assert page.get_by_role("heading", name="Leaderboards").is_visible()
     page.get_by_role("link", name="sub-random", exact=True).click()
-    assert page.get_by_role("heading", name="Submission sub-random").is_visible()
+    # a click starts a navigation and does not wait for its page: expect() waits for what it asserts
+    expect(page.get_by_role("heading", name="Submission sub-random")).to_be_visible()
     assert "predicate_false: 4" in page.inner_text("main")  # the failure reasons, counted
     page.locator("tr", has_text="slack-archive-resolved-incident").get_by_role("link", name="open run").click()
-    assert page.get_by_role("heading", name=f"Run {run['run_id']}").is_visible()
+    expect(page.get_by_role("heading", name=f"Run {run['run_id']}")).to_be_visible()
     why = page.locator(".why")
     assert why.is_visible()
     text = why.inner_text()
@@ -107,14 +110,14 @@ def test_a_person_searches_a_transcript_and_all_of_them(viewer, landed, page):
     page.get_by_placeholder("search this transcript").fill(term.upper())  # search ignores case
     page.get_by_placeholder("search this transcript").press("Enter")
     hits = page.locator("ul.hits li")
-    assert hits.count() >= 1
+    expect(hits.first).to_be_visible()
     assert term.lower() in hits.locator("mark").first.inner_text().lower()
     hits.get_by_role("link", name=f"#{last['seq']}", exact=True).click()
-    assert page.url.endswith(f"#call-{last['seq']}")
+    expect(page).to_have_url(re.compile(f"#call-{last['seq']}$"))
     # across every transcript, from the bar
     page.get_by_placeholder("search all transcripts").fill(term)
     page.get_by_placeholder("search all transcripts").press("Enter")
-    assert page.get_by_role("link", name=f"{run['run_id']} #{last['seq']}").is_visible()
+    expect(page.get_by_role("link", name=f"{run['run_id']} #{last['seq']}")).to_be_visible()
     # a search for what only the private run's record holds finds nothing: private months are never searched
     page.goto(viewer + f"search?q={SECRET_TEXT}")
     assert "No call outside private months holds" in page.inner_text("main")
@@ -126,10 +129,13 @@ def test_a_ten_thousand_call_run_opens_a_page_of_calls_at_a_time(viewer, page):
     assert page.locator(".call").count() == 100
     assert "calls 1–100 of 10000, page 1 of 100" in page.locator("nav.pager").first.inner_text()
     page.locator("nav.pager").first.get_by_role("link", name="100", exact=True).click()
-    assert page.locator(".call").count() == 100
-    assert page.locator("#call-10000").is_visible() and page.locator("#call-9900").count() == 0
+    expect(page).to_have_url(re.compile(r"page=100$"))
+    expect(page.locator("#call-10000")).to_be_visible()
+    expect(page.locator(".call")).to_have_count(100)
+    assert page.locator("#call-9900").count() == 0
     page.locator("nav.pager").first.get_by_role("link", name="‹ previous").click()
-    assert page.locator("#call-9900").count() == 1 and "page=99" in page.url
+    expect(page).to_have_url(re.compile(r"page=99$"))
+    expect(page.locator("#call-9900")).to_have_count(1)
 
 
 @needs_chromium
