@@ -20,7 +20,9 @@ NUMBERS = st.one_of(
                      50000.0, -3.0, 1e-4, 0.1, 9999999999999998.0, 1e15, 1e16, 2.0**53, 2.0**53 - 1]),
 )
 #: strings that hold what a number token can look like (the encoder's output is searched for such text)
-NUMBER_LIKE = st.sampled_from([":1.0,", ",1e-05]", "[12345678901234567}", "2e+16", "x,-0.0}", "9007199254740993"])
+NUMBER_LIKE = st.sampled_from([":1.0,", ",1e-05]", "[12345678901234567}", "2e+16", "x,-0.0}", "9007199254740993",
+                               # after an escaped quote or backslash: still inside the string
+                               '\\":2.0]', '\\\\', '\\\\":-0.0}'])
 TEXT = (st.text() | st.sampled_from(["", "a\u2028b", "\x00\x1f\x7f", "\ue000", "\U0001f600", 'q"\\/'])
         | st.builds(lambda a, b: a + b, NUMBER_LIKE, st.text(max_size=3)))
 SCALARS = st.none() | st.booleans() | NUMBERS | TEXT
