@@ -81,9 +81,11 @@ def test_a_person_clicks_from_the_board_to_a_failing_run_and_finds_the_failed_cl
     page.get_by_role("link", name="sub-random", exact=True).click()
     # a click starts a navigation and does not wait for its page: expect() waits for what it asserts
     expect(page.get_by_role("heading", name="Submission sub-random")).to_be_visible()
+    page.wait_for_load_state()  # the new page's heading is there: now wait for the rest of it
     assert "predicate_false: 4" in page.inner_text("main")  # the failure reasons, counted
     page.locator("tr", has_text="slack-archive-resolved-incident").get_by_role("link", name="open run").click()
     expect(page.get_by_role("heading", name=f"Run {run['run_id']}")).to_be_visible()
+    page.wait_for_load_state()
     why = page.locator(".why")
     assert why.is_visible()
     text = why.inner_text()
@@ -111,6 +113,7 @@ def test_a_person_searches_a_transcript_and_all_of_them(viewer, landed, page):
     page.get_by_placeholder("search this transcript").press("Enter")
     hits = page.locator("ul.hits li")
     expect(hits.first).to_be_visible()
+    page.wait_for_load_state()
     assert term.lower() in hits.locator("mark").first.inner_text().lower()
     hits.get_by_role("link", name=f"#{last['seq']}", exact=True).click()
     expect(page).to_have_url(re.compile(f"#call-{last['seq']}$"))
@@ -131,8 +134,8 @@ def test_a_ten_thousand_call_run_opens_a_page_of_calls_at_a_time(viewer, page):
     page.locator("nav.pager").first.get_by_role("link", name="100", exact=True).click()
     expect(page).to_have_url(re.compile(r"page=100$"))
     expect(page.locator("#call-10000")).to_be_visible()
-    expect(page.locator(".call")).to_have_count(100)
-    assert page.locator("#call-9900").count() == 0
+    page.wait_for_load_state()
+    assert page.locator(".call").count() == 100 and page.locator("#call-9900").count() == 0
     page.locator("nav.pager").first.get_by_role("link", name="‹ previous").click()
     expect(page).to_have_url(re.compile(r"page=99$"))
     expect(page.locator("#call-9900")).to_have_count(1)
